@@ -1,0 +1,22 @@
+"""specscope.compute — the Qt-free core.
+
+Recordings (:func:`open_recording`), short-time spectra (:func:`spectrogram`,
+:class:`StftParams`), display images (:func:`render_spectrogram`) and HDF5
+export (:func:`export_spectrogram`).  Nothing here imports Qt: a notebook, the
+CLI and a cluster worker use it without a GUI.
+"""
+
+from ._version import __version__
+from .errors import Cancelled, InputError, RecordingError, SpecscopeError
+from .export import export_spectrogram, read_spectrogram
+from .io import Recording, open_recording, readers, register_reader
+from .render import SpectrogramImage, render_spectrogram
+from .spectral import StftParams, get_window, spectrogram, to_db
+
+__all__ = [
+    "__version__", "Cancelled", "InputError", "RecordingError", "SpecscopeError",
+    "Recording", "open_recording", "readers", "register_reader",
+    "StftParams", "get_window", "spectrogram", "to_db",
+    "SpectrogramImage", "render_spectrogram",
+    "export_spectrogram", "read_spectrogram",
+]

@@ -1,0 +1,1 @@
+"""Built-in signal operators, grouped by family."""

@@ -23,7 +23,7 @@ from .errors import Cancelled, InputError
 SCALINGS = ("psd", "spectrum", "magnitude")
 #: window names offered in menus; any name scipy.signal.get_window knows works
 COMMON_WINDOWS = ("hann", "hamming", "blackman", "blackmanharris", "nuttall",
-                  "flattop", "bartlett", "boxcar", "cosine", "tukey", "kaiser")
+                  "flattop", "bartlett", "boxcar", "cosine", "tukey", "kaiser,8")
 #: frames transformed per block: bounds memory and gives cancellation points
 FRAMES_PER_BLOCK = 2048
 
@@ -39,9 +39,11 @@ def get_window(window: str | tuple, nfft: int) -> np.ndarray:
     try:
         w = scipy.signal.get_window(spec, nfft, fftbins=True)
     except (ValueError, TypeError) as exc:
+        detail = str(exc).splitlines()[0] if str(exc) else ""
+        detail = "" if "window name" in detail or "window type" in detail else f" ({detail})"
         raise InputError(
-            f"window={window!r} is not a window scipy.signal.get_window knows "
-            f"({exc}); try one of: {', '.join(COMMON_WINDOWS)}") from None
+            f"window={window!r} is not a window scipy.signal.get_window knows{detail}; "
+            f"try one of: {', '.join(COMMON_WINDOWS)}") from None
     w = np.asarray(w, dtype=np.float64)
     w.setflags(write=False)
     return w

@@ -1,0 +1,3 @@
+from specscope.app.cli import main
+
+raise SystemExit(main())

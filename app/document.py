@@ -1,0 +1,51 @@
+"""The document: what is open and how it is being looked at (no Qt)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from specscope.compute.io.base import Recording
+from specscope.compute.spectral import StftParams
+
+
+@dataclass(frozen=True)
+class ViewSettings:
+    """Analysis settings of the spectrogram view; immutable, replaced on change."""
+
+    stft: StftParams = field(default_factory=StftParams)
+    channel: int = 0
+    reduce: str = "mean"
+    max_columns: int = 4096
+
+    def with_changes(self, **kw: object) -> ViewSettings:
+        return replace(self, **kw)
+
+
+@dataclass
+class Document:
+    """An opened recording and the settings it is viewed with."""
+
+    recording: Recording
+    settings: ViewSettings = field(default_factory=ViewSettings)
+
+    @property
+    def path(self) -> Path:
+        return self.recording.path
+
+    def summary(self) -> str:
+        """One line for the status bar."""
+        r = self.recording
+        kind = "complex" if r.is_complex else "real"
+        return (f"{r.path.name} — {r.format}, {r.sample_rate:g} Hz, {r.n_channels} ch, "
+                f"{kind}, {_fmt_duration(r.duration)}")
+
+
+def _fmt_duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.3f} s"
+    m, s = divmod(seconds, 60)
+    if m < 60:
+        return f"{int(m)}:{s:06.3f}"
+    h, m = divmod(m, 60)
+    return f"{int(h)}:{int(m):02d}:{s:06.3f}"

@@ -1,0 +1,71 @@
+"""Start the desktop app: QApplication, main window, optional screenshot."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+
+from .document import ViewSettings
+
+SCREENSHOT_TIMEOUT_S = 120
+
+
+def has_display() -> bool:
+    """Whether a window can be shown (not needed for offscreen screenshots)."""
+    if os.environ.get("QT_QPA_PLATFORM", "") in ("offscreen", "minimal"):
+        return False
+    if sys.platform in ("win32", "darwin"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def run_app(path: str | None, settings: ViewSettings, screenshot: str | None = None) -> int:
+    """Run the app; with ``screenshot`` save the window once the spectrogram is drawn."""
+    from PyQt6.QtCore import QTimer
+    from PyQt6.QtWidgets import QApplication
+
+    from .main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("specscope")
+    win = MainWindow(settings, interactive=screenshot is None)
+    win.show()
+    status = {"code": 0}
+
+    if screenshot is not None:
+        out = Path(screenshot)
+
+        def save() -> None:
+            app.processEvents()
+            if not win.grab().save(str(out), "PNG"):
+                print(f"specscope: error: could not write {out}", file=sys.stderr)
+                status["code"] = 2
+            app.quit()
+
+        def on_error(msg: str) -> None:
+            print(f"specscope: error: {msg}", file=sys.stderr)
+            status["code"] = 2
+            QTimer.singleShot(50, save)
+
+        def on_timeout() -> None:
+            print(f"specscope: error: the spectrogram was not drawn within "
+                  f"{SCREENSHOT_TIMEOUT_S} s", file=sys.stderr)
+            status["code"] = 1
+            save()
+
+        win.imageShown.connect(lambda: QTimer.singleShot(200, save))
+        win.errorShown.connect(on_error)
+        QTimer.singleShot(SCREENSHOT_TIMEOUT_S * 1000, on_timeout)
+        if path is None:
+            on_error("--screenshot needs a recording to open")
+    if path is not None:
+        win.open_path(path)
+    try:
+        app.exec()
+    finally:
+        win.worker.shutdown()
+    return status["code"]
+
+

@@ -1,0 +1,349 @@
+"""The main window: open a recording, look at its spectrogram, export it.
+
+The GUI thread only draws.  Opening, computing and exporting are jobs for the
+compute thread (:mod:`specscope.app.worker`); their results arrive as signals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PyQt6.QtCore import Qt, QTimer, pyqtSignal
+from PyQt6.QtGui import QAction, QKeySequence
+from PyQt6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox,
+                             QProgressBar, QPushButton, QScrollArea)
+
+from specscope.compute import __version__
+from specscope.compute.errors import InputError
+from specscope.compute.export import export_spectrogram
+from specscope.compute.io.base import Recording, open_recording
+from specscope.compute.render import SpectrogramImage, render_spectrogram
+from specscope.compute.spectral import StftParams
+from specscope.widgets.spectrogram_controls import SpectrogramControls
+from specscope.widgets.spectrogram_view import SpectrogramView
+
+from .document import Document, ViewSettings
+from .worker import ComputeWorker, JobResult, TaskControl
+
+OPEN_FILTER = ("Recordings (*.wav *.wave *.flac *.ogg *.oga *.aif *.aiff *.w64 *.rf64 "
+               "*.caf);;All files (*)")
+SHORTCUTS = [
+    ("Ctrl+O", "Open a recording"),
+    ("Ctrl+E", "Export the spectrogram to HDF5"),
+    ("Home / Ctrl+0", "Show the whole recording"),
+    ("Ctrl+L", "Fit the dB range to the image"),
+    ("Esc", "Cancel the running computation"),
+    ("Mouse drag / wheel", "Pan / zoom (right-drag zooms each axis)"),
+    ("Ctrl+Q", "Quit"),
+]
+
+
+class MainWindow(QMainWindow):
+    """specscope's main window.
+
+    Signals
+    -------
+    imageShown()
+        A computed spectrogram was drawn (used by ``--screenshot`` and tests).
+    errorShown(str)
+        An error message was shown to the person.
+    """
+
+    imageShown = pyqtSignal()
+    errorShown = pyqtSignal(str)
+
+    def __init__(self, settings: ViewSettings | None = None, *, interactive: bool = True,
+                 backend_name: str = "numpy (CPU)") -> None:
+        super().__init__()
+        self.setWindowTitle("specscope")
+        self.resize(1280, 760)
+        self.setAcceptDrops(True)
+        self._interactive = interactive  # False: no modal dialogs (screenshots, tests)
+        self.document: Document | None = None
+        self.settings = settings or ViewSettings()
+        self.last_image: SpectrogramImage | None = None
+        self.last_error: str | None = None
+        self._levels_set = False
+
+        self.worker = ComputeWorker(self)
+        self.worker.finished.connect(self._on_finished)
+        self.worker.failed.connect(self._on_failed)
+        self.worker.progress.connect(self._on_progress)
+        self.worker.started.connect(self._on_started)
+        self.worker.cancelled.connect(self._on_cancelled)
+
+        self.view = SpectrogramView(self)
+        self.setCentralWidget(self.view)
+        self.controls = SpectrogramControls(self)
+        self.controls.set_params({"nfft": self.settings.stft.nfft, "hop": self.settings.stft.hop,
+                                  "window": self.settings.stft.window,
+                                  "scaling": self.settings.stft.scaling,
+                                  "channel": self.settings.channel,
+                                  "reduce": self.settings.reduce})
+        scroll = QScrollArea()
+        scroll.setWidget(self.controls)
+        scroll.setWidgetResizable(True)
+        dock = QDockWidget("Spectrogram", self)
+        dock.setObjectName("spectrogram-settings")
+        dock.setWidget(scroll)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        self._dock = dock
+
+        self._recompute_timer = QTimer(self)
+        self._recompute_timer.setSingleShot(True)
+        self._recompute_timer.setInterval(150)
+        self._recompute_timer.timeout.connect(self._request_spectrogram)
+        self.controls.paramsChanged.connect(self._on_params_changed)
+        self.controls.levelsChanged.connect(self._on_levels_from_controls)
+        self.controls.colormapChanged.connect(self.view.set_colormap)
+        self.controls.autoLevelsRequested.connect(self.auto_levels)
+        self.view.levelsChanged.connect(self.controls.set_levels)
+        self.view.cursorMoved.connect(self._on_cursor)
+
+        self._build_menus()
+        self._build_status_bar(backend_name)
+        self.show_message("Open a recording with File › Open (Ctrl+O) or drop a file here", 0)
+
+    # -- construction ------------------------------------------------------
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        file_menu = mb.addMenu("&File")
+        self.act_open = self._action("&Open…", self.open_dialog, QKeySequence.StandardKey.Open)
+        self.act_export = self._action("&Export HDF5…", self.export_dialog, "Ctrl+E")
+        self.act_export.setEnabled(False)
+        act_quit = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
+        file_menu.addActions([self.act_open, self.act_export])
+        file_menu.addSeparator()
+        file_menu.addAction(act_quit)
+        view_menu = mb.addMenu("&View")
+        view_menu.addAction(self._action("&Home (whole recording)", self.view.reset_view,
+                                         ["Home", "Ctrl+0"]))
+        view_menu.addAction(self._action("&Auto levels", self.auto_levels, "Ctrl+L"))
+        view_menu.addAction(self._dock.toggleViewAction())
+        self.act_cancel = self._action("&Cancel computation", lambda: self.worker.cancel(), "Esc")
+        view_menu.addAction(self.act_cancel)
+        help_menu = mb.addMenu("&Help")
+        help_menu.addAction(self._action("&Keyboard shortcuts", self._show_shortcuts, "F1"))
+        help_menu.addAction(self._action("&About specscope", self._show_about))
+
+    def _action(self, text: str, slot, shortcut=None) -> QAction:
+        act = QAction(text, self)
+        if isinstance(shortcut, list):
+            act.setShortcuts([QKeySequence(s) for s in shortcut])
+        elif shortcut is not None:
+            act.setShortcut(QKeySequence(shortcut))
+        act.triggered.connect(lambda *_: slot())
+        self.addAction(act)
+        return act
+
+    def _build_status_bar(self, backend_name: str) -> None:
+        sb = self.statusBar()
+        self.file_label = QLabel("no recording")
+        self.cursor_label = QLabel("")
+        self.cursor_label.setMinimumWidth(300)
+        self.message_label = QLabel("")
+        self._message_timer = QTimer(self)
+        self._message_timer.setSingleShot(True)
+        self._message_timer.timeout.connect(lambda: self.message_label.setText(""))
+        self.backend_label = QLabel(f"compute: {backend_name}")
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setMaximumWidth(160)
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setVisible(False)
+        self.cancel_button.clicked.connect(lambda: self.worker.cancel())
+        sb.addWidget(self.file_label)
+        sb.addWidget(self.cursor_label)
+        sb.addWidget(self.message_label, 1)
+        for w in (self.progress_bar, self.cancel_button, self.backend_label):
+            sb.addPermanentWidget(w)
+
+    # -- opening -----------------------------------------------------------
+    def open_dialog(self) -> None:
+        start = str(self.document.path.parent) if self.document else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open recording", start, OPEN_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_path(self, path: str | Path) -> None:
+        """Open a recording (in the compute thread); its spectrogram follows."""
+        path = Path(path)
+
+        def job(control: TaskControl) -> Recording:
+            return open_recording(path)
+
+        self.worker.submit("open", job, label=f"Opening {path.name}")
+
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            self.open_path(urls[0].toLocalFile())
+            event.acceptProposedAction()
+
+    # -- computing ---------------------------------------------------------
+    def _on_params_changed(self, p: dict) -> None:
+        try:
+            if p["nfft"] < 0:
+                raise InputError("FFT size must be a whole number of samples")
+            stft = StftParams(p["nfft"], p["hop"], p["window"], p["scaling"])
+        except InputError as exc:
+            self.show_error(str(exc), dialog=False)
+            return
+        self.settings = self.settings.with_changes(stft=stft, channel=p["channel"],
+                                                   reduce=p["reduce"])
+        if self.document is not None:
+            if stft.scaling != self.document.settings.stft.scaling:
+                self._levels_set = False  # other units: fit the range again
+            self.document.settings = self.settings
+            self._recompute_timer.start()
+
+    def _request_spectrogram(self) -> None:
+        if self.document is None:
+            return
+        rec, s = self.document.recording, self.document.settings
+
+        def job(control: TaskControl) -> SpectrogramImage:
+            return render_spectrogram(rec, s.stft, channel=s.channel, max_columns=s.max_columns,
+                                      reduce=s.reduce, progress=control.progress,
+                                      cancelled=control.cancelled)
+
+        self.worker.submit("spectrogram", job, label="Computing spectrogram")
+
+    # -- exporting ---------------------------------------------------------
+    def export_dialog(self) -> None:
+        if self.document is None:
+            return
+        default = str(self.document.path.with_suffix(".spectrogram.h5"))
+        path, _ = QFileDialog.getSaveFileName(self, "Export spectrogram to HDF5", default,
+                                              "HDF5 (*.h5 *.hdf5)")
+        if path:
+            self.export_to(path)
+
+    def export_to(self, out: str | Path) -> int:
+        """Export the full-resolution spectrogram of the current channel (compute thread)."""
+        if self.document is None:
+            raise RuntimeError("nothing is open")
+        rec, s = self.document.recording, self.document.settings
+        out = Path(out)
+
+        def job(control: TaskControl) -> Path:
+            return export_spectrogram(rec, out, s.stft, channel=s.channel,
+                                      progress=control.progress, cancelled=control.cancelled)
+
+        return self.worker.submit("export", job, label=f"Exporting {out.name}")
+
+    # -- results -------------------------------------------------------------
+    def _on_started(self, job_id: int, kind: str, label: str) -> None:
+        self.progress_bar.setValue(0)
+        self.progress_bar.setFormat(f"{label} %p%" if label else "%p%")
+        self.progress_bar.setVisible(True)
+        self.cancel_button.setVisible(True)
+
+    def _on_progress(self, job_id: int, kind: str, fraction: float) -> None:
+        self.progress_bar.setValue(int(fraction * 1000))
+
+    def _job_done(self) -> None:
+        if not self.worker.is_busy():
+            self.progress_bar.setVisible(False)
+            self.cancel_button.setVisible(False)
+
+    def _on_finished(self, job_id: int, kind: str, result: JobResult) -> None:
+        self._job_done()
+        if kind == "open":
+            rec: Recording = result.value
+            if self.document is not None:
+                self.document.recording.close()
+            channel = self.settings.channel if self.settings.channel < rec.n_channels else 0
+            self.settings = self.settings.with_changes(channel=channel)
+            self.document = Document(rec, self.settings)
+            self.controls.set_channel_count(rec.n_channels)
+            self.controls.set_params({"channel": channel})
+            self.file_label.setText(self.document.summary())
+            self.setWindowTitle(f"{rec.path.name} — specscope")
+            self.act_export.setEnabled(True)
+            self._levels_set = False
+            self.view.clear_image()
+            self.last_error = None
+            self._request_spectrogram()
+        elif kind == "spectrogram":
+            img: SpectrogramImage = result.value
+            self.last_image = img
+            self.last_result = result
+            self.view.set_image(img.db, img.column_edges, img.frequency_edges,
+                                reset_view=not self._levels_set)
+            if not self._levels_set:
+                self.auto_levels()
+                self._levels_set = True
+            agg = (f", {img.frames_per_column:.1f} frames/column ({img.reduce})"
+                   if img.frames_per_column > 1.0 else "")
+            self.show_message(
+                f"{img.db.shape[1]} columns × {img.db.shape[0]} bins in "
+                f"{result.seconds * 1000:.0f} ms{agg}", 5000)
+            self.imageShown.emit()
+        elif kind == "export":
+            self.show_message(f"Exported {result.value}", 10000)
+
+    def _on_failed(self, job_id: int, kind: str, message: str) -> None:
+        self._job_done()
+        self.show_error(message, dialog=kind in ("open", "export"))
+
+    def _on_cancelled(self, job_id: int, kind: str) -> None:
+        self._job_done()
+        if kind == "export":
+            self.show_message("Export cancelled; nothing was written", 5000)
+
+    def show_message(self, text: str, timeout_ms: int = 5000, *, error: bool = False) -> None:
+        """A transient message in the status bar (file info and readout stay)."""
+        self.message_label.setStyleSheet("color: #c00000;" if error else "")
+        self.message_label.setText(text)
+        self.message_label.setToolTip(text)
+        if timeout_ms > 0:
+            self._message_timer.start(timeout_ms)
+        else:
+            self._message_timer.stop()
+
+    def show_error(self, message: str, *, dialog: bool = True) -> None:
+        """Show a one-line error; the window keeps working."""
+        self.last_error = message
+        self.show_message(f"Error: {message}", 20000, error=True)
+        self.errorShown.emit(message)
+        if dialog and self._interactive:
+            box = QMessageBox(QMessageBox.Icon.Warning, "specscope", message,
+                              QMessageBox.StandardButton.Ok, self)
+            box.open()
+
+    # -- display -------------------------------------------------------------
+    def auto_levels(self) -> None:
+        lo, hi = self.view.auto_levels()
+        self.controls.set_levels(lo, hi)
+
+    def _on_levels_from_controls(self, lo: float, hi: float) -> None:
+        if hi > lo:
+            self.view.set_levels(lo, hi)
+
+    def _on_cursor(self, t: float, f: float, level: float) -> None:
+        lvl = "" if level != level else f"   {level:.1f} dB"
+        self.cursor_label.setText(f"t = {t:.4f} s   f = {f:.1f} Hz{lvl}")
+
+    def _show_shortcuts(self) -> None:
+        text = "\n".join(f"{k:<22}{v}" for k, v in SHORTCUTS)
+        QMessageBox.information(self, "Keyboard shortcuts", text)
+
+    def _show_about(self) -> None:
+        QMessageBox.about(self, "About specscope",
+                          f"specscope {__version__}\nExplore recordings spectrally.")
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        self.worker.shutdown()
+        if self.document is not None:
+            self.document.recording.close()
+        super().closeEvent(event)
+
+

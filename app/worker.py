@@ -1,0 +1,193 @@
+"""The compute thread: one background thread runs every heavy job.
+
+Jobs are submitted from the GUI thread with a *kind*; a newer job of the same
+kind supersedes the older one (a pending one is dropped, a running one is
+asked to cancel).  A job is a callable taking a :class:`TaskControl`, through
+which it reports progress (throttled) and checks for cancellation between
+chunks.  Results, errors and progress come back as Qt signals, delivered on
+the GUI thread; the job itself never touches a Qt object.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PyQt6.QtCore import QObject, QThread, pyqtSignal
+
+from specscope.compute.errors import Cancelled, SpecscopeError
+
+PROGRESS_INTERVAL_S = 0.05
+
+
+class TaskControl:
+    """Handed to a running job: progress reporting and cancellation."""
+
+    def __init__(self, job: Job, emit_progress: Callable[[int, str, float], None]) -> None:
+        self._job = job
+        self._event = threading.Event()
+        self._emit = emit_progress
+        self._last = 0.0
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    def cancelled(self) -> bool:
+        """True once a newer job of the same kind, or the user, asked to stop."""
+        return self._event.is_set()
+
+    def check(self) -> None:
+        """Raise :class:`Cancelled` when cancellation was asked for."""
+        if self._event.is_set():
+            raise Cancelled()
+
+    def progress(self, fraction: float) -> None:
+        """Report progress in [0, 1]; throttled to a few signals per second."""
+        now = time.monotonic()
+        if fraction >= 1.0 or now - self._last >= PROGRESS_INTERVAL_S:
+            self._last = now
+            self._emit(self._job.id, self._job.kind, float(min(max(fraction, 0.0), 1.0)))
+
+
+@dataclass(frozen=True)
+class Job:
+    """An immutable request: what to run, of which kind, under which id."""
+
+    id: int
+    kind: str
+    fn: Callable[[TaskControl], Any] = field(repr=False)
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """What a finished job returned, and where and how long it ran."""
+
+    value: Any
+    thread_id: int
+    thread_name: str
+    seconds: float
+
+
+class ComputeWorker(QObject):
+    """Owner of the compute thread.
+
+    Signals (all delivered on the GUI thread)
+    -------
+    started(int, str, str)       job id, kind, label
+    progress(int, str, float)    job id, kind, fraction done
+    finished(int, str, object)   job id, kind, :class:`JobResult`
+    failed(int, str, str)        job id, kind, one-line message
+    cancelled(int, str)          job id, kind
+    """
+
+    started = pyqtSignal(int, str, str)
+    progress = pyqtSignal(int, str, float)
+    finished = pyqtSignal(int, str, object)
+    failed = pyqtSignal(int, str, str)
+    cancelled = pyqtSignal(int, str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._ids = itertools.count(1)
+        self._cond = threading.Condition()
+        self._pending: dict[str, Job] = {}
+        self._running: tuple[Job, TaskControl] | None = None
+        self._stopping = False
+        self._thread = _Loop(self)
+        self._thread.setObjectName("specscope-compute")
+        self._thread.start()
+
+    # -- GUI-thread API ------------------------------------------------------
+    def submit(self, kind: str, fn: Callable[[TaskControl], Any], label: str = "") -> int:
+        """Queue a job; returns its id.  Supersedes earlier jobs of the same kind."""
+        job = Job(next(self._ids), kind, fn, label)
+        with self._cond:
+            old = self._pending.pop(kind, None)
+            if self._running is not None and self._running[0].kind == kind:
+                self._running[1].cancel()
+            self._pending[kind] = job
+            self._cond.notify()
+        if old is not None:
+            self.cancelled.emit(old.id, old.kind)
+        return job.id
+
+    def cancel(self, kind: str | None = None) -> None:
+        """Cancel pending and running jobs of ``kind`` (all kinds when None)."""
+        with self._cond:
+            dropped = [j for k, j in self._pending.items() if kind is None or k == kind]
+            for j in dropped:
+                del self._pending[j.kind]
+            if self._running is not None and (kind is None or self._running[0].kind == kind):
+                self._running[1].cancel()
+        for j in dropped:
+            self.cancelled.emit(j.id, j.kind)
+
+    def is_busy(self) -> bool:
+        with self._cond:
+            return bool(self._pending) or self._running is not None
+
+    def shutdown(self, timeout_s: float = 5.0) -> None:
+        """Cancel everything and wait for the thread to end (call on quit)."""
+        with self._cond:
+            self._stopping = True
+            self._pending.clear()
+            if self._running is not None:
+                self._running[1].cancel()
+            self._cond.notify()
+        self._thread.wait(int(timeout_s * 1000))
+
+    # -- compute-thread side -----------------------------------------------
+    def _next_job(self) -> tuple[Job, TaskControl] | None:
+        with self._cond:
+            while not self._pending and not self._stopping:
+                self._cond.wait()
+            if self._stopping:
+                return None
+            # oldest pending kind first, so one busy kind cannot starve another
+            job = min(self._pending.values(), key=lambda j: j.id)
+            del self._pending[job.kind]
+            control = TaskControl(job, self.progress.emit)
+            self._running = (job, control)
+            return job, control
+
+    def _run_one(self, job: Job, control: TaskControl) -> None:
+        self.started.emit(job.id, job.kind, job.label)
+        t0 = time.perf_counter()
+        try:
+            value = job.fn(control)
+            control.check()
+        except Cancelled:
+            self.cancelled.emit(job.id, job.kind)
+        except SpecscopeError as exc:
+            self.failed.emit(job.id, job.kind, str(exc))
+        except MemoryError:
+            self.failed.emit(job.id, job.kind, f"{job.label or job.kind}: out of memory")
+        except Exception as exc:  # a bug: report it, keep the thread alive
+            traceback.print_exc(file=sys.stderr)
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            self.failed.emit(job.id, job.kind,
+                             f"{job.label or job.kind} failed: {type(exc).__name__}: {first}")
+        else:
+            self.finished.emit(job.id, job.kind, JobResult(
+                value, threading.get_ident(), threading.current_thread().name,
+                time.perf_counter() - t0))
+        finally:
+            with self._cond:
+                self._running = None
+
+
+class _Loop(QThread):
+    def __init__(self, worker: ComputeWorker) -> None:
+        super().__init__()
+        self._worker = worker
+
+    def run(self) -> None:
+        while (item := self._worker._next_job()) is not None:
+            self._worker._run_one(*item)

@@ -1,0 +1,95 @@
+# Shared setup for scripts/run and scripts/test (sourced, not executed).
+#
+# Creates .venv on first use and installs the project (editable) with the
+# requested extras; reinstalls only when pyproject.toml, the extras or the
+# GPU flavour changed.  Where nvidia-smi reports a GPU, also installs the CuPy
+# wheel that matches the driver's CUDA version.  On Debian/Ubuntu run as root,
+# installs the few system libraries Qt needs when they are missing.
+#
+# Input:  SPECSCOPE_EXTRAS (e.g. "dev"), optional PYTHON (interpreter to use).
+# Output: ROOT, VENV, VPY set; .venv ready.
+
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+VPY="$VENV/bin/python"
+EXTRAS="${SPECSCOPE_EXTRAS:-}"
+
+_say() { printf 'specscope setup: %s\n' "$*" >&2; }
+
+_pick_python() {
+    local cand
+    for cand in "${PYTHON:-}" python3.13 python3.12 python3.11 python3; do
+        [ -n "$cand" ] || continue
+        if command -v "$cand" >/dev/null 2>&1 &&
+           "$cand" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+            echo "$cand"; return 0
+        fi
+    done
+    _say "Python >= 3.11 is required (set PYTHON=/path/to/python3.11)"; return 1
+}
+
+_cuda_flavour() {
+    # "cuda12x"-style suffix of the CuPy wheel for the driver, or "" without a GPU
+    command -v nvidia-smi >/dev/null 2>&1 || { echo ""; return; }
+    local ver
+    ver=$(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9]*\)\..*/\1/p' | head -n1)
+    case "$ver" in
+        11) echo "cuda11x" ;; 12) echo "cuda12x" ;; 1[3-9]) echo "cuda13x" ;; *) echo "" ;;
+    esac
+}
+
+_qt_system_libs() {
+    # Qt's wheels bring Qt itself but load a few system libraries.
+    [ "$(uname -s)" = "Linux" ] || return 0
+    command -v ldconfig >/dev/null 2>&1 || return 0
+    local missing=() lib pkg
+    for pair in libEGL.so.1:libegl1 libGL.so.1:libgl1 libxkbcommon.so.0:libxkbcommon0 \
+                libfontconfig.so.1:libfontconfig1 libdbus-1.so.3:libdbus-1-3 \
+                libxkbcommon-x11.so.0:libxkbcommon-x11-0 libxcb-cursor.so.0:libxcb-cursor0; do
+        lib=${pair%%:*}; pkg=${pair##*:}
+        ldconfig -p 2>/dev/null | grep -q "$lib" || missing+=("$pkg")
+    done
+    fc-list 2>/dev/null | grep -q . || missing+=(fonts-dejavu-core)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+        _say "installing system libraries for Qt: ${missing[*]}"
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            "${missing[@]}" >/dev/null || _say "could not install ${missing[*]}; Qt may fail to start"
+    else
+        _say "Qt may need these system packages: ${missing[*]}"
+    fi
+}
+
+_setup() {
+    local gpu stamp want log
+    gpu=$(_cuda_flavour)
+    want="$( (cat "$ROOT/pyproject.toml"; echo "extras=$EXTRAS gpu=$gpu") | sha256sum | cut -d' ' -f1)"
+    stamp="$VENV/.specscope-installed"
+    if [ -x "$VPY" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+        return 0
+    fi
+    _qt_system_libs
+    if [ ! -x "$VPY" ]; then
+        local py; py=$(_pick_python)
+        _say "creating $VENV with $($py --version 2>&1)"
+        "$py" -m venv "$VENV"
+    fi
+    log="$VENV/install.log"
+    local spec="$ROOT"
+    [ -n "$EXTRAS" ] && spec="$ROOT[$EXTRAS]"
+    _say "installing specscope${EXTRAS:+ [$EXTRAS]} (log: $log)"
+    if ! { "$VPY" -m pip install -q --upgrade pip &&
+           "$VPY" -m pip install -q -e "$spec"; } >"$log" 2>&1; then
+        tail -n 30 "$log" >&2; _say "installation failed"; return 1
+    fi
+    if [ -n "$gpu" ]; then
+        _say "GPU found: installing cupy-$gpu"
+        "$VPY" -m pip install -q "cupy-$gpu" >>"$log" 2>&1 ||
+            _say "could not install cupy-$gpu; continuing on the CPU"
+    fi
+    echo "$want" >"$stamp"
+}
+
+_setup

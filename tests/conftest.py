@@ -1,0 +1,35 @@
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("SPECSCOPE_CACHE_DIR", str(Path(__file__).parent / ".cache-unused"))
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "assets" / "examples" / "scene.wav"
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory, monkeypatch):
+    """Keep tests away from the user's cache dir."""
+    monkeypatch.setenv("SPECSCOPE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture
+def example_path() -> Path:
+    return EXAMPLE
+
+
+@pytest.fixture
+def stereo_wav(tmp_path) -> tuple[Path, np.ndarray, int]:
+    """Two channels: a 1 kHz tone left, a 3 kHz tone right; float32 WAV."""
+    fs = 16000
+    t = np.arange(fs * 2) / fs
+    x = np.stack([0.5 * np.sin(2 * np.pi * 1000 * t), 0.25 * np.sin(2 * np.pi * 3000 * t)], 1)
+    x = x.astype(np.float32)
+    path = tmp_path / "stereo.wav"
+    soundfile.write(str(path), x, fs, subtype="FLOAT")
+    return path, x, fs

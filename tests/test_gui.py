@@ -1,0 +1,110 @@
+"""The main window, offscreen: open, compute in the background, draw, export, errors."""
+
+import threading
+
+import h5py
+import numpy as np
+import pytest
+
+from specscope.app.document import ViewSettings
+from specscope.app.main_window import MainWindow
+from specscope.compute import StftParams, open_recording, render_spectrogram
+
+TIMEOUT_MS = 30000
+
+
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow(ViewSettings(stft=StftParams(1024, 256)), interactive=False)
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.worker.shutdown()
+
+
+def open_and_wait(qtbot, w, path):
+    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
+        w.open_path(path)
+
+
+def test_opens_example_and_draws_off_the_gui_thread(qtbot, window, example_path):
+    with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda i, kind, r: kind == "spectrogram") as blocker:
+        window.open_path(example_path)
+    result = blocker.args[2]
+    assert result.thread_id != threading.get_ident(), "spectrogram computed on the GUI thread"
+    img = window.view.image_data
+    n_frames = (960000 - 1024) // 256 + 1
+    assert img is not None and img.shape == (513, n_frames)
+    assert img.dtype == np.float32
+    # the drawn image is the reference render of the same recording
+    with open_recording(example_path) as rec:
+        ref = render_spectrogram(rec, StftParams(1024, 256))
+    np.testing.assert_array_equal(img, ref.db)
+    assert "scene.wav" in window.file_label.text() and "48000 Hz" in window.file_label.text()
+    assert "numpy" in window.backend_label.text()
+    lo, hi = window.view.levels()
+    assert hi > lo
+
+
+def test_parameter_change_recomputes(qtbot, window, example_path):
+    open_and_wait(qtbot, window, example_path)
+    with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
+        window.controls.nfft.setCurrentText("256")
+    assert window.view.image_data.shape[0] == 129
+
+
+def test_levels_relevel_without_recomputing(qtbot, window, example_path):
+    open_and_wait(qtbot, window, example_path)
+    jobs = []
+    window.worker.started.connect(lambda *a: jobs.append(a))
+    window.controls.db_low.setValue(-100.0)
+    window.controls.db_high.setValue(-20.0)
+    window.controls.colormap.setCurrentText("viridis")
+    qtbot.wait(400)
+    assert window.view.levels() == (-100.0, -20.0)
+    assert window.view.colormap_name == "viridis"
+    assert jobs == []
+
+
+def test_cursor_readout(qtbot, window, example_path):
+    open_and_wait(qtbot, window, example_path)
+    img = window.view.image_data
+    t_edges = window.last_image.column_edges
+    f_edges = window.last_image.frequency_edges
+    j, i = 100, 40
+    t = (t_edges[j] + t_edges[j + 1]) / 2
+    f = (f_edges[i] + f_edges[i + 1]) / 2
+    assert window.view.value_at(t, f) == pytest.approx(img[i, j])
+    window._on_cursor(t, f, window.view.value_at(t, f))
+    assert f"{img[i, j]:.1f} dB" in window.cursor_label.text()
+
+
+def test_bad_file_shows_error_and_keeps_working(qtbot, window, example_path, tmp_path):
+    bad = tmp_path / "broken.wav"
+    bad.write_bytes(b"RIFF\x00\x00garbage" * 10)
+    with qtbot.waitSignal(window.errorShown, timeout=TIMEOUT_MS) as blocker:
+        window.open_path(bad)
+    assert "broken.wav" in blocker.args[0]
+    assert "broken.wav" in window.message_label.text()
+    open_and_wait(qtbot, window, example_path)  # still works
+    assert window.view.image_data is not None
+
+
+def test_bad_parameter_shows_error_without_computing(qtbot, window, example_path):
+    open_and_wait(qtbot, window, example_path)
+    with qtbot.waitSignal(window.errorShown, timeout=TIMEOUT_MS) as blocker:
+        window.controls.window.setCurrentText("nope")
+    assert "window='nope'" in blocker.args[0]
+
+
+def test_export_from_gui(qtbot, window, example_path, tmp_path):
+    open_and_wait(qtbot, window, example_path)
+    out = tmp_path / "gui.h5"
+    with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda i, kind, r: kind == "export"):
+        window.export_to(out)
+    with h5py.File(out, "r") as h:
+        assert h["spectrogram"].shape == ((960000 - 1024) // 256 + 1, 513)
+        assert h.attrs["source_path"].endswith("scene.wav")
+    assert "Exported" in window.message_label.text()

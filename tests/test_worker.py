@@ -1,0 +1,90 @@
+"""The compute thread: off the GUI thread, newer supersedes older, errors as signals."""
+
+import threading
+import time
+
+import pytest
+
+from specscope.app.worker import ComputeWorker
+from specscope.compute.errors import InputError
+
+
+@pytest.fixture
+def worker(qtbot):
+    w = ComputeWorker()
+    yield w
+    w.shutdown()
+
+
+def test_runs_off_the_gui_thread(qtbot, worker):
+    with qtbot.waitSignal(worker.finished, timeout=5000) as b:
+        worker.submit("k", lambda c: threading.get_ident())
+    result = b.args[2]
+    assert result.value == result.thread_id != threading.get_ident()
+
+
+def test_newer_request_supersedes_running_one(qtbot, worker):
+    started = threading.Event()
+
+    def slow(control):
+        started.set()
+        for _ in range(500):
+            time.sleep(0.01)
+            control.check()
+        return "slow"
+
+    cancelled, finished = [], []
+    worker.cancelled.connect(lambda i, k: cancelled.append(i))
+    worker.finished.connect(lambda i, k, r: finished.append(r.value))
+    first = worker.submit("spec", slow)
+    assert started.wait(5)
+    with qtbot.waitSignal(worker.finished, timeout=5000):
+        worker.submit("spec", lambda c: "fast")
+    qtbot.waitUntil(lambda: first in cancelled, timeout=5000)
+    assert finished == ["fast"]
+
+
+def test_pending_request_is_dropped(qtbot, worker):
+    gate = threading.Event()
+    worker.submit("block", lambda c: gate.wait(5))
+    values = []
+    worker.finished.connect(lambda i, k, r: values.append(r.value))
+    worker.submit("spec", lambda c: "older")
+    worker.submit("spec", lambda c: "newer")
+    gate.set()
+    qtbot.waitUntil(lambda: "newer" in values, timeout=5000)
+    qtbot.wait(100)
+    assert "older" not in values
+
+
+def test_errors_come_back_as_messages(qtbot, worker):
+    def bad(control):
+        raise InputError("hop=0 must be an integer >= 1")
+
+    with qtbot.waitSignal(worker.failed, timeout=5000) as b:
+        worker.submit("k", bad)
+    assert b.args[2] == "hop=0 must be an integer >= 1"
+
+    def bug(control):
+        raise ZeroDivisionError("division by zero")
+
+    with qtbot.waitSignal(worker.failed, timeout=5000) as b:
+        worker.submit("k", bug, label="Computing")
+    assert b.args[2] == "Computing failed: ZeroDivisionError: division by zero"
+    with qtbot.waitSignal(worker.finished, timeout=5000):  # the thread survived
+        worker.submit("k", lambda c: 0)
+
+
+def test_progress_is_reported(qtbot, worker):
+    seen = []
+    worker.progress.connect(lambda i, k, f: seen.append(f))
+
+    def job(control):
+        for i in range(5):
+            control.progress((i + 1) / 5)
+            time.sleep(0.06)
+
+    with qtbot.waitSignal(worker.finished, timeout=5000):
+        worker.submit("k", job)
+    qtbot.wait(50)
+    assert seen and seen[-1] == 1.0 and seen == sorted(seen)

@@ -1,0 +1,157 @@
+"""SpectrogramControls: the panel of STFT parameters and display settings.
+
+Parameter changes (nfft, hop, window, scaling, channel, peak-hold) mean a new
+computation and are emitted together as ``paramsChanged``; display changes
+(dB range, colour map) are emitted separately because they only re-level.
+"""
+
+from __future__ import annotations
+
+from PyQt6.QtCore import pyqtSignal
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
+                             QPushButton, QSpinBox, QVBoxLayout, QWidget)
+
+from specscope.compute.spectral import COMMON_WINDOWS, SCALINGS
+
+from .spectrogram_view import COLORMAPS
+
+NFFT_CHOICES = tuple(2 ** k for k in range(5, 17))
+
+
+class SpectrogramControls(QWidget):
+    """Form for STFT parameters and display levels.
+
+    Signals
+    -------
+    paramsChanged(dict)
+        ``{"nfft", "hop", "window", "scaling", "channel", "reduce"}`` after any of them changed.
+    levelsChanged(float, float)
+        New dB range.
+    colormapChanged(str)
+        New colour map name.
+    autoLevelsRequested()
+        The "Auto" button was pressed.
+    """
+
+    paramsChanged = pyqtSignal(dict)
+    levelsChanged = pyqtSignal(float, float)
+    colormapChanged = pyqtSignal(str)
+    autoLevelsRequested = pyqtSignal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._block = False
+        stft = QGroupBox("Analysis")
+        form = QFormLayout(stft)
+        self.nfft = QComboBox()
+        self.nfft.setEditable(True)
+        for n in NFFT_CHOICES:
+            self.nfft.addItem(str(n))
+        self.nfft.setToolTip("Frame length in samples (also the FFT size). "
+                             "Longer frames: finer frequency, coarser time.")
+        self.hop = QSpinBox()
+        self.hop.setRange(1, 1 << 20)
+        self.hop.setToolTip("Samples between frame starts; nfft/4 is a good default")
+        self.window = QComboBox()
+        self.window.setEditable(True)
+        self.window.addItems(COMMON_WINDOWS)
+        self.window.setToolTip("Window function (any scipy.signal.get_window name, "
+                               "parameters after a comma: kaiser,8)")
+        self.scaling = QComboBox()
+        self.scaling.addItems(SCALINGS)
+        self.scaling.setToolTip("psd: power density (unit²/Hz); spectrum: power (unit²); "
+                                "magnitude: amplitude (unit)")
+        self.channel = QSpinBox()
+        self.channel.setRange(0, 0)
+        self.peak_hold = QCheckBox("Peak hold")
+        self.peak_hold.setToolTip("When zoomed out, each column shows the loudest frame "
+                                  "instead of the mean: short events stay visible")
+        form.addRow("FFT size", self.nfft)
+        form.addRow("Hop", self.hop)
+        form.addRow("Window", self.window)
+        form.addRow("Scaling", self.scaling)
+        form.addRow("Channel", self.channel)
+        form.addRow("", self.peak_hold)
+
+        disp = QGroupBox("Display")
+        dform = QFormLayout(disp)
+        self.db_high = QDoubleSpinBox()
+        self.db_low = QDoubleSpinBox()
+        for box in (self.db_high, self.db_low):
+            box.setRange(-400.0, 400.0)
+            box.setSingleStep(5.0)
+            box.setDecimals(1)
+            box.setSuffix(" dB")
+        self.colormap = QComboBox()
+        self.colormap.addItems(COLORMAPS)
+        self.auto = QPushButton("Auto levels")
+        self.auto.setToolTip("Fit the dB range to the image (Ctrl+L)")
+        dform.addRow("Top", self.db_high)
+        dform.addRow("Bottom", self.db_low)
+        dform.addRow("Colour map", self.colormap)
+        dform.addRow("", self.auto)
+
+        lay = QVBoxLayout(self)
+        lay.addWidget(stft)
+        lay.addWidget(disp)
+        lay.addStretch(1)
+
+        self.set_params({"nfft": 1024, "hop": 256, "window": "hann", "scaling": "psd",
+                         "channel": 0, "reduce": "mean"})
+        self.set_levels(-120.0, 0.0)
+        self.nfft.currentTextChanged.connect(self._emit_params)
+        self.hop.valueChanged.connect(self._emit_params)
+        self.window.currentTextChanged.connect(self._emit_params)
+        self.scaling.currentTextChanged.connect(self._emit_params)
+        self.channel.valueChanged.connect(self._emit_params)
+        self.peak_hold.toggled.connect(self._emit_params)
+        self.db_high.valueChanged.connect(self._emit_levels)
+        self.db_low.valueChanged.connect(self._emit_levels)
+        self.colormap.currentTextChanged.connect(self.colormapChanged)
+        self.auto.clicked.connect(self.autoLevelsRequested)
+
+    def params(self) -> dict:
+        """Current analysis parameters; ``nfft`` is -1 when the text is not a number."""
+        text = self.nfft.currentText().strip()
+        return {"nfft": int(text) if text.isdigit() else -1, "hop": self.hop.value(),
+                "window": self.window.currentText().strip(),
+                "scaling": self.scaling.currentText(), "channel": self.channel.value(),
+                "reduce": "max" if self.peak_hold.isChecked() else "mean"}
+
+    def set_params(self, p: dict) -> None:
+        self._block = True
+        try:
+            if "nfft" in p:
+                self.nfft.setCurrentText(str(p["nfft"]))
+            if "hop" in p:
+                self.hop.setValue(int(p["hop"]))
+            if "window" in p:
+                self.window.setCurrentText(str(p["window"]))
+            if "scaling" in p:
+                self.scaling.setCurrentText(p["scaling"])
+            if "channel" in p:
+                self.channel.setValue(int(p["channel"]))
+            if "reduce" in p:
+                self.peak_hold.setChecked(p["reduce"] == "max")
+        finally:
+            self._block = False
+
+    def set_channel_count(self, n: int) -> None:
+        self._block = True
+        self.channel.setRange(0, max(0, n - 1))
+        self.channel.setEnabled(n > 1)
+        self._block = False
+
+    def set_levels(self, low: float, high: float) -> None:
+        self._block = True
+        self.db_low.setValue(low)
+        self.db_high.setValue(high)
+        self._block = False
+
+    def _emit_params(self, *_: object) -> None:
+        if not self._block:
+            self.paramsChanged.emit(self.params())
+
+    def _emit_levels(self, *_: object) -> None:
+        if not self._block:
+            self.levelsChanged.emit(self.db_low.value(), self.db_high.value())

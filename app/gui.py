@@ -21,13 +21,23 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+_QUIET = ("propagateSizeHints",)
+
+
+def _qt_messages(kind, context, message: str) -> None:
+    """Pass Qt's messages to stderr, minus the offscreen platform's harmless noise."""
+    if not any(q in message for q in _QUIET):
+        print(message, file=sys.stderr)
+
+
 def run_app(path: str | None, settings: ViewSettings, screenshot: str | None = None) -> int:
     """Run the app; with ``screenshot`` save the window once the spectrogram is drawn."""
-    from PyQt6.QtCore import QTimer
+    from PyQt6.QtCore import QTimer, qInstallMessageHandler
     from PyQt6.QtWidgets import QApplication
 
     from .main_window import MainWindow
 
+    qInstallMessageHandler(_qt_messages)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("specscope")
     win = MainWindow(settings, interactive=screenshot is None)

@@ -1,0 +1,524 @@
+"""The tile engine: any zoom of any recording, without skipping a frame.
+
+Power is kept in a level-of-detail pyramid.  A *cell* at level ``L`` holds the
+sum and the maximum of the power of ``2**L`` consecutive STFT frames; a *tile*
+holds ``TILE_CELLS`` consecutive cells.  A view of ``n_cols`` columns over a
+time span uses the level whose cells are at most a quarter of a column wide,
+so each column aggregates whole cells plus two partial ones at its edges:
+
+- ``reduce="mean"``: the power-weighted mean of the frames whose centres fall
+  in the column (partial edge cells are weighted by the share of their frames
+  inside the column);
+- ``reduce="max"``: the maximum over every cell that overlaps the column, so a
+  column is never below the loudest frame that lies wholly inside it.
+
+When a span holds fewer frames than columns, each column shows the frame
+nearest to its centre: frames are repeated, never interpolated.
+
+Tiles are computed from the recording block by block (memory does not grow
+with the file), kept in an LRU cache bounded in bytes, built from their two
+children when those are cached, and — optionally — stored on disk keyed by the
+file's identity and the analysis parameters, so reopening a file is instant.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import Cancelled, InputError
+from .io.base import Recording
+from .spectral import FRAMES_PER_BLOCK, StftParams, stft_frames
+
+TILE_CELLS = 256
+REDUCTIONS = ("mean", "max")
+FREQ_SCALES = ("linear", "log", "mel")
+DEFAULT_CACHE_BYTES = 384 << 20
+#: levels at or above this are worth keeping on disk (each cell >= 16 frames)
+DISK_MIN_LEVEL = 4
+
+
+@dataclass(frozen=True)
+class Tile:
+    """Sums and maxima of power over ``2**level`` frames per cell."""
+
+    level: int
+    index: int
+    sums: np.ndarray    # float32 (n_freq, n_cells)
+    maxs: np.ndarray    # float32 (n_freq, n_cells); the same array as sums at level 0
+    counts: np.ndarray  # int64 (n_cells,): frames in each cell (the last tile may be short)
+
+    @property
+    def nbytes(self) -> int:
+        extra = 0 if self.maxs is self.sums else self.maxs.nbytes
+        return self.sums.nbytes + extra + self.counts.nbytes
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    """What :meth:`TileEngine.render` returns.
+
+    ``image`` is float32 power (amplitude squared for magnitude scaling) shaped
+    (n_rows, n_cols), row 0 the lowest frequency, NaN where a column lies
+    outside the recording; ``column_edges`` are times in s; ``frequencies``
+    are row centres in Hz and ``frequency_edges`` their edges.
+    """
+
+    image: np.ndarray
+    column_edges: np.ndarray
+    frequencies: np.ndarray
+    frequency_edges: np.ndarray
+    level: int
+    frames_per_column: float
+    reduce: str
+    preview: bool = False
+
+    def __iter__(self):  # (image, column_edges, frequencies), as the issue's API reads
+        return iter((self.image, self.column_edges, self.frequencies))
+
+
+class TileCache:
+    """A thread-safe LRU of tiles, bounded in bytes."""
+
+    def __init__(self, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
+        self.max_bytes = int(max_bytes)
+        self._items: OrderedDict[tuple[int, int], Tile] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, key: tuple[int, int]) -> Tile | None:
+        with self._lock:
+            tile = self._items.get(key)
+            if tile is None:
+                self.misses += 1
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return tile
+
+    def peek(self, key: tuple[int, int]) -> bool:
+        with self._lock:
+            return key in self._items
+
+    def put(self, key: tuple[int, int], tile: Tile) -> None:
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._bytes -= old.nbytes
+            self._items[key] = tile
+            self._bytes += tile.nbytes
+            while self._bytes > self.max_bytes and len(self._items) > 1:
+                _, dropped = self._items.popitem(last=False)
+                self._bytes -= dropped.nbytes
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def hz_to_mel(f: np.ndarray | float) -> np.ndarray:
+    """Mel scale (O'Shaughnessy): 2595 log10(1 + f/700)."""
+    return 2595.0 * np.log10(1.0 + np.asarray(f, dtype=np.float64) / 700.0)
+
+
+def mel_to_hz(m: np.ndarray | float) -> np.ndarray:
+    return 700.0 * (10.0 ** (np.asarray(m, dtype=np.float64) / 2595.0) - 1.0)
+
+
+class TileEngine:
+    """View-independent spectrogram service for one channel of a recording.
+
+    Parameters
+    ----------
+    recording : Recording
+    nfft, hop, window, scaling
+        STFT parameters (see :class:`~specscope.compute.spectral.StftParams`).
+    channel : int
+    pipeline : callable, optional
+        ``pipeline(x, fs) -> y`` applied to each block of samples before the
+        STFT (a later issue makes this the processing Pipeline).  It must be
+        sample-wise or carry its own history.
+    cache_bytes : int
+        Bound of the in-memory tile cache.
+    disk_cache : str, Path or None
+        Folder for coarse tiles kept across sessions; None disables it.
+    """
+
+    def __init__(self, recording: Recording, *, nfft: int = 1024, hop: int = 256,
+                 window: str | tuple = "hann", scaling: str = "psd", channel: int = 0,
+                 pipeline: Callable[[np.ndarray, float], np.ndarray] | None = None,
+                 cache_bytes: int = DEFAULT_CACHE_BYTES,
+                 disk_cache: str | os.PathLike[str] | None = None) -> None:
+        self.recording = recording
+        self.params = StftParams(nfft, hop, window, scaling)
+        recording._channel_list(channel)
+        self.params.check_length(recording.n_samples, recording.path.name)
+        self.channel = int(channel)
+        self.pipeline = pipeline
+        self.fs = float(recording.sample_rate)
+        self.n_frames = self.params.n_frames(recording.n_samples)
+        self.two_sided = bool(recording.is_complex)
+        f = self.params.frequencies(self.fs, self.two_sided)
+        self.frequencies = f + (recording.center_frequency or 0.0)
+        self.n_freq = f.size
+        self.cache = TileCache(cache_bytes)
+        self.max_level = max(0, math.ceil(math.log2(max(self.n_frames, 1) / TILE_CELLS)))
+        self._disk = (Path(disk_cache) / self._identity()
+                      if disk_cache and recording.path.is_file() else None)
+        self.tiles_computed = 0
+
+    # -- geometry ------------------------------------------------------------
+    @property
+    def duration(self) -> float:
+        return self.recording.n_samples / self.fs
+
+    def frame_centre(self, k: np.ndarray | float) -> np.ndarray:
+        return (np.asarray(k, dtype=np.float64) * self.params.hop + self.params.nfft / 2) / self.fs
+
+    def _frame_position(self, t: np.ndarray) -> np.ndarray:
+        """Continuous frame index whose centre is at time ``t``."""
+        return (np.asarray(t, dtype=np.float64) * self.fs - self.params.nfft / 2) / self.params.hop
+
+    def level_for(self, frames_per_column: float) -> int:
+        """The coarsest level whose cells are at most a quarter of a column."""
+        if frames_per_column < 8:
+            return 0
+        return int(min(self.max_level, max(0, math.floor(math.log2(frames_per_column / 4)))))
+
+    # -- tiles ---------------------------------------------------------------
+    def tile_range(self, level: int, f0: int, f1: int) -> range:
+        """Indices of the tiles of ``level`` covering frames ``f0:f1``."""
+        span = TILE_CELLS << level
+        return range(f0 // span, (max(f1, f0 + 1) - 1) // span + 1)
+
+    def has_tile(self, level: int, index: int) -> bool:
+        return self.cache.peek((level, index))
+
+    def get_tile(self, level: int, index: int,
+                 cancelled: Callable[[], bool] | None = None) -> Tile:
+        """A tile from the cache, the disk, its two children, or the recording."""
+        key = (level, index)
+        tile = self.cache.get(key)
+        if tile is not None:
+            return tile
+        tile = self._load_disk(level, index)
+        if tile is None and level > 0:
+            a, b = (level - 1, 2 * index), (level - 1, 2 * index + 1)
+            if self.cache.peek(a) and (self.cache.peek(b) or not self._tile_exists(*b)):
+                tile = self._combine(level, index)
+        if tile is None:
+            tile = self._compute(level, index, cancelled)
+            self._save_disk(tile)
+        self.cache.put(key, tile)
+        return tile
+
+    def _tile_exists(self, level: int, index: int) -> bool:
+        return index * (TILE_CELLS << level) < self.n_frames
+
+    def _combine(self, level: int, index: int) -> Tile:
+        parts = [self.cache.get((level - 1, 2 * index + k)) for k in (0, 1)]
+        parts = [p for p in parts if p is not None]
+        sums = np.concatenate([p.sums for p in parts], axis=1)
+        maxs = np.concatenate([p.maxs for p in parts], axis=1)
+        counts = np.concatenate([p.counts for p in parts])
+        n = counts.size
+        if n % 2:  # an odd last cell pairs with nothing
+            sums = np.concatenate([sums, np.zeros((self.n_freq, 1), np.float32)], axis=1)
+            maxs = np.concatenate([maxs, np.full((self.n_freq, 1), -np.inf, np.float32)], axis=1)
+            counts = np.concatenate([counts, [0]])
+        return Tile(level, index, sums[:, 0::2] + sums[:, 1::2],
+                    np.maximum(maxs[:, 0::2], maxs[:, 1::2]), counts[0::2] + counts[1::2])
+
+    def _compute(self, level: int, index: int, cancelled: Callable[[], bool] | None) -> Tile:
+        cell = 1 << level
+        f0 = index * TILE_CELLS * cell
+        f1 = min(f0 + TILE_CELLS * cell, self.n_frames)
+        if f1 <= f0:
+            raise InputError(f"tile {index} of level {level} lies beyond the recording")
+        n_cells = -(-(f1 - f0) // cell)
+        sums = np.zeros((self.n_freq, n_cells), np.float32)
+        maxs = sums if level == 0 else np.full((self.n_freq, n_cells), -np.inf, np.float32)
+        hop, nfft = self.params.hop, self.params.nfft
+        block = max(1, FRAMES_PER_BLOCK // cell) * cell if cell <= FRAMES_PER_BLOCK \
+            else FRAMES_PER_BLOCK
+        for k0 in range(f0, f1, block):
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            k1 = min(k0 + block, f1)
+            x = self.recording.read(k0 * hop, (k1 - 1) * hop + nfft, self.channel)[:, 0]
+            if self.pipeline is not None:
+                x = np.asarray(self.pipeline(x, self.fs))
+            p = stft_frames(x, self.params, self.fs, two_sided=self.two_sided)
+            if not self.params.is_power:
+                p = p * p
+            if level == 0:
+                sums[:, k0 - f0:k1 - f0] = p
+                continue
+            cells = (np.arange(k0, k1) - f0) // cell
+            starts = np.flatnonzero(np.diff(cells, prepend=-1))
+            uc = cells[starts]
+            sums[:, uc] += np.add.reduceat(p, starts, axis=1)
+            maxs[:, uc] = np.maximum(maxs[:, uc], np.maximum.reduceat(p, starts, axis=1))
+        counts = np.full(n_cells, cell, np.int64)
+        counts[-1] = (f1 - f0) - cell * (n_cells - 1)
+        self.tiles_computed += 1
+        return Tile(level, index, sums, maxs, counts)
+
+    # -- disk cache ------------------------------------------------------------
+    def _identity(self) -> str:
+        st = self.recording.path.stat()
+        key = json.dumps({"path": str(self.recording.path.resolve()), "size": st.st_size,
+                          "mtime": st.st_mtime_ns, "nfft": self.params.nfft,
+                          "hop": self.params.hop, "window": str(self.params.window),
+                          "scaling": self.params.scaling, "channel": self.channel,
+                          "two_sided": self.two_sided, "v": 1}, sort_keys=True)
+        return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+    def _disk_path(self, level: int, index: int) -> Path | None:
+        if self._disk is None or level < DISK_MIN_LEVEL or self.pipeline is not None:
+            return None
+        return self._disk / f"L{level:02d}_{index:08d}.npz"
+
+    def _load_disk(self, level: int, index: int) -> Tile | None:
+        path = self._disk_path(level, index)
+        if path is None or not path.exists():
+            return None
+        try:
+            with np.load(path) as z:
+                return Tile(level, index, z["sums"], z["maxs"], z["counts"])
+        except (OSError, ValueError, KeyError):
+            return None  # a damaged cache file is recomputed
+
+    def _save_disk(self, tile: Tile) -> None:
+        path = self._disk_path(tile.level, tile.index)
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp.npz")
+            np.savez(tmp, sums=tile.sums, maxs=tile.maxs, counts=tile.counts)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # the disk cache is an optimisation; never fail a render for it
+
+    # -- rendering -------------------------------------------------------------
+    def column_frames(self, t0: float, t1: float, n_cols: int, level: int | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Columns of a view: their edges, their frame ranges ``[a, b)`` and the level.
+
+        Column ``j`` aggregates exactly the frames whose centres lie in
+        ``[edges[j], edges[j+1])``.  At level ``L > 0`` the frame bounds are
+        snapped to whole cells of ``2**L`` frames (less than a quarter of a
+        column, so under a quarter pixel) and the returned edges are the exact
+        ones.  A column holding no frame centre gets the frame nearest to its
+        centre (frames are repeated when zoomed in past one frame per column).
+        Columns wholly outside the recording get ``a == b == -1``.
+        """
+        edges = np.linspace(t0, t1, n_cols + 1)
+        u = self._frame_position(edges)
+        bounds = np.clip(np.ceil(u), 0, self.n_frames).astype(np.int64)
+        a, b = bounds[:-1].copy(), bounds[1:].copy()
+        inside_n = max(1, int(np.sum(b > a)))
+        fpc = float(np.sum(b - a)) / inside_n
+        L = self.level_for(fpc) if level is None else int(level)
+        hop_t = self.params.hop / self.fs
+        first_c, last_c = self.frame_centre(0), self.frame_centre(self.n_frames - 1)
+        outside = (edges[1:] <= first_c - hop_t / 2) | (edges[:-1] >= last_c + hop_t / 2)
+        if L > 0:
+            cell = 1 << L
+            snapped = np.minimum(np.rint(bounds / cell).astype(np.int64) * cell, self.n_frames)
+            snapped[bounds >= self.n_frames] = self.n_frames  # keep the short last cell
+            a, b = snapped[:-1].copy(), snapped[1:].copy()
+            inner = (b > a) & ~outside
+            exact = (np.maximum(snapped, 0) * self.params.hop + self.params.nfft / 2) / self.fs \
+                - hop_t / 2
+            # keep the requested outer edges where the view extends beyond the recording
+            keep = (u <= 0) | (u >= self.n_frames)
+            edges = np.where(keep, edges, exact)
+            outside |= ~inner
+        else:
+            empty = (b <= a) & ~outside
+            if np.any(empty):
+                mid = np.clip(np.rint((u[:-1] + u[1:]) / 2).astype(np.int64), 0,
+                              self.n_frames - 1)
+                a = np.where(empty, mid, a)
+                b = np.where(empty, mid + 1, b)
+        a[outside] = -1
+        b[outside] = -1
+        return edges, a, b, L
+
+    def render(self, t0: float, t1: float, n_cols: int, reduce: str = "mean", *,
+               freq_scale: str = "linear", n_rows: int | None = None,
+               level: int | None = None, progress: Callable[[float], None] | None = None,
+               cancelled: Callable[[], bool] | None = None,
+               cached_only: bool = False) -> RenderResult:
+        """Power image of ``[t0, t1]`` seconds in ``n_cols`` columns.
+
+        Parameters
+        ----------
+        t0, t1 : float
+            Time span in seconds (may extend beyond the recording: such columns are NaN).
+        n_cols : int
+            Number of columns, usually the view's width in pixels.
+        reduce : {"mean", "max"}
+        freq_scale : {"linear", "log", "mel"}
+            Rows on a linear axis (the FFT bins), or ``n_rows`` rows spaced
+            logarithmically or on the mel scale (each row the mean, or max, of
+            the bins in it; a row narrower than a bin repeats that bin).
+        level : int, optional
+            Force a pyramid level (default: chosen from the zoom).
+        cached_only : bool
+            Use only tiles already in memory; return None when some are missing.
+        """
+        if reduce not in REDUCTIONS:
+            raise InputError(f"reduce={reduce!r} must be one of {', '.join(REDUCTIONS)}")
+        if freq_scale not in FREQ_SCALES:
+            raise InputError(f"freq_scale={freq_scale!r} must be one of {', '.join(FREQ_SCALES)}")
+        if not (isinstance(n_cols, (int, np.integer)) and n_cols >= 1):
+            raise InputError(f"n_cols={n_cols!r} must be a whole number >= 1")
+        if not t1 > t0:
+            raise InputError(f"time span {t0}..{t1} s is empty; t1 must be after t0")
+        edges, a, b, L = self.column_frames(t0, t1, int(n_cols), level)
+        inside = a >= 0
+        fpc = float(np.sum(b[inside] - a[inside])) / max(1, int(np.sum(inside)))
+        image = np.full((self.n_freq, int(n_cols)), np.nan, np.float32)
+        if np.any(inside):
+            cols = np.flatnonzero(inside)
+            got = self._aggregate(L, a[cols], b[cols], reduce, progress, cancelled, cached_only)
+            if got is None:
+                return None  # type: ignore[return-value]
+            image[:, cols] = got
+        freqs, fedges = self._freq_axis()
+        if freq_scale != "linear":
+            image, freqs, fedges = self._rescale_rows(image, freq_scale, n_rows or 512, reduce)
+        return RenderResult(np.ascontiguousarray(image), edges, freqs, fedges, L, fpc, reduce)
+
+    def _freq_axis(self) -> tuple[np.ndarray, np.ndarray]:
+        f = self.frequencies
+        df = self.fs / self.params.nfft
+        return f, np.concatenate([f - df / 2, [f[-1] + df / 2]])
+
+    def _aggregate(self, L: int, a: np.ndarray, b: np.ndarray, reduce: str,
+                   progress, cancelled, cached_only: bool) -> np.ndarray | None:
+        cell = 1 << L
+        c_first = a // cell
+        c_last = (b - 1) // cell
+        c0, c1 = int(c_first.min()), int(c_last.max()) + 1
+        tiles = range(c0 // TILE_CELLS, (c1 - 1) // TILE_CELLS + 1)
+        if cached_only and not all(self.has_tile(L, i) for i in tiles):
+            return None
+        sums = np.empty((self.n_freq, c1 - c0), np.float32)
+        maxs = sums if L == 0 else np.empty_like(sums)
+        counts = np.empty(c1 - c0, np.int64)
+        for n, i in enumerate(tiles):
+            tile = self.get_tile(L, i, cancelled)
+            s0 = i * TILE_CELLS
+            lo, hi = max(c0, s0), min(c1, s0 + tile.counts.size)
+            sums[:, lo - c0:hi - c0] = tile.sums[:, lo - s0:hi - s0]
+            if L:
+                maxs[:, lo - c0:hi - c0] = tile.maxs[:, lo - s0:hi - s0]
+            counts[lo - c0:hi - c0] = tile.counts[lo - s0:hi - s0]
+            if progress is not None:
+                progress((n + 1) / len(tiles))
+        fl, ll = c_first - c0, c_last - c0
+        if reduce == "max":
+            # reduceat spans cells [fl_j, fl_{j+1}); at level 0 a repeated frame
+            # makes fl_j == fl_{j+1}, so take each column's last cell explicitly
+            out = np.maximum.reduceat(maxs, fl, axis=1)
+            np.maximum(out, maxs[:, ll], out=out)
+            return out
+        # columns hold whole cells: the mean is (sum of their sums) / (their frames)
+        cum = np.zeros((self.n_freq, sums.shape[1] + 1), np.float64)
+        np.cumsum(sums, axis=1, out=cum[:, 1:])
+        ccount = np.concatenate([[0], np.cumsum(counts)])
+        total = cum[:, ll + 1] - cum[:, fl]
+        return (total / (ccount[ll + 1] - ccount[fl])).astype(np.float32)
+
+    def _rescale_rows(self, image: np.ndarray, scale: str, n_rows: int, reduce: str):
+        if self.two_sided:
+            raise InputError("log and mel frequency axes need a real (one-sided) recording")
+        f = self.frequencies
+        df = self.fs / self.params.nfft
+        fmax = f[-1] + df / 2
+        if scale == "log":  # from the first bin above DC
+            edges = np.geomspace(df / 2, fmax, n_rows + 1)
+            centres = np.sqrt(edges[:-1] * edges[1:])
+        else:
+            m = np.linspace(hz_to_mel(0.0), hz_to_mel(fmax), n_rows + 1)
+            edges = mel_to_hz(m)
+            centres = mel_to_hz((m[:-1] + m[1:]) / 2)
+        # bins whose centres fall in each row; rows with none repeat the nearest bin
+        i0 = np.searchsorted(f, edges[:-1], side="left")
+        i1 = np.searchsorted(f, edges[1:], side="left")
+        nearest = np.clip(np.rint((centres - f[0]) / df).astype(np.int64), 0, f.size - 1)
+        empty = i1 <= i0
+        i0 = np.where(empty, nearest, i0)
+        i1 = np.where(empty, nearest + 1, i1)
+        if reduce == "max":
+            out = np.stack([image[s:e].max(axis=0) for s, e in zip(i0, i1)])
+        else:
+            cum = np.concatenate([np.zeros((1, image.shape[1])), np.cumsum(image, axis=0,
+                                                                          dtype=np.float64)])
+            out = (cum[i1] - cum[i0]) / (i1 - i0)[:, None]
+        return np.ascontiguousarray(out.astype(np.float32)), centres, edges
+
+    def preview(self, t0: float, t1: float, n_cols: int) -> RenderResult:
+        """A fast, approximate image: one frame per column, computed at once.
+
+        Used only to show something while the exact image is computed; it may
+        miss short events and is marked ``preview=True``.
+        """
+        edges, a, b, _ = self.column_frames(t0, t1, int(n_cols), level=0)
+        inside = np.flatnonzero(a >= 0)
+        image = np.full((self.n_freq, int(n_cols)), np.nan, np.float32)
+        hop, nfft = self.params.hop, self.params.nfft
+        for j in inside:
+            k = int((a[j] + b[j] - 1) // 2)
+            x = self.recording.read(k * hop, k * hop + nfft, self.channel)[:, 0]
+            if self.pipeline is not None:
+                x = np.asarray(self.pipeline(x, self.fs))
+            p = stft_frames(x, self.params, self.fs, two_sided=self.two_sided)[:, 0]
+            image[:, j] = p * p if not self.params.is_power else p
+        freqs, fedges = self._freq_axis()
+        return RenderResult(image, edges, freqs, fedges, 0,
+                            float(np.sum(b[inside] - a[inside])) / max(1, inside.size),
+                            "mean", preview=True)
+
+    def envelope(self, n_points: int, *, cancelled: Callable[[], bool] | None = None,
+                 block: int = 1 << 20) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Min/max envelope of the waveform in ``n_points`` buckets (real part for IQ).
+
+        Returns bucket edge times (s), minima and maxima; every sample is
+        looked at, in blocks.
+        """
+        n = self.recording.n_samples
+        n_points = max(1, min(int(n_points), n))
+        bounds = np.round(np.linspace(0, n, n_points + 1)).astype(np.int64)
+        mins = np.full(n_points, np.inf, np.float32)
+        maxs = np.full(n_points, -np.inf, np.float32)
+        for s0 in range(0, n, block):
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            s1 = min(s0 + block, n)
+            x = self.recording.read(s0, s1, self.channel)[:, 0]
+            if np.iscomplexobj(x):
+                x = x.real
+            j0 = int(np.searchsorted(bounds, s0, side="right")) - 1
+            j1 = int(np.searchsorted(bounds, s1 - 1, side="right")) - 1
+            starts = np.clip(bounds[j0:j1 + 1] - s0, 0, None)
+            mins[j0:j1 + 1] = np.minimum(mins[j0:j1 + 1], np.minimum.reduceat(x, starts))
+            maxs[j0:j1 + 1] = np.maximum(maxs[j0:j1 + 1], np.maximum.reduceat(x, starts))
+        return bounds / self.fs, mins, maxs

@@ -16,7 +16,6 @@ class ViewSettings:
     stft: StftParams = field(default_factory=StftParams)
     channel: int = 0
     reduce: str = "mean"
-    max_columns: int = 4096
 
     def with_changes(self, **kw: object) -> ViewSettings:
         return replace(self, **kw)

@@ -17,13 +17,18 @@ from specscope.compute import __version__
 from specscope.compute.errors import InputError
 from specscope.compute.export import export_spectrogram
 from specscope.compute.io.base import Recording, open_recording
-from specscope.compute.render import SpectrogramImage, render_spectrogram
+from specscope.compute.paths import cache_dir
 from specscope.compute.spectral import StftParams
+from specscope.compute.tiles import DisplayImage, TileEngine, render_progressive
 from specscope.widgets.spectrogram_controls import SpectrogramControls
 from specscope.widgets.spectrogram_view import SpectrogramView
 
 from .document import Document, ViewSettings
 from .worker import ComputeWorker, JobResult, TaskControl
+
+#: columns of the whole-recording background image
+OVERVIEW_COLUMNS = 2048
+ENVELOPE_POINTS = 4000
 
 OPEN_FILTER = ("Recordings (*.wav *.wave *.flac *.ogg *.oga *.aif *.aiff *.w64 *.rf64 "
                "*.caf);;All files (*)")
@@ -61,9 +66,13 @@ class MainWindow(QMainWindow):
         self._interactive = interactive  # False: no modal dialogs (screenshots, tests)
         self.document: Document | None = None
         self.settings = settings or ViewSettings()
-        self.last_image: SpectrogramImage | None = None
+        self.last_image: DisplayImage | None = None
+        self.last_request: tuple | None = None
         self.last_error: str | None = None
+        self.engine: TileEngine | None = None
         self._levels_set = False
+        self._overview_ready = False
+        self._viewport: tuple[float, float, int] | None = None
 
         self.worker = ComputeWorker(self)
         self.worker.finished.connect(self._on_finished)
@@ -71,8 +80,10 @@ class MainWindow(QMainWindow):
         self.worker.progress.connect(self._on_progress)
         self.worker.started.connect(self._on_started)
         self.worker.cancelled.connect(self._on_cancelled)
+        self.worker.partial.connect(self._on_partial)
 
         self.view = SpectrogramView(self)
+        self.overview = self.view.overview
         self.setCentralWidget(self.view)
         self.controls = SpectrogramControls(self)
         self.controls.set_params({"nfft": self.settings.stft.nfft, "hop": self.settings.stft.hop,
@@ -101,6 +112,8 @@ class MainWindow(QMainWindow):
         self.controls.autoLevelsRequested.connect(self.auto_levels)
         self.view.levelsChanged.connect(self.controls.set_levels)
         self.view.cursorMoved.connect(self._on_cursor)
+        self.view.viewportChanged.connect(self._on_viewport)
+        self.overview.regionChanged.connect(self.view.set_time_range)
 
         self._build_menus()
         self._build_status_bar(backend_name)
@@ -196,25 +209,75 @@ class MainWindow(QMainWindow):
         except InputError as exc:
             self.show_error(str(exc), dialog=False)
             return
+        old = self.settings
         self.settings = self.settings.with_changes(stft=stft, channel=p["channel"],
                                                    reduce=p["reduce"])
         if self.document is not None:
-            if stft.scaling != self.document.settings.stft.scaling:
+            if stft.scaling != old.stft.scaling:
                 self._levels_set = False  # other units: fit the range again
             self.document.settings = self.settings
             self._recompute_timer.start()
 
+    def _make_engine(self) -> bool:
+        """A tile engine for the document's settings (cheap: nothing is computed)."""
+        assert self.document is not None
+        rec, s = self.document.recording, self.document.settings
+        try:
+            self.engine = TileEngine(rec, nfft=s.stft.nfft, hop=s.stft.hop,
+                                     window=s.stft.window, scaling=s.stft.scaling,
+                                     channel=s.channel, disk_cache=cache_dir("tiles"))
+        except InputError as exc:
+            self.engine = None
+            self.show_error(str(exc), dialog=False)
+            return False
+        return True
+
     def _request_spectrogram(self) -> None:
+        """(Re)compute the background of the whole recording, then the visible detail."""
         if self.document is None:
             return
-        rec, s = self.document.recording, self.document.settings
+        key = (self.document.settings.stft, self.document.settings.channel)
+        if self.engine is None or getattr(self, "_engine_key", None) != key:
+            if not self._make_engine():
+                return
+            self._engine_key = key
+        engine, reduce = self.engine, self.document.settings.reduce
+        n_cols = min(OVERVIEW_COLUMNS, max(1, engine.n_frames))
+        duration = engine.duration
+        self._overview_ready = False
 
-        def job(control: TaskControl) -> SpectrogramImage:
-            return render_spectrogram(rec, s.stft, channel=s.channel, max_columns=s.max_columns,
-                                      reduce=s.reduce, progress=control.progress,
+        def job(control: TaskControl) -> DisplayImage:
+            return render_progressive(engine, 0.0, duration, n_cols, reduce,
+                                      partial=control.partial, progress=control.progress,
                                       cancelled=control.cancelled)
 
-        self.worker.submit("spectrogram", job, label="Computing spectrogram")
+        self.worker.submit("overview", job, label="Computing overview")
+        self._request_detail()
+
+    def _on_viewport(self, t0: float, t1: float, f0: float, f1: float, w: int, h: int) -> None:
+        self.overview.set_region(t0, t1)
+        self._viewport = (t0, t1, w)
+        self._request_detail()
+
+    def _request_detail(self) -> None:
+        if self.engine is None or self._viewport is None or self.document is None:
+            return
+        t0, t1, w = self._viewport
+        engine = self.engine
+        t0, t1 = max(t0, 0.0), min(t1, engine.duration)
+        if not t1 > t0:
+            return
+        reduce = self.document.settings.reduce
+        request = (id(engine), t0, t1, w, reduce)
+        self.last_request = (t0, t1, w, reduce)
+
+        def job(control: TaskControl) -> tuple[tuple, DisplayImage]:
+            img = render_progressive(engine, t0, t1, w, reduce,
+                                     partial=lambda im: control.partial((request, im)),
+                                     progress=control.progress, cancelled=control.cancelled)
+            return request, img
+
+        self.worker.submit("detail", job, label="Computing view")
 
     # -- exporting ---------------------------------------------------------
     def export_dialog(self) -> None:
@@ -257,38 +320,83 @@ class MainWindow(QMainWindow):
     def _on_finished(self, job_id: int, kind: str, result: JobResult) -> None:
         self._job_done()
         if kind == "open":
-            rec: Recording = result.value
-            if self.document is not None:
-                self.document.recording.close()
-            channel = self.settings.channel if self.settings.channel < rec.n_channels else 0
-            self.settings = self.settings.with_changes(channel=channel)
-            self.document = Document(rec, self.settings)
-            self.controls.set_channel_count(rec.n_channels)
-            self.controls.set_params({"channel": channel})
-            self.file_label.setText(self.document.summary())
-            self.setWindowTitle(f"{rec.path.name} — specscope")
-            self.act_export.setEnabled(True)
-            self._levels_set = False
-            self.view.clear_image()
-            self.last_error = None
-            self._request_spectrogram()
-        elif kind == "spectrogram":
-            img: SpectrogramImage = result.value
-            self.last_image = img
+            self._document_opened(result.value)
+        elif kind == "overview":
+            self._show_overview(result.value)
+            self._overview_ready = True
+            self._maybe_image_shown()
+        elif kind == "detail":
+            request, img = result.value
+            if self.engine is None or request[0] != id(self.engine):
+                return  # for an engine that has been replaced
+            self._show_detail(img)
             self.last_result = result
-            self.view.set_image(img.db, img.column_edges, img.frequency_edges,
-                                reset_view=not self._levels_set)
-            if not self._levels_set:
-                self.auto_levels()
-                self._levels_set = True
-            agg = (f", {img.frames_per_column:.1f} frames/column ({img.reduce})"
-                   if img.frames_per_column > 1.0 else "")
-            self.show_message(
-                f"{img.db.shape[1]} columns × {img.db.shape[0]} bins in "
-                f"{result.seconds * 1000:.0f} ms{agg}", 5000)
-            self.imageShown.emit()
+            agg = (f", {img.frames_per_column:.1f} frames/column ({img.reduce}, "
+                   f"level {img.level})" if img.frames_per_column > 1.0 else "")
+            self.show_message(f"{img.db.shape[1]} columns × {img.db.shape[0]} bins in "
+                              f"{result.seconds * 1000:.0f} ms{agg}", 5000)
+            self._detail_ready = True
+            self._maybe_image_shown()
+        elif kind == "envelope":
+            self.overview.set_envelope(*result.value)
         elif kind == "export":
             self.show_message(f"Exported {result.value}", 10000)
+
+    def _on_partial(self, job_id: int, kind: str, value: object) -> None:
+        if kind == "overview":
+            self._show_overview(value)
+        elif kind == "detail":
+            request, img = value
+            if self.engine is not None and request[0] == id(self.engine):
+                self._show_detail(img)
+
+    def _document_opened(self, rec: Recording) -> None:
+        if self.document is not None:
+            self.document.recording.close()
+        channel = self.settings.channel if self.settings.channel < rec.n_channels else 0
+        self.settings = self.settings.with_changes(channel=channel)
+        self.document = Document(rec, self.settings)
+        self.engine = None
+        self.controls.set_channel_count(rec.n_channels)
+        self.controls.set_params({"channel": channel})
+        self.file_label.setText(self.document.summary())
+        self.setWindowTitle(f"{rec.path.name} — specscope")
+        self.act_export.setEnabled(True)
+        self._levels_set = False
+        self._detail_ready = False
+        self.last_image = None
+        self.view.clear_image()
+        self.overview.clear_envelope()
+        self.last_error = None
+        self._request_spectrogram()
+        if self.engine is None:
+            return
+        e = self.engine
+        f_edges = e._freq_axis()[1]
+        self.view.set_extent(0.0, e.duration, float(f_edges[0]), float(f_edges[-1]),
+                             min_dt=4 * e.params.hop / e.fs, min_df=4 * e.fs / e.params.nfft)
+        self.view.reset_view()
+        self.overview.set_region(0.0, e.duration)
+
+        def envelope(control: TaskControl):
+            return e.envelope(ENVELOPE_POINTS, cancelled=control.cancelled)
+
+        self.worker.submit("envelope", envelope, label="Reading waveform")
+
+    def _show_overview(self, img: DisplayImage) -> None:
+        self.view.set_background(img.db, img.column_edges, img.frequency_edges)
+        if not self._levels_set and not img.preview:
+            self.auto_levels()
+            self._levels_set = True
+
+    def _show_detail(self, img: DisplayImage) -> None:
+        self.view.set_image(img.db, img.column_edges, img.frequency_edges)
+        if not img.preview:
+            self.last_image = img
+
+    def _maybe_image_shown(self) -> None:
+        if self._overview_ready and self.last_image is not None:
+            self.imageShown.emit()
 
     def _on_failed(self, job_id: int, kind: str, message: str) -> None:
         self._job_done()

@@ -29,10 +29,12 @@ PROGRESS_INTERVAL_S = 0.05
 class TaskControl:
     """Handed to a running job: progress reporting and cancellation."""
 
-    def __init__(self, job: Job, emit_progress: Callable[[int, str, float], None]) -> None:
+    def __init__(self, job: Job, emit_progress: Callable[[int, str, float], None],
+                 emit_partial: Callable[[int, str, object], None] | None = None) -> None:
         self._job = job
         self._event = threading.Event()
         self._emit = emit_progress
+        self._emit_partial = emit_partial
         self._last = 0.0
 
     def cancel(self) -> None:
@@ -46,6 +48,11 @@ class TaskControl:
         """Raise :class:`Cancelled` when cancellation was asked for."""
         if self._event.is_set():
             raise Cancelled()
+
+    def partial(self, value: object) -> None:
+        """Hand an intermediate result (e.g. a coarse preview) to the GUI."""
+        if self._emit_partial is not None and not self._event.is_set():
+            self._emit_partial(self._job.id, self._job.kind, value)
 
     def progress(self, fraction: float) -> None:
         """Report progress in [0, 1]; throttled to a few signals per second."""
@@ -82,6 +89,7 @@ class ComputeWorker(QObject):
     -------
     started(int, str, str)       job id, kind, label
     progress(int, str, float)    job id, kind, fraction done
+    partial(int, str, object)    job id, kind, an intermediate result
     finished(int, str, object)   job id, kind, :class:`JobResult`
     failed(int, str, str)        job id, kind, one-line message
     cancelled(int, str)          job id, kind
@@ -89,6 +97,7 @@ class ComputeWorker(QObject):
 
     started = pyqtSignal(int, str, str)
     progress = pyqtSignal(int, str, float)
+    partial = pyqtSignal(int, str, object)
     finished = pyqtSignal(int, str, object)
     failed = pyqtSignal(int, str, str)
     cancelled = pyqtSignal(int, str)
@@ -153,7 +162,7 @@ class ComputeWorker(QObject):
             # oldest pending kind first, so one busy kind cannot starve another
             job = min(self._pending.values(), key=lambda j: j.id)
             del self._pending[job.kind]
-            control = TaskControl(job, self.progress.emit)
+            control = TaskControl(job, self.progress.emit, self.partial.emit)
             self._running = (job, control)
             return job, control
 

@@ -1,22 +1,23 @@
 """specscope.compute — the Qt-free core.
 
-Recordings (:func:`open_recording`), short-time spectra (:func:`spectrogram`,
-:class:`StftParams`), display images (:func:`render_spectrogram`) and HDF5
-export (:func:`export_spectrogram`).  Nothing here imports Qt: a notebook, the
-CLI and a cluster worker use it without a GUI.
+Recordings (:func:`open_recording`, :class:`ArrayRecording`), short-time
+spectra (:func:`spectrogram`, :class:`StftParams`), display images at any zoom
+(:class:`TileEngine`) and HDF5 export (:func:`export_spectrogram`).  Nothing
+here imports Qt: a notebook, the CLI and a cluster worker use it without a GUI.
 """
 
 from ._version import __version__
 from .errors import Cancelled, InputError, RecordingError, SpecscopeError
 from .export import export_spectrogram, read_spectrogram
 from .io import Recording, open_recording, readers, register_reader
-from .render import SpectrogramImage, render_spectrogram
+from .io.memory import ArrayRecording
 from .spectral import StftParams, get_window, spectrogram, to_db
+from .tiles import RenderResult, TileEngine, render_progressive
 
 __all__ = [
     "__version__", "Cancelled", "InputError", "RecordingError", "SpecscopeError",
-    "Recording", "open_recording", "readers", "register_reader",
+    "Recording", "ArrayRecording", "open_recording", "readers", "register_reader",
     "StftParams", "get_window", "spectrogram", "to_db",
-    "SpectrogramImage", "render_spectrogram",
+    "TileEngine", "RenderResult", "render_progressive",
     "export_spectrogram", "read_spectrogram",
 ]

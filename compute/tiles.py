@@ -522,3 +522,56 @@ class TileEngine:
             mins[j0:j1 + 1] = np.minimum(mins[j0:j1 + 1], np.minimum.reduceat(x, starts))
             maxs[j0:j1 + 1] = np.maximum(maxs[j0:j1 + 1], np.maximum.reduceat(x, starts))
         return bounds / self.fs, mins, maxs
+
+
+@dataclass(frozen=True)
+class DisplayImage:
+    """A rendered image in dB, ready for a view."""
+
+    db: np.ndarray              # float32 (n_rows, n_cols), NaN where there is no data
+    column_edges: np.ndarray
+    frequency_edges: np.ndarray
+    level: int
+    frames_per_column: float
+    reduce: str
+    preview: bool
+
+    @classmethod
+    def from_render(cls, r: RenderResult) -> DisplayImage:
+        from .spectral import to_db
+
+        return cls(to_db(r.image), r.column_edges, r.frequency_edges, r.level,
+                   r.frames_per_column, r.reduce, r.preview)
+
+
+def render_progressive(engine: TileEngine, t0: float, t1: float, n_cols: int,
+                       reduce: str = "mean", *, freq_scale: str = "linear",
+                       n_rows: int | None = None,
+                       partial: Callable[[DisplayImage], None] | None = None,
+                       progress: Callable[[float], None] | None = None,
+                       cancelled: Callable[[], bool] | None = None) -> DisplayImage:
+    """The exact image of a view, with something to show first when it takes time.
+
+    When the exact tiles are cached the image returns at once.  Otherwise
+    ``partial`` first receives a coarser image built from cached tiles (every
+    frame counted, fewer columns' worth of detail) or, when nothing is cached
+    yet, a quick one-frame-per-column preview; then the exact image is
+    computed, reporting progress and checking for cancellation between tiles.
+    """
+    kw = dict(freq_scale=freq_scale, n_rows=n_rows)
+    exact = engine.render(t0, t1, n_cols, reduce, cached_only=True, **kw)
+    if exact is not None:
+        return DisplayImage.from_render(exact)
+    if partial is not None:
+        _, _, _, level = engine.column_frames(t0, t1, n_cols)
+        coarse = None
+        for L in range(level + 1, engine.max_level + 1):
+            coarse = engine.render(t0, t1, n_cols, reduce, level=L, cached_only=True, **kw)
+            if coarse is not None:
+                break
+        if coarse is None and freq_scale == "linear":
+            coarse = engine.preview(t0, t1, min(n_cols, 1024))
+        if coarse is not None:
+            partial(DisplayImage.from_render(coarse))
+    return DisplayImage.from_render(engine.render(t0, t1, n_cols, reduce, progress=progress,
+                                                  cancelled=cancelled, **kw))

@@ -8,7 +8,9 @@ import pytest
 
 from specscope.app.document import ViewSettings
 from specscope.app.main_window import MainWindow
-from specscope.compute import StftParams, open_recording, render_spectrogram
+from specscope.compute import StftParams, open_recording
+from specscope.compute.spectral import to_db
+from specscope.compute.tiles import TileEngine
 
 TIMEOUT_MS = 30000
 
@@ -28,30 +30,59 @@ def open_and_wait(qtbot, w, path):
 
 
 def test_opens_example_and_draws_off_the_gui_thread(qtbot, window, example_path):
-    with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
-                          check_params_cb=lambda i, kind, r: kind == "spectrogram") as blocker:
+    gui_thread = threading.get_ident()
+    threads = []
+    window.worker.finished.connect(lambda i, kind, r: threads.append((kind, r.thread_id)))
+    with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
         window.open_path(example_path)
-    result = blocker.args[2]
-    assert result.thread_id != threading.get_ident(), "spectrogram computed on the GUI thread"
+    kinds = {k for k, _ in threads}
+    assert {"open", "overview", "detail"} <= kinds
+    assert all(tid != gui_thread for _, tid in threads), "computed on the GUI thread"
     img = window.view.image_data
-    n_frames = (960000 - 1024) // 256 + 1
-    assert img is not None and img.shape == (513, n_frames)
-    assert img.dtype == np.float32
-    # the drawn image is the reference render of the same recording
+    t0, t1, width, reduce = window.last_request
+    assert img is not None and img.dtype == np.float32
+    assert img.shape == (513, width)
+    assert width == window.view.plot_size_px()[0] > 100
+    # what is drawn is the tile engine's image of the visible span
     with open_recording(example_path) as rec:
-        ref = render_spectrogram(rec, StftParams(1024, 256))
-    np.testing.assert_array_equal(img, ref.db)
+        ref = TileEngine(rec, nfft=1024, hop=256).render(t0, t1, width, reduce)
+    np.testing.assert_array_equal(img, to_db(ref.image))
     assert "scene.wav" in window.file_label.text() and "48000 Hz" in window.file_label.text()
     assert "numpy" in window.backend_label.text()
     lo, hi = window.view.levels()
     assert hi > lo
 
 
+def test_zoom_renders_the_new_span(qtbot, window, example_path):
+    open_and_wait(qtbot, window, example_path)
+    with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda i, kind, r: kind == "detail"):
+        window.view.set_time_range(5.0, 6.0)
+    t0, t1, width, _ = window.last_request
+    assert (t0, t1) == pytest.approx((5.0, 6.0), abs=0.01)
+    edges = window.last_image.column_edges
+    assert edges[0] == pytest.approx(5.0, abs=0.01) and edges[-1] == pytest.approx(6.0, abs=0.01)
+    # zoomed in past one frame per column: frames are repeated, level 0
+    assert window.last_image.level == 0
+    region = window.overview.region.getRegion()
+    assert region == pytest.approx((5.0, 6.0), abs=0.01)
+
+
+def test_overview_drag_moves_the_view(qtbot, window, example_path):
+    open_and_wait(qtbot, window, example_path)
+    window.view.set_time_range(1.0, 3.0)
+    qtbot.wait(100)
+    window.overview.region.setRegion((10.0, 12.0))  # as a drag would
+    qtbot.wait(100)
+    t0, t1, _, _ = window.view.visible_range()
+    assert (t0, t1) == pytest.approx((10.0, 12.0), abs=0.02)
+
+
 def test_parameter_change_recomputes(qtbot, window, example_path):
     open_and_wait(qtbot, window, example_path)
     with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
         window.controls.nfft.setCurrentText("256")
-    assert window.view.image_data.shape[0] == 129
+    qtbot.waitUntil(lambda: window.view.image_data.shape[0] == 129, timeout=TIMEOUT_MS)
 
 
 def test_levels_relevel_without_recomputing(qtbot, window, example_path):

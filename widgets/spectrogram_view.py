@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import QPointF, QRectF, pyqtSignal
+from PyQt6.QtCore import QPointF, QRectF, QTimer, pyqtSignal
+
+from .overview import OverviewPlot
 
 #: colour maps offered in menus (all bundled with pyqtgraph)
 COLORMAPS = ("inferno", "viridis", "magma", "plasma", "cividis", "turbo", "CET-L1")
@@ -25,10 +27,18 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         Time (s), frequency (Hz) and level (dB, NaN outside the image) under the mouse.
     levelsChanged(float, float)
         The dB range, after the colour bar was dragged.
+    viewportChanged(float, float, float, float, int, int)
+        The visible time span (s), frequency span (Hz) and plot size in device
+        pixels, after zooming, panning or resizing settled (debounced).
+
+    Two images share the colour map: a *background* of the whole recording at
+    coarse resolution, shown where the *detail* image of the visible span has
+    not arrived yet (while panning), and the detail itself.
     """
 
     cursorMoved = pyqtSignal(float, float, float)
     levelsChanged = pyqtSignal(float, float)
+    viewportChanged = pyqtSignal(float, float, float, float, int, int)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -37,14 +47,22 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.plot.setLabel("bottom", "Time", units="s")
         self.plot.setLabel("left", "Frequency", units="Hz")
         self.plot.showGrid(x=False, y=False)
+        self.plot.getAxis("left").setWidth(64)
         self.plot.setMenuEnabled(True)
         self.plot.getViewBox().setMouseMode(pg.ViewBox.PanMode)
+        self.background = pg.ImageItem(axisOrder="row-major")
+        self.background.setZValue(-1)
         self.image = pg.ImageItem(axisOrder="row-major")
+        self.plot.addItem(self.background)
         self.plot.addItem(self.image)
         self._cmap_name = COLORMAPS[0]
         self.colorbar = pg.ColorBarItem(values=(-120.0, 0.0), colorMap=pg.colormap.get(self._cmap_name),
                                         label="Level (dB)", interactive=True, rounding=0.5)
-        self.colorbar.setImageItem(self.image, insert_in=self.plot)
+        self.colorbar.setImageItem([self.background, self.image])
+        self.addItem(self.colorbar, row=0, col=1)
+        #: the whole recording's waveform envelope, with the visible span
+        self.overview = OverviewPlot(left_axis_width=64)
+        self.addItem(self.overview, row=1, col=0)
         self.colorbar.sigLevelsChangeFinished.connect(self._on_bar_levels)
         self._vline = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((255, 255, 255, 90)))
         self._hline = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen((255, 255, 255, 90)))
@@ -54,33 +72,63 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._db: np.ndarray | None = None
         self._t_edges: np.ndarray | None = None
         self._f_edges: np.ndarray | None = None
+        self._bg: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._extent: tuple[float, float, float, float] | None = None
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self._viewport_timer = QTimer(self)
+        self._viewport_timer.setSingleShot(True)
+        self._viewport_timer.setInterval(30)
+        self._viewport_timer.timeout.connect(self._emit_viewport)
+        self.plot.getViewBox().sigRangeChanged.connect(lambda *_: self._viewport_timer.start())
 
     # -- data --------------------------------------------------------------
+    def set_extent(self, t0: float, t1: float, f0: float, f1: float, *,
+                   min_dt: float | None = None, min_df: float | None = None) -> None:
+        """The data's full extent: pan/zoom limits and what Home shows.
+
+        ``min_dt`` and ``min_df`` bound the zoom (e.g. a few hops, a few bins).
+        """
+        self._extent = (t0, t1, f0, f1)
+        self.plot.getViewBox().setLimits(xMin=t0, xMax=t1, yMin=f0, yMax=f1,
+                                         minXRange=min_dt, minYRange=min_df)
+
+    def set_background(self, db: np.ndarray, time_edges: np.ndarray,
+                       freq_edges: np.ndarray) -> None:
+        """The whole recording at coarse resolution (below the detail image)."""
+        db = self._check(db, time_edges, freq_edges)
+        self._bg = (db, np.asarray(time_edges), np.asarray(freq_edges))
+        self.background.setImage(db, autoLevels=False, levels=self.levels())
+        self.background.setRect(_rect(time_edges, freq_edges))
+
     def set_image(self, db: np.ndarray, time_edges: np.ndarray, freq_edges: np.ndarray,
                   *, reset_view: bool = False) -> None:
         """Show a dB image shaped (n_freq, n_columns), row 0 the lowest frequency."""
-        db = np.ascontiguousarray(db, dtype=np.float32)
-        if db.ndim != 2 or db.shape != (freq_edges.size - 1, time_edges.size - 1):
-            raise ValueError(f"image shape {db.shape} does not match the axes "
-                             f"({freq_edges.size - 1}, {time_edges.size - 1})")
-        first = self._db is None
+        db = self._check(db, time_edges, freq_edges)
         self._db, self._t_edges, self._f_edges = db, np.asarray(time_edges), np.asarray(freq_edges)
-        lo, hi = self.levels()
-        self.image.setImage(db, autoLevels=False, levels=(lo, hi))
-        t0, t1 = float(time_edges[0]), float(time_edges[-1])
-        f0, f1 = float(freq_edges[0]), float(freq_edges[-1])
-        self.image.setRect(QRectF(t0, f0, t1 - t0, f1 - f0))
-        vb = self.plot.getViewBox()
-        vb.setLimits(xMin=t0, xMax=t1, yMin=f0, yMax=f1,
-                     minXRange=(t1 - t0) / max(db.shape[1], 1) * 4,
-                     minYRange=(f1 - f0) / max(db.shape[0], 1) * 4)
-        if first or reset_view:
+        self.image.setImage(db, autoLevels=False, levels=self.levels())
+        self.image.setRect(_rect(time_edges, freq_edges))
+        if self._extent is None:
+            self.set_extent(float(time_edges[0]), float(time_edges[-1]),
+                            float(freq_edges[0]), float(freq_edges[-1]))
+            reset_view = True
+        if reset_view:
             self.reset_view()
 
+    @staticmethod
+    def _check(db: np.ndarray, time_edges: np.ndarray, freq_edges: np.ndarray) -> np.ndarray:
+        db = np.ascontiguousarray(db, dtype=np.float32)
+        if db.ndim != 2 or db.shape != (len(freq_edges) - 1, len(time_edges) - 1):
+            raise ValueError(f"image shape {db.shape} does not match the axes "
+                             f"({len(freq_edges) - 1}, {len(time_edges) - 1})")
+        return db
+
     def clear_image(self) -> None:
+        """Forget both images and the extent (a new recording is coming)."""
         self._db = None
+        self._bg = None
+        self._extent = None
         self.image.clear()
+        self.background.clear()
 
     @property
     def image_data(self) -> np.ndarray | None:
@@ -88,12 +136,37 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         return self._db
 
     def reset_view(self) -> None:
-        """Show the whole image (Home)."""
-        if self._t_edges is None or self._f_edges is None:
+        """Show the whole recording (Home)."""
+        if self._extent is None:
             return
-        self.plot.getViewBox().setRange(
-            xRange=(float(self._t_edges[0]), float(self._t_edges[-1])),
-            yRange=(float(self._f_edges[0]), float(self._f_edges[-1])), padding=0)
+        t0, t1, f0, f1 = self._extent
+        self.plot.getViewBox().setRange(xRange=(t0, t1), yRange=(f0, f1), padding=0)
+
+    def visible_range(self) -> tuple[float, float, float, float]:
+        (t0, t1), (f0, f1) = self.plot.getViewBox().viewRange()
+        return float(t0), float(t1), float(f0), float(f1)
+
+    def set_time_range(self, t0: float, t1: float) -> None:
+        self.plot.getViewBox().setXRange(t0, t1, padding=0)
+
+    def plot_size_px(self) -> tuple[int, int]:
+        """Width and height of the plot area in device pixels."""
+        vb = self.plot.getViewBox()
+        ratio = self.devicePixelRatioF()
+        return max(1, int(vb.width() * ratio)), max(1, int(vb.height() * ratio))
+
+    def _emit_viewport(self) -> None:
+        if self._extent is None:
+            return
+        t0, t1, f0, f1 = self.visible_range()
+        w, h = self.plot_size_px()
+        self.viewportChanged.emit(t0, t1, f0, f1, w, h)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        super().resizeEvent(event)
+        timer = getattr(self, "_viewport_timer", None)  # None during construction
+        if timer is not None:
+            timer.start()
 
     # -- appearance ----------------------------------------------------------
     def levels(self) -> tuple[float, float]:
@@ -119,9 +192,10 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
 
     def auto_levels(self) -> tuple[float, float]:
         """Levels that show the noise floor dark and the strongest lines bright."""
-        if self._db is None:
+        src = self._bg[0] if self._bg is not None else self._db
+        if src is None:
             return self.levels()
-        finite = self._db[np.isfinite(self._db)]
+        finite = src[np.isfinite(src)]
         if finite.size == 0:
             return self.levels()
         hi = float(np.ceil(np.percentile(finite, 99.95) / 5.0) * 5.0 + 5.0)
@@ -133,13 +207,17 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
 
     # -- readout -----------------------------------------------------------
     def value_at(self, t: float, f: float) -> float:
-        """Level in dB at time ``t`` and frequency ``f``; NaN outside the image."""
-        if self._db is None or self._t_edges is None or self._f_edges is None:
-            return float("nan")
-        j = int(np.searchsorted(self._t_edges, t, side="right")) - 1
-        i = int(np.searchsorted(self._f_edges, f, side="right")) - 1
-        if 0 <= i < self._db.shape[0] and 0 <= j < self._db.shape[1]:
-            return float(self._db[i, j])
+        """Level in dB at time ``t`` and frequency ``f`` (detail first, then background)."""
+        layers = []
+        if self._db is not None:
+            layers.append((self._db, self._t_edges, self._f_edges))
+        if self._bg is not None:
+            layers.append(self._bg)
+        for db, te, fe in layers:
+            j = int(np.searchsorted(te, t, side="right")) - 1
+            i = int(np.searchsorted(fe, f, side="right")) - 1
+            if 0 <= i < db.shape[0] and 0 <= j < db.shape[1] and np.isfinite(db[i, j]):
+                return float(db[i, j])
         return float("nan")
 
     def _on_mouse_moved(self, pos: QPointF) -> None:
@@ -159,3 +237,9 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
     def _on_bar_levels(self, bar: pg.ColorBarItem) -> None:
         lo, hi = self.levels()
         self.levelsChanged.emit(lo, hi)
+
+
+def _rect(time_edges: np.ndarray, freq_edges: np.ndarray) -> QRectF:
+    t0, t1 = float(time_edges[0]), float(time_edges[-1])
+    f0, f1 = float(freq_edges[0]), float(freq_edges[-1])
+    return QRectF(t0, f0, t1 - t0, f1 - f0)

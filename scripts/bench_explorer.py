@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Explorer benchmark: fly through long recordings the way the GUI does.
+
+Generates a 1-hour 48 kHz recording and (unless --quick) one larger than 4 GB
+(RF64, float32), opens each, and replays a scripted sequence of 50 zooms and
+pans at 1600 px width through the code path the GUI uses
+(``render_progressive`` on a ``TileEngine``).  Reports per recording:
+
+- time to the first image (the preview or the cached/coarse image the GUI shows first),
+- time to the exact image of the whole recording (the pyramid is built then),
+- median and 95th percentile of the update time of the 50 steps once warm,
+- peak resident memory of the process,
+
+and, as a peer measured in the same run, the naive way (``scipy.signal.spectrogram``
+of the visible span, then averaging frames into columns) on the steps whose span
+it can handle within a time budget.
+
+    python scripts/bench_explorer.py            # 1 h and > 4 GB (needs ~5 GB of disk)
+    python scripts/bench_explorer.py --quick    # 10 minutes only
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.signal
+import soundfile
+
+from specscope.compute import open_recording
+from specscope.compute.tiles import TileEngine, render_progressive
+
+FS = 48_000
+WIDTH = 1600
+NFFT, HOP = 1024, 256
+
+
+def generate(path: Path, seconds: float, fmt: str, subtype: str, block_s: float = 60.0) -> None:
+    """Noise + hum + a chirp every minute + ONE click in the middle, written in blocks."""
+    rng = np.random.default_rng(1)
+    n = int(seconds * FS)
+    click = n // 2 + 12_345
+    with soundfile.SoundFile(str(path), "w", FS, 1, subtype=subtype, format=fmt) as f:
+        for s0 in range(0, n, int(block_s * FS)):
+            m = min(int(block_s * FS), n - s0)
+            t = (s0 + np.arange(m)) / FS
+            x = 0.01 * rng.standard_normal(m).astype(np.float32)
+            x += (0.05 * np.sin(2 * np.pi * 50 * t)).astype(np.float32)
+            tm = np.mod(t, 60.0)
+            ch = (tm < 1.0) * 0.2 * np.sin(2 * np.pi * (2000 * tm + 2000 * tm**2))
+            x += ch.astype(np.float32)
+            if s0 <= click < s0 + m:  # a 1 ms broadband click
+                x[click - s0:click - s0 + 48] += 0.9 * rng.choice([-1.0, 1.0], 48)
+            f.write(x)
+
+
+def script(duration: float, rng: np.random.Generator) -> list[tuple[float, float]]:
+    """50 views: zoom in towards events, pan, zoom out, jump, deep zoom."""
+    views, (t0, t1) = [], (0.0, duration)
+    for i in range(50):
+        span = t1 - t0
+        op = i % 10
+        if op in (0, 1, 2, 3):            # zoom in x4 around a point
+            c = t0 + span * rng.uniform(0.3, 0.7)
+            span = max(span / 4, 0.05)
+            t0, t1 = c - span / 2, c + span / 2
+        elif op in (4, 5):                # pan by half a view
+            d = span * (0.5 if op == 4 else -0.5)
+            t0, t1 = t0 + d, t1 + d
+        elif op == 6:                     # zoom out x8
+            c = (t0 + t1) / 2
+            span = min(span * 8, duration)
+            t0, t1 = c - span / 2, c + span / 2
+        elif op == 7:                     # jump elsewhere at the same zoom
+            c = rng.uniform(0, duration)
+            t0, t1 = c - span / 2, c + span / 2
+        elif op == 8:                     # home
+            t0, t1 = 0.0, duration
+        else:                             # deep zoom to 0.5 s
+            c = rng.uniform(0, duration)
+            t0, t1 = c - 0.25, c + 0.25
+        if t0 < 0:
+            t0, t1 = 0.0, t1 - t0
+        if t1 > duration:
+            t0, t1 = max(0.0, t0 - (t1 - duration)), duration
+        views.append((t0, t1))
+    return views
+
+
+def naive(rec, t0: float, t1: float) -> np.ndarray:
+    """What a simple viewer does: STFT of the span, frames averaged (or repeated)
+    into WIDTH columns, in dB — the same output as the tile engine's."""
+    x = rec.read(int(t0 * FS), int(t1 * FS), 0)[:, 0]
+    _, _, s = scipy.signal.spectrogram(x, FS, window="hann", nperseg=NFFT,
+                                       noverlap=NFFT - HOP, detrend=False)
+    n = s.shape[1]
+    if n >= WIDTH:
+        b = np.round(np.linspace(0, n, WIDTH + 1)).astype(int)
+        cols = np.add.reduceat(s, b[:-1], axis=1) / np.diff(b)
+    else:
+        cols = s[:, np.minimum((np.arange(WIDTH) + 0.5) * n // WIDTH, n - 1).astype(int)]
+    return 10 * np.log10(np.maximum(cols, 1e-20)).astype(np.float32)
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def bench(path: Path, label: str, naive_budget_s: float) -> dict:
+    rng = np.random.default_rng(7)
+    with open_recording(path) as rec:
+        t_open = time.perf_counter()
+        eng = TileEngine(rec, nfft=NFFT, hop=HOP)
+        first: list[float] = []
+        img = render_progressive(eng, 0.0, eng.duration, WIDTH,
+                                 partial=lambda im: first.append(time.perf_counter()))
+        t_exact = time.perf_counter() - t_open
+        t_first = (first[0] if first else time.perf_counter()) - t_open
+        # the one click in the whole recording, in the zoomed-out view
+        click_t = (rec.n_samples // 2 + 12_345) / FS
+        stands_out = {}
+        for reduce in ("mean", "max"):
+            im = img if reduce == "mean" else render_progressive(eng, 0.0, eng.duration,
+                                                                 WIDTH, "max")
+            j = int(np.searchsorted(im.column_edges, click_t)) - 1
+            hi = im.db[300:]  # above 14 kHz: noise everywhere but at the click
+            stands_out[reduce] = float(hi[:, j].mean() - np.median(hi))
+        steps, naive_times = [], []
+        for t0, t1 in script(eng.duration, rng):
+            s0 = time.perf_counter()
+            render_progressive(eng, t0, t1, WIDTH)
+            steps.append(time.perf_counter() - s0)
+            if t1 - t0 <= naive_budget_s:
+                s0 = time.perf_counter()
+                naive(rec, t0, t1)
+                naive_times.append((t1 - t0, time.perf_counter() - s0, steps[-1]))
+    steps_ms = np.array(steps) * 1000
+    out = {"label": label, "size_gb": path.stat().st_size / 1e9, "first_s": t_first,
+           "exact_home_s": t_exact, "median_ms": float(np.median(steps_ms)),
+           "p95_ms": float(np.percentile(steps_ms, 95)), "peak_rss_mb": peak_rss_mb(),
+           "click_db": stands_out, "naive": naive_times}
+    print(f"\n{label}: {out['size_gb']:.2f} GB, {eng.duration / 3600:.2f} h")
+    print(f"  first image           {t_first * 1000:8.0f} ms")
+    print(f"  exact whole-file view {t_exact:8.2f} s")
+    print(f"  the one 1 ms click, zoomed out: +{stands_out['max']:.0f} dB over the median "
+          f"with peak hold, +{stands_out['mean']:.1f} dB with mean")
+    print(f"  50 zooms/pans         median {out['median_ms']:.1f} ms, "
+          f"p95 {out['p95_ms']:.1f} ms, max {steps_ms.max():.0f} ms")
+    print(f"  peak memory (RSS)     {out['peak_rss_mb']:.0f} MB")
+    if naive_times:
+        spans = np.array([n[0] for n in naive_times])
+        peer = np.array([n[1] for n in naive_times]) * 1000
+        ours = np.array([n[2] for n in naive_times]) * 1000
+        print(f"  peer: scipy.signal.spectrogram of the visible span, same {len(spans)} steps "
+              f"(spans <= {naive_budget_s:.0f} s):")
+        for lo, hi_ in ((0, 2), (2, 30), (30, naive_budget_s)):
+            m = (spans > lo) & (spans <= hi_)
+            if m.any():
+                print(f"    spans {lo:>3}-{hi_:<4.0f}s  n={m.sum():2d}  peer median "
+                      f"{np.median(peer[m]):7.1f} ms  specscope {np.median(ours[m]):6.1f} ms  "
+                      f"ratio {np.median(peer[m]) / max(np.median(ours[m]), 1e-3):5.1f}x")
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a 10-minute recording only")
+    ap.add_argument("--dir", type=Path, default=None, help="where to write the test files")
+    ap.add_argument("--keep", action="store_true", help="keep the generated files")
+    args = ap.parse_args()
+    folder = args.dir or Path(tempfile.mkdtemp(prefix="specscope-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("SPECSCOPE_CACHE_DIR", str(folder / "cache"))
+    try:
+        cases = [("10 min, 48 kHz, PCM16 WAV", 600.0, "WAV", "PCM_16")] if args.quick else [
+            ("1 h, 48 kHz, PCM16 WAV", 3600.0, "WAV", "PCM_16"),
+            ("6.2 h, 48 kHz, float32 RF64 (> 4 GB)", 4.3e9 / 4 / FS, "RF64", "FLOAT"),
+        ]
+        for label, seconds, fmt, subtype in cases:
+            path = folder / f"bench_{int(seconds)}.{fmt.lower()}"
+            if not path.exists():
+                t = time.perf_counter()
+                generate(path, seconds, fmt, subtype)
+                print(f"generated {path.name} ({path.stat().st_size / 1e9:.2f} GB) in "
+                      f"{time.perf_counter() - t:.0f} s")
+            bench(path, label, naive_budget_s=120.0)
+    finally:
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -16,6 +16,7 @@ class ViewSettings:
     stft: StftParams = field(default_factory=StftParams)
     channel: int = 0
     reduce: str = "mean"
+    freq_scale: str = "linear"
 
     def with_changes(self, **kw: object) -> ViewSettings:
         return replace(self, **kw)

@@ -110,6 +110,7 @@ class MainWindow(QMainWindow):
         self.controls.levelsChanged.connect(self._on_levels_from_controls)
         self.controls.colormapChanged.connect(self.view.set_colormap)
         self.controls.autoLevelsRequested.connect(self.auto_levels)
+        self.controls.freqScaleChanged.connect(self.set_frequency_scale)
         self.view.levelsChanged.connect(self.controls.set_levels)
         self.view.cursorMoved.connect(self._on_cursor)
         self.view.viewportChanged.connect(self._on_viewport)
@@ -242,12 +243,14 @@ class MainWindow(QMainWindow):
                 return
             self._engine_key = key
         engine, reduce = self.engine, self.document.settings.reduce
+        scale, n_rows = self.settings.freq_scale, self._n_rows()
         n_cols = min(OVERVIEW_COLUMNS, max(1, engine.n_frames))
         duration = engine.duration
         self._overview_ready = False
 
         def job(control: TaskControl) -> DisplayImage:
             return render_progressive(engine, 0.0, duration, n_cols, reduce,
+                                      freq_scale=scale, n_rows=n_rows,
                                       partial=control.partial, progress=control.progress,
                                       cancelled=control.cancelled)
 
@@ -268,11 +271,12 @@ class MainWindow(QMainWindow):
         if not t1 > t0:
             return
         reduce = self.document.settings.reduce
-        request = (id(engine), t0, t1, w, reduce)
+        scale, n_rows = self.settings.freq_scale, self._n_rows()
+        request = (id(engine), t0, t1, w, reduce, scale)
         self.last_request = (t0, t1, w, reduce)
 
         def job(control: TaskControl) -> tuple[tuple, DisplayImage]:
-            img = render_progressive(engine, t0, t1, w, reduce,
+            img = render_progressive(engine, t0, t1, w, reduce, freq_scale=scale, n_rows=n_rows,
                                      partial=lambda im: control.partial((request, im)),
                                      progress=control.progress, cancelled=control.cancelled)
             return request, img
@@ -327,8 +331,8 @@ class MainWindow(QMainWindow):
             self._maybe_image_shown()
         elif kind == "detail":
             request, img = result.value
-            if self.engine is None or request[0] != id(self.engine):
-                return  # for an engine that has been replaced
+            if not self._current(request):
+                return  # for an engine or axis that has been replaced
             self._show_detail(img)
             self.last_result = result
             agg = (f", {img.frames_per_column:.1f} frames/column ({img.reduce}, "
@@ -347,8 +351,51 @@ class MainWindow(QMainWindow):
             self._show_overview(value)
         elif kind == "detail":
             request, img = value
-            if self.engine is not None and request[0] == id(self.engine):
+            if self._current(request):
                 self._show_detail(img)
+
+    def _current(self, request: tuple) -> bool:
+        return (self.engine is not None and request[0] == id(self.engine)
+                and request[-1] == self.settings.freq_scale)
+
+    def _n_rows(self) -> int:
+        """Rows of a log or mel image: the plot's height in pixels."""
+        return min(1024, max(64, self.view.plot_size_px()[1]))
+
+    def _set_extent_from_engine(self) -> None:
+        e = self.engine
+        if e is None:
+            return
+        df = e.fs / e.params.nfft
+        f_edges = e._freq_axis()[1]
+        f0, f1 = float(f_edges[0]), float(f_edges[-1])
+        if self.settings.freq_scale == "log":
+            f0 = df / 2
+        elif self.settings.freq_scale == "mel":
+            f0 = 0.0
+        self.view.set_extent(0.0, e.duration, f0, f1,
+                             min_dt=4 * e.params.hop / e.fs, min_df=4 * df)
+
+    def set_frequency_scale(self, scale: str) -> None:
+        """Linear, log or mel frequency axis: re-renders, never recomputes the pyramid."""
+        if self.engine is not None and self.engine.two_sided and scale != "linear":
+            self.show_error("log and mel frequency axes need a real recording; "
+                            "this one is complex (IQ)", dialog=False)
+            self.controls.set_freq_scale(self.settings.freq_scale)
+            return
+        self.settings = self.settings.with_changes(freq_scale=scale)
+        if self.document is not None:
+            self.document.settings = self.settings
+        self.controls.set_freq_scale(scale)
+        t0, t1, _, _ = self.view.visible_range() if self.engine is not None else (0, 0, 0, 0)
+        self.view.set_frequency_scale(scale)
+        if self.engine is None:
+            return
+        self._set_extent_from_engine()
+        self.view.reset_view()
+        if t1 > t0:
+            self.view.set_time_range(t0, t1)
+        self._request_spectrogram()
 
     def _document_opened(self, rec: Recording) -> None:
         if self.document is not None:
@@ -372,9 +419,9 @@ class MainWindow(QMainWindow):
         if self.engine is None:
             return
         e = self.engine
-        f_edges = e._freq_axis()[1]
-        self.view.set_extent(0.0, e.duration, float(f_edges[0]), float(f_edges[-1]),
-                             min_dt=4 * e.params.hop / e.fs, min_df=4 * e.fs / e.params.nfft)
+        if e.two_sided and self.settings.freq_scale != "linear":
+            self.set_frequency_scale("linear")
+        self._set_extent_from_engine()
         self.view.reset_view()
         self.overview.set_region(0.0, e.duration)
 

@@ -139,3 +139,34 @@ def test_export_from_gui(qtbot, window, example_path, tmp_path):
         assert h["spectrogram"].shape == ((960000 - 1024) // 256 + 1, 513)
         assert h.attrs["source_path"].endswith("scene.wav")
     assert "Exported" in window.message_label.text()
+
+
+def test_log_frequency_axis(qtbot, window, example_path):
+    open_and_wait(qtbot, window, example_path)
+    with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
+        window.controls.freq_scale.setCurrentText("log")
+    qtbot.waitUntil(lambda: window.last_image is not None
+                    and window.last_image.frequency_edges[0] > 0, timeout=TIMEOUT_MS)
+    fe = window.last_image.frequency_edges
+    # rows are uniform in log10(f), and the axis is in log10 coordinates
+    np.testing.assert_allclose(np.diff(np.log10(fe)), np.log10(fe[1] / fe[0]), rtol=1e-9)
+    t0, t1, f0, f1 = window.view.visible_range()
+    assert f0 == pytest.approx(fe[0], rel=1e-6) and f1 == pytest.approx(fe[-1], rel=1e-6)
+    rect = window.view.image.mapRectToParent(window.view.image.boundingRect())
+    assert rect.top() == pytest.approx(np.log10(fe[0]), rel=1e-6)
+    # the readout converts back to Hz: 50 Hz hum reads as 50 Hz
+    level = window.view.value_at((t0 + t1) / 2, 50.0)
+    assert np.isfinite(level) and level > window.view.image_data.mean()
+
+
+def test_frequency_axis_ticks_are_round_hz():
+    from specscope.widgets.frequency_axis import FrequencyAxis, forward, inverse
+
+    ax = FrequencyAxis()
+    for scale in ("log", "mel"):
+        ax.set_scale(scale)
+        lo, hi = forward(scale, [20.0, 20000.0])
+        major = ax.tickValues(float(lo), float(hi), 600)[0][1]
+        labels = ax.tickStrings(major, 1.0, 1.0)
+        assert "100" in labels and "1k" in labels and "10k" in labels
+        np.testing.assert_allclose(inverse(scale, forward(scale, [50.0, 7000.0])), [50, 7000])

@@ -13,6 +13,7 @@ from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, 
 
 from specscope.compute.spectral import COMMON_WINDOWS, SCALINGS
 
+from .frequency_axis import SCALES as FREQ_SCALES
 from .spectrogram_view import COLORMAPS
 
 NFFT_CHOICES = tuple(2 ** k for k in range(5, 17))
@@ -31,12 +32,15 @@ class SpectrogramControls(QWidget):
         New colour map name.
     autoLevelsRequested()
         The "Auto" button was pressed.
+    freqScaleChanged(str)
+        The frequency axis: "linear", "log" or "mel".
     """
 
     paramsChanged = pyqtSignal(dict)
     levelsChanged = pyqtSignal(float, float)
     colormapChanged = pyqtSignal(str)
     autoLevelsRequested = pyqtSignal()
+    freqScaleChanged = pyqtSignal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -84,11 +88,16 @@ class SpectrogramControls(QWidget):
             box.setSuffix(" dB")
         self.colormap = QComboBox()
         self.colormap.addItems(COLORMAPS)
+        self.freq_scale = QComboBox()
+        self.freq_scale.addItems(FREQ_SCALES)
+        self.freq_scale.setToolTip("Frequency axis: linear, logarithmic (hum and its harmonics "
+                                   "spread out) or mel (as hearing spaces pitch)")
         self.auto = QPushButton("Auto levels")
         self.auto.setToolTip("Fit the dB range to the image (Ctrl+L)")
         dform.addRow("Top", self.db_high)
         dform.addRow("Bottom", self.db_low)
         dform.addRow("Colour map", self.colormap)
+        dform.addRow("Frequency axis", self.freq_scale)
         dform.addRow("", self.auto)
 
         lay = QVBoxLayout(self)
@@ -108,6 +117,7 @@ class SpectrogramControls(QWidget):
         self.db_high.valueChanged.connect(self._emit_levels)
         self.db_low.valueChanged.connect(self._emit_levels)
         self.colormap.currentTextChanged.connect(self.colormapChanged)
+        self.freq_scale.currentTextChanged.connect(self._emit_freq_scale)
         self.auto.clicked.connect(self.autoLevelsRequested)
 
     def params(self) -> dict:
@@ -151,6 +161,15 @@ class SpectrogramControls(QWidget):
     def _emit_params(self, *_: object) -> None:
         if not self._block:
             self.paramsChanged.emit(self.params())
+
+    def set_freq_scale(self, scale: str) -> None:
+        self._block = True
+        self.freq_scale.setCurrentText(scale)
+        self._block = False
+
+    def _emit_freq_scale(self, scale: str) -> None:
+        if not self._block:
+            self.freqScaleChanged.emit(scale)
 
     def _emit_levels(self, *_: object) -> None:
         if not self._block:

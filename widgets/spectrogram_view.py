@@ -12,6 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QPointF, QRectF, QTimer, pyqtSignal
 
+from .frequency_axis import FrequencyAxis, forward, inverse
 from .overview import OverviewPlot
 
 #: colour maps offered in menus (all bundled with pyqtgraph)
@@ -43,9 +44,10 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setBackground("k")
-        self.plot: pg.PlotItem = self.addPlot(row=0, col=0)
+        self.freq_axis = FrequencyAxis("left")
+        self.plot: pg.PlotItem = self.addPlot(row=0, col=0, axisItems={"left": self.freq_axis})
         self.plot.setLabel("bottom", "Time", units="s")
-        self.plot.setLabel("left", "Frequency", units="Hz")
+        self.freq_axis.set_scale("linear")
         self.plot.showGrid(x=False, y=False)
         self.plot.getAxis("left").setWidth(64)
         self.plot.setMenuEnabled(True)
@@ -88,9 +90,29 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
 
         ``min_dt`` and ``min_df`` bound the zoom (e.g. a few hops, a few bins).
         """
+        if self.freq_scale == "log":
+            f0 = max(f0, 1e-3)
+            min_df = None
         self._extent = (t0, t1, f0, f1)
-        self.plot.getViewBox().setLimits(xMin=t0, xMax=t1, yMin=f0, yMax=f1,
+        y0, y1 = (float(v) for v in forward(self.freq_scale, [f0, f1]))
+        if self.freq_scale != "linear":
+            min_df = None
+        self.plot.getViewBox().setLimits(xMin=t0, xMax=t1, yMin=y0, yMax=y1,
                                          minXRange=min_dt, minYRange=min_df)
+
+    @property
+    def freq_scale(self) -> str:
+        return self.freq_axis.freq_scale
+
+    def set_frequency_scale(self, scale: str) -> None:
+        """Switch the y axis between linear, log and mel (the images must follow)."""
+        if scale == self.freq_scale:
+            return
+        self.freq_axis.set_scale(scale)
+        self.image.clear()
+        self.background.clear()
+        self._db = None
+        self._bg = None
 
     def set_background(self, db: np.ndarray, time_edges: np.ndarray,
                        freq_edges: np.ndarray) -> None:
@@ -98,7 +120,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         db = self._check(db, time_edges, freq_edges)
         self._bg = (db, np.asarray(time_edges), np.asarray(freq_edges))
         self.background.setImage(db, autoLevels=False, levels=self.levels())
-        self.background.setRect(_rect(time_edges, freq_edges))
+        self.background.setRect(_rect(time_edges, forward(self.freq_scale, freq_edges)))
 
     def set_image(self, db: np.ndarray, time_edges: np.ndarray, freq_edges: np.ndarray,
                   *, reset_view: bool = False) -> None:
@@ -106,7 +128,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         db = self._check(db, time_edges, freq_edges)
         self._db, self._t_edges, self._f_edges = db, np.asarray(time_edges), np.asarray(freq_edges)
         self.image.setImage(db, autoLevels=False, levels=self.levels())
-        self.image.setRect(_rect(time_edges, freq_edges))
+        self.image.setRect(_rect(time_edges, forward(self.freq_scale, freq_edges)))
         if self._extent is None:
             self.set_extent(float(time_edges[0]), float(time_edges[-1]),
                             float(freq_edges[0]), float(freq_edges[-1]))
@@ -140,11 +162,18 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         if self._extent is None:
             return
         t0, t1, f0, f1 = self._extent
-        self.plot.getViewBox().setRange(xRange=(t0, t1), yRange=(f0, f1), padding=0)
+        y0, y1 = (float(v) for v in forward(self.freq_scale, [f0, f1]))
+        self.plot.getViewBox().setRange(xRange=(t0, t1), yRange=(y0, y1), padding=0)
 
     def visible_range(self) -> tuple[float, float, float, float]:
-        (t0, t1), (f0, f1) = self.plot.getViewBox().viewRange()
-        return float(t0), float(t1), float(f0), float(f1)
+        """Visible time span (s) and frequency span (Hz)."""
+        (t0, t1), (y0, y1) = self.plot.getViewBox().viewRange()
+        f0, f1 = (float(v) for v in inverse(self.freq_scale, [y0, y1]))
+        return float(t0), float(t1), f0, f1
+
+    def set_frequency_range(self, f0: float, f1: float) -> None:
+        y0, y1 = (float(v) for v in forward(self.freq_scale, [f0, f1]))
+        self.plot.getViewBox().setYRange(y0, y1, padding=0)
 
     def set_time_range(self, t0: float, t1: float) -> None:
         self.plot.getViewBox().setXRange(t0, t1, padding=0)
@@ -227,9 +256,9 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
                 line.setVisible(False)
             return
         p = vb.mapSceneToView(pos)
-        t, f = float(p.x()), float(p.y())
+        t, f = float(p.x()), float(inverse(self.freq_scale, p.y()))
         self._vline.setPos(t)
-        self._hline.setPos(f)
+        self._hline.setPos(p.y())
         for line in (self._vline, self._hline):
             line.setVisible(True)
         self.cursorMoved.emit(t, f, self.value_at(t, f))

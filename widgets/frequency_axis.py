@@ -1,0 +1,86 @@
+"""FrequencyAxis: a y axis for linear, logarithmic or mel frequency scales.
+
+The plot's y coordinate is ``forward(f)``: ``f`` (linear), ``log10(f)`` (log) or
+mel (mel).  Ticks are placed at round frequencies and labelled in Hz or kHz,
+so an image whose rows are uniform in that coordinate lines up with them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+SCALES = ("linear", "log", "mel")
+_NICE = (1.0, 2.0, 5.0)
+
+
+def forward(scale: str, f: np.ndarray | float) -> np.ndarray:
+    """Frequency in Hz to the plot coordinate of ``scale``."""
+    f = np.asarray(f, dtype=np.float64)
+    if scale == "log":
+        return np.log10(np.maximum(f, 1e-9))
+    if scale == "mel":
+        return 2595.0 * np.log10(1.0 + f / 700.0)
+    return f
+
+
+def inverse(scale: str, y: np.ndarray | float) -> np.ndarray:
+    """Plot coordinate of ``scale`` back to Hz."""
+    y = np.asarray(y, dtype=np.float64)
+    if scale == "log":
+        return 10.0 ** y
+    if scale == "mel":
+        return 700.0 * (10.0 ** (y / 2595.0) - 1.0)
+    return y
+
+
+def _fmt(f: float) -> str:
+    if abs(f) >= 1000:
+        k = f / 1000
+        return f"{k:g}k"
+    return f"{f:g}"
+
+
+class FrequencyAxis(pg.AxisItem):
+    """Left axis labelled in Hz for any of :data:`SCALES`."""
+
+    def __init__(self, orientation: str = "left", **kw) -> None:
+        super().__init__(orientation, **kw)
+        self.freq_scale = "linear"
+
+    def set_scale(self, scale: str) -> None:
+        if scale not in SCALES:
+            raise ValueError(f"frequency scale {scale!r} must be one of {', '.join(SCALES)}")
+        self.freq_scale = scale
+        if scale == "linear":
+            self.setLabel("Frequency", units="Hz")
+            self.enableAutoSIPrefix(True)
+        else:
+            self.setLabel(f"Frequency (Hz, {scale})", units=None)
+            self.enableAutoSIPrefix(False)
+        self.picture = None
+        self.update()
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802 (pyqtgraph API)
+        if self.freq_scale == "linear":
+            return super().tickValues(minVal, maxVal, size)
+        f0, f1 = float(inverse(self.freq_scale, minVal)), float(inverse(self.freq_scale, maxVal))
+        f0 = max(f0, 1e-3)
+        if f1 <= f0:
+            return []
+        decades = range(int(np.floor(np.log10(f0))), int(np.ceil(np.log10(f1))) + 1)
+        cands = [m * 10.0 ** d for d in decades for m in _NICE]
+        major = [f for f in cands if f0 <= f <= f1]
+        minor = [m * 10.0 ** d for d in decades for m in range(1, 10)
+                 if f0 <= m * 10.0 ** d <= f1 and m not in _NICE]
+        max_major = max(2, int(size / 28))
+        if len(major) > max_major:  # keep the powers of ten (and 5s if room)
+            major = [f for f in major if np.isclose(f / 10 ** np.floor(np.log10(f)), 1.0)]
+        # spacing values are nominal: labels come from tickStrings, not from them
+        return [(1.0, [float(forward(self.freq_scale, f)) for f in major]),
+                (0.5, [float(forward(self.freq_scale, f)) for f in minor])]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph API)
+        if self.freq_scale == "linear":
+            return super().tickStrings(values, scale, spacing)
+        return [_fmt(float(np.round(inverse(self.freq_scale, v), 6))) for v in values]

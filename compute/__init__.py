@@ -21,3 +21,9 @@ __all__ = [
     "TileEngine", "RenderResult", "render_progressive",
     "export_spectrogram", "read_spectrogram",
 ]
+
+# operator core (issue 3): registry, backends
+from .backend import available_backends
+from .registry import Param, call, operator
+
+__all__ += ["Param", "available_backends", "call", "operator"]

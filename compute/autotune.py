@@ -1,0 +1,375 @@
+"""Automatic backend and implementation choice, remembered like FFTW's wisdom.
+
+``backend="auto"`` resolves, per (operator, size class, dtype), to the
+implementation that was fastest when the candidates were timed once on this
+machine.  The choice is stored as JSON in the user cache directory
+(``platformdirs.user_cache_dir("specscope")``, or ``$SPECSCOPE_CACHE_DIR``)
+and reused by later runs.
+
+- Size classes are powers of two of the element count *and* the kind of the
+  last axis length: ``p2`` (a power of two), ``fast`` (5-smooth, what
+  ``scipy.fft.next_fast_len`` returns) or ``rough`` (e.g. a prime), so a
+  choice timed on 4096 samples is never applied to 4099.
+- Timings of a GPU candidate include the host↔device copies when the input
+  is on the host, and inputs below :data:`SMALL_ELEMENTS` never leave the CPU.
+  An input already on the GPU stays there.
+- float32 and float64 (and complex) are tuned separately.
+- Operators with several implementations (plugins included) are tuned the
+  same way; a single candidate is used without timing.
+- ``SPECSCOPE_NO_AUTOTUNE=1`` (or :func:`set_enabled(False) <set_enabled>`)
+  turns tuning off: the default NumPy implementation runs.
+
+Every call records its run time; :func:`profile` summarises it per operator.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import platform
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import backend as _backend
+from .errors import InputError
+from .paths import cache_dir
+
+if TYPE_CHECKING:
+    from .registry import Implementation, Operator
+
+__all__ = [
+    "SMALL_ELEMENTS",
+    "Profile",
+    "choose",
+    "enabled",
+    "forget",
+    "load_wisdom",
+    "profile",
+    "record",
+    "reset_stats",
+    "set_enabled",
+    "size_class",
+    "stats",
+    "tune",
+    "wisdom_path",
+]
+
+#: inputs with fewer elements stay on the CPU: a copy to the GPU and back costs
+#: more than the work (tens of microseconds per transfer and kernel launch)
+SMALL_ELEMENTS = 1 << 16
+WISDOM_VERSION = 1
+#: timing stops after this many repeats or this many seconds per candidate
+_REPEATS = 3
+_BUDGET_S = 0.25
+
+_lock = threading.RLock()
+_state: dict[str, Any] = {"wisdom": None, "path": None, "enabled": None}
+
+
+# -- settings and storage -------------------------------------------------------------
+
+
+def wisdom_path() -> Path:
+    """The JSON file holding remembered choices."""
+    return cache_dir() / "autotune.json"
+
+
+def enabled() -> bool:
+    """False when ``SPECSCOPE_NO_AUTOTUNE`` is set (non-empty, not ``0``) or disabled here."""
+    if _state["enabled"] is not None:
+        return bool(_state["enabled"])
+    return os.environ.get("SPECSCOPE_NO_AUTOTUNE", "") in ("", "0")
+
+
+def set_enabled(value: bool | None) -> None:
+    """Turn tuning on or off for this process; ``None`` goes back to the environment."""
+    _state["enabled"] = value
+
+
+def _fingerprint() -> str:
+    return f"{platform.machine()}|{'+'.join(_backend.available_backends())}"
+
+
+def load_wisdom() -> dict[str, Any]:
+    """The remembered choices (read once per cache path; a bad file is ignored)."""
+    path = wisdom_path()
+    with _lock:
+        if _state["wisdom"] is not None and _state["path"] == path:
+            return _state["wisdom"]
+        entries: dict[str, Any] = {}
+        try:
+            data = json.loads(path.read_text())
+            if data.get("version") == WISDOM_VERSION and isinstance(data.get("entries"), dict):
+                entries = data["entries"]
+        except (OSError, ValueError, AttributeError):
+            pass  # missing or corrupt: start afresh, the next save replaces it
+        _state["wisdom"], _state["path"] = entries, path
+        return entries
+
+
+def _save() -> None:
+    path = wisdom_path()
+    with _lock:
+        entries = load_wisdom()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".autotune-", suffix=".json", dir=path.parent)
+            with os.fdopen(fd, "w") as fh:
+                json.dump({"version": WISDOM_VERSION, "entries": entries}, fh, indent=1,
+                          sort_keys=True)
+            os.replace(tmp, path)  # atomic: a crash never leaves half a file
+        except OSError:
+            pass  # a read-only cache costs a re-tune next time, nothing more
+
+
+def forget() -> None:
+    """Drop all remembered choices (memory and file)."""
+    with _lock:
+        _state["wisdom"], _state["path"] = {}, wisdom_path()
+        with contextlib.suppress(OSError):
+            wisdom_path().unlink()
+
+
+# -- size classes ---------------------------------------------------------------------
+
+
+def _length_kind(n: int) -> str:
+    if n > 0 and n & (n - 1) == 0:
+        return "p2"
+    import scipy.fft
+
+    return "fast" if n > 0 and scipy.fft.next_fast_len(n) == n else "rough"
+
+
+def size_class(x: Any) -> str:
+    """``"2^k/kind"``: element count rounded up to a power of two, last-axis kind."""
+    if x is None:
+        return "none"
+    n = int(x.size)
+    bucket = 0 if n <= 1 else math.ceil(math.log2(n))
+    last = int(x.shape[-1]) if x.ndim else 1
+    return f"2^{bucket}/{_length_kind(last)}"
+
+
+def _key(op: Operator, x: Any, where: str) -> str:
+    dtype = "none" if x is None else str(x.dtype)
+    return f"{op.name}|{size_class(x)}|{dtype}|{where}|{_fingerprint()}"
+
+
+# -- choosing -------------------------------------------------------------------------
+
+
+def _time_candidate(op: Operator, impl: Implementation, x: Any, values: dict[str, Any],
+                    fs: float | None, home: str) -> float:
+    """Best-of-few wall time of one candidate, transfers to and from ``home`` included."""
+    def once() -> None:
+        out = op.execute(impl, x, values, fs)
+        if impl.backend != home:
+            _backend.to_device(out, home)
+        _backend.synchronize(impl.backend)
+
+    once()  # warm-up: plans, kernel compilation, caches
+    best = math.inf
+    start = time.perf_counter()
+    for _ in range(_REPEATS):
+        t0 = time.perf_counter()
+        once()
+        best = min(best, time.perf_counter() - t0)
+        if time.perf_counter() - start > _BUDGET_S:
+            break
+    return best
+
+
+def _candidates(op: Operator, x: Any) -> tuple[list[Implementation], str]:
+    home = "numpy" if x is None else _backend.backend_of(x)
+    if home == "cupy":
+        return op.candidates(["cupy"]) or op.candidates(["cupy"], native_only=False), home
+    backends = ["numpy"]
+    if x is not None and x.size >= SMALL_ELEMENTS and "cupy" in _backend.available_backends():
+        backends.append("cupy")
+    return op.candidates(backends), home
+
+
+def choose(op: Operator, x: Any, values: dict[str, Any], fs: float | None) -> Implementation:
+    """The implementation ``backend="auto"`` runs for this input (timing it if new)."""
+    if x is not None and not hasattr(x, "dtype"):
+        x = None  # a list of arrays (wavelet coefficients): no size class, CPU default
+    home = "numpy" if x is None else _backend.backend_of(x)
+    if not enabled():
+        return op.get_implementation(home)
+    cands, home = _candidates(op, x)
+    if not cands:
+        return op.get_implementation(home)
+    if len(cands) == 1:
+        return cands[0]
+    key = _key(op, x, home)
+    wisdom = load_wisdom()
+    entry = wisdom.get(key)
+    if entry:
+        for impl in cands:
+            if impl.backend == entry.get("backend") and impl.variant == entry.get("variant"):
+                return impl
+    times: dict[str, float] = {}
+    best: Implementation | None = None
+    for impl in cands:
+        try:
+            t = _time_candidate(op, impl, x, values, fs, home)
+        except Exception:  # noqa: BLE001, S112 - a failing candidate is not chosen
+            continue
+        times[f"{impl.backend}:{impl.variant}"] = t
+        if best is None or t < times[f"{best.backend}:{best.variant}"]:
+            best = impl
+    if best is None:
+        return cands[0]  # let the real call raise its error
+    with _lock:
+        wisdom[key] = {"backend": best.backend, "variant": best.variant, "seconds": times,
+                       "when": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        _save()
+    return best
+
+
+def _example_input(n: int, dtype: str) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(n)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(n)
+    return x.astype(dtype)
+
+
+def tune(operators: Iterable[str] | None = None,
+         sizes: Iterable[int] = (1 << 12, 1 << 16, 1 << 20, 1000, 48000),
+         dtypes: Iterable[str] = ("float32", "float64")) -> list[dict[str, Any]]:
+    """Time and remember choices for common sizes; returns one row per decision.
+
+    Operators that need parameters without defaults, or take no input, are
+    skipped (they are tuned on first use instead).  Operators with a single
+    usable implementation are reported as ``"only"`` without timing.
+    """
+    from .registry import get, list_operators
+
+    ops = list_operators() if operators is None else [get(n) for n in operators]
+    sizes, dtypes = list(sizes), list(dtypes)
+    for s in sizes:
+        if isinstance(s, bool) or not isinstance(s, int) or s < 1:
+            raise InputError(f"size={s!r} must be an integer >= 1")
+    for d in dtypes:
+        if d not in ("float32", "float64", "complex64", "complex128"):
+            raise InputError(f"dtype={d!r} must be one of float32, float64, complex64, "
+                             "complex128")
+    rows: list[dict[str, Any]] = []
+    for op in ops:
+        if not op.takes_input or any(p.required for p in op.params):
+            continue
+        for dtype in dtypes:
+            for n in sizes:
+                x = _example_input(n, dtype)
+                cands, home = _candidates(op, x)
+                row = {"operator": op.name, "size": n, "dtype": dtype,
+                       "class": size_class(x)}
+                if len(cands) < 2:
+                    row["choice"] = f"{cands[0].backend}:{cands[0].variant}" if cands else "-"
+                    row["timed"] = False
+                    rows.append(row)
+                    continue
+                try:
+                    values = op.validate({})
+                    impl = choose(op, x, values, None)
+                except Exception as exc:  # noqa: BLE001 - report and go on
+                    row["choice"] = f"error: {type(exc).__name__}"
+                    row["timed"] = False
+                    rows.append(row)
+                    continue
+                entry = load_wisdom().get(_key(op, x, home), {})
+                row.update(choice=f"{impl.backend}:{impl.variant}", timed=True,
+                           seconds=entry.get("seconds", {}))
+                rows.append(row)
+    return rows
+
+
+# -- recording and profiling ----------------------------------------------------------
+
+
+@dataclass
+class Profile:
+    """Time per operator recorded while a :func:`profile` block ran."""
+
+    #: name -> {"calls": int, "seconds": float, "backends": {backend: calls}}
+    operators: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def add(self, name: str, backend: str, seconds: float) -> None:
+        e = self.operators.setdefault(name, {"calls": 0, "seconds": 0.0, "backends": {}})
+        e["calls"] += 1
+        e["seconds"] += seconds
+        e["backends"][backend] = e["backends"].get(backend, 0) + 1
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(e["seconds"] for e in self.operators.values())
+
+    def summary(self) -> list[dict[str, Any]]:
+        """Rows sorted by total time, largest first (JSON-able)."""
+        rows = [{"operator": k, "calls": v["calls"], "seconds": v["seconds"],
+                 "mean_seconds": v["seconds"] / v["calls"], "backends": dict(v["backends"])}
+                for k, v in self.operators.items()]
+        return sorted(rows, key=lambda r: -r["seconds"])
+
+    def __str__(self) -> str:
+        lines = [f"{'operator':<28}{'calls':>7}{'total ms':>12}{'mean ms':>11}  backends"]
+        for r in self.summary():
+            lines.append(f"{r['operator']:<28}{r['calls']:>7}{r['seconds'] * 1e3:>12.3f}"
+                         f"{r['mean_seconds'] * 1e3:>11.3f}  "
+                         + ", ".join(f"{b}×{c}" for b, c in r["backends"].items()))
+        return "\n".join(lines)
+
+
+_active: list[Profile] = []
+_totals = Profile()
+
+
+def record(name: str, backend: str, seconds: float) -> None:
+    """Called by the registry after every operator call."""
+    with _lock:
+        _totals.add(name, backend, seconds)
+        for p in _active:
+            p.add(name, backend, seconds)
+
+
+def stats() -> Profile:
+    """Totals of every call in this process so far (a copy)."""
+    with _lock:
+        return Profile({k: {"calls": v["calls"], "seconds": v["seconds"],
+                            "backends": dict(v["backends"])}
+                        for k, v in _totals.operators.items()})
+
+
+def reset_stats() -> None:
+    """Clear the process-wide totals."""
+    with _lock:
+        _totals.operators.clear()
+
+
+@contextlib.contextmanager
+def profile() -> Iterator[Profile]:
+    """Collect time per operator for the calls made inside the block (any thread).
+
+    >>> with profile() as p:            # doctest: +SKIP
+    ...     call("fft", x)
+    >>> print(p)                         # doctest: +SKIP
+    """
+    p = Profile()
+    with _lock:
+        _active.append(p)
+    try:
+        yield p
+    finally:
+        with _lock:
+            _active.remove(p)

@@ -1,0 +1,695 @@
+"""The operator registry: one declaration per operator, built-in or plugin.
+
+An operator is declared once with :func:`operator`::
+
+    from specscope.compute import operator, Param
+
+    @operator("gain", family="basic", summary="Multiply by a constant",
+              params=[Param("factor", float, 1.0, min=0.0, help="linear gain")])
+    def gain(x, *, factor, xp):
+        return x * factor
+
+The declaration carries a typed parameter schema (:class:`Param`), the
+reference the operator must match, the history (context samples) a chunked
+run needs and whether it can stream with carried state.  The schema drives
+validation, the CLI listing and the GUI's generated parameter forms.
+
+An implementation receives the input array first, its parameters as keywords
+and, when its signature names them, ``xp`` (the array namespace) and ``fs``
+(the sample rate, 1.0 when the caller gives none).  A function that takes
+``xp`` is written once for every backend; one that does not runs on NumPy, and
+its CuPy path copies the data to the host and back.  Backend-specific
+implementations are added with ``@gain.implementation("cupy")``; several
+variants per backend are allowed (``@gain.implementation("numpy", "blocked")``)
+and :mod:`specscope.compute.autotune` chooses among them.
+
+Results come back in the namespace of the input: NumPy in, NumPy out (even
+when ``backend="auto"`` ran it on the GPU); CuPy in, CuPy out.  Operators
+without an input array (windows, filter design, some generators) return NumPy
+arrays unless ``backend="cupy"`` is asked for.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import math
+import numbers
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import backend as _backend
+from .errors import InputError, SpecscopeError
+
+__all__ = [
+    "REQUIRED",
+    "Implementation",
+    "Operator",
+    "Param",
+    "RegistrationError",
+    "call",
+    "describe",
+    "families",
+    "get",
+    "list_operators",
+    "operator",
+    "unregister",
+]
+
+#: names reserved by :func:`call` itself
+_RESERVED = frozenset({"x", "backend", "fs", "name"})
+_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
+NAN_POLICIES = ("propagate", "reject")
+
+
+class RegistrationError(SpecscopeError, ValueError):
+    """An operator declaration is invalid or its name is taken."""
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+#: default of a parameter that has to be given
+REQUIRED: Any = _Required()
+
+_TYPE_NAMES: dict[Any, str] = {int: "int", float: "float", bool: "bool", str: "str",
+                               complex: "complex"}
+_SPECIAL_TYPES = ("array", "window", "any")
+
+
+def _type_name(t: Any) -> str:
+    if isinstance(t, tuple):
+        return " | ".join(_type_name(u) for u in t)
+    if t in _TYPE_NAMES:
+        return _TYPE_NAMES[t]
+    if isinstance(t, str):
+        return t
+    return getattr(t, "__name__", str(t))
+
+
+def _jsonable(v: Any) -> Any:
+    if v is REQUIRED:
+        return None
+    if isinstance(v, (bool, str)) or v is None:
+        return v
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    if isinstance(v, numbers.Real):
+        f = float(v)
+        return f if math.isfinite(f) else str(f)
+    if isinstance(v, numbers.Complex):
+        return [float(v.real), float(v.imag)]
+    if isinstance(v, (tuple, list, np.ndarray)):
+        return [_jsonable(u) for u in np.asarray(v, dtype=object).tolist()] \
+            if isinstance(v, np.ndarray) else [_jsonable(u) for u in v]
+    return str(v)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of an operator's schema.
+
+    Parameters
+    ----------
+    name : str
+        Keyword the implementation receives.
+    type : type or str or tuple
+        ``int``, ``float``, ``bool``, ``str``, ``complex``; ``"array"`` (array
+        like: coefficients, a kernel; moved to the backend with the input),
+        ``"window"`` (a window name or tuple, as ``scipy.signal.get_window``
+        takes), ``"any"``; or a tuple of these, any of which is accepted.
+    default : object
+        Value when the caller gives none; :data:`REQUIRED` when it has to be
+        given.  A default of ``None`` also accepts ``None``.
+    min, max : float, optional
+        Inclusive bounds for numbers (element-wise for arrays).
+    choices : sequence, optional
+        Allowed values.
+    unit : str, optional
+        Physical unit, for forms and listings (``"Hz"``, ``"samples"``).
+    help : str
+        One line for forms and ``specscope ops``.
+    """
+
+    name: str
+    type: Any
+    default: Any = REQUIRED
+    min: float | None = None
+    max: float | None = None
+    choices: tuple | None = None
+    unit: str | None = None
+    help: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise RegistrationError(f"Param name {self.name!r} must be a Python identifier")
+        if self.name in _RESERVED:
+            raise RegistrationError(f"Param name {self.name!r} is reserved "
+                                    f"({', '.join(sorted(_RESERVED))})")
+        types = self.type if isinstance(self.type, tuple) else (self.type,)
+        for t in types:
+            if t not in _TYPE_NAMES and t not in _SPECIAL_TYPES:
+                raise RegistrationError(
+                    f"Param {self.name!r}: type {t!r} must be one of int, float, bool, str, "
+                    f"complex, {', '.join(repr(s) for s in _SPECIAL_TYPES)}")
+        if self.choices is not None:
+            object.__setattr__(self, "choices", tuple(self.choices))
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    # -- validation ---------------------------------------------------------------
+
+    def _range_text(self) -> str:
+        if self.min is not None and self.max is not None:
+            return f" in [{self.min}, {self.max}]"
+        if self.min is not None:
+            return f" >= {self.min}"
+        if self.max is not None:
+            return f" <= {self.max}"
+        return ""
+
+    def _fail(self, op: str, value: Any, expected: str) -> InputError:
+        text = repr(value)
+        if len(text) > 60:
+            text = text[:57] + "..."
+        text = " ".join(text.split())
+        prefix = f"{op}: " if op else ""
+        return InputError(f"{prefix}{self.name}={text} must be {expected}")
+
+    def _check_range(self, op: str, value: Any, shown: Any, what: str) -> None:
+        lo_bad = self.min is not None and np.any(np.asarray(value) < self.min)
+        hi_bad = self.max is not None and np.any(np.asarray(value) > self.max)
+        if lo_bad or hi_bad or (np.size(value) and np.any(np.isnan(np.asarray(value)))):
+            raise self._fail(op, shown, what + self._range_text())
+
+    def _coerce_one(self, op: str, t: Any, value: Any) -> Any:
+        """Coerce ``value`` to type ``t`` or raise TypeError (wrong kind)."""
+        if t is bool:
+            if isinstance(value, (bool, np.bool_)):
+                return bool(value)
+            raise TypeError
+        if t is int:
+            if isinstance(value, (bool, np.bool_)):
+                raise TypeError
+            if isinstance(value, numbers.Integral):
+                return int(value)
+            if isinstance(value, numbers.Real) and float(value).is_integer():
+                return int(value)
+            raise TypeError
+        if t is float:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+                raise TypeError
+            return float(value)
+        if t is complex:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Number):
+                raise TypeError
+            return complex(value)
+        if t is str:
+            if isinstance(value, str):
+                return value
+            raise TypeError
+        if t == "array":
+            if _backend.is_device_array(value):
+                return value
+            if isinstance(value, (str, bytes, dict)) or value is None:
+                raise TypeError
+            arr = np.asarray(value)
+            if arr.dtype.kind not in "biufc":
+                raise TypeError
+            return arr
+        if t == "window":
+            if isinstance(value, str) or (isinstance(value, tuple) and value
+                                          and isinstance(value[0], str)):
+                return value
+            raise TypeError
+        return value  # "any"
+
+    def validate(self, value: Any, op: str = "") -> Any:
+        """The value coerced to the schema, or :class:`InputError` naming the parameter."""
+        if value is None and self.default is None:
+            return None
+        types = self.type if isinstance(self.type, tuple) else (self.type,)
+        coerced: Any = REQUIRED
+        for t in types:
+            try:
+                coerced = self._coerce_one(op, t, value)
+                break
+            except (TypeError, ValueError):
+                continue
+        what = {"int": "an integer", "float": "a number", "bool": "True or False",
+                "str": "a string", "complex": "a number", "array": "an array of numbers",
+                "window": "a window name or tuple"}
+        expected = " or ".join(what.get(_type_name(t), _type_name(t)) for t in types)
+        if self.default is None:
+            expected += " or None"
+        if coerced is REQUIRED:
+            if self.choices is not None:
+                raise self._fail(op, value, "one of " + ", ".join(map(str, self.choices)))
+            raise self._fail(op, value, expected + self._range_text())
+        if self.choices is not None and coerced not in self.choices:
+            raise self._fail(op, value, "one of " + ", ".join(map(str, self.choices)))
+        if (self.min is not None or self.max is not None) and not isinstance(coerced, str):
+            if _backend.is_device_array(coerced):
+                self._check_range(op, _backend.to_host(coerced), value, expected)
+            elif isinstance(coerced, (numbers.Real, np.ndarray)):
+                self._check_range(op, coerced, value, expected)
+        if isinstance(coerced, float) and not math.isfinite(coerced) and (
+                self.min is not None or self.max is not None):
+            raise self._fail(op, value, "finite" + self._range_text())
+        return coerced
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able description."""
+        return {"name": self.name, "type": _type_name(self.type),
+                "default": _jsonable(self.default), "required": self.required,
+                "min": self.min, "max": self.max,
+                "choices": None if self.choices is None else [_jsonable(c) for c in self.choices],
+                "unit": self.unit, "help": self.help}
+
+
+@dataclass
+class Implementation:
+    """One way to run an operator on one backend."""
+
+    fn: Callable[..., Any]
+    backend: str
+    variant: str = "default"
+    #: False when the CuPy path copies to the host and runs NumPy
+    native: bool = True
+    wants_xp: bool = False
+    wants_fs: bool = False
+    #: what ``fs`` is when the caller gives none: the function's own default
+    #: (``None`` keeps scipy's "normalised frequency" meaning), else 1.0
+    fs_default: Any = 1.0
+    #: derived from the default function (generic ``xp`` code or host round
+    #: trip); an explicit ``.implementation(backend)`` replaces it
+    derived: bool = False
+
+    @classmethod
+    def wrap(cls, fn: Callable[..., Any], backend: str, variant: str,
+             native: bool = True) -> Implementation:
+        try:
+            names = inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            names = {}
+        fs_default: Any = 1.0
+        if "fs" in names and names["fs"].default is not inspect.Parameter.empty:
+            fs_default = names["fs"].default
+        return cls(fn, backend, variant, native, "xp" in names, "fs" in names, fs_default)
+
+
+HistoryType = int | Callable[[dict[str, Any]], int | None] | None
+
+
+@dataclass(eq=False)
+class Operator:
+    """A registered operator: schema, implementations and metadata.
+
+    Call it like a function: ``op(x, backend="auto", fs=None, **params)``.
+    """
+
+    name: str
+    family: str
+    summary: str
+    params: tuple[Param, ...]
+    reference: str = ""
+    #: context samples a chunked run needs: an int, a function of the
+    #: validated parameters, or None when the operator needs the whole signal
+    history: HistoryType = 0
+    #: True when the operator can run chunk by chunk carrying state
+    streamable: bool = False
+    #: False for operators that make data from parameters only (windows, designs)
+    takes_input: bool = True
+    #: what NaN input does: ``propagate`` to the output, or ``reject`` (InputError)
+    nan_policy: str = "propagate"
+    #: ``"array"``, or ``"sequence"`` for operators taking a list of arrays
+    #: (wavelet coefficients)
+    input_kind: str = "array"
+    doc: str = ""
+    implementations: dict[str, dict[str, Implementation]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._by_name = {p.name: p for p in self.params}
+        self.__doc__ = self.doc or self.summary
+
+    # -- implementations ----------------------------------------------------------
+
+    def _add(self, impl: Implementation) -> None:
+        if impl.backend not in _backend.BACKENDS:
+            raise RegistrationError(f"{self.name}: backend={impl.backend!r} must be one of "
+                                    f"{', '.join(_backend.BACKENDS)}")
+        variants = self.implementations.setdefault(impl.backend, {})
+        old = variants.get(impl.variant)
+        if old is not None and not old.derived:
+            raise RegistrationError(f"{self.name}: a {impl.backend!r} implementation named "
+                                    f"{impl.variant!r} is already registered")
+        variants[impl.variant] = impl
+
+    def implementation(self, backend: str, variant: str = "default"
+                       ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator adding an implementation for ``backend`` (and ``variant``)."""
+        def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self._add(Implementation.wrap(fn, backend, variant, native=True))
+            return fn
+        return decorate
+
+    @property
+    def backends(self) -> list[str]:
+        """Backends with at least one implementation (native or host round trip)."""
+        return [b for b in _backend.BACKENDS if self.implementations.get(b)]
+
+    def candidates(self, backends: Iterable[str], native_only: bool = True
+                   ) -> list[Implementation]:
+        """Implementations on ``backends``, in registration order."""
+        out = []
+        for b in backends:
+            for impl in self.implementations.get(b, {}).values():
+                if impl.native or not native_only:
+                    out.append(impl)
+        return out
+
+    def get_implementation(self, backend: str, variant: str | None = None) -> Implementation:
+        variants = self.implementations.get(backend, {})
+        if not variants:
+            raise InputError(f"{self.name}: no implementation for backend={backend!r}; "
+                             f"it has {', '.join(self.backends)}")
+        if variant is None:
+            return next(iter(variants.values()))
+        if variant not in variants:
+            raise InputError(f"{self.name}: variant={variant!r} must be one of "
+                             f"{', '.join(variants)} on {backend}")
+        return variants[variant]
+
+    # -- parameters ---------------------------------------------------------------
+
+    def validate(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Complete ``params`` with defaults and validate them against the schema."""
+        unknown = [k for k in params if k not in self._by_name]
+        if unknown:
+            k = unknown[0]
+            names = ", ".join(self._by_name) or "none"
+            close = difflib.get_close_matches(k, list(self._by_name), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise InputError(f"{self.name}: unknown parameter {k!r}{hint} (parameters: {names})")
+        out: dict[str, Any] = {}
+        for p in self.params:
+            if p.name in params:
+                out[p.name] = p.validate(params[p.name], self.name)
+            elif p.required:
+                raise InputError(f"{self.name}: parameter {p.name!r} is required"
+                                 + (f" ({p.help})" if p.help else ""))
+            else:
+                out[p.name] = p.default
+        return out
+
+    def history_for(self, params: dict[str, Any]) -> int | None:
+        """Context samples a chunked run needs with these (validated) parameters."""
+        if callable(self.history):
+            return self.history(params)
+        return self.history
+
+    # -- running ------------------------------------------------------------------
+
+    def __call__(self, x: Any = None, /, *, backend: str = "auto", fs: float | None = None,
+                 **params: Any) -> Any:
+        return self.run(x, backend=backend, fs=fs, **params)
+
+    def _check_input(self, x: Any) -> Any:
+        if not self.takes_input:
+            if x is not None:
+                raise InputError(f"{self.name} takes no input array; give its parameters "
+                                 "only")
+            return None
+        if x is None:
+            raise InputError(f"{self.name}: an input array is required")
+        if self.input_kind == "sequence":
+            if not isinstance(x, (list, tuple)) or not x:
+                raise InputError(f"{self.name}: input must be a non-empty list of arrays "
+                                 "(as the matching decomposition returns)")
+            return [v if _backend.is_device_array(v) or isinstance(v, (list, tuple))
+                    else np.asarray(v) for v in x]
+        if not _backend.is_device_array(x):
+            x = np.asarray(x)
+        if x.dtype.kind not in "biufc":
+            raise InputError(f"{self.name}: input must be numeric, got dtype {x.dtype}")
+        if self.nan_policy == "reject" and x.dtype.kind in "fc" and x.size:
+            xp = np if not _backend.is_device_array(x) else _backend.get_xp("cupy")
+            if bool(xp.isnan(x).any()):
+                raise InputError(f"{self.name}: input contains NaN; this operator rejects NaN "
+                                 "(remove or interpolate them first)")
+        return x
+
+    def _parse_backend(self, backend: str) -> tuple[str, str | None]:
+        if not isinstance(backend, str):
+            raise InputError(f"backend={backend!r} must be one of auto, "
+                             f"{', '.join(_backend.BACKENDS)}")
+        name, _, variant = backend.partition(":")
+        if name == "auto":
+            return "auto", None
+        _backend.check_backend(name)
+        return name, variant or None
+
+    def execute(self, impl: Implementation, x: Any, values: dict[str, Any],
+                fs: float | None) -> Any:
+        """Run one implementation: move data to its backend, call, return its result."""
+        target = impl.backend if impl.native else "numpy"
+        kwargs = dict(values)
+        for p in self.params:
+            if kwargs.get(p.name) is not None and _is_array_type(p.type) and (
+                    isinstance(kwargs[p.name], np.ndarray)
+                    or _backend.is_device_array(kwargs[p.name])):
+                kwargs[p.name] = _backend.to_device(kwargs[p.name], target)
+        if impl.wants_xp:
+            kwargs["xp"] = _backend.get_xp(target)
+        if impl.wants_fs:
+            kwargs["fs"] = impl.fs_default if fs is None else fs
+        if self.takes_input:
+            result = impl.fn(_backend.to_device(x, target), **kwargs)
+        else:
+            result = impl.fn(**kwargs)
+        if target != impl.backend:
+            result = _backend.to_device(result, impl.backend)
+        return result
+
+    def run(self, x: Any = None, *, backend: str = "auto", fs: float | None = None,
+            **params: Any) -> Any:
+        """Validate, choose a backend, run, and return the result (see module doc)."""
+        from . import autotune  # late: autotune times operators through this method
+
+        values = self.validate(params)
+        if fs is not None:
+            if isinstance(fs, bool) or not isinstance(fs, numbers.Real) or not (
+                    math.isfinite(fs) and fs > 0):
+                raise InputError(f"{self.name}: fs={fs!r} must be a positive sample rate in Hz")
+            fs = float(fs)
+        x = self._check_input(x)
+        want, variant = self._parse_backend(backend)
+        if want == "auto":
+            impl = autotune.choose(self, x, values, fs)
+        else:
+            impl = self.get_implementation(want, variant)
+        t0 = time.perf_counter()
+        try:
+            result = self.execute(impl, x, values, fs)
+        except SpecscopeError:
+            raise
+        except (ValueError, TypeError, ZeroDivisionError, IndexError) as exc:
+            msg = " ".join(str(exc).split()) or type(exc).__name__
+            raise InputError(f"{self.name}: {msg}") from exc
+        # results follow the input's namespace (see module doc)
+        if self.takes_input:
+            home = _backend.backend_of(x)
+        else:
+            home = "cupy" if want == "cupy" else "numpy"
+        if home != impl.backend:
+            result = _backend.to_device(result, home)
+        autotune.record(self.name, impl.backend, time.perf_counter() - t0)
+        return result
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able description (what ``specscope ops --json`` prints)."""
+        if callable(self.history):
+            history: Any = "depends on parameters"
+        else:
+            history = self.history
+        return {
+            "name": self.name, "family": self.family, "summary": self.summary,
+            "reference": self.reference,
+            "backends": self.backends,
+            "implementations": {
+                b: [{"variant": i.variant, "native": i.native} for i in v.values()]
+                for b, v in self.implementations.items()},
+            "params": [p.to_dict() for p in self.params],
+            "takes_input": self.takes_input,
+            "history": history,
+            "streamable": self.streamable,
+            "nan_policy": self.nan_policy,
+            "input_kind": self.input_kind if self.takes_input else None,
+        }
+
+
+def _is_array_type(t: Any) -> bool:
+    return t == "array" or (isinstance(t, tuple) and "array" in t)
+
+
+# -- the registry ---------------------------------------------------------------------
+
+_registry: dict[str, Operator] = {}
+_registry_lock = threading.RLock()
+_builtins_state = {"loaded": False}
+
+
+def _ensure_builtins() -> None:
+    """Import the built-in operators on first use (keeps ``import`` light)."""
+    if _builtins_state["loaded"]:
+        return
+    with _registry_lock:
+        if _builtins_state["loaded"]:
+            return
+        _builtins_state["loaded"] = True
+        import importlib
+        importlib.import_module("specscope.compute.ops")
+
+
+def operator(name: str, *, family: str, summary: str, params: Sequence[Param] = (),
+             reference: str = "", history: HistoryType = 0, streamable: bool = False,
+             takes_input: bool = True, nan_policy: str = "propagate",
+             input_kind: str = "array",
+             ) -> Callable[[Callable[..., Any]], Operator]:
+    """Declare an operator; the decorated function is its default implementation.
+
+    Parameters
+    ----------
+    name : str
+        Unique name: lower-case words joined by ``_``; plugins use a namespace,
+        ``"plugin.op"``.  Registering a taken name is a :class:`RegistrationError`.
+    family : str
+        Group in listings: ``fft``, ``windows``, ``timefreq``, ...
+    summary : str
+        One line.
+    params : sequence of Param
+        The schema; the implementation receives these as keywords.
+    reference : str
+        What the operator must match, e.g. ``"scipy.signal.sosfilt"``.
+    history : int, callable or None
+        Context samples a chunked run needs (``None``: the whole signal).
+    streamable : bool
+        Whether it can run chunk by chunk with carried state.
+    takes_input : bool
+        False for operators computed from parameters only.
+    nan_policy : {"propagate", "reject"}
+        What NaN in the input does.
+
+    Returns
+    -------
+    decorator
+        Turns the function into an :class:`Operator`.  A function whose
+        signature names ``xp`` runs on every backend; otherwise it runs on
+        NumPy and gets a host round-trip CuPy path.
+    """
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise RegistrationError(f"operator name {name!r} must be lower-case words joined by "
+                                "'_', with an optional namespace: 'plugin.op'")
+    if nan_policy not in NAN_POLICIES:
+        raise RegistrationError(f"{name}: nan_policy={nan_policy!r} must be one of "
+                                f"{', '.join(NAN_POLICIES)}")
+    params = tuple(params)
+    seen: set[str] = set()
+    for p in params:
+        if not isinstance(p, Param):
+            raise RegistrationError(f"{name}: params must be Param objects, got {p!r}")
+        if p.name in seen:
+            raise RegistrationError(f"{name}: parameter {p.name!r} is declared twice")
+        seen.add(p.name)
+
+    def decorate(fn: Callable[..., Any]) -> Operator:
+        op = Operator(name=name, family=family, summary=summary, params=params,
+                      reference=reference, history=history, streamable=streamable,
+                      takes_input=takes_input, nan_policy=nan_policy, input_kind=input_kind,
+                      doc=inspect.getdoc(fn) or summary)
+        default = Implementation.wrap(fn, "numpy", "default")
+        op._add(default)
+        derived = Implementation.wrap(fn, "cupy", "default", native=default.wants_xp)
+        derived.derived = True
+        op._add(derived)
+        op.__wrapped__ = fn  # type: ignore[attr-defined]
+        with _registry_lock:
+            if name in _registry:
+                raise RegistrationError(f"operator {name!r} is already registered; plugins "
+                                        "register under their own namespace, 'plugin.op'")
+            _registry[name] = op
+        return op
+
+    return decorate
+
+
+def unregister(name: str) -> None:
+    """Remove an operator (plugin reloads and tests); unknown names are an error."""
+    with _registry_lock:
+        if name not in _registry:
+            raise InputError(f"operator {name!r} is not registered")
+        del _registry[name]
+
+
+def get(name: str) -> Operator:
+    """The operator called ``name``; :class:`InputError` with suggestions otherwise."""
+    if isinstance(name, Operator):
+        return name
+    _ensure_builtins()
+    try:
+        return _registry[name]
+    except (KeyError, TypeError):
+        close = difflib.get_close_matches(str(name), list(_registry), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise InputError(f"operator={name!r} is not registered{hint} "
+                         "(see 'specscope ops')") from None
+
+
+def list_operators(family: str | None = None) -> list[Operator]:
+    """Registered operators sorted by family and name, optionally of one family."""
+    _ensure_builtins()
+    with _registry_lock:
+        ops = list(_registry.values())
+    if family is not None:
+        ops = [o for o in ops if o.family == family]
+    return sorted(ops, key=lambda o: (o.family, o.name))
+
+
+def families() -> list[str]:
+    """Family names in use, sorted."""
+    return sorted({o.family for o in list_operators()})
+
+
+def describe(family: str | None = None) -> list[dict[str, Any]]:
+    """A JSON-able list describing every operator (see :meth:`Operator.to_dict`)."""
+    return [o.to_dict() for o in list_operators(family)]
+
+
+def call(name: str, x: Any = None, backend: str = "auto", fs: float | None = None,
+         **params: Any) -> Any:
+    """Run operator ``name`` on ``x``.
+
+    Parameters
+    ----------
+    name : str
+        A registered operator.
+    x : array_like, optional
+        Input (omitted for operators that take none, e.g. windows).
+    backend : str
+        ``"auto"`` (autotuned), ``"numpy"``, ``"cupy"``, or ``"backend:variant"``.
+    fs : float, optional
+        Sample rate in Hz for operators that use one (1.0 when omitted).
+    **params
+        The operator's parameters, validated against its schema.
+    """
+    return get(name).run(x, backend=backend, fs=fs, **params)

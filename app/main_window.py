@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PyQt6.QtCore import Qt, QTimer, pyqtSignal
+from PyQt6.QtCore import QObject, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QKeySequence
 from PyQt6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox,
                              QProgressBar, QPushButton, QScrollArea)
@@ -136,7 +136,7 @@ class MainWindow(QMainWindow):
                                          ["Home", "Ctrl+0"]))
         view_menu.addAction(self._action("&Auto levels", self.auto_levels, "Ctrl+L"))
         view_menu.addAction(self._dock.toggleViewAction())
-        self.act_cancel = self._action("&Cancel computation", lambda: self.worker.cancel(), "Esc")
+        self.act_cancel = self._action("&Cancel computation", self.cancel_jobs, "Esc")
         view_menu.addAction(self.act_cancel)
         help_menu = mb.addMenu("&Help")
         help_menu.addAction(self._action("&Keyboard shortcuts", self._show_shortcuts, "F1"))
@@ -148,9 +148,16 @@ class MainWindow(QMainWindow):
             act.setShortcuts([QKeySequence(s) for s in shortcut])
         elif shortcut is not None:
             act.setShortcut(QKeySequence(shortcut))
-        act.triggered.connect(lambda *_: slot())
+        act.triggered.connect(_Caller(slot, act))
         self.addAction(act)
         return act
+
+    def cancel_jobs(self) -> None:
+        """Cancel whatever the compute thread is doing (Esc)."""
+        self.worker.cancel()
+
+    def _clear_message(self) -> None:
+        self.message_label.setText("")
 
     def _build_status_bar(self, backend_name: str) -> None:
         sb = self.statusBar()
@@ -160,7 +167,7 @@ class MainWindow(QMainWindow):
         self.message_label = QLabel("")
         self._message_timer = QTimer(self)
         self._message_timer.setSingleShot(True)
-        self._message_timer.timeout.connect(lambda: self.message_label.setText(""))
+        self._message_timer.timeout.connect(self._clear_message)
         self.backend_label = QLabel(f"compute: {backend_name}")
         self.progress_bar = QProgressBar()
         self.progress_bar.setMaximumWidth(160)
@@ -168,7 +175,7 @@ class MainWindow(QMainWindow):
         self.progress_bar.setVisible(False)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setVisible(False)
-        self.cancel_button.clicked.connect(lambda: self.worker.cancel())
+        self.cancel_button.clicked.connect(self.cancel_jobs)
         sb.addWidget(self.file_label)
         sb.addWidget(self.cursor_label)
         sb.addWidget(self.message_label, 1)
@@ -333,7 +340,7 @@ class MainWindow(QMainWindow):
             request, img = result.value
             if not self._current(request):
                 return  # for an engine or axis that has been replaced
-            self._show_detail(img)
+            self._show_detail(img, final=True)
             self.last_result = result
             agg = (f", {img.frames_per_column:.1f} frames/column ({img.reduce}, "
                    f"level {img.level})" if img.frames_per_column > 1.0 else "")
@@ -436,9 +443,9 @@ class MainWindow(QMainWindow):
             self.auto_levels()
             self._levels_set = True
 
-    def _show_detail(self, img: DisplayImage) -> None:
+    def _show_detail(self, img: DisplayImage, final: bool = False) -> None:
         self.view.set_image(img.db, img.column_edges, img.frequency_edges)
-        if not img.preview:
+        if final:
             self.last_image = img
 
     def _maybe_image_shown(self) -> None:
@@ -502,3 +509,15 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
+
+
+class _Caller(QObject):
+    """Calls ``slot()`` for a signal with arguments; lives (and dies) with ``parent``,
+    so a queued signal can never reach a deleted window."""
+
+    def __init__(self, slot, parent: QObject) -> None:
+        super().__init__(parent)
+        self._slot = slot
+
+    def __call__(self, *_: object) -> None:
+        self._slot()

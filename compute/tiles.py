@@ -45,6 +45,9 @@ FREQ_SCALES = ("linear", "log", "mel")
 DEFAULT_CACHE_BYTES = 384 << 20
 #: levels at or above this are worth keeping on disk (each cell >= 16 frames)
 DISK_MIN_LEVEL = 4
+#: a tile computed from the recording is built from its descendants this many
+#: levels down, which are cached too: zooming in from a fresh view is then fast
+DERIVED_LEVELS = 2
 
 
 @dataclass(frozen=True)
@@ -193,10 +196,10 @@ class TileEngine:
         return (np.asarray(t, dtype=np.float64) * self.fs - self.params.nfft / 2) / self.params.hop
 
     def level_for(self, frames_per_column: float) -> int:
-        """The coarsest level whose cells are at most a quarter of a column."""
-        if frames_per_column < 8:
+        """The coarsest level whose cells are at most half a column."""
+        if frames_per_column < 4:
             return 0
-        return int(min(self.max_level, max(0, math.floor(math.log2(frames_per_column / 4)))))
+        return int(min(self.max_level, max(0, math.floor(math.log2(frames_per_column / 2)))))
 
     # -- tiles ---------------------------------------------------------------
     def tile_range(self, level: int, f0: int, f1: int) -> range:
@@ -208,20 +211,29 @@ class TileEngine:
         return self.cache.peek((level, index))
 
     def get_tile(self, level: int, index: int,
-                 cancelled: Callable[[], bool] | None = None) -> Tile:
-        """A tile from the cache, the disk, its two children, or the recording."""
+                 cancelled: Callable[[], bool] | None = None,
+                 derive: int = DERIVED_LEVELS) -> Tile:
+        """A tile from the cache, the disk, its two children, or the recording.
+
+        Computed from the recording, a tile is assembled from its descendants
+        ``derive`` levels down, which stay cached for the zoom-in that usually
+        follows.
+        """
         key = (level, index)
         tile = self.cache.get(key)
         if tile is not None:
             return tile
         tile = self._load_disk(level, index)
         if tile is None and level > 0:
-            a, b = (level - 1, 2 * index), (level - 1, 2 * index + 1)
-            if self.cache.peek(a) and (self.cache.peek(b) or not self._tile_exists(*b)):
+            kids = [(level - 1, 2 * index + k) for k in (0, 1)
+                    if self._tile_exists(level - 1, 2 * index + k)]
+            if all(self.cache.peek(k) for k in kids) or derive > 0:
+                for k in kids:  # cached, or computed now, one level down
+                    self.get_tile(*k, cancelled=cancelled, derive=max(derive - 1, 0))
                 tile = self._combine(level, index)
         if tile is None:
             tile = self._compute(level, index, cancelled)
-            self._save_disk(tile)
+        self._save_disk(tile)
         self.cache.put(key, tile)
         return tile
 
@@ -229,8 +241,10 @@ class TileEngine:
         return index * (TILE_CELLS << level) < self.n_frames
 
     def _combine(self, level: int, index: int) -> Tile:
-        parts = [self.cache.get((level - 1, 2 * index + k)) for k in (0, 1)]
-        parts = [p for p in parts if p is not None]
+        parts = [self.cache.get((level - 1, 2 * index + k)) for k in (0, 1)
+                 if self._tile_exists(level - 1, 2 * index + k)]
+        if any(p is None for p in parts):  # evicted meanwhile: compute directly
+            return self._compute(level, index, None)
         sums = np.concatenate([p.sums for p in parts], axis=1)
         maxs = np.concatenate([p.maxs for p in parts], axis=1)
         counts = np.concatenate([p.counts for p in parts])
@@ -304,7 +318,7 @@ class TileEngine:
 
     def _save_disk(self, tile: Tile) -> None:
         path = self._disk_path(tile.level, tile.index)
-        if path is None:
+        if path is None or path.exists():
             return
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -35,8 +35,9 @@ def test_opens_example_and_draws_off_the_gui_thread(qtbot, window, example_path)
     window.worker.finished.connect(lambda i, kind, r: threads.append((kind, r.thread_id)))
     with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
         window.open_path(example_path)
-    kinds = {k for k, _ in threads}
-    assert {"open", "overview", "detail"} <= kinds
+    # each queued connection is its own event: let ours arrive too
+    qtbot.waitUntil(lambda: {"open", "overview", "detail"} <= {k for k, _ in threads},
+                    timeout=TIMEOUT_MS)
     assert all(tid != gui_thread for _, tid in threads), "computed on the GUI thread"
     img = window.view.image_data
     t0, t1, width, reduce = window.last_request

@@ -81,7 +81,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._viewport_timer.setSingleShot(True)
         self._viewport_timer.setInterval(30)
         self._viewport_timer.timeout.connect(self._emit_viewport)
-        self.plot.getViewBox().sigRangeChanged.connect(lambda *_: self._viewport_timer.start())
+        self.plot.getViewBox().sigRangeChanged.connect(self._on_range_changed)
 
     # -- data --------------------------------------------------------------
     def set_extent(self, t0: float, t1: float, f0: float, f1: float, *,
@@ -183,6 +183,9 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         vb = self.plot.getViewBox()
         ratio = self.devicePixelRatioF()
         return max(1, int(vb.width() * ratio)), max(1, int(vb.height() * ratio))
+
+    def _on_range_changed(self, *_: object) -> None:
+        self._viewport_timer.start()
 
     def _emit_viewport(self) -> None:
         if self._extent is None:

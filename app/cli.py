@@ -106,6 +106,12 @@ def cmd_open(args: argparse.Namespace) -> int:
                             channel=args.channel)
     if args.file is not None and not Path(args.file).exists():
         raise SpecscopeError(f"{args.file}: no such file")
+    session = None
+    if args.file is None and args.screenshot is None and not args.no_restore:
+        from .main_window import last_session_path
+
+        if last_session_path().is_file():
+            session = last_session_path()
     screenshot = args.screenshot
     if screenshot is None and not has_display():
         screenshot = os.path.join(tempfile.gettempdir(), "specscope-screenshot.png")
@@ -113,7 +119,7 @@ def cmd_open(args: argparse.Namespace) -> int:
               file=sys.stderr)
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    code = run_app(args.file, settings, screenshot)
+    code = run_app(args.file, settings, screenshot, session=session)
     if screenshot is not None and code == 0:
         print(Path(screenshot).resolve())
     return code
@@ -131,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="recording to open")
     p.add_argument("--screenshot", metavar="PNG",
                    help="save the window as PNG once the spectrogram is drawn, then exit")
+    p.add_argument("--no-restore", action="store_true",
+                   help="without FILE, start empty instead of reopening the last session")
     _add_stft_options(p, scaling=False)
     p.set_defaults(func=cmd_open)
 
@@ -148,12 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_recording_options(p)
     p.set_defaults(func=cmd_spectrogram)
 
-    try:
-        from . import cli_ops
-    except ImportError:
-        pass
-    else:
-        cli_ops.register(sub)
+    from . import cli_ops
+
+    cli_ops.register(sub)
     return ap
 
 

@@ -30,7 +30,8 @@ def _qt_messages(kind, context, message: str) -> None:
         print(message, file=sys.stderr)
 
 
-def run_app(path: str | None, settings: ViewSettings, screenshot: str | None = None) -> int:
+def run_app(path: str | None, settings: ViewSettings, screenshot: str | None = None,
+            session: str | Path | None = None) -> int:
     """Run the app; with ``screenshot`` save the window once the spectrogram is drawn."""
     from PyQt6.QtCore import QTimer, qInstallMessageHandler
     from PyQt6.QtWidgets import QApplication
@@ -72,6 +73,8 @@ def run_app(path: str | None, settings: ViewSettings, screenshot: str | None = N
             on_error("--screenshot needs a recording to open")
     if path is not None:
         win.open_path(path)
+    elif session is not None:
+        win.open_session(session)
     try:
         app.exec()
     finally:

@@ -6,10 +6,13 @@ compute thread (:mod:`specscope.app.worker`); their results arrive as signals.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import numpy as np
+
 from PyQt6.QtCore import QObject, Qt, QTimer, pyqtSignal
-from PyQt6.QtGui import QAction, QKeySequence
+from PyQt6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
 from PyQt6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox,
                              QProgressBar, QPushButton, QScrollArea)
 
@@ -28,17 +31,30 @@ from .worker import ComputeWorker, JobResult, TaskControl
 
 #: columns of the whole-recording background image
 OVERVIEW_COLUMNS = 2048
+#: the waveform row appears when the visible span holds at most this many samples
+WAVEFORM_MAX_SAMPLES = 48_000
 ENVELOPE_POINTS = 4000
 
 OPEN_FILTER = ("Recordings (*.wav *.wave *.flac *.ogg *.oga *.aif *.aiff *.w64 *.rf64 "
                "*.caf);;All files (*)")
 SHORTCUTS = [
     ("Ctrl+O", "Open a recording"),
-    ("Ctrl+E", "Export the spectrogram to HDF5"),
+    ("Ctrl+S / Ctrl+Shift+O", "Save / open a session"),
+    ("Ctrl+E", "Export the spectrogram of the whole recording to HDF5"),
+    ("Ctrl+Shift+E", "Export the values of the view to HDF5"),
+    ("Ctrl+P", "Export the view as PNG"),
+    ("Ctrl+Z / Ctrl+Shift+Z", "Undo / redo a parameter change"),
     ("Home / Ctrl+0", "Show the whole recording"),
+    ("Left / Right", "Pan in time"),
+    ("+ / -", "Zoom in / out in time"),
+    ("Up / Down", "Pan in frequency (with Shift: zoom)"),
+    ("Z", "Zoom box: drag a rectangle to zoom into it"),
+    ("Click / double-click", "Set / clear the measurement reference (Δt, Δf, ΔdB)"),
+    ("H", "Harmonic cursors at 2f, 3f, ... of the cursor"),
     ("Ctrl+L", "Fit the dB range to the image"),
     ("Esc", "Cancel the running computation"),
     ("Mouse drag / wheel", "Pan / zoom (right-drag zooms each axis)"),
+    ("F1", "This list"),
     ("Ctrl+Q", "Quit"),
 ]
 
@@ -116,6 +132,7 @@ class MainWindow(QMainWindow):
         self.view.viewportChanged.connect(self._on_viewport)
         self.overview.regionChanged.connect(self.view.set_time_range)
 
+        self.undo_stack = QUndoStack(self)
         self._build_menus()
         self._build_status_bar(backend_name)
         self.show_message("Open a recording with File › Open (Ctrl+O) or drop a file here", 0)
@@ -128,13 +145,38 @@ class MainWindow(QMainWindow):
         self.act_export = self._action("&Export HDF5…", self.export_dialog, "Ctrl+E")
         self.act_export.setEnabled(False)
         act_quit = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
-        file_menu.addActions([self.act_open, self.act_export])
+        self.act_export_view = self._action("Export &view values to HDF5…",
+                                            self.export_view_dialog, "Ctrl+Shift+E")
+        self.act_png = self._action("Export view as &PNG…", self.export_png_dialog, "Ctrl+P")
+        self.act_save_session = self._action("&Save session…", self.save_session_dialog,
+                                             QKeySequence.StandardKey.Save)
+        act_open_session = self._action("Open sess&ion…", self.open_session_dialog,
+                                        "Ctrl+Shift+O")
+        for act in (self.act_export, self.act_export_view, self.act_png, self.act_save_session):
+            act.setEnabled(False)
+        file_menu.addActions([self.act_open, act_open_session, self.act_save_session])
+        file_menu.addSeparator()
+        file_menu.addActions([self.act_export, self.act_export_view, self.act_png])
         file_menu.addSeparator()
         file_menu.addAction(act_quit)
+        edit_menu = mb.addMenu("&Edit")
+        act_undo = self.undo_stack.createUndoAction(self, "&Undo")
+        act_undo.setShortcut(QKeySequence.StandardKey.Undo)
+        act_redo = self.undo_stack.createRedoAction(self, "&Redo")
+        act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        edit_menu.addActions([act_undo, act_redo])
         view_menu = mb.addMenu("&View")
         view_menu.addAction(self._action("&Home (whole recording)", self.view.reset_view,
                                          ["Home", "Ctrl+0"]))
         view_menu.addAction(self._action("&Auto levels", self.auto_levels, "Ctrl+L"))
+        self.act_zoom_box = self._action("&Zoom box (drag a rectangle)",
+                                         self._toggle_zoom_box, "Z")
+        self.act_zoom_box.setCheckable(True)
+        self.act_harmonics = self._action("&Harmonic cursors", self._toggle_harmonics, "H")
+        self.act_harmonics.setCheckable(True)
+        act_clear_ref = self._action("Clear &measurement reference",
+                                     self.view.clear_reference, "Backspace")
+        view_menu.addActions([self.act_zoom_box, self.act_harmonics, act_clear_ref])
         view_menu.addAction(self._dock.toggleViewAction())
         self.act_cancel = self._action("&Cancel computation", self.cancel_jobs, "Esc")
         view_menu.addAction(self.act_cancel)
@@ -217,11 +259,22 @@ class MainWindow(QMainWindow):
         except InputError as exc:
             self.show_error(str(exc), dialog=False)
             return
+        new = self.settings.with_changes(stft=stft, channel=p["channel"], reduce=p["reduce"])
+        if new != self.settings:
+            self.undo_stack.push(_SettingsChange(self, self.settings, new))
+
+    def apply_settings(self, settings: ViewSettings) -> None:
+        """Make ``settings`` current: controls, axis and a recomputation (undo uses it too)."""
         old = self.settings
-        self.settings = self.settings.with_changes(stft=stft, channel=p["channel"],
-                                                   reduce=p["reduce"])
+        self.settings = settings
+        self.controls.set_params({"nfft": settings.stft.nfft, "hop": settings.stft.hop,
+                                  "window": settings.stft.window,
+                                  "scaling": settings.stft.scaling,
+                                  "channel": settings.channel, "reduce": settings.reduce})
+        if settings.freq_scale != old.freq_scale:
+            self.set_frequency_scale(settings.freq_scale, record=False)
         if self.document is not None:
-            if stft.scaling != old.stft.scaling:
+            if settings.stft.scaling != old.stft.scaling:
                 self._levels_set = False  # other units: fit the range again
             self.document.settings = self.settings
             self._recompute_timer.start()
@@ -282,11 +335,15 @@ class MainWindow(QMainWindow):
         request = (id(engine), t0, t1, w, reduce, scale)
         self.last_request = (t0, t1, w, reduce)
 
-        def job(control: TaskControl) -> tuple[tuple, DisplayImage]:
+        def job(control: TaskControl) -> tuple[tuple, DisplayImage, tuple | None]:
             img = render_progressive(engine, t0, t1, w, reduce, freq_scale=scale, n_rows=n_rows,
                                      partial=lambda im: control.partial((request, im)),
                                      progress=control.progress, cancelled=control.cancelled)
-            return request, img
+            s0, s1 = int(t0 * engine.fs), int(np.ceil(t1 * engine.fs)) + 1
+            wave = None
+            if s1 - s0 <= WAVEFORM_MAX_SAMPLES:  # zoomed in to samples
+                wave = (s0 / engine.fs, engine.recording.read(s0, s1, engine.channel)[:, 0])
+            return request, img, wave
 
         self.worker.submit("detail", job, label="Computing view")
 
@@ -313,6 +370,107 @@ class MainWindow(QMainWindow):
 
         return self.worker.submit("export", job, label=f"Exporting {out.name}")
 
+    def export_png_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export view as PNG", "view.png", "PNG (*.png)")
+        if path:
+            self.export_png(path)
+
+    def export_png(self, path: str | Path) -> None:
+        """Save the spectrogram view (with axes and colour bar) as PNG."""
+        if not self.view.grab().save(str(path), "PNG"):
+            self.show_error(f"{path}: could not write the PNG")
+        else:
+            self.show_message(f"Saved {path}")
+
+    def export_view_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export view values to HDF5", "view.h5",
+                                              "HDF5 (*.h5 *.hdf5)")
+        if path:
+            self.export_view(path)
+
+    def export_view(self, out: str | Path) -> int | None:
+        """Write the values of the view (dB image and its axes) to HDF5 (compute thread)."""
+        img, doc = self.last_image, self.document
+        if img is None or doc is None:
+            self.show_error("nothing to export yet: wait for the view to be drawn", dialog=False)
+            return None
+        s, out = doc.settings, Path(out)
+
+        def job(control: TaskControl) -> Path:
+            return img.to_hdf5(out, doc.recording, s.stft, channel=s.channel,
+                               freq_scale=s.freq_scale)
+
+        return self.worker.submit("export", job, label=f"Exporting {out.name}")
+
+    # -- sessions ------------------------------------------------------------
+    def session(self) -> dict:
+        """The state a session file keeps: file, analysis, view, display."""
+        s = self.settings
+        t0, t1, f0, f1 = self.view.visible_range()
+        lo, hi = self.view.levels()
+        return {"specscope": SESSION_FORMAT,
+                "file": str(self.document.path.resolve()) if self.document else None,
+                "analysis": {"nfft": s.stft.nfft, "hop": s.stft.hop,
+                             "window": _window_to_json(s.stft.window),
+                             "scaling": s.stft.scaling, "channel": s.channel,
+                             "reduce": s.reduce, "freq_scale": s.freq_scale},
+                "view": {"t0": t0, "t1": t1, "f0": f0, "f1": f1},
+                "display": {"db_low": lo, "db_high": hi, "colormap": self.view.colormap_name}}
+
+    def save_session_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save session", "session.specscope.json",
+                                              "Sessions (*.json)")
+        if path:
+            self.save_session(path)
+
+    def save_session(self, path: str | Path) -> None:
+        data = json.dumps(self.session(), indent=2)
+        tmp = Path(str(path) + ".partial")
+        try:
+            tmp.write_text(data)
+            tmp.replace(path)
+        except OSError as exc:
+            self.show_error(f"{path}: could not save the session ({exc.strerror})")
+            return
+        self.show_message(f"Session saved to {path}")
+
+    def open_session_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open session", "", "Sessions (*.json)")
+        if path:
+            self.open_session(path)
+
+    def open_session(self, path: str | Path) -> bool:
+        """Reopen a session: its file, analysis settings, view and display."""
+        try:
+            state = load_session(path)
+        except InputError as exc:
+            self.show_error(str(exc))
+            return False
+        a, d = state["analysis"], state["display"]
+        self.settings = ViewSettings(
+            stft=StftParams(a["nfft"], a["hop"], a["window"], a["scaling"]),
+            channel=a["channel"], reduce=a["reduce"], freq_scale=a["freq_scale"])
+        self.controls.set_params(a)
+        self.controls.set_freq_scale(a["freq_scale"])
+        self.view.set_frequency_scale(a["freq_scale"])
+        self.view.set_colormap(d["colormap"])
+        self.controls.colormap.setCurrentText(d["colormap"])
+        self._pending_session = state
+        self.open_path(state["file"])
+        return True
+
+    def _apply_pending_session(self) -> None:
+        state = getattr(self, "_pending_session", None)
+        if state is None:
+            return
+        self._pending_session = None
+        v, d = state["view"], state["display"]
+        self.view.set_levels(d["db_low"], d["db_high"])
+        self.controls.set_levels(d["db_low"], d["db_high"])
+        self._levels_set = True
+        self.view.set_time_range(v["t0"], v["t1"])
+        self.view.set_frequency_range(v["f0"], v["f1"])
+
     # -- results -------------------------------------------------------------
     def _on_started(self, job_id: int, kind: str, label: str) -> None:
         self.progress_bar.setValue(0)
@@ -337,10 +495,14 @@ class MainWindow(QMainWindow):
             self._overview_ready = True
             self._maybe_image_shown()
         elif kind == "detail":
-            request, img = result.value
+            request, img, wave = result.value
             if not self._current(request):
                 return  # for an engine or axis that has been replaced
             self._show_detail(img, final=True)
+            if wave is None:
+                self.view.set_waveform(0.0, 1.0, None)
+            else:
+                self.view.set_waveform(wave[0], self.engine.fs, wave[1])
             self.last_result = result
             agg = (f", {img.frames_per_column:.1f} frames/column ({img.reduce}, "
                    f"level {img.level})" if img.frames_per_column > 1.0 else "")
@@ -383,12 +545,16 @@ class MainWindow(QMainWindow):
         self.view.set_extent(0.0, e.duration, f0, f1,
                              min_dt=4 * e.params.hop / e.fs, min_df=4 * df)
 
-    def set_frequency_scale(self, scale: str) -> None:
+    def set_frequency_scale(self, scale: str, record: bool = True) -> None:
         """Linear, log or mel frequency axis: re-renders, never recomputes the pyramid."""
         if self.engine is not None and self.engine.two_sided and scale != "linear":
             self.show_error("log and mel frequency axes need a real recording; "
                             "this one is complex (IQ)", dialog=False)
             self.controls.set_freq_scale(self.settings.freq_scale)
+            return
+        if record and scale != self.settings.freq_scale:
+            new = self.settings.with_changes(freq_scale=scale)
+            self.undo_stack.push(_SettingsChange(self, self.settings, new))
             return
         self.settings = self.settings.with_changes(freq_scale=scale)
         if self.document is not None:
@@ -415,7 +581,9 @@ class MainWindow(QMainWindow):
         self.controls.set_params({"channel": channel})
         self.file_label.setText(self.document.summary())
         self.setWindowTitle(f"{rec.path.name} — specscope")
-        self.act_export.setEnabled(True)
+        for act in (self.act_export, self.act_export_view, self.act_png, self.act_save_session):
+            act.setEnabled(True)
+        self.undo_stack.clear()
         self._levels_set = False
         self._detail_ready = False
         self.last_image = None
@@ -431,6 +599,7 @@ class MainWindow(QMainWindow):
         self._set_extent_from_engine()
         self.view.reset_view()
         self.overview.set_region(0.0, e.duration)
+        self._apply_pending_session()
 
         def envelope(control: TaskControl):
             return e.envelope(ENVELOPE_POINTS, cancelled=control.cancelled)
@@ -492,7 +661,23 @@ class MainWindow(QMainWindow):
 
     def _on_cursor(self, t: float, f: float, level: float) -> None:
         lvl = "" if level != level else f"   {level:.1f} dB"
-        self.cursor_label.setText(f"t = {t:.4f} s   f = {f:.1f} Hz{lvl}")
+        text = f"t = {t:.4f} s   f = {f:.1f} Hz{lvl}"
+        ref = self.view.reference
+        if ref is not None:
+            dt, df = t - ref[0], f - ref[1]
+            dl = level - ref[2]
+            text += f"   |   Δt = {dt * 1000:+.1f} ms   Δf = {df:+.1f} Hz"
+            if dl == dl:
+                text += f"   ΔL = {dl:+.1f} dB"
+            if abs(dt) > 0:
+                text += f"   (1/Δt = {1 / abs(dt):.2f} Hz)"
+        self.cursor_label.setText(text)
+
+    def _toggle_zoom_box(self) -> None:
+        self.view.set_zoom_box(self.act_zoom_box.isChecked())
+
+    def _toggle_harmonics(self) -> None:
+        self.view.set_harmonic_count(7 if self.act_harmonics.isChecked() else 0)
 
     def _show_shortcuts(self) -> None:
         text = "\n".join(f"{k:<22}{v}" for k, v in SHORTCUTS)
@@ -503,12 +688,92 @@ class MainWindow(QMainWindow):
                           f"specscope {__version__}\nExplore recordings spectrally.")
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        if self.document is not None and self._interactive:
+            try:
+                path = last_session_path()
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(json.dumps(self.session(), indent=2))
+            except OSError:
+                pass  # remembering the session is a convenience
         self.worker.shutdown()
         if self.document is not None:
             self.document.recording.close()
         super().closeEvent(event)
 
 
+
+
+SESSION_FORMAT = "specscope/session/1"
+
+
+def last_session_path() -> Path:
+    """Where the app remembers the last session (reopened by ``specscope open``)."""
+    return cache_dir("last-session.json")
+
+
+def _window_to_json(window):
+    return list(window) if isinstance(window, tuple) else window
+
+
+def load_session(path: str | Path) -> dict:
+    """Read and check a session file; InputError names what is wrong."""
+    p = Path(path)
+    try:
+        state = json.loads(p.read_text())
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read the session ({exc.strerror})") from None
+    except ValueError as exc:
+        raise InputError(f"{p}: not a session file (invalid JSON: {exc})") from None
+    if not isinstance(state, dict) or state.get("specscope") != SESSION_FORMAT:
+        raise InputError(f"{p}: not a specscope session (expected \"specscope\": "
+                         f"\"{SESSION_FORMAT}\")")
+    try:
+        a, v, d = state["analysis"], state["view"], state["display"]
+        if isinstance(a["window"], list):
+            a["window"] = tuple(a["window"])
+        StftParams(int(a["nfft"]), int(a["hop"]), a["window"], a["scaling"])
+        if a.get("reduce", "mean") not in ("mean", "max"):
+            raise InputError(f"{p}: analysis.reduce={a['reduce']!r} must be mean or max")
+        if a.get("freq_scale", "linear") not in ("linear", "log", "mel"):
+            raise InputError(f"{p}: analysis.freq_scale={a['freq_scale']!r} must be "
+                             "linear, log or mel")
+        a.setdefault("reduce", "mean")
+        a.setdefault("freq_scale", "linear")
+        a.setdefault("channel", 0)
+        for k in ("t0", "t1", "f0", "f1"):
+            float(v[k])
+        float(d["db_low"]), float(d["db_high"])
+        d.setdefault("colormap", "inferno")
+        if not state.get("file"):
+            raise InputError(f"{p}: the session names no recording")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"{p}: incomplete session ({type(exc).__name__}: {exc})") from None
+    return state
+
+
+class _SettingsChange(QUndoCommand):
+    """One undoable change of the analysis settings."""
+
+    def __init__(self, window: MainWindow, old: ViewSettings, new: ViewSettings) -> None:
+        super().__init__(_describe_change(old, new))
+        self._window, self._old, self._new = window, old, new
+
+    def redo(self) -> None:
+        self._window.apply_settings(self._new)
+
+    def undo(self) -> None:
+        self._window.apply_settings(self._old)
+
+
+def _describe_change(old: ViewSettings, new: ViewSettings) -> str:
+    parts = []
+    for name in ("nfft", "hop", "window", "scaling"):
+        if getattr(old.stft, name) != getattr(new.stft, name):
+            parts.append(f"{name} {getattr(new.stft, name)}")
+    for name in ("channel", "reduce", "freq_scale"):
+        if getattr(old, name) != getattr(new, name):
+            parts.append(f"{name} {getattr(new, name)}")
+    return "change " + ", ".join(parts) if parts else "change settings"
 
 
 class _Caller(QObject):

@@ -22,7 +22,7 @@ import numpy as np
 from ._version import __version__
 from .errors import Cancelled, RecordingError
 from .io.base import Recording
-from .spectral import FRAMES_PER_BLOCK, StftParams, stft_frames
+from .spectral import FRAMES_PER_BLOCK, StftParams, stft_frames, window_text
 
 FORMAT_TAG = "specscope/spectrogram/1"
 
@@ -119,7 +119,7 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
                               chunks=(chunk_t, freqs.size), compression="gzip",
                               compression_opts=4, shuffle=True)
         attrs = {"sample_rate": float(fs), "nfft": int(params.nfft), "hop": int(params.hop),
-                 "window": str(params.window), "scaling": params.scaling, "units": units,
+                 "window": window_text(params.window), "scaling": params.scaling, "units": units,
                  "channel": int(channel), "two_sided": bool(two_sided),
                  "center_frequency": float(recording.center_frequency or 0.0)}
         for k, v in attrs.items():

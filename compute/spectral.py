@@ -61,6 +61,13 @@ def parse_window(window: str | tuple) -> str | tuple:
     return window
 
 
+def window_text(window: str | tuple) -> str:
+    """The text form of a window: ``("kaiser", 8.0)`` -> ``"kaiser,8"``."""
+    if isinstance(window, (tuple, list)):
+        return ",".join(f"{w:g}" if isinstance(w, float) else str(w) for w in window)
+    return str(window)
+
+
 @dataclass(frozen=True)
 class StftParams:
     """A validated short-time Fourier configuration.
@@ -95,6 +102,10 @@ class StftParams:
             raise InputError(f"hop={hop!r} must be an integer >= 1")
         if self.scaling not in SCALINGS:
             raise InputError(f"scaling={self.scaling!r} must be one of {', '.join(SCALINGS)}")
+        window = parse_window(self.window)
+        if isinstance(window, list):
+            window = tuple(window)
+        object.__setattr__(self, "window", window)  # "kaiser,8" -> ("kaiser", 8.0)
         get_window(self.window, int(nfft))  # validates the name
 
     @property

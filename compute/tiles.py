@@ -37,7 +37,7 @@ import numpy as np
 
 from .errors import Cancelled, InputError
 from .io.base import Recording
-from .spectral import FRAMES_PER_BLOCK, StftParams, stft_frames
+from .spectral import FRAMES_PER_BLOCK, StftParams, stft_frames, window_text
 
 TILE_CELLS = 256
 REDUCTIONS = ("mean", "max")
@@ -556,6 +556,44 @@ class DisplayImage:
 
         return cls(to_db(r.image), r.column_edges, r.frequency_edges, r.level,
                    r.frames_per_column, r.reduce, r.preview)
+
+    def to_hdf5(self, out: str | os.PathLike[str], recording: Recording, params: StftParams,
+                *, channel: int = 0, freq_scale: str = "linear") -> Path:
+        """Write the image's values (dB) and axes to HDF5, crash-safe, with provenance.
+
+        Layout: ``level_db`` shaped (time, frequency) with ``time`` (column
+        centres, s) and ``frequency`` (row centres, Hz) as dimension scales,
+        and ``time_edges`` / ``frequency_edges``; attributes say how each
+        column aggregates frames.
+        """
+        from .export import atomic_h5, provenance
+
+        t_edges = np.asarray(self.column_edges, dtype=np.float64)
+        f_edges = np.asarray(self.frequency_edges, dtype=np.float64)
+        with atomic_h5(out) as f:
+            f.attrs["format"] = "specscope/view/1"
+            for k, v in provenance(recording.path).items() if recording.path.is_file() else ():
+                f.attrs[k] = v
+            ds = f.create_dataset("level_db", data=np.ascontiguousarray(self.db.T),
+                                  compression="gzip", shuffle=True)
+            t = f.create_dataset("time", data=(t_edges[:-1] + t_edges[1:]) / 2)
+            fr = f.create_dataset("frequency", data=(f_edges[:-1] + f_edges[1:]) / 2)
+            f.create_dataset("time_edges", data=t_edges)
+            f.create_dataset("frequency_edges", data=f_edges)
+            t.attrs["units"], fr.attrs["units"] = "s", "Hz"
+            t.make_scale("time")
+            fr.make_scale("frequency")
+            ds.dims[0].attach_scale(t)
+            ds.dims[1].attach_scale(fr)
+            attrs = {"units": "dB", "sample_rate": float(recording.sample_rate),
+                     "nfft": params.nfft, "hop": params.hop, "window": window_text(params.window),
+                     "scaling": params.scaling, "channel": int(channel),
+                     "reduce": self.reduce, "pyramid_level": int(self.level),
+                     "frames_per_column": float(self.frames_per_column),
+                     "frequency_scale": freq_scale}
+            for k, v in attrs.items():
+                ds.attrs[k] = v
+        return Path(out)
 
 
 def render_progressive(engine: TileEngine, t0: float, t1: float, n_cols: int,

@@ -171,3 +171,130 @@ def test_frequency_axis_ticks_are_round_hz():
         labels = ax.tickStrings(major, 1.0, 1.0)
         assert "100" in labels and "1k" in labels and "10k" in labels
         np.testing.assert_allclose(inverse(scale, forward(scale, [50.0, 7000.0])), [50, 7000])
+
+
+def test_undo_redo_parameter_changes(qtbot, window, example_path):
+    open_and_wait(qtbot, window, example_path)
+    with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
+        window.controls.nfft.setCurrentText("512")
+    qtbot.waitUntil(lambda: window.view.image_data.shape[0] == 257, timeout=TIMEOUT_MS)
+    window.controls.peak_hold.setChecked(True)
+    assert window.settings.reduce == "max"
+    window.undo_stack.undo()
+    assert window.settings.reduce == "mean" and not window.controls.peak_hold.isChecked()
+    window.undo_stack.undo()
+    assert window.settings.stft.nfft == 1024
+    assert window.controls.nfft.currentText() == "1024"
+    qtbot.waitUntil(lambda: window.view.image_data.shape[0] == 513, timeout=TIMEOUT_MS)
+    window.undo_stack.redo()
+    assert window.settings.stft.nfft == 512
+    assert "nfft 512" in window.undo_stack.text(0)
+
+
+def test_session_round_trip(qtbot, window, example_path, tmp_path):
+    open_and_wait(qtbot, window, example_path)
+    window.controls.window.setCurrentText("kaiser,8")
+    window.controls.hop.setValue(128)
+    window.controls.colormap.setCurrentText("viridis")
+    window.view.set_time_range(4.0, 9.0)
+    window.view.set_levels(-100.0, -40.0)
+    qtbot.wait(300)
+    path = tmp_path / "s.json"
+    window.save_session(path)
+
+    other = MainWindow(interactive=False)
+    qtbot.addWidget(other)
+    other.show()
+    try:
+        with qtbot.waitSignal(other.imageShown, timeout=TIMEOUT_MS):
+            assert other.open_session(path)
+        s = other.settings
+        assert (s.stft.window, s.stft.hop) == (("kaiser", 8.0), 128)
+        assert other.view.colormap_name == "viridis"
+        assert other.view.levels() == (-100.0, -40.0)
+        t0, t1, _, _ = other.view.visible_range()
+        assert (t0, t1) == pytest.approx((4.0, 9.0), abs=0.01)
+    finally:
+        other.worker.shutdown()
+
+
+def test_bad_session_file_is_reported(qtbot, window, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"specscope": "something else"}')
+    with qtbot.waitSignal(window.errorShown, timeout=TIMEOUT_MS) as b:
+        assert not window.open_session(bad)
+    assert "not a specscope session" in b.args[0]
+
+
+def test_export_view_values(qtbot, window, example_path, tmp_path):
+    open_and_wait(qtbot, window, example_path)
+    out = tmp_path / "view.h5"
+    with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda i, kind, r: kind == "export"):
+        window.export_view(out)
+    img = window.last_image
+    with h5py.File(out, "r") as h:
+        np.testing.assert_array_equal(h["level_db"][...], img.db.T)
+        np.testing.assert_allclose(h["time_edges"][...], img.column_edges)
+        assert h["level_db"].attrs["reduce"] == "mean"
+        assert h.attrs["source_path"].endswith("scene.wav")
+
+
+def test_export_png(qtbot, window, example_path, tmp_path):
+    from PyQt6.QtGui import QImage
+
+    open_and_wait(qtbot, window, example_path)
+    out = tmp_path / "v.png"
+    window.export_png(out)
+    img = QImage(str(out))
+    assert img.width() == window.view.width() and img.height() == window.view.height()
+
+
+def test_keyboard_pans_and_zooms(qtbot, window, example_path):
+    from PyQt6.QtCore import Qt
+
+    open_and_wait(qtbot, window, example_path)
+    window.view.set_time_range(4.0, 8.0)
+    qtbot.keyClick(window.view, Qt.Key.Key_Right)
+    assert window.view.visible_range()[:2] == pytest.approx((4.4, 8.4), abs=1e-6)
+    qtbot.keyClick(window.view, Qt.Key.Key_Minus)
+    assert window.view.visible_range()[:2] == pytest.approx((2.4, 10.4), abs=1e-6)
+    qtbot.keyClick(window.view, Qt.Key.Key_Plus)
+    assert window.view.visible_range()[:2] == pytest.approx((4.4, 8.4), abs=1e-6)
+
+
+def test_measurement_reference_and_harmonics(qtbot, window, example_path):
+    open_and_wait(qtbot, window, example_path)
+    window.view.set_reference(1.0, 1000.0)
+    window._on_cursor(1.5, 1500.0, window.view.value_at(1.5, 1500.0))
+    text = window.cursor_label.text()
+    assert "Δt = +500.0 ms" in text and "Δf = +500.0 Hz" in text and "ΔL =" in text
+    window.act_harmonics.trigger()
+    window.view._update_harmonics(440.0)
+    pos = [line.value() for line in window.view._harmonics]
+    assert pos[:3] == pytest.approx([880.0, 1320.0, 1760.0])
+    window.view.clear_reference()
+    assert window.view.reference is None
+
+
+def test_waveform_appears_when_zoomed_to_samples(qtbot, window, example_path):
+    open_and_wait(qtbot, window, example_path)
+    assert not window.view.waveform.isVisible()
+    with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda i, kind, r: kind == "detail"):
+        window.view.set_time_range(3.2, 3.21)
+    assert window.view.waveform.isVisible()
+    x, y = window.view._wave_curve.getData()
+    with open_recording(example_path) as rec:
+        ref = rec.read(int(x[0] * 48000 + 0.5), int(x[0] * 48000 + 0.5) + len(y))[:, 0]
+    np.testing.assert_array_equal(y, ref)
+
+
+def test_spectrum_slice_is_the_column_under_the_cursor(qtbot, window, example_path):
+    open_and_wait(qtbot, window, example_path)
+    img = window.last_image
+    j = 200
+    t = (img.column_edges[j] + img.column_edges[j + 1]) / 2
+    window.view._update_slice(t)
+    x, y = window.view._slice_curve.getData()
+    np.testing.assert_array_equal(x, img.db[:, j])

@@ -11,7 +11,7 @@ from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
                              QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
-from specscope.compute.spectral import COMMON_WINDOWS, SCALINGS
+from specscope.compute.spectral import COMMON_WINDOWS, SCALINGS, window_text
 
 from .frequency_axis import SCALES as FREQ_SCALES
 from .spectrogram_view import COLORMAPS
@@ -136,7 +136,7 @@ class SpectrogramControls(QWidget):
             if "hop" in p:
                 self.hop.setValue(int(p["hop"]))
             if "window" in p:
-                self.window.setCurrentText(str(p["window"]))
+                self.window.setCurrentText(window_text(p["window"]))
             if "scaling" in p:
                 self.scaling.setCurrentText(p["scaling"])
             if "channel" in p:

@@ -31,6 +31,15 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
     viewportChanged(float, float, float, float, int, int)
         The visible time span (s), frequency span (Hz) and plot size in device
         pixels, after zooming, panning or resizing settled (debounced).
+    referenceChanged(float, float, float)
+        A click set the measurement reference (time, frequency, level); NaNs
+        when a double-click cleared it.
+
+    Beside the image: a spectrum slice (the column under the cursor, level
+    against frequency, sharing the frequency axis), a waveform row shown when
+    zoomed in to samples, and the overview of the whole recording.  Keys:
+    Left/Right pan, Ctrl++ / Ctrl+- zoom time, Shift+Up/Down zoom frequency,
+    Up/Down pan frequency.
 
     Two images share the colour map: a *background* of the whole recording at
     coarse resolution, shown where the *detail* image of the visible span has
@@ -40,6 +49,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
     cursorMoved = pyqtSignal(float, float, float)
     levelsChanged = pyqtSignal(float, float)
     viewportChanged = pyqtSignal(float, float, float, float, int, int)
+    referenceChanged = pyqtSignal(float, float, float)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -62,9 +72,37 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
                                         label="Level (dB)", interactive=True, rounding=0.5)
         self.colorbar.setImageItem([self.background, self.image])
         self.addItem(self.colorbar, row=0, col=1)
+        #: level against frequency of the column under the cursor
+        self.slice = self.addPlot(row=0, col=2)
+        self.slice.setMaximumWidth(170)
+        self.slice.setYLink(self.plot)
+        self.slice.hideAxis("left")
+        self.slice.setLabel("bottom", "dB")
+        self.slice.setMouseEnabled(x=False, y=False)
+        self.slice.setMenuEnabled(False)
+        self.slice.hideButtons()
+        self._slice_curve = self.slice.plot(pen=pg.mkPen((255, 200, 80), width=1))
+        #: samples of the visible span, shown when zoomed in far enough
+        self.waveform = self.addPlot(row=1, col=0)
+        self.waveform.setXLink(self.plot)
+        self.waveform.getAxis("left").setWidth(64)
+        self.waveform.setMaximumHeight(90)
+        self.waveform.setMenuEnabled(False)
+        self.waveform.setMouseEnabled(x=False, y=False)
+        self.waveform.hideButtons()
+        self.waveform.hideAxis("bottom")
+        self._wave_curve = self.waveform.plot(pen=pg.mkPen((120, 220, 160), width=1))
+        self.waveform.setVisible(False)
         #: the whole recording's waveform envelope, with the visible span
         self.overview = OverviewPlot(left_axis_width=64)
-        self.addItem(self.overview, row=1, col=0)
+        self.addItem(self.overview, row=2, col=0)
+        # measurement: a reference point and harmonic cursors
+        self._ref_marker = pg.ScatterPlotItem(size=11, symbol="+", pen=pg.mkPen("c", width=2),
+                                              brush=None)
+        self.plot.addItem(self._ref_marker, ignoreBounds=True)
+        self.reference: tuple[float, float, float] | None = None
+        self._harmonics: list[pg.InfiniteLine] = []
+        self.harmonic_count = 0
         self.colorbar.sigLevelsChangeFinished.connect(self._on_bar_levels)
         self._vline = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((255, 255, 255, 90)))
         self._hline = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen((255, 255, 255, 90)))
@@ -77,6 +115,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._bg: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._extent: tuple[float, float, float, float] | None = None
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         self._viewport_timer = QTimer(self)
         self._viewport_timer.setSingleShot(True)
         self._viewport_timer.setInterval(30)
@@ -146,6 +185,9 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
 
     def clear_image(self) -> None:
         """Forget both images and the extent (a new recording is coming)."""
+        self.clear_reference()
+        self.set_waveform(0.0, 1.0, None)
+        self._slice_curve.setData([], [])
         self._db = None
         self._bg = None
         self._extent = None
@@ -264,7 +306,127 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._hline.setPos(p.y())
         for line in (self._vline, self._hline):
             line.setVisible(True)
+        self._update_slice(t)
+        self._update_harmonics(f)
         self.cursorMoved.emit(t, f, self.value_at(t, f))
+
+    def column_at(self, t: float) -> tuple[np.ndarray, np.ndarray] | None:
+        """Levels (dB) and frequency edges (Hz) of the column at time ``t``."""
+        layers = []
+        if self._db is not None:
+            layers.append((self._db, self._t_edges, self._f_edges))
+        if self._bg is not None:
+            layers.append(self._bg)
+        for db, te, fe in layers:
+            j = int(np.searchsorted(te, t, side="right")) - 1
+            if 0 <= j < db.shape[1] and np.isfinite(db[:, j]).any():
+                return db[:, j], fe
+        return None
+
+    def _update_slice(self, t: float) -> None:
+        col = self.column_at(t)
+        if col is None:
+            self._slice_curve.setData([], [])
+            return
+        db, fe = col
+        centres = forward(self.freq_scale, np.maximum((fe[:-1] + fe[1:]) / 2, 1e-3)
+                          if self.freq_scale == "log" else (fe[:-1] + fe[1:]) / 2)
+        self._slice_curve.setData(db, centres)
+        lo, hi = self.levels()
+        self.slice.setXRange(lo, hi, padding=0.02)
+
+    # -- measurement ---------------------------------------------------------
+    def set_harmonic_count(self, n: int) -> None:
+        """Show ``n`` harmonic cursors (2f, 3f, ...) of the cursor frequency; 0 hides them."""
+        for line in self._harmonics:
+            self.plot.removeItem(line)
+        pen = pg.mkPen((120, 255, 255, 150), width=1, style=pg.QtCore.Qt.PenStyle.DashLine)
+        self._harmonics = [pg.InfiniteLine(angle=0, movable=False, pen=pen,
+                                           label=f"{k}f", labelOpts={"color": (120, 255, 255),
+                                                                     "position": 0.97})
+                           for k in range(2, n + 2)]
+        for line in self._harmonics:
+            line.setVisible(False)
+            self.plot.addItem(line, ignoreBounds=True)
+        self.harmonic_count = n
+
+    def _update_harmonics(self, f: float) -> None:
+        for k, line in enumerate(self._harmonics, start=2):
+            line.setPos(float(forward(self.freq_scale, k * f)))
+            line.setVisible(f > 0)
+
+    def set_reference(self, t: float, f: float) -> None:
+        """Place the measurement reference at (t, f); readouts show deltas from it."""
+        level = self.value_at(t, f)
+        self.reference = (t, f, level)
+        self._ref_marker.setData([t], [float(forward(self.freq_scale, f))])
+        self.referenceChanged.emit(t, f, level)
+
+    def clear_reference(self) -> None:
+        self.reference = None
+        self._ref_marker.setData([], [])
+        nan = float("nan")
+        self.referenceChanged.emit(nan, nan, nan)
+
+    def _on_mouse_clicked(self, event) -> None:
+        if event.button() != pg.QtCore.Qt.MouseButton.LeftButton:
+            return
+        pos = event.scenePos()
+        if not self.plot.sceneBoundingRect().contains(pos):
+            return
+        if event.double():
+            self.clear_reference()
+            return
+        p = self.plot.getViewBox().mapSceneToView(pos)
+        self.set_reference(float(p.x()), float(inverse(self.freq_scale, p.y())))
+
+    # -- waveform ------------------------------------------------------------
+    def set_waveform(self, t0: float, fs: float, samples: np.ndarray | None) -> None:
+        """Show samples starting at ``t0`` (s); None hides the waveform row."""
+        if samples is None or samples.size == 0:
+            self.waveform.setVisible(False)
+            self._wave_curve.setData([], [])
+            return
+        x = np.real(samples)
+        t = t0 + np.arange(x.size) / fs
+        sym = "o" if x.size <= 200 else None
+        self._wave_curve.setData(t, x, symbol=sym, symbolSize=4)
+        self.waveform.setVisible(True)
+        peak = float(np.max(np.abs(x))) or 1.0
+        self.waveform.setYRange(-peak, peak, padding=0.05)
+
+    # -- keyboard ------------------------------------------------------------
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        Qt = pg.QtCore.Qt
+        key, mods = event.key(), event.modifiers()
+        vb = self.plot.getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        dx, dy = x1 - x0, y1 - y0
+        shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
+        if key == Qt.Key.Key_Left:
+            vb.setXRange(x0 - 0.1 * dx, x1 - 0.1 * dx, padding=0)
+        elif key == Qt.Key.Key_Right:
+            vb.setXRange(x0 + 0.1 * dx, x1 + 0.1 * dx, padding=0)
+        elif key in (Qt.Key.Key_Up, Qt.Key.Key_Down) and shift:
+            k = 0.5 if key == Qt.Key.Key_Up else 2.0
+            c = (y0 + y1) / 2
+            vb.setYRange(c - k * dy / 2, c + k * dy / 2, padding=0)
+        elif key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
+            d = 0.1 * dy if key == Qt.Key.Key_Up else -0.1 * dy
+            vb.setYRange(y0 + d, y1 + d, padding=0)
+        elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal, Qt.Key.Key_Minus):
+            k = 2.0 if key == Qt.Key.Key_Minus else 0.5
+            c = (x0 + x1) / 2
+            vb.setXRange(c - k * dx / 2, c + k * dx / 2, padding=0)
+        else:
+            super().keyPressEvent(event)
+            return
+        event.accept()
+
+    def set_zoom_box(self, on: bool) -> None:
+        """Drag a rectangle to zoom into it (on), or drag to pan (off)."""
+        mode = pg.ViewBox.RectMode if on else pg.ViewBox.PanMode
+        self.plot.getViewBox().setMouseMode(mode)
 
     def _on_bar_levels(self, bar: pg.ColorBarItem) -> None:
         lo, hi = self.levels()

@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar(backend_name)
         self.show_message("Open a recording with File › Open (Ctrl+O) or drop a file here", 0)
+        self.worker.submit("backends", _probe_backends, label="Looking for a GPU")
 
     # -- construction ------------------------------------------------------
     def _build_menus(self) -> None:
@@ -510,6 +511,10 @@ class MainWindow(QMainWindow):
                               f"{result.seconds * 1000:.0f} ms{agg}", 5000)
             self._detail_ready = True
             self._maybe_image_shown()
+        elif kind == "backends":
+            self.backend_label.setText(f"compute: {result.value}")
+            self.backend_label.setToolTip("The spectrogram view computes on the CPU; "
+                                          "operators choose CPU or GPU automatically")
         elif kind == "envelope":
             self.overview.set_envelope(*result.value)
         elif kind == "export":
@@ -704,6 +709,18 @@ class MainWindow(QMainWindow):
 
 
 SESSION_FORMAT = "specscope/session/1"
+
+
+def _probe_backends(control: TaskControl) -> str:
+    """'numpy (CPU)' and, where CuPy finds a device, its name (in the compute thread:
+    importing CuPy takes a while)."""
+    from specscope.compute.backend import describe_backends
+
+    text = "numpy (CPU)"
+    for b in describe_backends():
+        if b["name"] == "cupy" and b.get("available"):
+            text += f" · GPU: {b.get('device', 'CUDA')}"
+    return text
 
 
 def last_session_path() -> Path:

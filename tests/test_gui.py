@@ -298,3 +298,24 @@ def test_spectrum_slice_is_the_column_under_the_cursor(qtbot, window, example_pa
     window.view._update_slice(t)
     x, y = window.view._slice_curve.getData()
     np.testing.assert_array_equal(x, img.db[:, j])
+
+
+def test_no_tile_is_computed_on_the_gui_thread(qtbot, window, example_path, monkeypatch):
+    gui = threading.get_ident()
+    seen = []
+    original = TileEngine._compute
+
+    def spy(self, *args, **kwargs):
+        seen.append(threading.get_ident())
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(TileEngine, "_compute", spy)
+    open_and_wait(qtbot, window, example_path)
+    for span in ((2.0, 4.0), (0.5, 0.6), (10.0, 19.0)):
+        with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
+                              check_params_cb=lambda i, kind, r: kind == "detail"):
+            window.view.set_time_range(*span)
+    with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
+        window.controls.peak_hold.setChecked(True)
+    assert seen, "no tile was computed at all"
+    assert gui not in seen

@@ -77,7 +77,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.slice.setMaximumWidth(170)
         self.slice.setYLink(self.plot)
         self.slice.hideAxis("left")
-        self.slice.setLabel("bottom", "dB")
+        self.slice.setLabel("bottom", "Spectrum at cursor (dB)")
         self.slice.setMouseEnabled(x=False, y=False)
         self.slice.setMenuEnabled(False)
         self.slice.hideButtons()
@@ -252,6 +252,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         if not high > low:
             raise ValueError(f"dB range {low}..{high}: the top must be above the bottom")
         self.colorbar.setLevels((low, high))
+        self.slice.setXRange(low, high, padding=0.02)
 
     def set_colormap(self, name: str) -> None:
         cmap = pg.colormap.get(name)
@@ -430,6 +431,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
 
     def _on_bar_levels(self, bar: pg.ColorBarItem) -> None:
         lo, hi = self.levels()
+        self.slice.setXRange(lo, hi, padding=0.02)
         self.levelsChanged.emit(lo, hi)
 
 

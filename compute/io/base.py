@@ -9,17 +9,20 @@ accepts a path, and opens it with the first that does.
 
 from __future__ import annotations
 
+import inspect
+import math
 import os
+import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
-from ..errors import InputError, RecordingError
+from ..errors import InputError, RecordingError, SpecscopeError
 
 
 class Recording(ABC):
@@ -44,10 +47,18 @@ class Recording(ABC):
     center_frequency: float | None = None
     #: physical unit of a sample value
     units: str = "FS"
+    #: time of the first sample, ISO 8601 (e.g. ``"2024-05-01T12:00:00Z"``), else ``None``
+    start_time: str | None = None
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.metadata: dict[str, Any] = {}
+        #: regions of interest: dicts with ``sample_start``, ``sample_count``
+        #: (``None`` = to the end), ``freq_lower``, ``freq_upper`` (Hz or ``None``),
+        #: ``label`` and ``comment`` (str or ``None``)
+        self.annotations: list[dict[str, Any]] = []
+        #: problems found in the file that did not stop it from opening
+        self.warnings: list[str] = []
         self._lock = threading.Lock()
 
     @property
@@ -105,10 +116,10 @@ class Recording(ABC):
     def _read(self, start: int, stop: int) -> np.ndarray:
         """Return samples ``start:stop`` of all channels, shaped (samples, channels)."""
 
-    def close(self) -> None:  # noqa: B027 - optional for readers without handles
+    def close(self) -> None:  # optional for readers without handles
         """Release the file handle."""
 
-    def __enter__(self) -> Recording:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -125,7 +136,10 @@ class Recording(ABC):
             "duration_s": float(self.duration),
             "is_complex": bool(self.is_complex),
             "center_frequency": self.center_frequency,
+            "start_time": self.start_time,
             "units": self.units,
+            "annotations": self.annotations,
+            "warnings": self.warnings,
             "metadata": self.metadata,
         }
 
@@ -144,6 +158,8 @@ class ReaderSpec:
     sniff: Callable[[Path], bool] | None = None
     priority: int = 0
     description: str = field(default="", compare=False)
+    #: option names the opener takes; ``None``: any (the opener takes ``**options``)
+    options: frozenset[str] | None = None
 
     def accepts(self, path: Path) -> bool:
         if self.sniff is not None:
@@ -161,7 +177,8 @@ _READERS: list[ReaderSpec] = []
 def register_reader(name: str, extensions: list[str] | tuple[str, ...],
                     opener: Callable[..., Recording], *,
                     sniff: Callable[[Path], bool] | None = None,
-                    priority: int = 0, description: str = "") -> ReaderSpec:
+                    priority: int = 0, description: str = "",
+                    options: list[str] | tuple[str, ...] | None = None) -> ReaderSpec:
     """Register a reader for a format.
 
     Parameters
@@ -177,17 +194,87 @@ def register_reader(name: str, extensions: list[str] | tuple[str, ...],
         extension so a mislabelled file still opens with the right reader.
     priority : int
         Higher is asked first.
+    description : str
+        One line for menus and ``--help``.
+    options : sequence of str, optional
+        The option names the opener takes.  By default they are read from the
+        opener's signature (its keyword parameters after the path; any name when
+        it takes ``**options``).  :func:`open_recording` rejects other names.
     """
+    accepted = frozenset(options) if options is not None else _signature_options(opener)
     spec = ReaderSpec(name, tuple(e.lower() for e in extensions), opener, sniff,
-                      priority, description)
+                      priority, description, accepted)
     _READERS[:] = [r for r in _READERS if r.name != name] + [spec]
     _READERS.sort(key=lambda r: -r.priority)
     return spec
 
 
+def _signature_options(opener: Callable[..., Recording]) -> frozenset[str] | None:
+    try:
+        params = list(inspect.signature(opener).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    # the first positional parameter is the path
+    if named and named[0].kind is named[0].POSITIONAL_OR_KEYWORD:
+        named = named[1:]
+    return frozenset(p.name for p in named if not p.name.startswith("_"))
+
+
 def readers() -> list[ReaderSpec]:
     """The registered readers, highest priority first."""
     return list(_READERS)
+
+
+def split_member(path: str | os.PathLike[str]) -> tuple[Path, str | None]:
+    """Split ``FILE.h5:/path/to/dataset`` into the file and the member.
+
+    A path that exists is returned whole; otherwise the first ``:`` whose left
+    side is an existing file splits it.  ``C:\\x`` style drive letters are left
+    alone because ``C`` is not a file.
+    """
+    text = os.fspath(path)
+    p = Path(text)
+    if p.exists():
+        return p, None
+    i = text.find(":")
+    while i != -1:
+        head, tail = text[:i], text[i + 1:]
+        if head and tail and Path(head).is_file():
+            return Path(head), tail
+        i = text.find(":", i + 1)
+    return p, None
+
+
+def _format_label(spec: ReaderSpec, path: Path) -> str:
+    suffix = path.suffix.lstrip(".")
+    if suffix.isalnum():
+        return f"{suffix.upper()} files"
+    # e.g. ".sigmf-meta": the first word of the description reads better
+    words = spec.description.split()
+    return f"{words[0] if words else spec.name} files"
+
+
+def _open_with(spec: ReaderSpec, path: Path, options: dict[str, Any]) -> Recording:
+    if spec.options is not None:
+        for name in options:
+            if name not in spec.options:
+                takes = (f"takes: {', '.join(sorted(spec.options))}" if spec.options
+                         else "takes no options")
+                raise InputError(f"{name} does not apply to {_format_label(spec, path)} "
+                                 f"({path.name}; the {spec.name} reader {takes})")
+    try:
+        return spec.opener(path, **options)
+    except SpecscopeError:
+        raise
+    except (OSError, ValueError, KeyError, IndexError, TypeError, RuntimeError,
+            EOFError, UnicodeError) as exc:
+        # a malformed file can trip a parser anywhere: one line, not a traceback
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise RecordingError(f"{path}: cannot open as {spec.name} "
+                             f"({type(exc).__name__}{': ' + first if first else ''})") from exc
 
 
 def open_recording(path: str | os.PathLike[str], *, format: str | None = None,
@@ -197,18 +284,31 @@ def open_recording(path: str | os.PathLike[str], *, format: str | None = None,
     Parameters
     ----------
     path : str or PathLike
-        The file.
+        The file.  ``FILE.h5:/group/dataset`` (or ``FILE.mat:variable``) names a
+        dataset inside a container, like the ``dataset`` option.
     format : str, optional
-        Reader name to use instead of detecting it.
+        Reader name to use instead of detecting it (``"raw"``, ``"sigmf"``,
+        ``"hdf5"``, ``"npy"``, ``"mat"``, ``"audio"``).
     **options
-        Passed to the reader (e.g. a sample rate for raw files).
+        Passed to the reader, e.g. ``sample_rate``, ``center_frequency``,
+        ``dtype``, ``offset`` for raw samples, ``dataset`` for HDF5.  Options
+        left as ``None`` count as not given.
 
     Raises
     ------
     RecordingError
         The file is missing, unreadable, or no reader accepts it.
+    InputError
+        An option is invalid or does not apply to the file's format.
     """
-    p = Path(path)
+    options = {k: v for k, v in options.items() if v is not None}
+    p, member = split_member(path)
+    if member is not None:
+        given = options.get("dataset")
+        if given is not None and str(given) != member:
+            raise InputError(f"{p.name}: the path names dataset {member!r} and "
+                             f"dataset={given!r} names another; give one of them")
+        options["dataset"] = member
     if not p.exists():
         raise RecordingError(f"{p}: no such file")
     if p.is_dir():
@@ -217,12 +317,76 @@ def open_recording(path: str | os.PathLike[str], *, format: str | None = None,
         raise RecordingError(f"{p}: permission denied")
     if format is not None:
         for spec in _READERS:
-            if spec.name == format:
-                return spec.opener(p, **options)
+            if spec.name == str(format).lower():
+                return _open_with(spec, p, options)
         known = ", ".join(r.name for r in _READERS)
         raise InputError(f"format={format!r} is unknown; expected one of: {known}")
     for spec in _READERS:
         if spec.accepts(p):
-            return spec.opener(p, **options)
+            return _open_with(spec, p, options)
     known = ", ".join(sorted({e for r in _READERS for e in r.extensions}))
-    raise RecordingError(f"{p}: not a recording specscope can read (known: {known})")
+    raise RecordingError(f"{p}: not a recording specscope can read (known: {known}); "
+                         "for raw samples give format='raw' (--format raw) and a dtype")
+
+
+# -- option parsing shared by the readers -----------------------------------------
+
+_SI = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([kKMG]?)"
+                     r"\s*(?:Hz|hz|sps|S/s)?\s*$")
+
+
+def parse_number(value: Any, name: str, *, positive: bool = False,
+                 where: str = "") -> float:
+    """A finite float from a number or a string like ``"2.4M"`` / ``"100 kHz"``.
+
+    Raises :class:`InputError` naming the option (and ``where``) otherwise.
+    """
+    prefix = f"{where}: " if where else ""
+    if isinstance(value, str):
+        m = _NUMBER.match(value)
+        if m is None:
+            raise InputError(f"{prefix}{name}={value!r} is not a number "
+                             "(expected e.g. 2400000, 2.4e6 or 2.4M)")
+        x = float(m.group(1)) * _SI[m.group(2)]
+    elif isinstance(value, bool):
+        raise InputError(f"{prefix}{name}={value!r} is not a number")
+    else:
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"{prefix}{name}={value!r} is not a number") from None
+    if not math.isfinite(x):
+        raise InputError(f"{prefix}{name}={value!r} must be finite")
+    if positive and x <= 0:
+        raise InputError(f"{prefix}{name}={value!r} must be > 0")
+    return x
+
+
+def parse_count(value: Any, name: str, *, minimum: int = 0, where: str = "") -> int:
+    """A whole number >= ``minimum`` (ints or integer strings)."""
+    prefix = f"{where}: " if where else ""
+    x: int | None = None
+    if isinstance(value, str):
+        try:
+            x = int(value.strip(), 0)
+        except ValueError:
+            x = None
+    elif (isinstance(value, (int, np.integer)) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer()):
+        x = int(value)
+    if x is None:
+        raise InputError(f"{prefix}{name}={value!r} must be a whole number")
+    if x < minimum:
+        raise InputError(f"{prefix}{name}={value!r} must be >= {minimum}")
+    return x
+
+
+def time_axis(shape: tuple[int, ...]) -> int:
+    """Axis holding time in a 1-D or 2-D array: 0, unless axis 1 is longer.
+
+    Time-first ``(samples, channels)`` is the house layout; a 2-D array that is
+    wider than tall (e.g. ``(4, 1_000_000)``, or MATLAB data stored transposed
+    in HDF5) is read as ``(channels, samples)``.
+    """
+    return 1 if len(shape) == 2 and shape[1] > shape[0] else 0

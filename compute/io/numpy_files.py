@@ -1,0 +1,350 @@
+"""NumPy ``.npy`` (memory-mapped) and MATLAB ``.mat`` files.
+
+``.npy`` holds no sample rate, so ``sample_rate=`` (``--sample-rate``) is
+required.  MATLAB files pick a variable with ``variable=`` (or ``dataset=``,
+``--dataset``, ``FILE.mat:NAME``); a file with one numeric vector or matrix
+opens without naming it.  The sample rate comes from a scalar variable named
+``fs``, ``Fs``, ``sample_rate`` ... when there is one.  v7.3 files are HDF5 and
+are read lazily through :mod:`.hdf5`; v4/v5 files go through
+``scipy.io.loadmat``, which loads the chosen variable (only it) into memory:
+those formats cannot hold more than 2 GiB per variable anyway.
+
+Arrays are 1-D or 2-D, ``(samples, channels)`` unless wider than tall.
+Values are returned as they are (cast to float32 / complex64), in units
+"a.u." unless the file says otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, RecordingError
+from .base import Recording, parse_number, register_reader, time_axis
+from .hdf5 import DatasetInfo, HDF5Recording, is_hdf5
+
+RATE_VARIABLES = ("fs", "Fs", "FS", "sample_rate", "sampleRate", "samplerate", "srate",
+                  "SampleRate", "sampling_rate")
+_MAT_NUMERIC = {"double", "single", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                "uint32", "uint64"}
+
+
+def _shape_of(arr_shape: tuple[int, ...], where: str) -> tuple[int, int]:
+    """(time axis, channels) of a 1-D / 2-D shape, or a RecordingError."""
+    if len(arr_shape) not in (1, 2):
+        raise RecordingError(f"{where}: is {len(arr_shape)}-D {tuple(arr_shape)}; expected "
+                             "1-D (samples) or 2-D (samples x channels)")
+    ax = time_axis(arr_shape)
+    ch = arr_shape[1 - ax] if len(arr_shape) == 2 else 1
+    if arr_shape[ax] == 0 or ch == 0:
+        raise RecordingError(f"{where}: holds no samples (shape {tuple(arr_shape)})")
+    return ax, int(ch)
+
+
+class _ArrayRecording(Recording):
+    """A recording over a 1-D / 2-D array (memmap or in memory)."""
+
+    units = "a.u."
+
+    def _use_array(self, arr: np.ndarray, where: str) -> None:
+        if arr.dtype.kind not in "fiucb":
+            raise RecordingError(f"{where}: holds {arr.dtype} values, not numbers")
+        ax, ch = _shape_of(arr.shape, where)
+        self._arr = arr if arr.ndim == 2 else arr[:, None]
+        if ax == 1:
+            self._arr = self._arr.T
+        self._time_axis = ax
+        self.n_samples = int(self._arr.shape[0])
+        self.n_channels = ch
+        self.is_complex = arr.dtype.kind == "c"
+
+    def _read(self, start: int, stop: int) -> np.ndarray:
+        return np.asarray(self._arr[start:stop])
+
+    def close(self) -> None:
+        self._arr = np.zeros((0, self.n_channels))
+
+
+class NpyRecording(_ArrayRecording):
+    """A ``.npy`` array, memory-mapped.
+
+    Parameters
+    ----------
+    path : path-like
+    sample_rate : float or str
+        Required: ``.npy`` files carry no sample rate.
+    center_frequency : float or str, optional
+    """
+
+    format = "NPY"
+
+    def __init__(self, path: str | os.PathLike[str], *,
+                 sample_rate: float | str | None = None,
+                 center_frequency: float | str | None = None) -> None:
+        super().__init__(path)
+        p = self.path
+        try:
+            arr = np.load(p, mmap_mode="r", allow_pickle=False)
+        except Exception as exc:  # noqa: BLE001 - numpy's header parser fails many ways
+            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if "pickle" in msg.lower():
+                raise RecordingError(f"{p}: holds Python objects, not numbers") from None
+            raise RecordingError(f"{p}: not a readable .npy file ({msg})") from None
+        if not isinstance(arr, np.ndarray):
+            raise RecordingError(f"{p}: is a .npz archive; save one array with numpy.save")
+        if arr.dtype.names:
+            raise RecordingError(f"{p}: holds a structured array {arr.dtype}, not numbers")
+        self._use_array(arr, str(p))
+        if sample_rate is None:
+            raise InputError(f"{p}: .npy files carry no sample rate; give sample_rate= "
+                             "(--sample-rate HZ)")
+        self.sample_rate = parse_number(sample_rate, "sample_rate", positive=True, where=str(p))
+        if center_frequency is not None:
+            self.center_frequency = parse_number(center_frequency, "center_frequency",
+                                                 where=str(p))
+        self.metadata = {"shape": list(arr.shape), "stored_dtype": str(arr.dtype),
+                         "time_axis": self._time_axis, "memory_mapped": True}
+
+
+def open_npy(path: str | os.PathLike[str], *, sample_rate: float | str | None = None,
+             center_frequency: float | str | None = None) -> NpyRecording:
+    """Open a ``.npy`` array; see :class:`NpyRecording`."""
+    return NpyRecording(path, sample_rate=sample_rate, center_frequency=center_frequency)
+
+
+# -- MATLAB ----------------------------------------------------------------------------
+
+def _pick_variable(path: Path, variable: str | None, candidates: list[str],
+                   described: list[str], everything: list[str]) -> str:
+    if variable is not None:
+        if variable not in everything:
+            raise InputError(f"{path}: no variable {variable!r}; variables: "
+                             f"{', '.join(described) or ', '.join(everything) or 'none'}")
+        return variable
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        raise RecordingError(f"{path}: holds no numeric vector or matrix; variables: "
+                             f"{', '.join(everything) or 'none'}")
+    raise InputError(f"{path}: holds {len(candidates)} signals; pick one with variable= "
+                     f"(--dataset NAME or {path.name}:NAME): {', '.join(described)}")
+
+
+# -- a structural check of MAT v5 files ---------------------------------------------------
+# scipy's compiled v5 reader can crash the interpreter on a damaged file (sizes in
+# the tags that disagree with the dimensions); the elements we are about to load are
+# checked here first, so a damaged file gives a message instead.
+
+_MI_SIZES = {1: 1, 2: 1, 3: 2, 4: 2, 5: 4, 6: 4, 7: 4, 9: 8, 12: 8, 13: 8}
+_MX_NUMERIC = range(6, 16)  # mxDOUBLE_CLASS .. mxUINT64_CLASS
+
+
+def _tag(buf: bytes, pos: int, end: int, e: str) -> tuple[int, int, int]:
+    """(type, nbytes, data position) of the element at ``pos``; ValueError if damaged."""
+    if pos + 8 > end:
+        raise ValueError("element tag past the end")
+    word = int.from_bytes(buf[pos:pos + 4], e)
+    if word >> 16:  # small data element: data packed into the tag
+        nbytes, mtype = word >> 16, word & 0xFFFF
+        if nbytes > 4:
+            raise ValueError("bad small element")
+        return mtype, nbytes, pos + 4
+    nbytes = int.from_bytes(buf[pos + 4:pos + 8], e)
+    if pos + 8 + nbytes > end:
+        raise ValueError("element runs past the end")
+    return word, nbytes, pos + 8
+
+
+def _next(pos: int, nbytes: int, small: bool) -> int:
+    return pos + 8 if small else pos + 8 + ((nbytes + 7) // 8) * 8
+
+
+def _check_matrix(buf: bytes, e: str) -> str:
+    """Check one miMATRIX body (``buf`` = its data); return its name."""
+    end = len(buf)
+    pos = 0
+    mtype, n, data = _tag(buf, pos, end, e)
+    if mtype != 6 or n != 8:
+        raise ValueError("bad array flags")
+    flags = int.from_bytes(buf[data:data + 4], e)
+    cls, is_complex = flags & 0xFF, bool(flags & 0x0800)
+    pos = _next(pos, n, data == pos + 4)
+    mtype, n, data = _tag(buf, pos, end, e)
+    if mtype != 5 or n % 4 or n == 0:
+        raise ValueError("bad dimensions")
+    dims = [int.from_bytes(buf[data + 4 * k:data + 4 * k + 4], e, signed=True)
+            for k in range(n // 4)]
+    if any(d < 0 for d in dims):
+        raise ValueError("negative dimension")
+    pos = _next(pos, n, data == pos + 4)
+    mtype, n, data = _tag(buf, pos, end, e)
+    if mtype != 1:
+        raise ValueError("bad name")
+    name = buf[data:data + n].decode("latin-1")
+    pos = _next(pos, n, data == pos + 4)
+    if cls in _MX_NUMERIC:
+        count = int(np.prod(dims, dtype=np.int64))
+        for _part in range(2 if is_complex else 1):
+            mtype, n, data = _tag(buf, pos, end, e)
+            size = _MI_SIZES.get(mtype)
+            if size is None or n != count * size:
+                raise ValueError(f"data of {name} does not match its dimensions")
+            pos = _next(pos, n, data == pos + 4)
+    return name
+
+
+def _check_mat_v5(path: Path) -> None:
+    """Raise RecordingError when a variable's element is damaged."""
+    import zlib
+
+    buf = path.read_bytes() if path.stat().st_size < (1 << 31) else b""
+    if len(buf) < 128:
+        return  # v4 or too short: scipy reports these itself
+    e = {b"IM": "little", b"MI": "big"}.get(buf[126:128])
+    if e is None:
+        return  # a v4 file; scipy's v4 reader is pure Python
+    pos, end = 128, len(buf)
+    try:
+        while pos < end:
+            mtype, n, data = _tag(buf, pos, end, e)
+            body = buf[data:data + n]
+            if mtype == 15:  # miCOMPRESSED: one element, zlib-compressed
+                inner = zlib.decompress(body)
+                itype, inn, idata = _tag(inner, 0, len(inner), e)
+                if itype == 14:
+                    _check_matrix(inner[idata:idata + inn], e)
+                pos = data + n
+            else:
+                if mtype == 14:
+                    _check_matrix(body, e)
+                pos = _next(pos, n, data == pos + 4)
+    except (ValueError, zlib.error, IndexError) as exc:
+        raise RecordingError(f"{path}: damaged MATLAB file ({exc})") from None
+
+
+
+class MatV5Recording(_ArrayRecording):
+    """One variable of a MATLAB v4/v5/v7 file, loaded with ``scipy.io.loadmat``."""
+
+    format = "MAT v5"
+
+    def __init__(self, path: str | os.PathLike[str], *, variable: str | None,
+                 sample_rate: Any, center_frequency: Any) -> None:
+        import scipy.io
+
+        super().__init__(path)
+        p = self.path
+        try:
+            listing = scipy.io.whosmat(p)
+        except Exception as exc:  # noqa: BLE001 - scipy fails on bad files in many ways
+            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise RecordingError(f"{p}: not a readable MATLAB file ({msg})") from None
+        names = [n for n, _s, _c in listing]
+        cands = [n for n, shape, cls in listing
+                 if cls in _MAT_NUMERIC and len(shape) == 2 and int(np.prod(shape)) > 1
+                 and n not in RATE_VARIABLES]
+        described = [f"{n} ({'x'.join(map(str, s))} {c})" for n, s, c in listing]
+        var = _pick_variable(p, variable, cands, described, names)
+        rate_var = next((n for n in RATE_VARIABLES if n in names), None)
+        wanted = [var] + ([rate_var] if rate_var and sample_rate is None else [])
+        _check_mat_v5(p)
+        try:
+            data = scipy.io.loadmat(p, variable_names=wanted, squeeze_me=False,
+                                    mat_dtype=False)
+        except Exception as exc:  # noqa: BLE001 - scipy fails on bad files in many ways
+            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise RecordingError(f"{p}: cannot read variable {var!r} ({msg})") from None
+        arr = data.get(var)
+        if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "fiucb":
+            raise RecordingError(f"{p}: variable {var!r} is not a numeric array")
+        self._use_array(arr, f"{p}:{var}")
+        self.variable = var
+        if sample_rate is not None:
+            self.sample_rate = parse_number(sample_rate, "sample_rate", positive=True,
+                                            where=str(p))
+            source = "option"
+        elif rate_var is not None and np.size(data.get(rate_var)) == 1:
+            self.sample_rate = parse_number(np.asarray(data[rate_var]).ravel()[0].item(),
+                                            rate_var, positive=True, where=str(p))
+            source = f"variable {rate_var}"
+        else:
+            raise InputError(f"{p}: no sample rate variable ({', '.join(RATE_VARIABLES[:4])}); "
+                             "give sample_rate= (--sample-rate HZ)")
+        if center_frequency is not None:
+            self.center_frequency = parse_number(center_frequency, "center_frequency",
+                                                 where=str(p))
+        self.metadata = {"variable": var, "shape": list(arr.shape),
+                         "stored_dtype": str(arr.dtype), "time_axis": self._time_axis,
+                         "sample_rate_source": source, "variables": described}
+
+
+class MatV73Recording(HDF5Recording):
+    """One variable of a MATLAB v7.3 (HDF5) file, read lazily."""
+
+    _kind = "MAT v7.3"
+    _option_name = "variable"
+
+    def _candidates(self, infos: list[DatasetInfo]) -> list[DatasetInfo]:
+        out = []
+        for i in infos:
+            top = i.path.strip("/")
+            if not i.plausible or "/" in top or top.startswith("#"):
+                continue
+            if top in RATE_VARIABLES:
+                continue
+            cls = self._file[i.path].attrs.get("MATLAB_class", b"double")
+            cls = cls.decode() if isinstance(cls, bytes) else str(cls)
+            if cls in _MAT_NUMERIC:
+                out.append(i)
+        return out
+
+    def _file_rate(self, ds: Any) -> tuple[float, str] | None:
+        for n in RATE_VARIABLES:
+            obj = self._file.get(n)
+            if obj is not None and getattr(obj, "size", 0) == 1 and obj.dtype.kind in "fiu":
+                try:
+                    return (parse_number(np.asarray(obj[()]).ravel()[0].item(), n,
+                                         positive=True, where=str(self.path)),
+                            f"variable {n}")
+                except InputError:
+                    return None
+        return super()._file_rate(ds)
+
+
+def open_mat(path: str | os.PathLike[str], *, variable: str | None = None,
+             dataset: str | None = None, sample_rate: float | str | None = None,
+             center_frequency: float | str | None = None) -> Recording:
+    """Open one variable of a MATLAB file (v4, v5, v7 or v7.3).
+
+    ``variable`` and ``dataset`` are the same option (the CLI's ``--dataset``).
+    """
+    p = Path(path)
+    if variable is not None and dataset is not None and str(variable) != str(dataset):
+        raise InputError(f"{p}: variable={variable!r} and dataset={dataset!r} disagree; "
+                         "give one")
+    var = variable if variable is not None else dataset
+    if is_hdf5(p):
+        name = None if var is None else "/" + str(var).lstrip("/")
+        return MatV73Recording(p, dataset=name, sample_rate=sample_rate,
+                               center_frequency=center_frequency)
+    return MatV5Recording(p, variable=None if var is None else str(var),
+                          sample_rate=sample_rate, center_frequency=center_frequency)
+
+
+def _sniff_npy(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(6) == b"\x93NUMPY"
+
+
+def _sniff_mat(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(7) == b"MATLAB "
+
+
+register_reader("npy", (".npy",), open_npy, sniff=_sniff_npy, priority=25,
+                description="NumPy .npy arrays, memory-mapped")
+register_reader("mat", (".mat",), open_mat, sniff=_sniff_mat, priority=25,
+                description="MATLAB .mat (v4, v5, v7, v7.3)")

@@ -1,0 +1,353 @@
+"""SigMF recordings: ``NAME.sigmf-meta`` (JSON) next to ``NAME.sigmf-data`` (samples).
+
+Opening either file opens the pair.  The metadata is validated at open time,
+with one-line messages naming the file and the field; problems that do not
+stop the samples from being read (annotations past the end, a datatype without
+byte order, an unreadable datetime) become :attr:`Recording.warnings`.
+
+The samples are memory-mapped through :mod:`.raw`; the SHA-512 in
+``core:sha512`` is checked only on request (:meth:`SigMFRecording.verify_checksum`)
+because it reads the whole file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import Cancelled, InputError, RecordingError
+from .base import Recording, parse_number, register_reader
+from .raw import SampleMap, parse_sample_type
+
+META = ".sigmf-meta"
+DATA = ".sigmf-data"
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _iso(value: Any) -> str | None:
+    """An ISO 8601 string, or None when it does not parse."""
+    if not isinstance(value, str):
+        return None
+    try:
+        datetime.fromisoformat(value.replace("z", "Z"))
+    except ValueError:
+        return None
+    return value
+
+
+class SigMFRecording(Recording):
+    """A SigMF dataset.
+
+    Parameters
+    ----------
+    path : path-like
+        The ``.sigmf-meta`` or the ``.sigmf-data`` file.
+    sample_rate : float or str, optional
+        Used when ``core:sample_rate`` is missing; overrides it when present.
+    center_frequency : float or str, optional
+        Used when the first capture has no ``core:frequency``; overrides it
+        when present.
+    """
+
+    units = "FS"
+
+    def __init__(self, path: str | os.PathLike[str], *,
+                 sample_rate: float | str | None = None,
+                 center_frequency: float | str | None = None) -> None:
+        given = Path(path)
+        meta_path, data_path = _pair(given)
+        super().__init__(data_path)
+        self.meta_path = meta_path
+        doc = _load_json(meta_path)
+        m = str(meta_path)
+
+        glob = doc.get("global")
+        if not isinstance(glob, dict):
+            raise RecordingError(f"{m}: has no \"global\" object; not SigMF metadata")
+        captures = doc.get("captures", [])
+        annotations = doc.get("annotations", [])
+        if not isinstance(captures, list):
+            raise RecordingError(f"{m}: \"captures\" must be a list")
+        if not isinstance(annotations, list):
+            raise RecordingError(f"{m}: \"annotations\" must be a list")
+        if "captures" not in doc:
+            self.warnings.append("no \"captures\" list (required by SigMF)")
+        if "core:version" not in glob:
+            self.warnings.append("global has no core:version (required by SigMF)")
+
+        if glob.get("core:metadata_only"):
+            raise RecordingError(f"{m}: is metadata only (core:metadata_only); "
+                                 "it has no samples to show")
+        dataset_name = glob.get("core:dataset")
+        if dataset_name is not None:
+            # a non-conforming dataset: the samples live in another file next to this one
+            if (not isinstance(dataset_name, str) or not dataset_name
+                    or Path(dataset_name).name != dataset_name):
+                raise RecordingError(f"{m}: core:dataset={dataset_name!r} must be a file "
+                                     "name in the same folder")
+            data_path = meta_path.parent / dataset_name
+            self.path = data_path
+        if not data_path.is_file():
+            raise RecordingError(f"{m}: the data file {data_path.name} is missing")
+
+        # sample type and channels
+        datatype = glob.get("core:datatype")
+        if datatype is None:
+            raise RecordingError(f"{m}: global core:datatype is missing (e.g. \"cf32_le\")")
+        if not isinstance(datatype, str):
+            raise RecordingError(f"{m}: core:datatype={datatype!r} must be a string")
+        try:
+            stype, explicit = parse_sample_type(datatype, what="core:datatype", where=m)
+        except InputError as exc:
+            raise RecordingError(str(exc)) from None
+        if not explicit and stype.component.itemsize > 1:
+            self.warnings.append(f"core:datatype {datatype!r} gives no byte order "
+                                 "(_le/_be); read as little-endian")
+        n_channels = glob.get("core:num_channels", 1)
+        if not _is_int(n_channels) or n_channels < 1:
+            raise RecordingError(f"{m}: core:num_channels={n_channels!r} must be a whole "
+                                 "number >= 1")
+
+        # sample rate: the option overrides the file
+        fs = glob.get("core:sample_rate")
+        if sample_rate is not None:
+            self.sample_rate = parse_number(sample_rate, "sample_rate", positive=True,
+                                            where=m)
+            self.metadata["sample_rate_source"] = "option"
+        elif fs is None:
+            raise InputError(f"{m}: global core:sample_rate is missing; give sample_rate= "
+                             "(--sample-rate HZ)")
+        elif not _is_number(fs) or fs <= 0:
+            raise RecordingError(f"{m}: core:sample_rate={fs!r} must be a number > 0")
+        else:
+            self.sample_rate = float(fs)
+            self.metadata["sample_rate_source"] = "core:sample_rate"
+
+        # captures: sorted, non-negative starts, header bytes
+        starts: list[int] = []
+        headers: list[int] = []
+        for i, cap in enumerate(captures):
+            if not isinstance(cap, dict):
+                raise RecordingError(f"{m}: captures[{i}] must be an object")
+            s = cap.get("core:sample_start", 0 if i == 0 else None)
+            if not _is_int(s) or s < 0:
+                raise RecordingError(f"{m}: captures[{i}] core:sample_start={s!r} must be a "
+                                     "whole number >= 0")
+            if starts and s <= starts[-1]:
+                raise RecordingError(f"{m}: captures are not sorted by core:sample_start "
+                                     f"(captures[{i}] starts at {s}, the one before at "
+                                     f"{starts[-1]})")
+            h = cap.get("core:header_bytes", 0)
+            if not _is_int(h) or h < 0:
+                raise RecordingError(f"{m}: captures[{i}] core:header_bytes={h!r} must be "
+                                     "a whole number >= 0")
+            f = cap.get("core:frequency")
+            if f is not None and not _is_number(f):
+                raise RecordingError(f"{m}: captures[{i}] core:frequency={f!r} must be a "
+                                     "number (Hz)")
+            starts.append(s)
+            headers.append(h)
+        if not starts:
+            starts, headers = [0], [0]
+        if starts[0] != 0:
+            # samples before the first capture have no capture metadata; still readable
+            starts.insert(0, 0)
+            headers.insert(0, 0)
+        trailing = glob.get("core:trailing_bytes", 0)
+        if not _is_int(trailing) or trailing < 0:
+            raise RecordingError(f"{m}: core:trailing_bytes={trailing!r} must be a whole "
+                                 "number >= 0")
+
+        # lay the captures out in the data file
+        size = data_path.stat().st_size
+        frame = stype.itemsize * n_channels
+        body = size - trailing - sum(headers)
+        if body < 0:
+            raise RecordingError(f"{data_path}: {size} bytes is shorter than the header and "
+                                 f"trailing bytes the metadata declares ({sum(headers)} + "
+                                 f"{trailing})")
+        if body % frame:
+            raise RecordingError(
+                f"{data_path}: {body} bytes of samples is not a multiple of {frame} bytes "
+                f"({stype.name}, {n_channels} channel(s)); truncated file or wrong "
+                "core:datatype / core:num_channels")
+        n_samples = body // frame
+        if n_samples == 0:
+            raise RecordingError(f"{data_path}: holds no samples")
+        if starts[-1] >= n_samples and len(starts) > 1:
+            raise RecordingError(f"{m}: a capture starts at sample {starts[-1]}, past the "
+                                 f"end of the data ({n_samples} samples)")
+        segments = []
+        byte = 0
+        for i, (s, h) in enumerate(zip(starts, headers, strict=True)):
+            end = starts[i + 1] if i + 1 < len(starts) else n_samples
+            byte += h
+            segments.append((s, end - s, byte))
+            byte += (end - s) * frame
+
+        self._map = SampleMap(data_path, stype, n_channels, segments)
+        self.sample_type = stype
+        self.n_samples = n_samples
+        self.n_channels = n_channels
+        self.is_complex = stype.is_complex
+        self.format = f"SigMF {stype.name}"
+
+        # centre frequency and start time from the first capture
+        first = captures[0] if captures else {}
+        if center_frequency is not None:
+            self.center_frequency = parse_number(center_frequency, "center_frequency",
+                                                 where=m)
+        elif first.get("core:frequency") is not None:
+            self.center_frequency = float(first["core:frequency"])
+        freqs = {c.get("core:frequency") for c in captures if "core:frequency" in c}
+        if len(freqs) > 1:
+            self.warnings.append("the centre frequency changes between captures; "
+                                 "the first capture's is shown")
+        dt = first.get("core:datetime")
+        if dt is not None:
+            self.start_time = _iso(dt)
+            if self.start_time is None:
+                self.warnings.append(f"captures[0] core:datetime={dt!r} is not ISO 8601")
+            elif first.get("core:sample_start", 0):
+                self.warnings.append("captures[0] does not start at sample 0; start_time is "
+                                     "the time of its first sample")
+
+        self.annotations = self._annotations(annotations, m)
+        self.metadata.update({
+            "datatype": stype.name, "meta_path": str(meta_path), "data_path": str(data_path),
+            "version": glob.get("core:version"), "global": glob, "captures": captures,
+            "trailing_bytes": trailing, "header_bytes": sum(headers),
+        })
+        self._sha512 = glob.get("core:sha512")
+
+    def _annotations(self, raw: list[Any], m: str) -> list[dict[str, Any]]:
+        out = []
+        for i, a in enumerate(raw):
+            if not isinstance(a, dict):
+                self.warnings.append(f"annotations[{i}] is not an object; ignored")
+                continue
+            start = a.get("core:sample_start")
+            count = a.get("core:sample_count")
+            if not _is_int(start) or start < 0:
+                self.warnings.append(f"annotations[{i}] core:sample_start={start!r} is not a "
+                                     "whole number >= 0; ignored")
+                continue
+            if count is not None and (not _is_int(count) or count < 0):
+                self.warnings.append(f"annotations[{i}] core:sample_count={count!r} is not a "
+                                     "whole number >= 0; read as to the end")
+                count = None
+            if start >= self.n_samples:
+                self.warnings.append(f"annotations[{i}] starts at sample {start}, past the "
+                                     f"end ({self.n_samples} samples); ignored")
+                continue
+            if count is not None and start + count > self.n_samples:
+                self.warnings.append(f"annotations[{i}] runs past the end; cut at sample "
+                                     f"{self.n_samples}")
+                count = self.n_samples - start
+            lo, hi = a.get("core:freq_lower_edge"), a.get("core:freq_upper_edge")
+            lo = float(lo) if _is_number(lo) else None
+            hi = float(hi) if _is_number(hi) else None
+            if lo is not None and hi is not None and lo > hi:
+                self.warnings.append(f"annotations[{i}] has freq_lower_edge > "
+                                     "freq_upper_edge; swapped")
+                lo, hi = hi, lo
+            label = a.get("core:label")
+            comment = a.get("core:comment")
+            out.append({
+                "sample_start": start, "sample_count": count, "freq_lower": lo,
+                "freq_upper": hi, "label": str(label) if label is not None else "",
+                "comment": str(comment) if comment is not None else None,
+            })
+        return out
+
+    def _read(self, start: int, stop: int) -> np.ndarray:
+        return self._map.read(start, stop)
+
+    def close(self) -> None:
+        self._map.close()
+
+    def verify_checksum(self, *, block: int = 1 << 22,
+                        cancelled: Callable[[], bool] | None = None) -> bool | None:
+        """Check ``core:sha512`` against the data file (reads the whole file).
+
+        Returns
+        -------
+        bool or None
+            True when it matches, None when the metadata has no checksum.
+
+        Raises
+        ------
+        RecordingError
+            The checksum does not match.
+        """
+        if not self._sha512:
+            return None
+        h = hashlib.sha512()
+        with open(self.path, "rb") as fh:
+            while chunk := fh.read(block):
+                if cancelled is not None and cancelled():
+                    raise Cancelled()
+                h.update(chunk)
+        if h.hexdigest().lower() != str(self._sha512).lower():
+            raise RecordingError(f"{self.path}: SHA-512 does not match core:sha512 in "
+                                 f"{self.meta_path.name}; the data file changed or is damaged")
+        return True
+
+
+def _pair(path: Path) -> tuple[Path, Path]:
+    name = path.name
+    lower = name.lower()
+    if lower.endswith((META, DATA)):
+        base = name[: -len(META)]
+    elif lower.endswith(".sigmf"):
+        raise RecordingError(f"{path}: SigMF archives (.sigmf) are not supported yet; "
+                             "extract it (tar -xf) and open the .sigmf-meta file")
+    else:
+        base = path.stem
+    meta, data = path.with_name(base + META), path.with_name(base + DATA)
+    if not meta.is_file():
+        raise RecordingError(f"{path}: the SigMF metadata file {meta.name} is missing")
+    return meta, data
+
+
+def _load_json(meta: Path) -> dict[str, Any]:
+    try:
+        with open(meta, "rb") as fh:
+            text = fh.read(64 << 20)
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordingError(f"{meta}: invalid JSON at line {exc.lineno}, column {exc.colno} "
+                             f"({exc.msg})") from None
+    except UnicodeDecodeError:
+        raise RecordingError(f"{meta}: is not UTF-8 JSON text") from None
+    except OSError as exc:
+        raise RecordingError(f"{meta}: cannot read ({exc.strerror or exc})") from None
+    if not isinstance(doc, dict):
+        raise RecordingError(f"{meta}: the top level must be a JSON object with "
+                             "\"global\", \"captures\" and \"annotations\"")
+    return doc
+
+
+def open_sigmf(path: str | os.PathLike[str], *, sample_rate: float | str | None = None,
+               center_frequency: float | str | None = None) -> SigMFRecording:
+    """Open a SigMF dataset; see :class:`SigMFRecording`."""
+    return SigMFRecording(path, sample_rate=sample_rate, center_frequency=center_frequency)
+
+
+register_reader("sigmf", (META, DATA), open_sigmf, priority=30,
+                description="SigMF (.sigmf-meta + .sigmf-data)")

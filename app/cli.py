@@ -32,18 +32,20 @@ def _add_recording_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("recording options (for raw and headerless formats)")
     g.add_argument("--format", dest="rec_format", metavar="NAME",
                    help="reader to use instead of detecting it")
-    g.add_argument("--sample-rate", type=float, metavar="HZ", help="sample rate in Hz")
+    g.add_argument("--sample-rate", metavar="HZ", help="sample rate in Hz (2400000, 2.4e6, 2.4M)")
     g.add_argument("--dtype", metavar="TYPE", help="raw sample type, e.g. cf32, ci16, cu8")
-    g.add_argument("--center-freq", type=float, metavar="HZ",
+    g.add_argument("--center-freq", metavar="HZ",
                    help="centre frequency of an RF capture in Hz")
     g.add_argument("--dataset", metavar="PATH", help="HDF5/MAT dataset or variable")
     g.add_argument("--offset", type=int, metavar="BYTES", help="header bytes to skip")
+    g.add_argument("--channels", type=int, metavar="N", dest="n_channels",
+                   help="interleaved channels in a raw file (default 1)")
 
 
 def _recording_options(args: argparse.Namespace) -> dict[str, Any]:
     pairs = {"format": args.rec_format, "sample_rate": args.sample_rate, "dtype": args.dtype,
              "center_frequency": args.center_freq, "dataset": args.dataset,
-             "offset": args.offset}
+             "offset": args.offset, "n_channels": args.n_channels}
     return {k: v for k, v in pairs.items() if v is not None}
 
 
@@ -119,7 +121,8 @@ def cmd_open(args: argparse.Namespace) -> int:
               file=sys.stderr)
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    code = run_app(args.file, settings, screenshot, session=session)
+    code = run_app(args.file, settings, screenshot, session=session,
+                   options=_recording_options(args))
     if screenshot is not None and code == 0:
         print(Path(screenshot).resolve())
     return code
@@ -140,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-restore", action="store_true",
                    help="without FILE, start empty instead of reopening the last session")
     _add_stft_options(p, scaling=False)
+    _add_recording_options(p)
     p.set_defaults(func=cmd_open)
 
     p = sub.add_parser("info", help="describe a recording")
@@ -159,6 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import cli_ops
 
     cli_ops.register(sub)
+    from . import cli_pipeline
+
+    cli_pipeline.register(sub)
     return ap
 
 

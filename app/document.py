@@ -37,8 +37,16 @@ class Document:
         """One line for the status bar."""
         r = self.recording
         kind = "complex" if r.is_complex else "real"
-        return (f"{r.path.name} — {r.format}, {r.sample_rate:g} Hz, {r.n_channels} ch, "
-                f"{kind}, {_fmt_duration(r.duration)}")
+        centre = f", centre {_fmt_hz(r.center_frequency)}" if r.center_frequency else ""
+        return (f"{r.path.name} — {r.format}, {_fmt_hz(r.sample_rate)}, {r.n_channels} ch, "
+                f"{kind}{centre}, {_fmt_duration(r.duration)}")
+
+
+def _fmt_hz(hz: float) -> str:
+    for scale, unit in ((1e9, "GHz"), (1e6, "MHz"), (1e3, "kHz")):
+        if abs(hz) >= scale and abs(hz) % (scale / 1000) == 0:
+            return f"{hz / scale:g} {unit}"
+    return f"{hz:g} Hz"
 
 
 def _fmt_duration(seconds: float) -> str:

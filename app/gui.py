@@ -31,7 +31,7 @@ def _qt_messages(kind, context, message: str) -> None:
 
 
 def run_app(path: str | None, settings: ViewSettings, screenshot: str | None = None,
-            session: str | Path | None = None) -> int:
+            session: str | Path | None = None, options: dict | None = None) -> int:
     """Run the app; with ``screenshot`` save the window once the spectrogram is drawn."""
     from PyQt6.QtCore import QTimer, qInstallMessageHandler
     from PyQt6.QtWidgets import QApplication
@@ -72,7 +72,7 @@ def run_app(path: str | None, settings: ViewSettings, screenshot: str | None = N
         if path is None:
             on_error("--screenshot needs a recording to open")
     if path is not None:
-        win.open_path(path)
+        win.open_path(path, **(options or {}))
     elif session is not None:
         win.open_session(session)
     try:

@@ -19,10 +19,11 @@ from PyQt6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMes
 from specscope.compute import __version__
 from specscope.compute.errors import InputError
 from specscope.compute.export import export_spectrogram
-from specscope.compute.io.base import Recording, open_recording
+from specscope.compute.io.base import Recording, open_recording, readers
 from specscope.compute.paths import cache_dir
 from specscope.compute.spectral import StftParams
 from specscope.compute.tiles import DisplayImage, TileEngine, render_progressive
+from specscope.widgets.recording_options import RecordingOptionsDialog
 from specscope.widgets.spectrogram_controls import SpectrogramControls
 from specscope.widgets.spectrogram_view import SpectrogramView
 
@@ -35,8 +36,9 @@ OVERVIEW_COLUMNS = 2048
 WAVEFORM_MAX_SAMPLES = 48_000
 ENVELOPE_POINTS = 4000
 
-OPEN_FILTER = ("Recordings (*.wav *.wave *.flac *.ogg *.oga *.aif *.aiff *.w64 *.rf64 "
-               "*.caf);;All files (*)")
+OPEN_FILTER = ("Recordings (*.wav *.wave *.flac *.ogg *.oga *.aif *.aiff *.w64 *.rf64 *.caf "
+               "*.sigmf-meta *.sigmf-data *.h5 *.hdf5 *.npy *.mat *.cf32 *.cfile *.cs16 *.ci16 "
+               "*.cs8 *.cu8 *.iq *.raw *.bin *.dat);;All files (*)")
 SHORTCUTS = [
     ("Ctrl+O", "Open a recording"),
     ("Ctrl+S / Ctrl+Shift+O", "Save / open a session"),
@@ -232,14 +234,34 @@ class MainWindow(QMainWindow):
         if path:
             self.open_path(path)
 
-    def open_path(self, path: str | Path) -> None:
-        """Open a recording (in the compute thread); its spectrogram follows."""
+    def open_path(self, path: str | Path, **options) -> None:
+        """Open a recording (in the compute thread); its spectrogram follows.
+
+        ``options`` go to ``open_recording`` (sample rate, dtype, ... for raw
+        files).  When a headerless file lacks them, the app asks.
+        """
         path = Path(path)
+        self._opening = (path, options)
 
         def job(control: TaskControl) -> Recording:
-            return open_recording(path)
+            return open_recording(path, **options)
 
         self.worker.submit("open", job, label=f"Opening {path.name}")
+
+    def _ask_recording_options(self, message: str) -> bool:
+        """For raw or .npy files: ask for sample type and rate, then retry."""
+        path, options = getattr(self, "_opening", (None, {}))
+        if path is None or not self._interactive:
+            return False
+        spec = next((r for r in readers() if r.accepts(path)), None)
+        if spec is None or spec.name not in ("raw", "npy", "hdf5", "mat"):
+            return False
+        dlg = RecordingOptionsDialog(path.name, message, need_dtype=spec.name == "raw",
+                                     parent=self)
+        if dlg.exec() != RecordingOptionsDialog.DialogCode.Accepted:
+            return True
+        self.open_path(path, **{**options, **dlg.options()})
+        return True
 
     def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt API)
         if event.mimeData().hasUrls():
@@ -628,6 +650,9 @@ class MainWindow(QMainWindow):
 
     def _on_failed(self, job_id: int, kind: str, message: str) -> None:
         self._job_done()
+        if kind == "open" and ("sample_rate" in message or "dtype" in message) \
+                and self._ask_recording_options(message):
+            return
         self.show_error(message, dialog=kind in ("open", "export"))
 
     def _on_cancelled(self, job_id: int, kind: str) -> None:

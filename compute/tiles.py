@@ -47,7 +47,7 @@ DEFAULT_CACHE_BYTES = 384 << 20
 DISK_MIN_LEVEL = 4
 #: a tile computed from the recording is built from its descendants this many
 #: levels down, which are cached too: zooming in from a fresh view is then fast
-DERIVED_LEVELS = 2
+DERIVED_LEVELS = 3
 
 
 @dataclass(frozen=True)

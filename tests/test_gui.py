@@ -48,7 +48,7 @@ def test_opens_example_and_draws_off_the_gui_thread(qtbot, window, example_path)
     with open_recording(example_path) as rec:
         ref = TileEngine(rec, nfft=1024, hop=256).render(t0, t1, width, reduce)
     np.testing.assert_array_equal(img, to_db(ref.image))
-    assert "scene.wav" in window.file_label.text() and "48000 Hz" in window.file_label.text()
+    assert "scene.wav" in window.file_label.text() and "48 kHz" in window.file_label.text()
     assert "numpy" in window.backend_label.text()
     lo, hi = window.view.levels()
     assert hi > lo

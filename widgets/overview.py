@@ -30,6 +30,7 @@ class OverviewPlot(pg.PlotItem):
         self.getAxis("left").setWidth(left_axis_width)
         self.getAxis("left").setStyle(showValues=False)
         self.getAxis("left").setTicks([[]])
+        self.setLabel("bottom", "", units="s")
         pen = pg.mkPen((120, 180, 255), width=1)
         self._lo = pg.PlotDataItem(pen=pen)
         self._hi = pg.PlotDataItem(pen=pen)

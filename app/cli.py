@@ -18,6 +18,8 @@ from typing import Any
 from specscope.compute import __version__
 from specscope.compute.errors import Cancelled, InputError, SpecscopeError
 
+from . import cli_plugins
+
 EXAMPLE = Path(__file__).resolve().parent.parent / "assets" / "examples" / "scene.wav"
 
 
@@ -160,12 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_recording_options(p)
     p.set_defaults(func=cmd_spectrogram)
 
-    from . import cli_ops
+    from . import cli_ops, cli_pipeline, cli_plugins
 
+    cli_plugins.add_global_options(ap)
     cli_ops.register(sub)
-    from . import cli_pipeline
-
     cli_pipeline.register(sub)
+    cli_plugins.register(sub)
     return ap
 
 
@@ -175,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         args = ap.parse_args(["open", *(argv if argv is not None else sys.argv[1:])])
     try:
+        cli_plugins.apply_global_options(args)
         return int(args.func(args) or 0)
     except (SpecscopeError, InputError) as exc:
         if args.debug:

@@ -27,3 +27,8 @@ from .backend import available_backends
 from .registry import Param, call, operator
 
 __all__ += ["Param", "available_backends", "call", "operator"]
+
+# pipelines (issue 5): the one representation of processing
+from .pipeline import Pipeline
+
+__all__ += ["Pipeline"]

@@ -82,6 +82,45 @@ def atomic_h5(path: str | os.PathLike[str]) -> Iterator[Any]:
         raise
 
 
+def create_spectrogram_datasets(f: Any, times: np.ndarray, freqs: np.ndarray,
+                                attrs: dict[str, Any], prov: dict[str, str], *,
+                                n_channels: int | None = None) -> Any:
+    """Lay out a spectrogram export in an open ``h5py.File``; return the empty dataset.
+
+    Dataset ``spectrogram`` shaped (time, frequency) -- or (channel, time,
+    frequency) when ``n_channels`` is given -- float32, chunked along time,
+    gzip + shuffle, with ``time`` (s) and ``frequency`` (Hz) attached as
+    dimension scales; ``attrs`` on the file and the dataset, provenance and
+    the format tag on the file.  Shared by :func:`export_spectrogram` and the
+    pipeline runner.
+    """
+    n_frames = int(np.size(times))
+    f.attrs["format"] = FORMAT_TAG
+    for k, v in prov.items():
+        f.attrs[k] = v
+    tds = f.create_dataset("time", data=times)
+    tds.attrs["units"] = "s"
+    fds = f.create_dataset("frequency", data=freqs)
+    fds.attrs["units"] = "Hz"
+    chunk_t = max(1, min(n_frames, max(1, (1 << 20) // (4 * freqs.size))))
+    lead = () if n_channels is None else (int(n_channels),)
+    ds = f.create_dataset("spectrogram", shape=(*lead, n_frames, freqs.size), dtype="float32",
+                          chunks=(*(1,) * len(lead), chunk_t, freqs.size), compression="gzip",
+                          compression_opts=4, shuffle=True)
+    for k, v in attrs.items():
+        ds.attrs[k] = v
+        f.attrs[k] = v
+    tds.make_scale("time")
+    fds.make_scale("frequency")
+    if lead:
+        ds.dims[0].label = "channel"
+    ds.dims[len(lead)].attach_scale(tds)
+    ds.dims[len(lead)].label = "time"
+    ds.dims[len(lead) + 1].attach_scale(fds)
+    ds.dims[len(lead) + 1].label = "frequency"
+    return ds
+
+
 def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
                        params: StftParams, *, channel: int = 0,
                        progress: Callable[[float], None] | None = None,
@@ -106,31 +145,12 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
     times = params.frame_times(recording.n_samples, fs)
     prov = provenance(recording.path, cancelled)
     units = recording.units + params.units_suffix
-    chunk_t = max(1, min(n_frames, max(1, (1 << 20) // (4 * freqs.size))))
     with atomic_h5(out) as f:
-        f.attrs["format"] = FORMAT_TAG
-        for k, v in prov.items():
-            f.attrs[k] = v
-        tds = f.create_dataset("time", data=times)
-        tds.attrs["units"] = "s"
-        fds = f.create_dataset("frequency", data=freqs)
-        fds.attrs["units"] = "Hz"
-        ds = f.create_dataset("spectrogram", shape=(n_frames, freqs.size), dtype="float32",
-                              chunks=(chunk_t, freqs.size), compression="gzip",
-                              compression_opts=4, shuffle=True)
         attrs = {"sample_rate": float(fs), "nfft": int(params.nfft), "hop": int(params.hop),
                  "window": window_text(params.window), "scaling": params.scaling, "units": units,
                  "channel": int(channel), "two_sided": bool(two_sided),
                  "center_frequency": float(recording.center_frequency or 0.0)}
-        for k, v in attrs.items():
-            ds.attrs[k] = v
-            f.attrs[k] = v
-        tds.make_scale("time")
-        fds.make_scale("frequency")
-        ds.dims[0].attach_scale(tds)
-        ds.dims[0].label = "time"
-        ds.dims[1].attach_scale(fds)
-        ds.dims[1].label = "frequency"
+        ds = create_spectrogram_datasets(f, times, freqs, attrs, prov)
         for k0 in range(0, n_frames, FRAMES_PER_BLOCK):
             if cancelled is not None and cancelled():
                 raise Cancelled()

@@ -31,6 +31,7 @@ arrays unless ``backend="cupy"`` is asked for.
 
 from __future__ import annotations
 
+import contextvars
 import difflib
 import inspect
 import math
@@ -547,6 +548,10 @@ def _is_array_type(t: Any) -> bool:
 _registry: dict[str, Operator] = {}
 _registry_lock = threading.RLock()
 _builtins_state = {"loaded": False}
+#: plugin hook: the namespace :func:`operator` prefixes names with while
+#: :mod:`specscope.compute.plugins` imports a plugin (None: no prefix)
+_namespace: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "specscope_operator_namespace", default=None)
 
 
 def _ensure_builtins() -> None:
@@ -603,6 +608,9 @@ def operator(name: str, *, family: str, summary: str, params: Sequence[Param] = 
     if nan_policy not in NAN_POLICIES:
         raise RegistrationError(f"{name}: nan_policy={nan_policy!r} must be one of "
                                 f"{', '.join(NAN_POLICIES)}")
+    prefix = _namespace.get()  # plugin hook: "op" declared by plugin "p" is "p.op"
+    if prefix is not None and not name.startswith(prefix + "."):
+        name = f"{prefix}.{name}"
     params = tuple(params)
     seen: set[str] = set()
     for p in params:
@@ -649,6 +657,15 @@ def get(name: str) -> Operator:
     try:
         return _registry[name]
     except (KeyError, TypeError):
+        pass
+    if isinstance(name, str) and "." in name:  # plugin hook: load "p" on first "p.op"
+        from . import plugins
+
+        if plugins.load_for_operator(name) and name in _registry:
+            return _registry[name]
+    try:
+        return _registry[name]
+    except (KeyError, TypeError):
         close = difflib.get_close_matches(str(name), list(_registry), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise InputError(f"operator={name!r} is not registered{hint} "
@@ -656,8 +673,15 @@ def get(name: str) -> Operator:
 
 
 def list_operators(family: str | None = None) -> list[Operator]:
-    """Registered operators sorted by family and name, optionally of one family."""
+    """Registered operators sorted by family and name, optionally of one family.
+
+    Plugins are loaded first (failures are recorded in their status, see
+    :func:`specscope.compute.plugins.list_plugins`, never raised here).
+    """
     _ensure_builtins()
+    from . import plugins  # plugin hook
+
+    plugins.load_all()
     with _registry_lock:
         ops = list(_registry.values())
     if family is not None:

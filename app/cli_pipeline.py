@@ -1,0 +1,134 @@
+"""CLI subcommands of pipelines: ``run`` and ``rerun``.
+
+:func:`register` adds them to the main CLI's argparse subparsers.  Handlers
+return an exit status: 0 when everything was done, 1 when an input failed (the
+others are still written); bad pipelines and arguments raise
+:class:`~specscope.compute.errors.SpecscopeError` subclasses, which the main
+CLI prints as one line with exit status 2.  Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from specscope.compute.errors import InputError
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} must be >= 0")
+    return value
+
+
+class _Progress:
+    """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.failed = 0
+
+    def __call__(self, done: int, total: int, result: Any) -> None:
+        if result is not None and not result.ok:
+            self.failed += 1
+        if not self.enabled:
+            return
+        width = 30
+        fill = int(width * done / max(1, total))
+        bar = "#" * fill + "-" * (width - fill)
+        extra = f", {self.failed} failed" if self.failed else ""
+        print(f"\r[{bar}] {done}/{total} inputs{extra}", end="", file=sys.stderr, flush=True)
+        if done == total:
+            print(file=sys.stderr)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from specscope.compute.pipeline import Pipeline
+    from specscope.compute.runner import run_batch
+
+    from .cli import _recording_options
+
+    if args.workers < 1:
+        raise InputError(f"--workers {args.workers} must be >= 1")
+    if args.chunk_samples < 1:
+        raise InputError(f"--chunk-samples {args.chunk_samples} must be >= 1")
+    pipeline = Pipeline.load(args.pipeline)
+    options = _recording_options(args)
+    progress = _Progress(not args.quiet and sys.stderr.isatty())
+    summary = run_batch(pipeline, args.inputs, args.output, workers=args.workers,
+                        executor="threads" if args.threads else "processes",
+                        dask=args.dask, chunk_samples=args.chunk_samples,
+                        task_samples=args.task_samples, recording_options=options,
+                        progress=progress)
+    for r in summary.failed:
+        print(f"specscope: failed: {r.input}: {r.error}", file=sys.stderr)
+    if not args.quiet:
+        for r in summary.done:
+            print(r.output)
+        print(summary.text().splitlines()[-1], file=sys.stderr)
+    return 0 if summary.ok else 1
+
+
+def cmd_rerun(args: argparse.Namespace) -> int:
+    from specscope.compute.runner import rerun
+
+    result = rerun(args.file, verify=args.verify)
+    if not args.verify:
+        print(result.output)
+        return 0
+    if result.identical:
+        print(f"{result.output}: identical")
+        return 0
+    for d in result.differences:
+        print(f"specscope: differs: {d}", file=sys.stderr)
+    print(f"{result.output}: differs (max |difference| {result.max_abs_diff:g})")
+    return 1
+
+
+def register(subparsers: Any) -> None:
+    """Add ``run`` and ``rerun`` to an argparse subparsers object."""
+    from specscope.compute.pipeline import DEFAULT_CHUNK_SAMPLES
+    from specscope.compute.runner import DEFAULT_TASK_SAMPLES
+
+    from .cli import _add_recording_options
+
+    p = subparsers.add_parser(
+        "run", help="run a pipeline over recordings, one HDF5 file per input",
+        description="Run PIPELINE.json over each INPUT and write OUTDIR/<input stem>.h5 "
+                    "(crash-safe, with the pipeline and provenance inside).  Exit status 1 "
+                    "when an input failed (the others are written), 2 for a bad pipeline "
+                    "or bad arguments.")
+    p.add_argument("pipeline", metavar="PIPELINE.json")
+    p.add_argument("inputs", nargs="+", metavar="INPUT")
+    p.add_argument("-o", "--output", required=True, metavar="OUTDIR",
+                   help="folder for the outputs (created when missing)")
+    p.add_argument("--workers", type=_count, default=1, metavar="N",
+                   help="parallel workers (default 1: in this process)")
+    p.add_argument("--threads", action="store_true",
+                   help="use threads instead of processes for the local pool")
+    p.add_argument("--chunk-samples", type=_count, default=DEFAULT_CHUNK_SAMPLES, metavar="N",
+                   help=f"samples read at a time (default {DEFAULT_CHUNK_SAMPLES})")
+    p.add_argument("--task-samples", type=_count, default=DEFAULT_TASK_SAMPLES, metavar="N",
+                   help="split longer recordings into tasks of N samples "
+                        f"(default {DEFAULT_TASK_SAMPLES}; 0: never)")
+    p.add_argument("--dask", metavar="local|ADDRESS",
+                   help="run on Dask: 'local' starts a LocalCluster of --workers workers; "
+                        "tcp://host:port uses a running scheduler")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    _add_recording_options(p)
+    p.set_defaults(func=cmd_run)
+
+    p = subparsers.add_parser(
+        "rerun", help="run the pipeline stored in an output again on its source",
+        description="Run the pipeline stored in OUT.h5 again on its (unchanged) source and "
+                    "replace OUT.h5, or with --verify compare without writing: exit status "
+                    "0 when identical, 1 when not.")
+    p.add_argument("file", metavar="OUT.h5")
+    p.add_argument("--verify", action="store_true",
+                   help="check that the result is identical instead of replacing it")
+    p.set_defaults(func=cmd_rerun)

@@ -1,0 +1,771 @@
+"""Run a pipeline over many recordings: a local pool or a Dask cluster.
+
+:func:`run_batch` writes one crash-safe HDF5 file per input,
+``OUTDIR/<input stem>.h5``, with the pipeline, the designed filter
+coefficients and provenance inside.  Work is spread over
+
+* this process (``workers=1``),
+* a pool of ``workers`` processes (``executor="processes"``, spawned, so a
+  worker never inherits a half-initialised library) or threads,
+* a Dask cluster: ``dask="local"`` starts a ``distributed.LocalCluster`` of
+  ``workers`` workers, ``dask="tcp://host:port"`` uses a running scheduler
+  (whose workers must see the input and output paths).
+
+Tasks carry paths, never open files: each task reopens its recording inside
+the worker (HDF5 handles cannot be pickled).  A recording longer than
+``task_samples`` is split into part tasks, each reading the overlap its steps
+need (:attr:`~specscope.compute.pipeline.BoundPipeline.lookback`); the parts
+are written to hidden files next to the output and joined, in order, into the
+output file.  Splitting depends only on ``task_samples``, never on the number
+of workers or the executor, so every way of running gives the same numbers.
+The parts are exact for FIR filters, sample-wise steps and the spectrogram;
+for IIR filters each part starts cold ``lookback`` samples early, where the
+impulse response has decayed to ``SETTLE_TOL`` of its L1 norm, so a split run
+differs from an unsplit one by about ``SETTLE_TOL * max|x|``.
+
+A failing input is reported and the others go on; :class:`Summary` lists what
+was done and what failed, with reasons.
+
+Output layout
+-------------
+Spectrogram pipelines use the layout of
+:func:`~specscope.compute.export.export_spectrogram` (``spectrogram`` (time,
+frequency), float32, with ``time`` and ``frequency`` scales; (channel, time,
+frequency) for several channels).  Time-domain pipelines write ``signal``
+shaped (samples, channels) with a ``sample_rate`` attribute, which
+:func:`~specscope.compute.open_recording` opens as a recording.  Both carry:
+
+* file attributes: ``format``, provenance (``source_path``,
+  ``source_sha256``, ``specscope_version``, ``created_utc``), ``pipeline``
+  (the JSON), ``source_options`` (JSON), ``start_sample``, ``stop_sample``,
+  ``first_sample``, ``channels``, ``chunk_samples``, ``task_samples``;
+* group ``pipeline`` (attribute ``json``) with ``coefficients/step_<i>``
+  holding the designed ``sos`` or ``b``/``a`` of each filter step.
+
+Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError, RecordingError, SpecscopeError
+from .export import atomic_h5, create_spectrogram_datasets, provenance
+from .pipeline import DEFAULT_CHUNK_SAMPLES, SCHEMA, BoundPipeline, Pipeline
+from .spectral import window_text
+
+__all__ = [
+    "DEFAULT_TASK_SAMPLES",
+    "SIGNAL_FORMAT",
+    "InputResult",
+    "RerunResult",
+    "Summary",
+    "output_path",
+    "process_file",
+    "rerun",
+    "run_batch",
+]
+
+SIGNAL_FORMAT = "specscope/signal/1"
+#: recordings longer than this (samples) are split into part tasks
+DEFAULT_TASK_SAMPLES = 1 << 26
+EXECUTORS = ("processes", "threads")
+
+
+# -- results ------------------------------------------------------------------------------
+
+
+@dataclass
+class InputResult:
+    """What happened to one input."""
+
+    input: str
+    output: str | None
+    ok: bool
+    error: str | None = None
+    seconds: float = 0.0
+    n_samples: int = 0
+    n_channels: int = 0
+    parts: int = 1
+
+
+@dataclass
+class Summary:
+    """The outcome of :func:`run_batch`."""
+
+    results: list[InputResult]
+    seconds: float
+    workers: int
+    executor: str
+
+    @property
+    def done(self) -> list[InputResult]:
+        return [r for r in self.results if r.ok]
+
+    @property
+    def failed(self) -> list[InputResult]:
+        return [r for r in self.results if not r.ok]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    @property
+    def samples(self) -> int:
+        return sum(r.n_samples * max(1, r.n_channels) for r in self.done)
+
+    def text(self) -> str:
+        """A human summary: one line per failure, then totals."""
+        lines = [f"failed: {r.input}: {r.error}" for r in self.failed]
+        rate = self.samples / self.seconds / 1e6 if self.seconds > 0 else 0.0
+        lines.append(f"{len(self.done)} done, {len(self.failed)} failed in {self.seconds:.2f} s "
+                     f"({rate:.1f} Msamples/s, {self.workers} worker(s), {self.executor})")
+        return "\n".join(lines)
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, SpecscopeError):
+        text = str(exc)
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    return " ".join(text.split()) or type(exc).__name__
+
+
+def output_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[str]) -> Path:
+    """``OUTDIR/<stem>.h5`` for an input (``FILE.h5:/dataset`` uses FILE's stem)."""
+    from .io.base import split_member
+
+    p, _ = split_member(input_path)
+    return Path(outdir) / f"{p.stem}.h5"
+
+
+# -- planning -----------------------------------------------------------------------------
+
+
+def _open(path: str, options: dict[str, Any]) -> Any:
+    from .io import open_recording
+
+    return open_recording(path, **options)
+
+
+def _meta(rec: Any) -> dict[str, Any]:
+    return {"path": str(rec.path), "sample_rate": float(rec.sample_rate),
+            "n_samples": int(rec.n_samples), "n_channels": int(rec.n_channels),
+            "is_complex": bool(rec.is_complex),
+            "center_frequency": float(rec.center_frequency or 0.0), "units": str(rec.units)}
+
+
+def _plan(bound: BoundPipeline, start: int, stop: int,
+          task_samples: int | None) -> list[dict[str, int]] | None:
+    """Part tasks ``{read_start, read_stop, skip, take, count}`` or None (one task)."""
+    n_in = stop - start
+    if not task_samples or n_in <= task_samples or not bound.streams:
+        return None
+    g0 = start + bound.drop
+    n_sig = bound.signal_length(n_in)
+    lb, la = bound.lookback, bound.lookahead
+    ranges: list[tuple[int, int, int]] = []  # (a, b) signal coords, output count
+    if bound.stft is None:
+        for a in range(0, n_sig, task_samples):
+            b = min(n_sig, a + task_samples)
+            ranges.append((g0 + a, g0 + b, b - a))
+    else:
+        p = bound.stft
+        n_frames = p.n_frames(n_sig)
+        per = max(1, task_samples // p.hop)
+        for k0 in range(0, n_frames, per):
+            k1 = min(n_frames, k0 + per)
+            ranges.append((g0 + k0 * p.hop, g0 + (k1 - 1) * p.hop + p.nfft, k1 - k0))
+    if len(ranges) < 2:
+        return None
+    parts = []
+    for a, b, count in ranges:
+        r0 = max(start, a - lb)
+        r1 = min(stop, b + la)
+        parts.append({"read_start": r0, "read_stop": r1, "skip": a - (r0 + bound.drop),
+                      "take": b - a, "count": count})
+    return parts
+
+
+# -- writing ------------------------------------------------------------------------------
+
+
+def _header(f: Any, pipeline: Pipeline, bound: BoundPipeline, meta: dict[str, Any],
+            spec: dict[str, Any], first: int) -> None:
+    f.attrs["pipeline"] = pipeline.to_json(None)
+    f.attrs["pipeline_name"] = pipeline.name
+    f.attrs["source_options"] = json.dumps(spec["options"])
+    f.attrs["start_sample"] = int(spec["start"])
+    f.attrs["stop_sample"] = int(spec["stop"])
+    f.attrs["first_sample"] = int(first)
+    f.attrs["channels"] = json.dumps(spec["channels"])
+    f.attrs["chunk_samples"] = int(spec["chunk_samples"])
+    f.attrs["task_samples"] = int(spec["task_samples"] or 0)
+    f.attrs["output"] = bound.kind
+    g = f.create_group("pipeline")
+    g.attrs["json"] = pipeline.to_json(None)
+    g.attrs["schema"] = SCHEMA
+    g.attrs["name"] = pipeline.name
+    cg = g.create_group("coefficients")
+    for index, d in sorted(bound.coefficients().items()):
+        sg = cg.create_group(f"step_{index}")
+        step = pipeline.steps[index]
+        sg.attrs["design"] = step.values["design"]
+        sg.attrs["form"] = d.form
+        sg.attrs["sample_rate"] = d.sample_rate
+        sg.attrs["zero_phase"] = bool(step.values["zero_phase"])
+        sg.attrs["settle_samples"] = int(d.settle)
+        for name, arr in d.coefficients.items():
+            sg.create_dataset(name, data=arr)
+
+
+def _write_output(out: Path, pipeline: Pipeline, bound: BoundPipeline, meta: dict[str, Any],
+                  spec: dict[str, Any], blocks: Iterable[np.ndarray], prov: dict[str, str],
+                  cancelled: Callable[[], bool] | None = None) -> None:
+    """Write the blocks of a whole run into ``out`` (crash-safe)."""
+    fs = bound.sample_rate
+    start, stop = spec["start"], spec["stop"]
+    first = start + bound.drop
+    n_out = bound.output_length(stop - start)
+    n_ch = len(spec["channels"])
+    with atomic_h5(out) as f:
+        if bound.stft is not None:
+            p = bound.stft
+            times = (first + np.arange(n_out) * p.hop + p.nfft / 2) / fs
+            freqs = bound.frequencies(meta["center_frequency"])
+            attrs = {"sample_rate": fs, "nfft": int(p.nfft), "hop": int(p.hop),
+                     "window": window_text(p.window), "scaling": p.scaling,
+                     "units": meta["units"] + p.units_suffix, "channel": int(spec["channels"][0]),
+                     "two_sided": bool(bound.complex_output),
+                     "center_frequency": meta["center_frequency"]}
+            ds = create_spectrogram_datasets(f, times, freqs, attrs, prov,
+                                             n_channels=None if n_ch == 1 else n_ch)
+        else:
+            f.attrs["format"] = SIGNAL_FORMAT
+            for k, v in prov.items():
+                f.attrs[k] = v
+            ds = None
+        _header(f, pipeline, bound, meta, spec, first)
+        pos = 0
+        for block in blocks:
+            if cancelled is not None and cancelled():
+                from .errors import Cancelled
+                raise Cancelled()
+            k = block.shape[-1]
+            if pos + k > n_out:
+                raise RecordingError(f"{out.name}: the pipeline gave more output than "
+                                     f"expected ({pos + k} > {n_out})")
+            if bound.stft is not None:
+                if n_ch == 1:
+                    ds[pos:pos + k, :] = block[0].T
+                else:
+                    ds[:, pos:pos + k, :] = np.transpose(block, (0, 2, 1))
+            else:
+                if ds is None:
+                    ds = _signal_dataset(f, n_out, n_ch, block.dtype, fs, meta, first)
+                ds[pos:pos + k, :] = block.T
+            pos += k
+        if ds is None:
+            dtype = np.complex64 if meta["is_complex"] else np.float32
+            ds = _signal_dataset(f, n_out, n_ch, dtype, fs, meta, first)
+        if pos != n_out:
+            raise RecordingError(f"{out.name}: the pipeline gave {pos} outputs, expected "
+                                 f"{n_out}")
+
+
+def _signal_dataset(f: Any, n: int, n_ch: int, dtype: Any, fs: float, meta: dict[str, Any],
+                    first: int) -> Any:
+    chunk = (max(1, min(n, 1 << 16)), n_ch)
+    ds = f.create_dataset("signal", shape=(n, n_ch), dtype=dtype, chunks=chunk)
+    attrs = {"sample_rate": fs, "units": meta["units"], "first_sample": int(first),
+             "time_offset": first / fs, "center_frequency": meta["center_frequency"]}
+    for k, v in attrs.items():
+        ds.attrs[k] = v
+        f.attrs[k] = v
+    ds.dims[0].label = "time"
+    ds.dims[1].label = "channel"
+    return ds
+
+
+def _part_path(out: Path, index: int) -> Path:
+    return out.with_name(f".{out.stem}.part{index:05d}.h5")
+
+
+def _iter_part_blocks(paths: Sequence[Path], block: int = 4096) -> Iterator[np.ndarray]:
+    import h5py
+
+    for path in paths:
+        with h5py.File(path, "r") as f:
+            ds = f["data"]
+            n = ds.shape[-1]
+            for i in range(0, n, block):
+                yield ds[..., i:i + block]
+
+
+# -- tasks (run in workers: module-level, picklable arguments) ----------------------------
+
+
+def _task(spec: dict[str, Any]) -> dict[str, Any]:
+    """One task: a whole input into its output, or one part into a part file."""
+    t0 = time.perf_counter()
+    try:
+        pipeline = Pipeline.from_dict(spec["pipeline"])
+        with _open(spec["path"], spec["options"]) as rec:
+            meta = _meta(rec)
+            bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
+            chans = spec["channels"]
+
+            def read(a: int, b: int) -> np.ndarray:
+                return rec.read(a, b, chans)
+
+            part = spec.get("part")
+            if part is None:
+                if bound.stft is not None:
+                    bound.stft.check_length(bound.signal_length(spec["stop"] - spec["start"]),
+                                            Path(spec["path"]).name)
+                prov = provenance(rec.path)
+                blocks = bound.stream(read, spec["start"], spec["stop"],
+                                      chunk_samples=spec["chunk_samples"])
+                _write_output(Path(spec["out"]), pipeline, bound, meta, spec, blocks, prov)
+            else:
+                _write_part(Path(spec["part_path"]), bound, read, part, spec["chunk_samples"])
+        return {"ok": True, "seconds": time.perf_counter() - t0, "meta": meta}
+    except Exception as exc:  # noqa: BLE001 - reported per input, the batch goes on
+        return {"ok": False, "error": _one_line(exc), "seconds": time.perf_counter() - t0,
+                "traceback": traceback.format_exc() if not isinstance(exc, SpecscopeError)
+                else None}
+
+
+def _write_part(path: Path, bound: BoundPipeline, read: Callable[[int, int], np.ndarray],
+                part: dict[str, int], chunk_samples: int) -> None:
+    pos = 0
+    with atomic_h5(path) as f:
+        ds = None
+        for block in bound.stream(read, part["read_start"], part["read_stop"],
+                                  chunk_samples=chunk_samples, skip=part["skip"],
+                                  take=part["take"]):
+            if ds is None:
+                shape = block.shape[:-1] + (part["count"],)
+                ds = f.create_dataset("data", shape=shape, dtype=block.dtype,
+                                      chunks=block.shape[:-1] + (min(part["count"], 4096),))
+            k = block.shape[-1]
+            ds[..., pos:pos + k] = block
+            pos += k
+        if pos != part["count"]:
+            raise RecordingError(f"{path.name}: part gave {pos} outputs, expected "
+                                 f"{part['count']}")
+
+
+def _assemble(spec: dict[str, Any], part_paths: Sequence[Path]) -> None:
+    pipeline = Pipeline.from_dict(spec["pipeline"])
+    with _open(spec["path"], spec["options"]) as rec:
+        meta = _meta(rec)
+        bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
+        prov = provenance(rec.path)
+    _write_output(Path(spec["out"]), pipeline, bound, meta, spec,
+                  _iter_part_blocks(part_paths), prov)
+
+
+# -- executors ----------------------------------------------------------------------------
+
+
+class _Inline:
+    name = "inline"
+
+    def __init__(self) -> None:
+        self._done: list[tuple[Any, dict[str, Any]]] = []
+
+    def submit(self, spec: dict[str, Any]) -> Any:
+        return spec
+
+    def results(self, handles: list[Any]) -> Iterator[tuple[Any, dict[str, Any]]]:
+        for spec in handles:
+            yield spec, _task(spec)
+
+    def close(self) -> None:
+        pass
+
+
+class _Futures:
+    def __init__(self, workers: int, kind: str) -> None:
+        import concurrent.futures as cf
+
+        self._cf = cf
+        if kind == "threads":
+            self.pool: Any = cf.ThreadPoolExecutor(workers)
+        else:
+            import multiprocessing
+
+            self.pool = cf.ProcessPoolExecutor(workers,
+                                               mp_context=multiprocessing.get_context("spawn"))
+        self.name = f"{workers} {kind}"
+        self._specs: dict[Any, dict[str, Any]] = {}
+
+    def submit(self, spec: dict[str, Any]) -> Any:
+        fut = self.pool.submit(_task, spec)
+        self._specs[fut] = spec
+        return fut
+
+    def results(self, handles: list[Any]) -> Iterator[tuple[Any, dict[str, Any]]]:
+        for fut in self._cf.as_completed(handles):
+            try:
+                res = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a dead worker fails its task only
+                res = {"ok": False, "error": f"worker failed: {_one_line(exc)}", "seconds": 0.0}
+            yield self._specs[fut], res
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Dask:
+    def __init__(self, address: str, workers: int, options: dict[str, Any]) -> None:
+        try:
+            import distributed
+        except ImportError:
+            raise InputError("--dask needs dask.distributed: pip install "
+                             "'specscope[dask]'") from None
+        self._distributed = distributed
+        self.cluster = None
+        if address == "local":
+            import logging
+
+            kw = {"n_workers": workers, "threads_per_worker": 1, "processes": True,
+                  "dashboard_address": None, "silence_logs": logging.ERROR}
+            kw.update(options)
+            self.cluster = distributed.LocalCluster(**kw)
+            self.client = distributed.Client(self.cluster)
+            self.name = f"dask LocalCluster ({kw['n_workers']} workers)"
+        else:
+            try:
+                self.client = distributed.Client(address, timeout=options.get("timeout", 10))
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise InputError(f"--dask {address}: cannot reach the scheduler "
+                                 f"({_one_line(exc)})") from None
+            self.name = f"dask {address}"
+        self._specs: dict[Any, dict[str, Any]] = {}
+
+    def submit(self, spec: dict[str, Any]) -> Any:
+        fut = self.client.submit(_task, spec, pure=False)
+        self._specs[fut.key] = spec
+        return fut
+
+    def results(self, handles: list[Any]) -> Iterator[tuple[Any, dict[str, Any]]]:
+        for fut in self._distributed.as_completed(handles):
+            try:
+                res = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a lost worker fails its task only
+                res = {"ok": False, "error": f"worker failed: {_one_line(exc)}", "seconds": 0.0}
+            yield self._specs[fut.key], res
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+# -- the batch ----------------------------------------------------------------------------
+
+
+def _prepare(pipeline: Pipeline, path: str, out: Path, options: dict[str, Any],
+             chunk_samples: int, task_samples: int | None, start: int | None,
+             stop: int | None, channels: list[int] | None) -> tuple[dict[str, Any], list]:
+    """The task spec of one input and its parts (opens the file for its metadata only)."""
+    with _open(path, options) as rec:
+        meta = _meta(rec)
+        bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
+        a, b, _ = slice(start, stop).indices(meta["n_samples"])
+        b = max(a, b)
+        chans = rec._channel_list(channels)
+        if bound.stft is not None:
+            bound.stft.check_length(bound.signal_length(b - a), Path(path).name)
+        if not bound.streams and b - a > chunk_samples:
+            bad = next(s for s in bound.stages if not s.streams)
+            raise bad.step.error(f"needs the whole signal at once; {Path(path).name} has "
+                                 f"{b - a} samples, more than chunk_samples={chunk_samples}")
+    spec = {"pipeline": pipeline.to_dict(), "path": str(path), "options": dict(options),
+            "out": str(out), "start": a, "stop": b, "channels": chans,
+            "chunk_samples": int(chunk_samples), "task_samples": task_samples or 0,
+            "meta": meta}
+    parts = _plan(bound, a, b, task_samples) or []
+    part_specs = [dict(spec, part=part, part_path=str(_part_path(out, i)))
+                  for i, part in enumerate(parts)]
+    return spec, part_specs
+
+
+def _check_args(workers: int, chunk_samples: int, task_samples: int | None,
+                executor: str) -> None:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers={workers!r} must be a whole number >= 1")
+    if isinstance(chunk_samples, bool) or not isinstance(chunk_samples, int) or \
+            chunk_samples < 1:
+        raise InputError(f"chunk_samples={chunk_samples!r} must be a whole number >= 1")
+    if task_samples is not None and (not isinstance(task_samples, int) or task_samples < 0):
+        raise InputError(f"task_samples={task_samples!r} must be a whole number >= 0 "
+                         "(0: never split)")
+    if executor not in EXECUTORS:
+        raise InputError(f"executor={executor!r} must be one of {', '.join(EXECUTORS)}")
+
+
+def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
+              inputs: Sequence[str | os.PathLike[str]], outdir: str | os.PathLike[str], *,
+              workers: int = 1, executor: str = "processes", dask: str | None = None,
+              chunk_samples: int = DEFAULT_CHUNK_SAMPLES,
+              task_samples: int | None = DEFAULT_TASK_SAMPLES,
+              recording_options: dict[str, Any] | None = None,
+              start: int | None = None, stop: int | None = None,
+              channels: list[int] | None = None,
+              progress: Callable[[int, int, InputResult | None], None] | None = None,
+              dask_options: dict[str, Any] | None = None) -> Summary:
+    """Run ``pipeline`` over every input, writing ``OUTDIR/<stem>.h5`` for each.
+
+    Parameters
+    ----------
+    pipeline : Pipeline, dict or path
+        Validated before anything runs (:class:`InputError` otherwise).
+    inputs : sequence of paths
+        Recordings (any format :func:`open_recording` reads).
+    outdir : path
+        Created when missing.
+    workers : int
+        1 runs in this process; more use a pool (or Dask workers).
+    executor : {"processes", "threads"}
+        The local pool's kind.
+    dask : str, optional
+        ``"local"`` for a ``distributed.LocalCluster`` of ``workers`` workers, or
+        a scheduler address ``"tcp://host:port"``.
+    chunk_samples : int
+        Samples read at a time inside a task (bounds memory).
+    task_samples : int or None
+        Recordings longer than this are split into part tasks (None or 0: never).
+    recording_options : dict, optional
+        Passed to :func:`open_recording` (``sample_rate``, ``dtype`` for raw files).
+    start, stop, channels
+        Range and channels of each recording (all by default).
+    progress : callable, optional
+        ``progress(done, total, result)`` after each input (``result`` None for parts).
+    dask_options : dict, optional
+        Extra ``LocalCluster`` arguments (e.g. ``processes=False``).
+
+    Returns
+    -------
+    Summary
+    """
+    t0 = time.perf_counter()
+    if not isinstance(pipeline, Pipeline):
+        pipeline = (Pipeline.from_dict(pipeline) if isinstance(pipeline, dict)
+                    else Pipeline.load(pipeline))
+    _check_args(workers, chunk_samples, task_samples, executor)
+    options = {k: v for k, v in (recording_options or {}).items() if v is not None}
+    if not inputs:
+        raise InputError("no inputs given")
+    out_dir = Path(outdir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"{out_dir}: the output folder is a file")
+    outs: dict[Path, str] = {}
+    for inp in inputs:
+        o = output_path(inp, out_dir)
+        if o in outs:
+            raise InputError(f"{outs[o]} and {inp} would both write {o.name}; give inputs "
+                             "with different names or run them separately")
+        outs[o] = str(inp)
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    results: dict[str, InputResult] = {}
+    order = [str(i) for i in inputs]
+    jobs: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+    for o, inp in outs.items():
+        try:
+            jobs[inp] = _prepare(pipeline, inp, o, options, chunk_samples, task_samples,
+                                 start, stop, channels)
+        except Exception as exc:  # noqa: BLE001 - this input fails, the others go on
+            results[inp] = InputResult(inp, None, False, _one_line(exc))
+    total = len(order)
+    done = len(results)
+    if progress is not None:
+        for r in results.values():
+            progress(done, total, r)
+
+    if dask is not None:
+        pool: Any = _Dask(dask, workers, dict(dask_options or {}))
+    elif workers == 1:
+        pool = _Inline()
+    else:
+        pool = _Futures(workers, executor)
+    try:
+        handles = []
+        pending_parts: dict[str, int] = {}
+        part_ok: dict[str, list[str]] = {}
+        started: dict[str, float] = {}
+        for inp, (spec, parts) in jobs.items():
+            started[inp] = time.perf_counter()
+            if parts:
+                pending_parts[inp] = len(parts)
+                part_ok[inp] = []
+                handles += [pool.submit(p) for p in parts]
+            else:
+                handles.append(pool.submit(spec))
+        for spec, res in pool.results(handles):
+            inp = spec["path"]
+            whole, parts = jobs[inp]
+            n = whole["stop"] - whole["start"]
+            if "part" not in spec:
+                r = InputResult(inp, spec["out"] if res["ok"] else None, res["ok"],
+                                res.get("error"), time.perf_counter() - started[inp], n,
+                                len(whole["channels"]))
+            else:
+                if not res["ok"]:
+                    part_ok[inp].append(f"part {spec['part']['read_start']}: {res['error']}")
+                pending_parts[inp] -= 1
+                if pending_parts[inp]:
+                    continue
+                paths = [Path(p["part_path"]) for p in parts]
+                try:
+                    if part_ok[inp]:
+                        raise RecordingError(part_ok[inp][0])
+                    _assemble(whole, paths)
+                    r = InputResult(inp, whole["out"], True, None,
+                                    time.perf_counter() - started[inp], n,
+                                    len(whole["channels"]), len(parts))
+                except Exception as exc:  # noqa: BLE001
+                    r = InputResult(inp, None, False, _one_line(exc),
+                                    time.perf_counter() - started[inp], n,
+                                    len(whole["channels"]), len(parts))
+                finally:
+                    for p in paths:
+                        p.unlink(missing_ok=True)
+            results[inp] = r
+            done += 1
+            if progress is not None:
+                progress(done, total, r)
+    finally:
+        pool.close()
+    name = pool.name if workers > 1 or dask is not None else "in process"
+    return Summary([results[i] for i in order], time.perf_counter() - t0, workers, name)
+
+
+def process_file(pipeline: Pipeline | dict[str, Any], path: str | os.PathLike[str],
+                 out: str | os.PathLike[str], **kwargs: Any) -> InputResult:
+    """Run one input in this process (same numbers as :func:`run_batch`); raise on failure."""
+    out = Path(out)
+    summary = run_batch(pipeline, [path], out.parent, **kwargs)
+    r = summary.results[0]
+    if not r.ok:
+        raise RecordingError(r.error or "failed")
+    produced = Path(r.output or "")
+    if produced != out:
+        os.replace(produced, out)
+        r.output = str(out)
+    return r
+
+
+# -- rerun --------------------------------------------------------------------------------
+
+
+@dataclass
+class RerunResult:
+    """What :func:`rerun` found."""
+
+    output: str
+    identical: bool | None
+    max_abs_diff: float = 0.0
+    differences: list[str] = field(default_factory=list)
+
+
+def _attr(f: Any, name: str) -> Any:
+    v = f.attrs.get(name)
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
+    """Run the pipeline stored in an output again on its source.
+
+    Without ``verify`` the output is replaced by the new run.  With ``verify``
+    the new result goes to a temporary file that is compared with the stored
+    one, dataset by dataset, and removed; ``identical`` says whether every
+    number is equal.  The source must be unchanged (its SHA-256 is checked).
+    """
+    import h5py
+
+    out = Path(out_h5)
+    if not out.is_file():
+        raise RecordingError(f"{out}: no such file")
+    try:
+        with h5py.File(out, "r") as f:
+            text = _attr(f, "pipeline")
+            if text is None:
+                raise InputError(f"{out.name}: no pipeline inside; not written by "
+                                 "'specscope run'")
+            source = _attr(f, "source_path")
+            digest = _attr(f, "source_sha256")
+            options = json.loads(_attr(f, "source_options") or "{}")
+            start, stop = int(f.attrs["start_sample"]), int(f.attrs["stop_sample"])
+            channels = json.loads(_attr(f, "channels"))
+            chunk = int(f.attrs["chunk_samples"])
+            task = int(f.attrs["task_samples"]) or None
+    except OSError as exc:
+        raise RecordingError(f"{out}: not an HDF5 file ({_one_line(exc)})") from None
+    pipeline = Pipeline.from_json(text)
+    if not Path(source).is_file():
+        raise RecordingError(f"{out.name}: its source {source} is missing")
+    from .export import sha256_file
+
+    if sha256_file(source) != digest:
+        raise RecordingError(f"{out.name}: its source {source} changed since the run "
+                             "(SHA-256 differs)")
+    tmpdir = out.parent / f".{out.stem}.rerun"
+    tmpdir.mkdir(exist_ok=True)
+    try:
+        summary = run_batch(pipeline, [source], tmpdir, workers=1, chunk_samples=chunk,
+                            task_samples=task, recording_options=options, start=start,
+                            stop=stop, channels=channels)
+        r = summary.results[0]
+        if not r.ok:
+            raise RecordingError(f"{out.name}: rerun failed: {r.error}")
+        fresh = Path(r.output or "")
+        if not verify:
+            os.replace(fresh, out)
+            return RerunResult(str(out), None)
+        return _compare(out, fresh)
+    finally:
+        for p in tmpdir.iterdir():
+            p.unlink()
+        tmpdir.rmdir()
+
+
+def _compare(stored: Path, fresh: Path) -> RerunResult:
+    import h5py
+
+    diffs: list[str] = []
+    worst = 0.0
+    with h5py.File(stored, "r") as a, h5py.File(fresh, "r") as b:
+        names: list[str] = []
+        a.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+        other: list[str] = []
+        b.visititems(lambda n, o: other.append(n) if isinstance(o, h5py.Dataset) else None)
+        for n in sorted(set(names) ^ set(other)):
+            diffs.append(f"{n}: only in one file")
+        for n in sorted(set(names) & set(other)):
+            da, db = a[n], b[n]
+            if da.shape != db.shape:
+                diffs.append(f"{n}: shape {da.shape} != {db.shape}")
+                continue
+            step = max(1, (1 << 22) // max(1, int(np.prod(da.shape[1:], dtype=np.int64))))
+            for i in range(0, da.shape[0] if da.ndim else 1, step):
+                xa = da[i:i + step] if da.ndim else da[()]
+                xb = db[i:i + step] if db.ndim else db[()]
+                if not np.array_equal(xa, xb, equal_nan=True):
+                    d = float(np.nanmax(np.abs(np.asarray(xa, complex) - np.asarray(xb, complex))))
+                    worst = max(worst, d)
+                    if not diffs or not diffs[-1].startswith(n + ":"):
+                        diffs.append(f"{n}: values differ")
+    return RerunResult(str(stored), not diffs, worst, diffs)

@@ -1,0 +1,157 @@
+"""Benchmark of the pipeline runner: throughput, speed-up with workers, peak memory.
+
+Runs ``assets/pipelines/hum_bandpass.json`` (comb notch, band-pass, spectrogram)
+
+1. over a batch of generated 48 kHz recordings with 1 worker (in process),
+   2 worker processes, and a Dask LocalCluster of 2 workers: throughput and
+   speed-up against the 1-worker run measured in the same session;
+2. over one recording larger than the memory the run is allowed: a child
+   process caps its address space (``RLIMIT_AS``) at what it uses after
+   start-up plus ``--limit-mb``, then processes the recording; peak RSS is
+   reported for the recording and for one a quarter of its size.
+
+Usage: ``python scripts/bench_pipeline.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import soundfile
+
+ROOT = Path(__file__).resolve().parent.parent
+PIPELINE = ROOT / "assets" / "pipelines" / "hum_bandpass.json"
+FS = 48000
+
+
+def make_recording(path: Path, seconds: float, seed: int, block: int = 1 << 22) -> int:
+    """A float32 WAV of noise plus mains hum, written in blocks (bounded memory)."""
+    n = int(seconds * FS)
+    rng = np.random.default_rng(seed)
+    with soundfile.SoundFile(path, "w", FS, 1, subtype="FLOAT") as f:
+        for i in range(0, n, block):
+            k = min(block, n - i)
+            t = (i + np.arange(k)) / FS
+            x = 0.3 * np.sin(2 * np.pi * 50 * t) + 0.05 * rng.standard_normal(k)
+            f.write(x.astype(np.float32))
+    return n
+
+
+def batch(inputs: list[Path], out: Path, **kw) -> tuple[float, bool]:
+    from specscope.compute.pipeline import Pipeline
+    from specscope.compute.runner import run_batch
+
+    shutil.rmtree(out, ignore_errors=True)
+    t0 = time.perf_counter()
+    s = run_batch(Pipeline.load(PIPELINE), inputs, out, **kw)
+    return time.perf_counter() - t0, s.ok
+
+
+_CHILD = r"""
+import json, os, resource, sys, time
+from specscope.compute.pipeline import Pipeline
+from specscope.compute.runner import run_batch
+import h5py, scipy.signal, soundfile  # everything imported before the cap
+def vm_kib(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1])
+base_rss = vm_kib("VmRSS:") / 1024
+limit = int(sys.argv[3]) * 2**20
+if limit:
+    base = vm_kib("VmSize:") * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (base + limit, base + limit))
+t0 = time.perf_counter()
+s = run_batch(Pipeline.load(sys.argv[4]), [sys.argv[1]], sys.argv[2], workers=1,
+              task_samples=0, chunk_samples=1 << 18)
+print(json.dumps({"ok": s.ok, "error": s.results[0].error, "seconds": time.perf_counter() - t0,
+                  "peak_rss_mib": vm_kib("VmHWM:") / 1024, "base_rss_mib": base_rss}))
+"""
+
+
+def limited_run(path: Path, out: Path, limit_mb: int) -> dict:
+    shutil.rmtree(out, ignore_errors=True)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               MKL_NUM_THREADS="1")
+    r = subprocess.run([sys.executable, "-c", _CHILD, str(path), str(out), str(limit_mb),
+                        str(PIPELINE)], check=False, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        return {"ok": False, "error": r.stderr.strip().splitlines()[-1:], "seconds": 0,
+                "peak_rss_mib": float("nan"), "base_rss_mib": float("nan")}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (about a minute)")
+    ap.add_argument("--limit-mb", type=int, default=None,
+                    help="memory the large run may use beyond start-up (MiB)")
+    ap.add_argument("--keep", action="store_true", help="keep the generated files")
+    args = ap.parse_args()
+    n_files, seconds = (4, 60.0) if args.quick else (8, 300.0)
+    big_seconds = 700.0 if args.quick else 2800.0  # 128 MiB / 512 MiB of float32
+    limit = args.limit_mb or (96 if args.quick else 192)
+    work = Path(tempfile.mkdtemp(prefix="specscope-bench-"))
+    print(f"specscope pipeline benchmark ({'quick' if args.quick else 'full'}), "
+          f"{os.cpu_count()} CPUs, pipeline {PIPELINE.name}")
+    try:
+        inputs = [work / f"rec{i}.wav" for i in range(n_files)]
+        total = sum(make_recording(p, seconds, i) for i, p in enumerate(inputs))
+        mb = total * 4 / 2**20
+        print(f"\nbatch: {n_files} recordings x {seconds:g} s at {FS} Hz "
+              f"({total / 1e6:.1f} Msamples, {mb:.0f} MiB)")
+        rows = []
+        t1, ok = batch(inputs, work / "o1", workers=1)
+        rows.append(("1 worker (in process)", t1, ok))
+        t2, ok = batch(inputs, work / "o2", workers=2)
+        rows.append(("2 worker processes", t2, ok))
+        try:
+            import distributed  # noqa: F401
+            td, ok = batch(inputs, work / "od", workers=2, dask="local")
+            rows.append(("dask LocalCluster, 2 workers", td, ok))
+        except ImportError:
+            print("  (dask.distributed not installed: skipped --dask local)")
+        print(f"  {'run':<30} {'seconds':>8} {'Msamples/s':>11} {'MiB/s':>7} "
+              f"{'x realtime':>10} {'speed-up':>8}")
+        for name, t, ok in rows:
+            print(f"  {name:<30} {t:8.2f} {total / t / 1e6:11.2f} {mb / t:7.1f} "
+                  f"{total / FS / t:10.0f} {t1 / t:8.2f}" + ("" if ok else "  FAILED"))
+        for o in ("o1", "o2", "od"):
+            shutil.rmtree(work / o, ignore_errors=True)
+
+        big = work / "big.wav"
+        quarter = work / "quarter.wav"
+        nb = make_recording(big, big_seconds, 99)
+        nq = make_recording(quarter, big_seconds / 4, 98)
+        print(f"\nmemory: chunks of {1 << 18} samples; one recording of {nb * 4 / 2**20:.0f} MiB "
+              f"({big_seconds:g} s), run allowed {limit} MiB beyond start-up (RLIMIT_AS)")
+        for name, path, n in (("quarter size, no limit", quarter, nq),
+                              ("full size, no limit", big, nb),
+                              (f"full size, limit {limit} MiB", big, nb)):
+            lim = limit if "limit " in name else 0
+            r = limited_run(path, work / "ob", lim)
+            state = "ok" if r["ok"] else f"FAILED: {r['error']}"
+            rate = n / r["seconds"] / 1e6 if r["seconds"] else float("nan")
+            print(f"  {name:<26} {n * 4 / 2**20:6.0f} MiB in  peak RSS "
+                  f"{r['peak_rss_mib']:5.0f} MiB (start-up {r['base_rss_mib']:.0f} MiB)  "
+                  f"{r['seconds']:6.1f} s  {rate:5.2f} Msamples/s  {state}")
+            shutil.rmtree(work / "ob", ignore_errors=True)
+    finally:
+        if args.keep:
+            print(f"\nfiles kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -17,6 +18,27 @@ class ViewSettings:
     channel: int = 0
     reduce: str = "mean"
     freq_scale: str = "linear"
+    #: processing steps before the spectrogram, as pipeline JSON (immutable, comparable)
+    processing: str = "[]"
+    #: "stft" (the tile engine) or a plugin operator whose output is an image
+    representation: str = "stft"
+    #: parameters of that operator, as JSON
+    view_params: str = "{}"
+
+    @property
+    def steps(self) -> list[dict]:
+        return json.loads(self.processing)
+
+    def pipeline_dict(self) -> dict:
+        """The processing and the spectrogram as one pipeline (``pipeline/1`` JSON)."""
+        from specscope.compute.pipeline import SCHEMA
+        from specscope.compute.spectral import window_text
+
+        st = self.stft
+        spec = {"op": "spectrogram", "params": {"nfft": st.nfft, "hop": st.hop,
+                                                 "window": window_text(st.window),
+                                                 "scaling": st.scaling}}
+        return {"specscope": SCHEMA, "name": "specscope session", "steps": [*self.steps, spec]}
 
     def with_changes(self, **kw: object) -> ViewSettings:
         return replace(self, **kw)

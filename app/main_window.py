@@ -13,16 +13,23 @@ import numpy as np
 
 from PyQt6.QtCore import QObject, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
-from PyQt6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox,
-                             QProgressBar, QPushButton, QScrollArea)
+from PyQt6.QtWidgets import (QDockWidget, QFileDialog, QGroupBox, QLabel, QMainWindow,
+                             QMessageBox, QProgressBar, QPushButton, QScrollArea, QVBoxLayout)
 
 from specscope.compute import __version__
-from specscope.compute.errors import InputError
+from specscope.compute import plugins, registry
+from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.export import export_spectrogram
 from specscope.compute.io.base import Recording, open_recording, readers
 from specscope.compute.paths import cache_dir
+from specscope.compute.pipeline import Pipeline
+from specscope.compute.runner import export_recording
 from specscope.compute.spectral import StftParams
-from specscope.compute.tiles import DisplayImage, TileEngine, render_progressive
+from specscope.compute.tiles import (DisplayImage, TileEngine, plugin_image,
+                                     render_progressive)
+from specscope.widgets.param_form import ParamForm
+from specscope.widgets.pipeline_editor import PipelineEditor
+from specscope.widgets.plugins_dialog import PluginsDialog
 from specscope.widgets.recording_options import RecordingOptionsDialog
 from specscope.widgets.spectrogram_controls import SpectrogramControls
 from specscope.widgets.spectrogram_view import SpectrogramView
@@ -34,6 +41,8 @@ from .worker import ComputeWorker, JobResult, TaskControl
 OVERVIEW_COLUMNS = 2048
 #: the waveform row appears when the visible span holds at most this many samples
 WAVEFORM_MAX_SAMPLES = 48_000
+#: a plugin view (scalogram, CQT, ...) is computed for spans of at most this many samples
+PLUGIN_VIEW_MAX_SAMPLES = 1 << 21
 ENVELOPE_POINTS = 4000
 
 OPEN_FILTER = ("Recordings (*.wav *.wave *.flac *.ogg *.oga *.aif *.aiff *.w64 *.rf64 *.caf "
@@ -119,6 +128,20 @@ class MainWindow(QMainWindow):
                          | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         self._dock = dock
+        self.processing_editor = PipelineEditor([], plugins.describe_operator, self)
+        self.processing_editor.stepsChanged.connect(self._on_steps_changed)
+        pdock = QDockWidget("Processing", self)
+        pdock.setObjectName("processing")
+        pdock.setWidget(self.processing_editor)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, pdock)
+        self.tabifyDockWidget(dock, pdock)
+        dock.raise_()
+        self._processing_dock = pdock
+        self._view_box = QGroupBox("View")
+        self._view_box.setLayout(QVBoxLayout())
+        self._view_box.setVisible(False)
+        self.controls.layout().insertWidget(2, self._view_box)
+        self._view_form: ParamForm | None = None
 
         self._recompute_timer = QTimer(self)
         self._recompute_timer.setSingleShot(True)
@@ -139,6 +162,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar(backend_name)
         self.show_message("Open a recording with File › Open (Ctrl+O) or drop a file here", 0)
         self.worker.submit("backends", _probe_backends, label="Looking for a GPU")
+        self._load_catalogue()
 
     # -- construction ------------------------------------------------------
     def _build_menus(self) -> None:
@@ -158,6 +182,9 @@ class MainWindow(QMainWindow):
         for act in (self.act_export, self.act_export_view, self.act_png, self.act_save_session):
             act.setEnabled(False)
         file_menu.addActions([self.act_open, act_open_session, self.act_save_session])
+        file_menu.addSeparator()
+        file_menu.addAction(self._action("Open p&ipeline…", self.open_pipeline_dialog))
+        file_menu.addAction(self._action("Save pipeli&ne…", self.save_pipeline_dialog))
         file_menu.addSeparator()
         file_menu.addActions([self.act_export, self.act_export_view, self.act_png])
         file_menu.addSeparator()
@@ -180,11 +207,14 @@ class MainWindow(QMainWindow):
         act_clear_ref = self._action("Clear &measurement reference",
                                      self.view.clear_reference, "Backspace")
         view_menu.addActions([self.act_zoom_box, self.act_harmonics, act_clear_ref])
+        self.representation_menu = view_menu.addMenu("&Representation")
         view_menu.addAction(self._dock.toggleViewAction())
+        view_menu.addAction(self._processing_dock.toggleViewAction())
         self.act_cancel = self._action("&Cancel computation", self.cancel_jobs, "Esc")
         view_menu.addAction(self.act_cancel)
         help_menu = mb.addMenu("&Help")
         help_menu.addAction(self._action("&Keyboard shortcuts", self._show_shortcuts, "F1"))
+        help_menu.addAction(self._action("&Plugins…", self.show_plugins_dialog))
         help_menu.addAction(self._action("&About specscope", self._show_about))
 
     def _action(self, text: str, slot, shortcut=None) -> QAction:
@@ -294,6 +324,13 @@ class MainWindow(QMainWindow):
                                   "window": settings.stft.window,
                                   "scaling": settings.stft.scaling,
                                   "channel": settings.channel, "reduce": settings.reduce})
+        if settings.processing != old.processing:
+            self.processing_editor.set_steps(settings.steps)
+        if settings.representation != old.representation:
+            self._sync_representation_menu()
+            self.view.clear_background()
+            self._levels_set = False
+            self._show_view_params()
         if settings.freq_scale != old.freq_scale:
             self.set_frequency_scale(settings.freq_scale, record=False)
         if self.document is not None:
@@ -306,10 +343,21 @@ class MainWindow(QMainWindow):
         """A tile engine for the document's settings (cheap: nothing is computed)."""
         assert self.document is not None
         rec, s = self.document.recording, self.document.settings
+        block_fn = None
+        self.view_note = ""
+        if s.steps:
+            try:
+                block_fn = Pipeline.from_steps(s.steps).block_function(rec.sample_rate,
+                                                                       rec.is_complex)
+            except SpecscopeError as exc:
+                self.view_note = (f"the view shows the recording without processing ({exc}); "
+                                  "the export applies it")
+                self.show_message(self.view_note, 15000)
         try:
             self.engine = TileEngine(rec, nfft=s.stft.nfft, hop=s.stft.hop,
                                      window=s.stft.window, scaling=s.stft.scaling,
-                                     channel=s.channel, disk_cache=cache_dir("tiles"))
+                                     channel=s.channel, pipeline=block_fn,
+                                     disk_cache=cache_dir("tiles"))
         except InputError as exc:
             self.engine = None
             self.show_error(str(exc), dialog=False)
@@ -320,11 +368,17 @@ class MainWindow(QMainWindow):
         """(Re)compute the background of the whole recording, then the visible detail."""
         if self.document is None:
             return
-        key = (self.document.settings.stft, self.document.settings.channel)
+        key = (self.document.settings.stft, self.document.settings.channel,
+               self.document.settings.processing)
         if self.engine is None or getattr(self, "_engine_key", None) != key:
             if not self._make_engine():
                 return
             self._engine_key = key
+        if self.settings.representation != "stft":  # a plugin view: the visible span only
+            self.view.clear_background()
+            self._overview_ready = True
+            self._request_detail()
+            return
         engine, reduce = self.engine, self.document.settings.reduce
         scale, n_rows = self.settings.freq_scale, self._n_rows()
         n_cols = min(OVERVIEW_COLUMNS, max(1, engine.n_frames))
@@ -348,6 +402,9 @@ class MainWindow(QMainWindow):
     def _request_detail(self) -> None:
         if self.engine is None or self._viewport is None or self.document is None:
             return
+        if self.settings.representation != "stft":
+            self._request_plugin_view()
+            return
         t0, t1, w = self._viewport
         engine = self.engine
         t0, t1 = max(t0, 0.0), min(t1, engine.duration)
@@ -370,6 +427,173 @@ class MainWindow(QMainWindow):
 
         self.worker.submit("detail", job, label="Computing view")
 
+    def _request_plugin_view(self) -> None:
+        """An alternative view (a plugin's image operator) of the visible span."""
+        t0, t1, w = self._viewport
+        engine, s = self.engine, self.settings
+        t0, t1 = max(t0, 0.0), min(t1, engine.duration)
+        fs = engine.fs
+        if (t1 - t0) * fs > PLUGIN_VIEW_MAX_SAMPLES:
+            self.show_message(f"{s.representation}: zoom in to at most "
+                              f"{PLUGIN_VIEW_MAX_SAMPLES / fs:.0f} s to compute this view", 8000)
+            return
+        op, params = s.representation, json.loads(s.view_params)
+        scale, n_rows = s.freq_scale, self._n_rows()
+        request = (id(engine), t0, t1, w, s.reduce, s.representation, s.freq_scale)
+        self.last_request = (t0, t1, w, s.reduce)
+        rec, channel = engine.recording, engine.channel
+        pipeline_fn = engine.pipeline
+
+        def job(control: TaskControl):
+            x = rec.read(int(t0 * fs), int(np.ceil(t1 * fs)), channel)[:, 0]
+            if pipeline_fn is not None:
+                x = np.asarray(pipeline_fn(x, fs))
+            control.check()
+            img = plugin_image(op, x, fs, t0, params, freq_scale=scale, n_rows=n_rows)
+            return request, img, None
+
+        self.worker.submit("detail", job, label=f"Computing {op}")
+
+    def set_representation(self, name: str) -> None:
+        """Show the STFT (tile engine) or a plugin's image operator."""
+        if name == self.settings.representation:
+            return
+        params = "{}"
+        if name != "stft":
+            try:
+                schema = plugins.describe_operator(name)["params"]
+            except SpecscopeError as exc:
+                self.show_error(str(exc))
+                self._sync_representation_menu()
+                return
+            params = json.dumps({p["name"]: p["default"] for p in schema
+                                 if not p.get("required")})
+        self.undo_stack.push(_SettingsChange(
+            self, self.settings, self.settings.with_changes(representation=name,
+                                                            view_params=params)))
+
+    def _sync_representation_menu(self) -> None:
+        for act in self.representation_menu.actions():
+            act.setChecked(act.data() == self.settings.representation)
+
+    def _show_view_params(self) -> None:
+        """The generated form of the current plugin view's parameters."""
+        if self._view_form is not None:
+            self._view_form.setParent(None)
+            self._view_form.deleteLater()
+            self._view_form = None
+        name = self.settings.representation
+        self._view_box.setVisible(name != "stft")
+        if name == "stft":
+            return
+        try:
+            schema = plugins.describe_operator(name)["params"]
+        except SpecscopeError as exc:
+            self.show_error(str(exc), dialog=False)
+            return
+        self._view_box.setTitle(f"View: {name}")
+        self._view_form = ParamForm(schema, json.loads(self.settings.view_params))
+        self._view_form.changed.connect(self._view_params_edited)
+        self._view_box.layout().addWidget(self._view_form)
+
+    def _view_params_edited(self) -> None:
+        try:
+            values = self._view_form.values()
+        except SpecscopeError as exc:
+            self.show_error(str(exc), dialog=False)
+            return
+        self.settings = self.settings.with_changes(view_params=json.dumps(values))
+        if self.document is not None:
+            self.document.settings = self.settings
+        self._recompute_timer.start()
+
+    # -- processing ------------------------------------------------------------
+    def _on_steps_changed(self, steps: list) -> None:
+        """Processing steps from the editor: validated, then undoable like any setting."""
+        if self.document is not None:
+            rec = self.document.recording
+            try:
+                Pipeline.from_steps(steps).bind(rec.sample_rate, rec.is_complex)
+            except SpecscopeError as exc:
+                self.processing_editor.show_error(str(exc))
+                return
+        new = self.settings.with_changes(processing=json.dumps(steps))
+        if new != self.settings:
+            self.undo_stack.push(_SettingsChange(self, self.settings, new))
+
+    def current_pipeline(self) -> Pipeline:
+        """The processing and spectrogram of the app, as a Pipeline."""
+        return Pipeline.from_dict(self.settings.pipeline_dict())
+
+    def save_pipeline_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save pipeline", "pipeline.json",
+                                              "Pipelines (*.json)")
+        if path:
+            self.save_pipeline(path)
+
+    def save_pipeline(self, path: str | Path) -> None:
+        try:
+            self.current_pipeline().save(path)
+        except (SpecscopeError, OSError) as exc:
+            self.show_error(f"{path}: could not save the pipeline ({exc})")
+            return
+        self.show_message(f"Pipeline saved to {path}")
+
+    def open_pipeline_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open pipeline", "", "Pipelines (*.json)")
+        if path:
+            self.open_pipeline(path)
+
+    def open_pipeline(self, path: str | Path | Pipeline) -> bool:
+        """Use a pipeline's processing steps and spectrogram parameters (undoable)."""
+        try:
+            pipe = path if isinstance(path, Pipeline) else Pipeline.load(path)
+            stft = pipe.stft_params or self.settings.stft
+            steps = pipe.signal_part().to_dict()["steps"]
+            if self.document is not None:
+                rec = self.document.recording
+                pipe.signal_part().bind(rec.sample_rate, rec.is_complex)
+        except SpecscopeError as exc:
+            self.show_error(str(exc))
+            return False
+        new = self.settings.with_changes(stft=stft, processing=json.dumps(steps))
+        if new != self.settings:
+            self.undo_stack.push(_SettingsChange(self, self.settings, new))
+        return True
+
+    def _load_catalogue(self) -> None:
+        """Operators for the processing editor and plugin views (compute thread: loading
+        the plugins imports them)."""
+        def job(control: TaskControl):
+            ops = [o.to_dict() for o in registry.list_operators()]
+            catalogue = [{"name": o["name"], "family": o["family"], "summary": o["summary"]}
+                         for o in ops if o.get("takes_input")
+                         and plugins.output_kind(o["name"]) in ("array", "same")]
+            return catalogue, plugins.views()
+
+        self.worker.submit("catalogue", job, label="Loading operators")
+
+    def _catalogue_ready(self, catalogue: list, views: list) -> None:
+        self.processing_editor.set_catalogue(catalogue)
+        menu = self.representation_menu
+        menu.clear()
+        for name in ["stft", *views]:
+            act = menu.addAction("Spectrogram (STFT)" if name == "stft" else name)
+            act.setData(name)
+            act.setCheckable(True)
+            act.triggered.connect(_Caller(lambda n=name: self.set_representation(n), act))
+        self._sync_representation_menu()
+
+    def show_plugins_dialog(self) -> None:
+        def fetch():
+            return ([p.to_dict(traceback=True) for p in plugins.list_plugins()],
+                    plugins.problems())
+
+        dlg = PluginsDialog(*fetch(), refresh=lambda: (plugins.rescan(), fetch())[1],
+                            parent=self)
+        dlg.open()
+        self._plugins_dialog = dlg
+
     # -- exporting ---------------------------------------------------------
     def export_dialog(self) -> None:
         if self.document is None:
@@ -386,8 +610,13 @@ class MainWindow(QMainWindow):
             raise RuntimeError("nothing is open")
         rec, s = self.document.recording, self.document.settings
         out = Path(out)
+        pipeline = Pipeline.from_dict(s.pipeline_dict()) if s.steps else None
+        options = dict(getattr(self, "_opening", (None, {}))[1])
 
         def job(control: TaskControl) -> Path:
+            if pipeline is not None:  # the processing, then the spectrogram, with provenance
+                return export_recording(pipeline, rec, out, channel=s.channel, options=options,
+                                        progress=control.progress, cancelled=control.cancelled)
             return export_spectrogram(rec, out, s.stft, channel=s.channel,
                                       progress=control.progress, cancelled=control.cancelled)
 
@@ -522,6 +751,9 @@ class MainWindow(QMainWindow):
             if not self._current(request):
                 return  # for an engine or axis that has been replaced
             self._show_detail(img, final=True)
+            if not self._levels_set and self.settings.representation != "stft":
+                self.auto_levels()
+                self._levels_set = True
             if wave is None:
                 self.view.set_waveform(0.0, 1.0, None)
             else:
@@ -533,6 +765,8 @@ class MainWindow(QMainWindow):
                               f"{result.seconds * 1000:.0f} ms{agg}", 5000)
             self._detail_ready = True
             self._maybe_image_shown()
+        elif kind == "catalogue":
+            self._catalogue_ready(*result.value)
         elif kind == "backends":
             self.backend_label.setText(f"compute: {result.value}")
             self.backend_label.setToolTip("The spectrogram view computes on the CPU; "
@@ -551,8 +785,10 @@ class MainWindow(QMainWindow):
                 self._show_detail(img)
 
     def _current(self, request: tuple) -> bool:
+        rep = request[5] if len(request) > 6 else "stft"
         return (self.engine is not None and request[0] == id(self.engine)
-                and request[-1] == self.settings.freq_scale)
+                and request[-1] == self.settings.freq_scale
+                and rep == self.settings.representation)
 
     def _n_rows(self) -> int:
         """Rows of a log or mel image: the plot's height in pixels."""

@@ -345,6 +345,38 @@ def _task(spec: dict[str, Any]) -> dict[str, Any]:
                 else None}
 
 
+def export_recording(pipeline: Pipeline, recording: Any, out: str | os.PathLike[str], *,
+                     channel: int = 0, chunk_samples: int = DEFAULT_CHUNK_SAMPLES,
+                     options: dict[str, Any] | None = None,
+                     progress: Callable[[float], None] | None = None,
+                     cancelled: Callable[[], bool] | None = None) -> Path:
+    """Run ``pipeline`` over one channel of an open recording into ``out`` (crash-safe HDF5).
+
+    The same layout and numbers as :func:`run_batch` (one task), with progress
+    and cancellation between chunks — what the app's export uses.  ``options``
+    are the reader options the recording was opened with (kept for ``rerun``).
+    """
+    meta = _meta(recording)
+    bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
+    recording._channel_list(channel)
+    n = int(recording.n_samples)
+    spec = {"path": str(recording.path), "options": dict(options or {}), "start": 0,
+            "stop": n, "channels": [int(channel)], "chunk_samples": int(chunk_samples),
+            "task_samples": None}
+    if bound.stft is not None:
+        bound.stft.check_length(bound.signal_length(n), recording.path.name)
+
+    def read(a: int, b: int) -> np.ndarray:
+        if progress is not None:
+            progress(min(1.0, b / max(n, 1)))
+        return recording.read(a, b, [int(channel)])
+
+    prov = provenance(recording.path, cancelled)
+    blocks = bound.stream(read, 0, n, chunk_samples=int(chunk_samples))
+    _write_output(Path(out), pipeline, bound, meta, spec, blocks, prov, cancelled)
+    return Path(out)
+
+
 def _write_part(path: Path, bound: BoundPipeline, read: Callable[[int, int], np.ndarray],
                 part: dict[str, int], chunk_samples: int) -> None:
     pos = 0

@@ -183,6 +183,11 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
                              f"({len(freq_edges) - 1}, {len(time_edges) - 1})")
         return db
 
+    def clear_background(self) -> None:
+        """Drop the whole-recording image (alternative views have none)."""
+        self._bg = None
+        self.background.clear()
+
     def clear_image(self) -> None:
         """Forget both images and the extent (a new recording is coming)."""
         self.clear_reference()

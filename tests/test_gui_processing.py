@@ -1,0 +1,155 @@
+"""Processing steps, pipelines, plugin views and the plugins dialog in the app."""
+
+import json
+
+import h5py
+import numpy as np
+import pytest
+
+from specscope.app.document import ViewSettings
+from specscope.app.main_window import MainWindow
+from specscope.compute import StftParams, open_recording
+from specscope.compute.pipeline import Pipeline
+from specscope.compute.spectral import to_db
+from specscope.compute.tiles import TileEngine, plugin_image
+
+TIMEOUT_MS = 30000
+
+
+@pytest.fixture
+def window(qtbot, example_path):
+    w = MainWindow(ViewSettings(stft=StftParams(1024, 256)), interactive=False)
+    qtbot.addWidget(w)
+    w.show()
+    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
+        w.open_path(example_path)
+    qtbot.waitUntil(lambda: w.processing_editor.add.menu() is not None
+                    and len(w.representation_menu.actions()) > 1, timeout=TIMEOUT_MS)
+    yield w
+    w.worker.shutdown()
+
+
+def detail_done(window):
+    return dict(check_params_cb=lambda i, kind, r: kind == "detail")
+
+
+def test_sample_wise_processing_changes_the_view(qtbot, window, example_path):
+    before = window.last_image.db.copy()
+    with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS, **detail_done(window)):
+        window._on_steps_changed([{"op": "gain", "params": {"factor": 10.0}}])
+    qtbot.waitUntil(lambda: not np.array_equal(window.last_image.db, before),
+                    timeout=TIMEOUT_MS)
+    # power scales with the square of the gain: +20 dB everywhere
+    np.testing.assert_allclose(window.last_image.db - before, 20.0, atol=1e-3)
+    assert json.loads(window.settings.processing) == [{"op": "gain",
+                                                         "params": {"factor": 10.0}}]
+    window.undo_stack.undo()
+    assert window.settings.processing == "[]"
+    assert window.processing_editor.steps() == []
+
+
+def test_bad_step_is_named_in_the_editor(qtbot, window):
+    window._on_steps_changed([{"op": "gain", "params": {"factor": -1.0}}])
+    assert "factor=-1.0" in window.processing_editor.error.text()
+    assert window.settings.processing == "[]"
+
+
+def test_pipeline_save_open_and_export(qtbot, window, example_path, tmp_path):
+    steps = [{"op": "filter", "params": {"design": "butter", "btype": "highpass", "order": 4,
+                                          "cutoff": 500.0, "zero_phase": False}}]
+    window._on_steps_changed(steps)
+    qtbot.waitUntil(lambda: getattr(window, "_engine_key", (0, 0, ""))[2]
+                    == window.settings.processing, timeout=TIMEOUT_MS)
+    # the view filters too, or says that only the export does
+    assert window.engine.pipeline is not None or "without processing" in window.view_note
+    path = tmp_path / "p.json"
+    window.save_pipeline(path)
+    saved = Pipeline.load(path)
+    assert saved.stft_params == StftParams(1024, 256)
+    assert saved.to_dict()["steps"][0]["op"] == "filter"
+    # the export runs the same pipeline as the CLI runner would
+    out = tmp_path / "gui.h5"
+    with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda i, kind, r: kind == "export"):
+        window.export_to(out)
+    with open_recording(example_path) as rec:
+        ref = saved.run(rec, channels=[0])
+    with h5py.File(out, "r") as h:
+        np.testing.assert_allclose(h["spectrogram"][...], ref.data[0].T, rtol=1e-5,
+                                   atol=1e-6 * float(np.max(ref.data)))
+        assert "pipeline" in h
+    # a new window opens that pipeline file: same steps, same STFT
+    window.undo_stack.undo()
+    assert window.settings.processing == "[]"
+    assert window.open_pipeline(path)
+    assert window.settings.steps == saved.signal_part().to_dict()["steps"]
+
+
+def test_open_pipeline_reports_bad_files(qtbot, window, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"specscope": "pipeline/1", "steps": [{"op": "nope"}]}))
+    with qtbot.waitSignal(window.errorShown, timeout=TIMEOUT_MS) as b:
+        assert not window.open_pipeline(bad)
+    assert "nope" in b.args[0]
+
+
+def test_plugin_view_scalogram(qtbot, window, example_path):
+    with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS, **detail_done(window)):
+        window.view.set_time_range(1.0, 1.5)
+    with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS, **detail_done(window)):
+        window.set_representation("scalogram.morlet")
+    qtbot.waitUntil(lambda: window._view_form is not None, timeout=TIMEOUT_MS)
+    t0, t1, w, _ = window.last_request
+    params = json.loads(window.settings.view_params)
+    with open_recording(example_path) as rec:
+        x = rec.read(int(t0 * 48000), int(np.ceil(t1 * 48000)), 0)[:, 0]
+    ref = plugin_image("scalogram.morlet", x, 48000.0, t0, params, freq_scale="linear",
+                       n_rows=window.last_image.db.shape[0])
+    np.testing.assert_allclose(window.last_image.db, ref.db, atol=1e-4)
+    assert window.view._bg is None  # no STFT background under another representation
+    # the generated form edits the view's parameters
+    form = window._view_form
+    assert {p["name"] for p in form.schema} >= {"fmin", "n_freqs", "wavelet"}
+    window.undo_stack.undo()
+    assert window.settings.representation == "stft"
+
+
+def test_plugins_dialog_lists_shipped_plugins(qtbot, window):
+    window.show_plugins_dialog()
+    dlg = window._plugins_dialog
+    names = {dlg.table.item(r, 0).text() for r in range(dlg.table.rowCount())}
+    assert {"mel", "cqt", "scalogram", "reassigned"} <= names
+    dlg.close()
+
+
+def test_param_form_generates_widgets_from_a_schema(qtbot):
+    from PyQt6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
+
+    from specscope.compute.errors import InputError
+    from specscope.widgets.param_form import ParamForm
+
+    schema = [
+        {"name": "f", "type": "float", "default": 2.5, "min": 0.0, "max": 10.0, "unit": "Hz"},
+        {"name": "n", "type": "int", "default": 4, "min": 1, "max": 64},
+        {"name": "mode", "type": "str", "default": "a", "choices": ["a", "b"]},
+        {"name": "flag", "type": "bool", "default": False},
+        {"name": "taps", "type": "array", "default": None},
+        {"name": "must", "type": "float", "default": None, "required": True},
+    ]
+    form = ParamForm(schema)
+    qtbot.addWidget(form)
+    w = form._widgets
+    assert isinstance(w["f"], QDoubleSpinBox) and w["f"].maximum() == 10.0
+    assert w["f"].suffix() == " Hz"
+    assert isinstance(w["n"], QSpinBox) and (w["n"].minimum(), w["n"].maximum()) == (1, 64)
+    assert isinstance(w["mode"], QComboBox) and isinstance(w["flag"], QCheckBox)
+    assert isinstance(w["taps"], QLineEdit)
+    with pytest.raises(InputError, match="must is required"):
+        form.values()
+    form.set_values({"f": 7.0, "n": 8, "mode": "b", "flag": True, "taps": [1, 2],
+                     "must": 3.0})
+    assert form.values() == {"f": 7.0, "n": 8, "mode": "b", "flag": True, "taps": [1, 2],
+                             "must": 3.0}
+    w["taps"].setText("[1, 2")
+    with pytest.raises(InputError, match="taps="):
+        form.values()

@@ -1,0 +1,211 @@
+"""PipelineEditor: the processing steps applied before the spectrogram.
+
+A list of steps (operator name and parameters) with a form generated from the
+selected step's schema.  The editor knows nothing of where operators come
+from: it is given a catalogue (name, family, summary) and a ``describe``
+function returning an operator's schema; it emits the steps when applied.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from PyQt6.QtCore import pyqtSignal
+from PyQt6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QMenu, QPushButton,
+                             QToolButton, QVBoxLayout, QWidget)
+
+from specscope.compute.errors import SpecscopeError
+
+from .param_form import ParamForm
+
+#: schema of the pipeline's filter step, edited as JSON until a designer edits it
+FILTER_SCHEMA = [{"name": "spec", "type": "any", "default": None, "required": True,
+                  "help": 'filter design in Hz, e.g. {"design": "butter", "btype": '
+                          '"bandpass", "order": 4, "cutoff": [300, 3000]}'}]
+
+
+class PipelineEditor(QWidget):
+    """Edit a list of ``{"op": name, "params": {...}}`` steps.
+
+    Signals
+    -------
+    stepsChanged(list)
+        The person pressed Apply (or removed/moved a step); the steps to use.
+    """
+
+    stepsChanged = pyqtSignal(list)
+
+    def __init__(self, catalogue: list[dict[str, Any]],
+                 describe: Callable[[str], dict[str, Any]],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._describe = describe
+        self._steps: list[dict[str, Any]] = []
+        self._form: ParamForm | None = None
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        self.list = QListWidget()
+        self.list.setMaximumHeight(130)
+        self.list.currentRowChanged.connect(self._select)
+        lay.addWidget(QLabel("Steps before the spectrogram (top first)"))
+        lay.addWidget(self.list)
+        row = QHBoxLayout()
+        self.add = QToolButton()
+        self.add.setText("Add ▾")
+        self.add.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.add.setMenu(self._menu(catalogue))
+        self.remove = QPushButton("Remove")
+        self.up = QPushButton("↑")
+        self.down = QPushButton("↓")
+        for b in (self.remove, self.up, self.down):
+            b.setMaximumWidth(70)
+        self.remove.clicked.connect(self._remove)
+        self.up.clicked.connect(lambda: self._move(-1))
+        self.down.clicked.connect(lambda: self._move(+1))
+        for w in (self.add, self.remove, self.up, self.down):
+            row.addWidget(w)
+        row.addStretch(1)
+        lay.addLayout(row)
+        self.summary = QLabel("")
+        self.summary.setWordWrap(True)
+        lay.addWidget(self.summary)
+        self.form_host = QVBoxLayout()
+        lay.addLayout(self.form_host)
+        self.error = QLabel("")
+        self.error.setStyleSheet("color: #c00000;")
+        self.error.setWordWrap(True)
+        lay.addWidget(self.error)
+        self.apply = QPushButton("Apply")
+        self.apply.setToolTip("Use these steps for the view and the export")
+        self.apply.clicked.connect(self._apply)
+        lay.addWidget(self.apply)
+        lay.addStretch(1)
+
+    def _menu(self, catalogue: list[dict[str, Any]]) -> QMenu:
+        menu = QMenu(self)
+        families: dict[str, QMenu] = {}
+        act = menu.addAction("filter (design in Hz)")
+        act.triggered.connect(lambda *_: self.add_step("filter"))
+        for item in sorted(catalogue, key=lambda d: (d.get("family", ""), d["name"])):
+            fam = item.get("family") or "other"
+            if fam not in families:
+                families[fam] = menu.addMenu(fam)
+            a = families[fam].addAction(item["name"])
+            a.setToolTip(item.get("summary", ""))
+            a.setStatusTip(item.get("summary", ""))
+            a.triggered.connect(lambda *_, n=item["name"]: self.add_step(n))
+        menu.setToolTipsVisible(True)
+        return menu
+
+    def set_catalogue(self, catalogue: list[dict[str, Any]]) -> None:
+        """Operators offered by Add (name, family, summary)."""
+        self.add.setMenu(self._menu(catalogue))
+
+    # -- steps ---------------------------------------------------------------
+    def steps(self) -> list[dict[str, Any]]:
+        return [dict(op=s["op"], params=dict(s["params"])) for s in self._steps]
+
+    def set_steps(self, steps: list[dict[str, Any]]) -> None:
+        self._steps = [dict(op=s["op"], params=dict(s.get("params", {}))) for s in steps]
+        self._refresh()
+        self.error.setText("")
+
+    def add_step(self, op: str) -> None:
+        params: dict[str, Any] = {}
+        if op == "filter":
+            params = {"design": "butter", "btype": "bandpass", "order": 4,
+                      "cutoff": [300.0, 3000.0], "zero_phase": False}
+        self._steps.append({"op": op, "params": params})
+        self._refresh()
+        self.list.setCurrentRow(len(self._steps) - 1)
+
+    def show_error(self, message: str) -> None:
+        self.error.setText(message)
+
+    def _remove(self) -> None:
+        i = self.list.currentRow()
+        if 0 <= i < len(self._steps):
+            del self._steps[i]
+            self._refresh()
+            self._apply()
+
+    def _move(self, d: int) -> None:
+        i = self.list.currentRow()
+        j = i + d
+        if 0 <= i < len(self._steps) and 0 <= j < len(self._steps):
+            self._steps[i], self._steps[j] = self._steps[j], self._steps[i]
+            self._refresh()
+            self.list.setCurrentRow(j)
+            self._apply()
+
+    def _refresh(self) -> None:
+        row = self.list.currentRow()
+        self.list.blockSignals(True)
+        self.list.clear()
+        for s in self._steps:
+            args = ", ".join(f"{k}={_short(v)}" for k, v in s["params"].items())
+            self.list.addItem(f"{s['op']}({args})")
+        self.list.blockSignals(False)
+        if self._steps:
+            self.list.setCurrentRow(min(max(row, 0), len(self._steps) - 1))
+        self._select(self.list.currentRow())
+
+    def _select(self, i: int) -> None:
+        if self._form is not None:
+            self._form.setParent(None)
+            self._form.deleteLater()
+            self._form = None
+        self.summary.setText("")
+        if not 0 <= i < len(self._steps):
+            return
+        step = self._steps[i]
+        try:
+            if step["op"] == "filter":
+                schema, values = FILTER_SCHEMA, {"spec": step["params"]}
+                self.summary.setText("Filter designed for the recording's sample rate (SOS)")
+            else:
+                d = self._describe(step["op"])
+                schema, values = d.get("params", []), step["params"]
+                self.summary.setText(d.get("summary", ""))
+        except SpecscopeError as exc:
+            self.error.setText(str(exc))
+            return
+        self._form = ParamForm(schema, values)
+        self._form.changed.connect(self._form_changed)
+        self.form_host.addWidget(self._form)
+
+    def _form_changed(self) -> None:
+        i = self.list.currentRow()
+        if self._form is None or not 0 <= i < len(self._steps):
+            return
+        try:
+            values = self._form.values()
+        except SpecscopeError as exc:
+            self.error.setText(str(exc))
+            return
+        self.error.setText("")
+        if self._steps[i]["op"] == "filter":
+            spec = values.get("spec")
+            if not isinstance(spec, dict):
+                self.error.setText('spec must be a JSON object such as {"design": "butter", ...}')
+                return
+            self._steps[i]["params"] = spec
+        else:
+            schema = {p["name"]: p for p in self._form.schema}
+            # keep only values that differ from the defaults: short, readable pipelines
+            self._steps[i]["params"] = {k: v for k, v in values.items()
+                                        if v != schema[k].get("default")}
+        item = self.list.item(i)
+        args = ", ".join(f"{k}={_short(v)}" for k, v in self._steps[i]["params"].items())
+        item.setText(f"{self._steps[i]['op']}({args})")
+
+    def _apply(self) -> None:
+        self.error.setText("")
+        self.stepsChanged.emit(self.steps())
+
+
+def _short(v: Any) -> str:
+    text = json.dumps(v) if not isinstance(v, str) else v
+    return text if len(text) <= 24 else text[:21] + "…"

@@ -278,6 +278,11 @@ class MainWindow(QMainWindow):
 
         self.worker.submit("open", job, label=f"Opening {path.name}")
 
+    def open_recording(self, recording: Recording) -> None:
+        """Show an already open Recording (e.g. an array from a notebook)."""
+        self._opening = (recording.path, {})
+        self.worker.submit("open", lambda control: recording, label="Opening")
+
     def _ask_recording_options(self, message: str) -> bool:
         """For raw or .npy files: ask for sample type and rate, then retry."""
         path, options = getattr(self, "_opening", (None, {}))

@@ -41,10 +41,11 @@ def sha256_file(path: str | os.PathLike[str], *, block: int = 1 << 20,
 
 def provenance(source: str | os.PathLike[str],
                cancelled: Callable[[], bool] | None = None) -> dict[str, str]:
-    """Attributes that say where an export came from."""
+    """Attributes that say where an export came from (no hash for in-memory sources)."""
+    is_file = Path(source).is_file()
     return {
-        "source_path": str(Path(source).resolve()),
-        "source_sha256": sha256_file(source, cancelled=cancelled),
+        "source_path": str(Path(source).resolve()) if is_file else str(source),
+        "source_sha256": sha256_file(source, cancelled=cancelled) if is_file else "",
         "specscope_version": __version__,
         "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }

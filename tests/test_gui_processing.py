@@ -153,3 +153,35 @@ def test_param_form_generates_widgets_from_a_schema(qtbot):
     w["taps"].setText("[1, 2")
     with pytest.raises(InputError, match="taps="):
         form.values()
+
+
+def test_show_an_array_from_a_notebook(qtbot, tmp_path):
+    import specscope.app
+
+    fs = 8000.0
+    t = np.arange(int(fs * 3)) / fs
+    x = np.sin(2 * np.pi * 1000 * t).astype(np.float32)
+    win = specscope.app.show(x, fs=fs,
+                             pipeline={"specscope": "pipeline/1",
+                                       "steps": [{"op": "gain", "params": {"factor": 2.0}},
+                                                 {"op": "spectrogram",
+                                                  "params": {"nfft": 256, "hop": 64}}]})
+    qtbot.addWidget(win)
+    try:
+        with qtbot.waitSignal(win.imageShown, timeout=TIMEOUT_MS):
+            pass
+        assert win.settings.stft.nfft == 256
+        assert win.settings.steps == [{"op": "gain", "params": {"factor": 2.0}}]
+        img = win.last_image
+        f = (img.frequency_edges[:-1] + img.frequency_edges[1:]) / 2
+        assert f[np.nanargmax(np.nanmean(img.db, axis=1))] == pytest.approx(1000.0, abs=fs / 256)
+        out = tmp_path / "arr.h5"
+        with qtbot.waitSignal(win.worker.finished, timeout=TIMEOUT_MS,
+                              check_params_cb=lambda i, kind, r: kind == "export"):
+            win.export_to(out)
+        with h5py.File(out, "r") as h:
+            assert h.attrs["source_path"] == "array" and h.attrs["source_sha256"] == ""
+    finally:
+        win.worker.shutdown()
+    with pytest.raises(Exception, match="give the sample rate"):
+        specscope.app.show(x)

@@ -22,11 +22,14 @@ Step kinds
 ----------
 ``filter``
     A filter designed in Hz, for the recording's sample rate, when the pipeline
-    is bound to it (:meth:`Pipeline.bind`).  IIR designs (``butter``,
-    ``cheby1``, ``cheby2``, ``ellip``, ``bessel``, ``iirnotch``, ``iirpeak``)
-    become second-order sections applied with ``sosfilt``; FIR designs
-    (``firwin``, ``remez``) become taps ``b`` applied as ``lfilter(b, 1)`` (a direct
-    convolution);
+    is bound to it (:meth:`Pipeline.bind`).  The params are a
+    :class:`specscope.compute.filters.FilterSpec` (``spec.to_params()``), designed
+    by :func:`specscope.compute.filters.design`, the one design path shared with
+    the filter designer and ``specscope filter``.  IIR designs (``butter``,
+    ``cheby1``, ``cheby2``, ``ellip``, ``bessel`` -- fixed or minimum order --,
+    ``iirnotch``, ``iirpeak``, ``notches``) become second-order sections applied
+    with ``sosfilt``; FIR designs (``firwin``, ``remez``, ``firls``, ``firwin2``)
+    become taps ``b`` applied as ``lfilter(b, 1)`` (a direct convolution);
     ``iircomb`` keeps scipy's ``(b, a)``, whose only non-zero taps are 0 and
     ``N = fs / frequency``, and is applied as ``N`` interleaved first-order
     recursions, which is ``lfilter(b, a)`` computed in O(1) per sample (its SOS
@@ -87,10 +90,11 @@ from typing import Any
 import numpy as np
 
 from . import backend as _backend
+from . import filters as _filters
 from . import registry
 from .errors import Cancelled, InputError, RecordingError
 from .plugins import PluginError
-from .registry import REQUIRED, Param
+from .registry import Param
 from .spectral import FRAMES_PER_BLOCK, SCALINGS, StftParams, stft_frames
 
 __all__ = [
@@ -108,7 +112,7 @@ SCHEMA = "pipeline/1"
 #: samples read per chunk by :meth:`Pipeline.run`
 DEFAULT_CHUNK_SAMPLES = 1 << 20
 #: IIR impulse-response tail (relative L1) treated as settled
-SETTLE_TOL = 1e-12
+SETTLE_TOL = _filters.SETTLE_TOL
 #: largest pipeline file read (they are small, hand-written documents)
 MAX_FILE_BYTES = 1 << 20
 _MAX_SETTLE = 1 << 24
@@ -118,37 +122,9 @@ _OP_NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 
 # -- the filter step's schema -----------------------------------------------------------
 
-_BTYPES = ("lowpass", "highpass", "bandpass", "bandstop")
-_ORDER = Param("order", int, REQUIRED, min=1, max=64, help="filter order")
-_CUTOFF = Param("cutoff", "array", REQUIRED, min=0.0, unit="Hz",
-                help="cut-off frequency, or [low, high] for band filters")
-_BTYPE = Param("btype", str, "lowpass", choices=_BTYPES)
-_RP = Param("rp", float, REQUIRED, min=0.0, unit="dB", help="passband ripple")
-_RS = Param("rs", float, REQUIRED, min=0.0, unit="dB", help="stopband attenuation")
-_FREQ = Param("frequency", float, REQUIRED, min=0.0, unit="Hz", help="centre frequency")
-_Q = Param("q", float, REQUIRED, min=0.0, help="quality factor: frequency / bandwidth")
-_NUMTAPS = Param("numtaps", int, REQUIRED, min=1, max=1 << 16, help="FIR length")
-
-#: design name -> (registry design operator, its parameters in the pipeline schema)
-FILTER_DESIGNS: dict[str, tuple[str, tuple[Param, ...]]] = {
-    "butter": ("butter", (_ORDER, _CUTOFF, _BTYPE)),
-    "cheby1": ("cheby1", (_ORDER, _CUTOFF, _BTYPE, _RP)),
-    "cheby2": ("cheby2", (_ORDER, _CUTOFF, _BTYPE, _RS)),
-    "ellip": ("ellip", (_ORDER, _CUTOFF, _BTYPE, _RP, _RS)),
-    "bessel": ("bessel", (_ORDER, _CUTOFF, _BTYPE,
-                          Param("norm", str, "phase", choices=("phase", "delay", "mag")))),
-    "iirnotch": ("iirnotch", (_FREQ, _Q)),
-    "iirpeak": ("iirpeak", (_FREQ, _Q)),
-    "iircomb": ("iircomb", (_FREQ, _Q, Param("kind", str, "notch", choices=("notch", "peak")),
-                            Param("pass_zero", bool, False))),
-    "firwin": ("firwin", (_NUMTAPS, _CUTOFF, _BTYPE, Param("window", "window", "hamming"),
-                          Param("width", float, None, min=0.0, unit="Hz"))),
-    "remez": ("remez", (_NUMTAPS, Param("bands", "array", REQUIRED, min=0.0, unit="Hz"),
-                        Param("desired", "array", REQUIRED),
-                        Param("weight", "array", None, min=0.0))),
-}
-_DESIGN = Param("design", str, REQUIRED, choices=tuple(FILTER_DESIGNS))
-_ZERO_PHASE = Param("zero_phase", bool, False, help="filter forwards and backwards")
+#: design name -> (registry design operator, its parameters): see specscope.compute.filters
+FILTER_DESIGNS = _filters.FILTER_DESIGNS
+_DESIGN = _filters.DESIGN_PARAM
 
 _SPECTROGRAM_PARAMS = (
     Param("nfft", int, 1024, min=2, max=1 << 22, unit="samples", help="frame length"),
@@ -244,45 +220,18 @@ def _validate_params(schema: Sequence[Param], params: dict[str, Any], where: str
     return out
 
 
-def _check_band(values: dict[str, Any], where: str) -> None:
-    """Cut-off count and order against ``btype`` (checks that need no sample rate)."""
-    cutoff = np.atleast_1d(np.asarray(values["cutoff"], dtype=float))
-    band = values["btype"] in ("bandpass", "bandstop")
-    shown = _jsonable(values["cutoff"])
-    if cutoff.ndim != 1 or cutoff.size != (2 if band else 1):
-        want = "two frequencies [low, high] in Hz" if band else "one frequency in Hz"
-        raise InputError(f"{where}: cutoff={shown} must be {want} for "
-                         f"btype={values['btype']!r}")
-    if np.any(cutoff <= 0):
-        raise InputError(f"{where}: cutoff={shown} must be > 0 Hz")
-    if band and not cutoff[0] < cutoff[1]:
-        raise InputError(f"{where}: cutoff={shown} must be increasing [low, high]")
-
-
 def _validate_filter(params: dict[str, Any], where: str) -> dict[str, Any]:
+    """The filter step's values (every field of its design), validated by the one
+    design path, :class:`~specscope.compute.filters.FilterSpec`."""
     if "design" not in params:
         raise InputError(f"{where}: parameter 'design' is required (one of "
                          f"{', '.join(FILTER_DESIGNS)})")
     design = _validate_params([_DESIGN], {"design": params["design"]}, where)["design"]
     where = f"{where.split(' (')[0]} (filter {design})"
-    _, schema = FILTER_DESIGNS[design]
-    values = _validate_params((_DESIGN, _ZERO_PHASE) + schema, params, where)
-    if "cutoff" in values:
-        _check_band(values, where)
-    if design in ("iirnotch", "iirpeak", "iircomb") and values["frequency"] <= 0:
-        raise InputError(f"{where}: frequency={values['frequency']} must be > 0 Hz")
-    if design in ("iirnotch", "iirpeak", "iircomb") and values["q"] <= 0:
-        raise InputError(f"{where}: q={values['q']} must be > 0")
-    if design == "remez":
-        bands = np.atleast_1d(np.asarray(values["bands"], dtype=float))
-        desired = np.atleast_1d(np.asarray(values["desired"], dtype=float))
-        if bands.ndim != 1 or bands.size < 2 or bands.size % 2 or np.any(np.diff(bands) <= 0):
-            raise InputError(f"{where}: bands={_jsonable(values['bands'])} must be increasing "
-                             "band edges in Hz, two per band")
-        if desired.size != bands.size // 2:
-            raise InputError(f"{where}: desired has {desired.size} values; expected one per "
-                             f"band ({bands.size // 2})")
-    return values
+    try:
+        return _filters.FilterSpec.from_params(params).values()
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
 
 
 def _parse_step(raw: Any, index: int) -> Step:
@@ -602,23 +551,14 @@ class _Spectrogram:
 def _impulse_settle(apply: Callable[[np.ndarray], np.ndarray], where: str,
                     tol: float = SETTLE_TOL) -> int:
     """Samples after which the impulse response keeps at most ``tol`` of its L1 norm."""
-    n = 4096
-    while True:
+    def first(n: int) -> np.ndarray:
         imp = np.zeros(n)
         imp[0] = 1.0
-        h = np.abs(apply(imp))
-        if not np.all(np.isfinite(h)):
-            raise InputError(f"{where}: the designed filter is unstable")
-        total = float(h.sum())
-        tail = np.cumsum(h[::-1])[::-1]
-        if total > 0 and tail[-max(1, n // 8)] <= tol * total:
-            return int(np.argmax(tail <= tol * total))
-        if total == 0:
-            return 0
-        if n >= _MAX_SETTLE:
-            raise InputError(f"{where}: the designed filter does not settle within "
-                             f"{_MAX_SETTLE} samples (unstable or too narrow)")
-        n *= 4
+        return apply(imp)
+    try:
+        return _filters.impulse_settle(first, tol)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -632,67 +572,22 @@ class Designed:
 
 
 def _design(step: Step, fs: float) -> Designed:
-    v = step.values
-    design = v["design"]
-    op_name, schema = FILTER_DESIGNS[design]
-    nyq = fs / 2.0
-    freqs: list[tuple[str, Any]] = [(p.name, v[p.name]) for p in schema
-                                    if p.name in ("cutoff", "frequency", "bands")]
-    if design == "firwin" and v["width"] is not None:
-        freqs.append(("width", v["width"]))
-    for name, value in freqs:
-        arr = np.atleast_1d(np.asarray(value, dtype=float))
-        limit_ok = np.all(arr <= nyq) if name == "bands" else np.all(arr < nyq)
-        if not limit_ok:
-            raise step.error(f"{name}={_jsonable(value)} Hz must be below the Nyquist "
-                             f"frequency {nyq:g} Hz (sample rate {fs:g} Hz)")
-    kw: dict[str, Any] = {}
-    if design in ("butter", "cheby1", "cheby2", "ellip", "bessel"):
-        kw = {"N": v["order"], "Wn": v["cutoff"], "btype": v["btype"], "output": "sos"}
-        for extra in ("rp", "rs", "norm"):
-            if extra in v:
-                kw[extra] = v[extra]
-    elif design in ("iirnotch", "iirpeak"):
-        kw = {"w0": v["frequency"], "Q": v["q"], "output": "sos"}
-    elif design == "iircomb":
-        ratio = fs / v["frequency"]
-        if abs(ratio - round(ratio)) > 1e-9 * ratio:
-            raise step.error(f"frequency={v['frequency']:g} Hz must divide the sample rate "
-                             f"{fs:g} Hz (a comb needs fs / frequency teeth, a whole number)")
-        kw = {"w0": v["frequency"], "Q": v["q"], "ftype": v["kind"],
-              "pass_zero": v["pass_zero"], "output": "ba"}
-    elif design == "firwin":
-        kw = {"numtaps": v["numtaps"], "cutoff": v["cutoff"], "window": v["window"],
-              "pass_zero": v["btype"], "width": v["width"]}
-    elif design == "remez":
-        kw = {"numtaps": v["numtaps"], "bands": v["bands"], "desired": v["desired"],
-              "weight": v["weight"]}
+    """Design a filter step through :func:`specscope.compute.filters.design`."""
     try:
-        result = registry.call(op_name, backend="numpy", fs=fs, **kw)
+        spec = _filters.FilterSpec.from_params(step.params)
+        d = _filters.design(spec, fs)
+        settle = d.settle
     except InputError as exc:
-        raise step.error(_strip(str(exc), op_name)) from None
-    if design == "iircomb":
-        b, a = (np.asarray(c, dtype=np.float64) for c in result)
-        nz = set(np.flatnonzero(b)) | set(np.flatnonzero(a))
-        if not nz <= {0, b.size - 1} or a.size != b.size:
-            sos = registry.call("tf2sos", b, backend="numpy", a=a)
-            return _finish_sos(step, np.asarray(sos, float), fs)
-        probe = _Comb(step, b, a, 0)
-        settle = _impulse_settle(lambda imp: probe.whole(imp), step.label)
-        return Designed("comb", {"b": b, "a": a}, fs, settle)
-    if design in ("firwin", "remez"):
-        return Designed("fir", {"b": np.asarray(result, dtype=np.float64)}, fs,
-                        int(np.size(result)) - 1)
-    return _finish_sos(step, np.asarray(result, dtype=np.float64), fs)
+        raise step.error(str(exc)) from None
+    return Designed(d.form, d.coefficients, fs, settle)
 
 
 def _finish_sos(step: Step, sos: np.ndarray, fs: float) -> Designed:
-    import scipy.signal as ss
-    _, poles, _ = ss.sos2zpk(sos)
-    if poles.size and np.max(np.abs(poles)) >= 1.0:
-        raise step.error("the designed filter is unstable (a pole on or outside the unit "
-                         "circle); lower the order or widen the band")
-    settle = _impulse_settle(lambda imp: ss.sosfilt(sos, imp), step.label)
+    try:
+        d = _filters.Design.from_coefficients(fs or 1.0, sos=sos)
+        settle = d.settle
+    except InputError as exc:
+        raise step.error(str(exc)) from None
     return Designed("sos", {"sos": sos}, fs, settle)
 
 
@@ -1105,14 +1000,14 @@ class Pipeline:
         names: set[str] = set()
         for s in self.steps:
             if s.op == "filter":
-                design = s.values["design"]
-                names.add(FILTER_DESIGNS[design][0])
-                fir = design in ("firwin", "remez")
+                spec = _filters.FilterSpec.from_params(s.params)
+                names.update(spec.operators())
+                fir = spec.form == "fir"
                 if s.values["zero_phase"]:
-                    names.add("filtfilt" if fir or design == "iircomb" else "sosfiltfilt")
+                    names.add("sosfiltfilt" if spec.form == "sos" else "filtfilt")
                 elif fir:
                     names.add("convolve")
-                elif design != "iircomb":
+                elif spec.form == "sos":
                     names.add("sosfilt")
             else:
                 names.add(s.op)

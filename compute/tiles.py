@@ -153,7 +153,13 @@ class TileEngine:
     pipeline : callable, optional
         ``pipeline(x, fs) -> y`` applied to each block of samples before the
         STFT (a later issue makes this the processing Pipeline).  It must be
-        sample-wise or carry its own history.
+        sample-wise or carry its own history, unless ``pipeline_context`` says
+        how much it needs.
+    pipeline_context : int or (int, int), optional
+        Samples read before (and after) each block, run through ``pipeline``
+        with it and cut off again, for steps with history (filters); default
+        ``pipeline.context`` when it has one, else 0.  See
+        :class:`specscope.compute.filters.BlockFilter`.
     cache_bytes : int
         Bound of the in-memory tile cache.
     disk_cache : str, Path or None
@@ -163,6 +169,7 @@ class TileEngine:
     def __init__(self, recording: Recording, *, nfft: int = 1024, hop: int = 256,
                  window: str | tuple = "hann", scaling: str = "psd", channel: int = 0,
                  pipeline: Callable[[np.ndarray, float], np.ndarray] | None = None,
+                 pipeline_context: int | tuple[int, int] | None = None,
                  cache_bytes: int = DEFAULT_CACHE_BYTES,
                  disk_cache: str | os.PathLike[str] | None = None) -> None:
         self.recording = recording
@@ -171,6 +178,11 @@ class TileEngine:
         self.params.check_length(recording.n_samples, recording.path.name)
         self.channel = int(channel)
         self.pipeline = pipeline
+        ctx = getattr(pipeline, "context", 0) if pipeline_context is None else pipeline_context
+        before, after = (ctx, 0) if isinstance(ctx, (int, np.integer)) else ctx
+        if before < 0 or after < 0:
+            raise InputError(f"pipeline_context={pipeline_context!r} must be >= 0 samples")
+        self.pipeline_context = (int(before), int(after))
         self.fs = float(recording.sample_rate)
         self.n_frames = self.params.n_frames(recording.n_samples)
         self.two_sided = bool(recording.is_complex)
@@ -272,9 +284,7 @@ class TileEngine:
             if cancelled is not None and cancelled():
                 raise Cancelled()
             k1 = min(k0 + block, f1)
-            x = self.recording.read(k0 * hop, (k1 - 1) * hop + nfft, self.channel)[:, 0]
-            if self.pipeline is not None:
-                x = np.asarray(self.pipeline(x, self.fs))
+            x = self._read_processed(k0 * hop, (k1 - 1) * hop + nfft)
             p = stft_frames(x, self.params, self.fs, two_sided=self.two_sided)
             if not self.params.is_power:
                 p = p * p
@@ -290,6 +300,16 @@ class TileEngine:
         counts[-1] = (f1 - f0) - cell * (n_cells - 1)
         self.tiles_computed += 1
         return Tile(level, index, sums, maxs, counts)
+
+    def _read_processed(self, a: int, b: int) -> np.ndarray:
+        """Samples ``a:b`` of the channel through the pipeline (with its context)."""
+        if self.pipeline is None:
+            return self.recording.read(a, b, self.channel)[:, 0]
+        before, after = self.pipeline_context
+        a0, b1 = max(0, a - before), min(self.recording.n_samples, b + after)
+        x = self.recording.read(a0, b1, self.channel)[:, 0]
+        y = np.asarray(self.pipeline(x, self.fs))
+        return y[a - a0:a - a0 + (b - a)]
 
     # -- disk cache ------------------------------------------------------------
     def _identity(self) -> str:
@@ -501,9 +521,7 @@ class TileEngine:
         hop, nfft = self.params.hop, self.params.nfft
         for j in inside:
             k = int((a[j] + b[j] - 1) // 2)
-            x = self.recording.read(k * hop, k * hop + nfft, self.channel)[:, 0]
-            if self.pipeline is not None:
-                x = np.asarray(self.pipeline(x, self.fs))
+            x = self._read_processed(k * hop, k * hop + nfft)
             p = stft_frames(x, self.params, self.fs, two_sided=self.two_sided)[:, 0]
             image[:, j] = p * p if not self.params.is_power else p
         freqs, fedges = self._freq_axis()

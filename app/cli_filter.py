@@ -1,0 +1,218 @@
+"""CLI subcommands of filters: ``filter design`` and ``filter apply``.
+
+:func:`register` adds ``filter`` to the main CLI's argparse subparsers::
+
+    specscope filter design --design butter --btype bandpass --order 4 \\
+        --cutoff 300 3000 --fs 48000 [--format json|csv|c|python|npz] [-o FILE]
+    specscope filter apply SPEC.json|PIPELINE.json|COEFFS IN -o OUT.h5
+
+Handlers return an exit status; bad input raises
+:class:`~specscope.compute.errors.SpecscopeError` subclasses, which the main
+CLI prints as one line with exit status 2.  ``python -m specscope.app.cli_filter``
+runs the same commands standalone.  Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from specscope.compute.errors import InputError, SpecscopeError
+
+_SPEC_OPTIONS = (  # (option, dest, kind, help)
+    ("--btype", "btype", str, "lowpass, highpass, bandpass or bandstop"),
+    ("--order", "order", int, ("IIR order (omit with --passband/--stopband/--rp/--rs for "
+                               "the minimum order)")),
+    ("--cutoff", "cutoff", "list", "cut-off frequency in Hz, or LOW HIGH"),
+    ("--passband", "passband", "list", "passband edge(s) in Hz (tolerance, minimum order)"),
+    ("--stopband", "stopband", "list", "stopband edge(s) in Hz (tolerance, minimum order)"),
+    ("--rp", "rp", float, "passband ripple in dB"),
+    ("--rs", "rs", float, "stopband attenuation in dB"),
+    ("--norm", "norm", str, "bessel normalisation: phase, delay or mag"),
+    ("--frequency", "frequency", float, "notch/peak/comb frequency in Hz"),
+    ("--q", "q", float, "quality factor of a notch, peak or comb"),
+    ("--kind", "kind", str, "iircomb: notch or peak"),
+    ("--harmonics", "harmonics", int, "notches: harmonics 1..N (default: up to Nyquist)"),
+    ("--numtaps", "numtaps", int, "FIR length"),
+    ("--window", "window", str, "FIR window (e.g. hamming, kaiser,8)"),
+    ("--width", "width", float, "firwin: Kaiser transition width in Hz"),
+    ("--bands", "bands", "list", "remez/firls band edges in Hz, two per band"),
+    ("--desired", "desired", "list", "remez/firls gain per band"),
+    ("--weight", "weight", "list", "remez/firls weight per band"),
+    ("--freq", "freq", "list", "firwin2 frequencies in Hz (0 .. Nyquist)"),
+    ("--gain", "gain", "list", "firwin2 gains"),
+)
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def spec_from_args(args: argparse.Namespace) -> Any:
+    """A FilterSpec from ``--spec`` or the design options."""
+    from specscope.compute.filters import FilterSpec
+
+    if args.spec:
+        p = Path(args.spec)
+        if not p.is_file():
+            raise InputError(f"{p}: no such spec file")
+        try:
+            return FilterSpec.from_json(p.read_text(encoding="utf-8"))
+        except InputError as exc:
+            raise InputError(f"{p.name}: {exc}") from None
+    if not args.design:
+        raise InputError("--design is required (or --spec FILE.json)")
+    params: dict[str, Any] = {"design": args.design}
+    for _, dest, kind, _ in _SPEC_OPTIONS:
+        v = getattr(args, dest)
+        if v is None:
+            continue
+        params[dest] = (v[0] if len(v) == 1 and dest in ("cutoff", "passband", "stopband")
+                        else v) if kind == "list" else v
+    if args.zero_phase:
+        params["zero_phase"] = True
+    try:
+        return FilterSpec.from_params(params)
+    except InputError as exc:
+        field = getattr(exc, "field", None)
+        raise InputError(f"--{field.replace('_', '-')}: {exc}" if field and field != "design"
+                         else str(exc)) from None
+
+
+def cmd_design(args: argparse.Namespace) -> int:
+    from specscope.compute.filter_export import export_coefficients, write_coefficients
+    from specscope.compute.filters import design, verify
+
+    spec = spec_from_args(args)
+    d = design(spec, args.fs)
+    fmt = args.coef_format
+    if args.output:
+        write_coefficients(d, args.output, fmt, name=args.name)
+        if not args.quiet:
+            v = verify(d)
+            print(f"{args.output}: {d.form}, order {d.order}, {d.sections} sections"
+                  + (f", {d.numtaps} taps" if d.numtaps else "")
+                  + (f"; {v.text()}" if v.passed is not None else ""), file=sys.stderr)
+        return 0
+    if fmt == "npz":
+        raise InputError("--format npz is binary; give -o FILE.npz")
+    sys.stdout.write(export_coefficients(d, fmt or "json", name=args.name))
+    return 0
+
+
+def _load_filter(path: str) -> Any:
+    """A FilterSpec, Design (coefficient file) or Pipeline from a file."""
+    from specscope.compute.filter_export import SUFFIXES, read_coefficients
+    from specscope.compute.filters import FilterSpec
+    from specscope.compute.pipeline import Pipeline
+
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such file")
+    if p.suffix.lower() == ".json":
+        try:
+            doc = json.loads(p.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise InputError(f"{p.name}: not JSON") from None
+        if isinstance(doc, dict) and str(doc.get("specscope", "")).startswith("pipeline/"):
+            return Pipeline.load(p)
+        if isinstance(doc, dict) and "design" in doc:
+            try:
+                return FilterSpec.from_params(doc)
+            except InputError as exc:
+                raise InputError(f"{p.name}: {exc}") from None
+    if p.suffix.lower() in SUFFIXES:
+        return read_coefficients(p)
+    raise InputError(f"{p.name}: expected a filter spec or pipeline (.json) or coefficients "
+                     f"({', '.join(SUFFIXES)})")
+
+
+def cmd_apply(args: argparse.Namespace) -> int:
+    from specscope.compute.filter_export import filter_recording
+    from specscope.compute.pipeline import Pipeline
+    from specscope.compute.runner import process_file
+
+    from .cli import _recording_options
+
+    what = _load_filter(args.filter)
+    options = _recording_options(args)
+    if isinstance(what, Pipeline):
+        out = process_file(what, args.input, args.output, recording_options=options).output
+    else:
+        out = filter_recording(what, args.input, args.output, recording_options=options)
+    if not args.quiet:
+        print(out)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``filter design`` and ``filter apply`` to an argparse subparsers object."""
+    from specscope.compute.filter_export import FORMATS
+    from specscope.compute.filters import DESIGNS
+
+    from .cli import _add_recording_options
+
+    top = subparsers.add_parser("filter", help="design filters, export coefficients, "
+                                               "filter recordings")
+    sub = top.add_subparsers(dest="filter_command", metavar="COMMAND")
+    top.set_defaults(func=lambda a: (top.print_help(), 2)[1])
+
+    p = sub.add_parser(
+        "design", help="design a filter and print (or write) its coefficients",
+        description="Design a filter (frequencies in Hz) and print its coefficients. The "
+                    "SOS equal scipy's for the same specification.")
+    p.add_argument("--design", choices=list(DESIGNS), help="design method")
+    p.add_argument("--spec", metavar="SPEC.json", help="read the specification from a file")
+    p.add_argument("--fs", type=_number, required=True, help="sample rate in Hz")
+    for opt, dest, kind, help_ in _SPEC_OPTIONS:
+        if kind == "list":
+            p.add_argument(opt, dest=dest, type=_number, nargs="+", metavar="X", help=help_)
+        else:
+            p.add_argument(opt, dest=dest, type=_number if kind is float else kind,
+                           help=help_)
+    p.add_argument("--zero-phase", action="store_true", help="forward-backward filtering")
+    p.add_argument("--format", dest="coef_format", choices=list(FORMATS),
+                   help="output format (default json, or from the -o suffix)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    p.add_argument("--name", default="specscope_filter",
+                   help="identifier for the C and Python exports")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(func=cmd_design)
+
+    p = sub.add_parser(
+        "apply", help="filter a recording into HDF5",
+        description="Filter IN with a spec (.json with \"design\"), a pipeline (.json) or a "
+                    "coefficient file, writing OUT.h5 (crash-safe, with the spec, the "
+                    "coefficients and provenance inside).")
+    p.add_argument("filter", metavar="SPEC-or-PIPELINE")
+    p.add_argument("input", metavar="IN")
+    p.add_argument("-o", "--output", required=True, metavar="OUT.h5")
+    p.add_argument("-q", "--quiet", action="store_true")
+    _add_recording_options(p)
+    p.set_defaults(func=cmd_apply)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m specscope.app.cli_filter design ...`` (same as ``specscope filter``)."""
+    ap = argparse.ArgumentParser(prog="specscope filter")
+    ap.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = ap.add_subparsers(dest="command")
+    register(sub)
+    args = ap.parse_args(["filter", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return int(args.func(args) or 0)
+    except SpecscopeError as exc:
+        if args.debug:
+            raise
+        print(f"specscope: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,472 @@
+"""Filter coefficients to and from files, and filtering a recording to HDF5.
+
+Formats (:data:`FORMATS`), chosen by name or by the file suffix:
+
+``json``  (``.json``)  ``{"specscope": "filter/1", "sample_rate", "form", "spec", "sos" |
+                      "b"/"a", "zeros"/"poles"/"gain"}``; complex numbers as ``[re, im]``.
+``csv``   (``.csv``)   ``#`` comment lines (format tag, sample rate, spec JSON), a header
+                      ``b0,b1,b2,a0,a1,a2`` and one row per section, or ``b,a`` and one
+                      row per tap (``a`` empty past its length).
+``npz``   (``.npz``)   arrays ``sos`` or ``b``/``a``, ``zeros``/``poles``/``gain``,
+                      ``sample_rate``, ``spec`` (JSON text); read with ``allow_pickle=False``.
+``c``     (``.h``)     a C header: ``<name>_sos_f64[n][6]`` and ``<name>_sos_f32`` (or
+                      ``<name>_b_f64`` / ``_a_f64`` ...), sizes as ``#define``; floats
+                      written with enough digits to round-trip.
+``python`` (``.py``)  code that rebuilds the filter with scipy (the same scipy calls the
+                      design made, arguments resolved) and checks it against the
+                      coefficients stored as literals.
+
+Importing accepts b/a, zpk or SOS wherever the format holds them.  Reading a
+``.py`` file never executes it: the coefficient literals are parsed with
+:func:`ast.literal_eval`.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError, RecordingError
+from .filters import Design, FilterSpec
+
+__all__ = ["FORMATS", "SUFFIXES", "export_coefficients", "filter_pipeline",
+           "filter_recording", "parse_coefficients", "read_coefficients",
+           "write_coefficients"]
+
+TAG = "specscope/filter/1"
+FORMATS = ("json", "csv", "npz", "c", "python")
+SUFFIXES = {".json": "json", ".csv": "csv", ".npz": "npz", ".h": "c", ".py": "python"}
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _format_for(path: str | os.PathLike[str] | None, fmt: str | None) -> str:
+    if fmt is not None:
+        if fmt not in FORMATS:
+            raise InputError(f"format={fmt!r} must be one of {', '.join(FORMATS)}")
+        return fmt
+    suffix = Path(path).suffix.lower() if path is not None else ""
+    if suffix not in SUFFIXES:
+        raise InputError(f"{Path(path).name if path else 'output'}: cannot tell the format "
+                         f"from the suffix {suffix!r}; give one of {', '.join(FORMATS)} "
+                         f"(suffixes {', '.join(SUFFIXES)})")
+    return SUFFIXES[suffix]
+
+
+def _spec_params(d: Design) -> dict[str, Any] | None:
+    return None if d.spec is None else d.spec.to_params()
+
+
+def _cplx(v: np.ndarray) -> list[list[float]]:
+    return [[float(x.real), float(x.imag)] for x in np.asarray(v, complex)]
+
+
+# -- export ---------------------------------------------------------------------------
+
+
+def export_coefficients(d: Design, fmt: str = "json", *, name: str = "specscope_filter"
+                        ) -> str | bytes:
+    """The coefficients of ``d`` in format ``fmt`` (``npz``: bytes; others: text)."""
+    fmt = _format_for(None, fmt)
+    if not _NAME.match(name):
+        raise InputError(f"name={name!r} must be a C/Python identifier")
+    return {"json": _to_json, "csv": _to_csv, "npz": _to_npz, "c": _to_c,
+            "python": _to_python}[fmt](d, name)
+
+
+def write_coefficients(d: Design, path: str | os.PathLike[str], fmt: str | None = None, *,
+                       name: str = "specscope_filter") -> Path:
+    """Write the coefficients to ``path`` (format from ``fmt`` or the suffix), atomically."""
+    p = Path(path)
+    data = export_coefficients(d, _format_for(p, fmt), name=name)
+    if not p.parent.is_dir():
+        raise RecordingError(f"{p}: the folder {p.parent} does not exist")
+    tmp = p.with_name(f".{p.name}.partial")
+    if isinstance(data, bytes):
+        tmp.write_bytes(data)
+    else:
+        tmp.write_text(data, encoding="utf-8")
+    os.replace(tmp, p)
+    return p
+
+
+def _to_json(d: Design, name: str) -> str:
+    doc: dict[str, Any] = {"specscope": TAG, "name": name, "sample_rate": d.sample_rate,
+                           "form": d.form, "spec": _spec_params(d), "order": d.order}
+    for k, v in d.coefficients.items():
+        doc[k] = np.asarray(v).tolist()
+    if d.form == "sos" or (d.form == "fir" and d.zpk is not None):
+        z, p, k = d.zpk
+        doc.update(zeros=_cplx(z), poles=_cplx(p), gain=k)
+    return json.dumps(doc, indent=1)
+
+
+def _to_csv(d: Design, name: str) -> str:
+    out = io.StringIO()
+    out.write(f"# {TAG} name={name} form={d.form} sample_rate={d.sample_rate!r}\n")
+    if d.spec is not None:
+        out.write(f"# spec: {d.spec.to_json()}\n")
+    if d.form == "sos":
+        out.write("b0,b1,b2,a0,a1,a2\n")
+        for row in d.sos:
+            out.write(",".join(repr(float(x)) for x in row) + "\n")
+    else:
+        b, a = d.b, d.a
+        out.write("b,a\n")
+        for i in range(max(b.size, a.size)):
+            bs = repr(float(b[i])) if i < b.size else ""
+            as_ = repr(float(a[i])) if i < a.size else ""
+            out.write(f"{bs},{as_}\n")
+    return out.getvalue()
+
+
+def _to_npz(d: Design, name: str) -> bytes:
+    arrays: dict[str, Any] = {k: np.asarray(v, np.float64) for k, v in d.coefficients.items()}
+    arrays["sample_rate"] = np.float64(d.sample_rate)
+    arrays["spec"] = np.array(json.dumps(_spec_params(d)))
+    arrays["form"] = np.array(d.form)
+    if d.form == "sos":
+        z, p, k = d.zpk
+        arrays.update(zeros=np.asarray(z, complex), poles=np.asarray(p, complex),
+                      gain=np.float64(k))
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _c_float(x: float, single: bool) -> str:
+    if single:
+        return f"{float(np.float32(x))!r}f".replace("inff", "INFINITY")
+    return repr(float(x))
+
+
+def _c_array(name: str, arr: np.ndarray, single: bool) -> str:
+    ctype = "float" if single else "double"
+    if arr.ndim == 2:
+        rows = ",\n".join("    {" + ", ".join(_c_float(x, single) for x in r) + "}"
+                          for r in arr)
+        return f"static const {ctype} {name}[{arr.shape[0]}][{arr.shape[1]}] = {{\n{rows}\n}};\n"
+    body = ",\n".join("    " + ", ".join(_c_float(x, single) for x in arr[i:i + 4])
+                      for i in range(0, arr.size, 4))
+    return f"static const {ctype} {name}[{arr.size}] = {{\n{body}\n}};\n"
+
+
+def _to_c(d: Design, name: str) -> str:
+    up = name.upper()
+    lines = [(f"/* {TAG}: generated by specscope; {d.form} filter, order {d.order}, "
+              f"sample rate {d.sample_rate!r} Hz */")]
+    if d.spec is not None:
+        lines.append("/* spec: " + d.spec.to_json().replace("*/", "* /") + " */")
+    lines += [f"#ifndef {up}_H", f"#define {up}_H", "",
+              f"#define {up}_SAMPLE_RATE {d.sample_rate!r}"]
+    body = []
+    if d.form == "sos":
+        lines.append(f"#define {up}_SECTIONS {d.sos.shape[0]}")
+        lines.append(f"/* rows: b0, b1, b2, a0, a1, a2 (a0 = 1); run with {name}_sos_f64 for "
+                     "accuracy */")
+        body += [_c_array(f"{name}_sos_f64", d.sos, False),
+                 _c_array(f"{name}_sos_f32", d.sos, True)]
+    else:
+        lines.append(f"#define {up}_NB {d.b.size}")
+        lines.append(f"#define {up}_NA {d.a.size}")
+        for k, v in (("b", d.b), ("a", d.a)):
+            body += [_c_array(f"{name}_{k}_f64", v, False), _c_array(f"{name}_{k}_f32", v, True)]
+    return "\n".join(lines) + "\n\n" + "\n".join(body) + f"\n#endif /* {up}_H */\n"
+
+
+def _py_literal(v: Any) -> str:
+    if isinstance(v, float):
+        return "float('inf')" if math.isinf(v) else repr(v)
+    if isinstance(v, np.ndarray):
+        return repr(v.tolist())
+    return repr(v)
+
+
+def _to_python(d: Design, name: str) -> str:
+    lines = [f'"""{TAG}: {d.form} filter, order {d.order}, generated by specscope.',
+             "",
+             "Rebuilds the filter with scipy and checks it against the stored coefficients.",
+             '"""', "", "import numpy as np", "import scipy.signal as ss", "",
+             f"fs = {d.sample_rate!r}"]
+    if d.spec is not None:
+        lines.append(f"spec = {d.spec.to_params()!r}")
+    coef_name = {"sos": "sos", "fir": "b", "comb": "b"}[d.form]
+    lines.append("")
+    if d.form == "sos":
+        lines.append(f"sos_stored = np.array({_py_literal(d.sos)})")
+    else:
+        lines.append(f"b_stored = np.array({_py_literal(d.b)})")
+        lines.append(f"a_stored = np.array({_py_literal(d.a)})")
+    lines.append("")
+    lines.append(f"def {name}():")
+    lines.append(f'    """The coefficients ({coef_name}) made by scipy."""')
+    lines += ["    " + ln for ln in _scipy_code(d)]
+    lines.append("")
+    lines.append("")
+    lines.append(f"{coef_name} = {name}()")
+    if d.form == "sos":
+        lines.append("assert np.allclose(sos, sos_stored, rtol=1e-9, atol=1e-12)")
+        lines.append("# filter: y = ss.sosfilt(sos, x)  (zero-phase: ss.sosfiltfilt)")
+    else:
+        lines.append("a = a_stored" if d.form == "fir" else "b, a = b, a_comb")
+        lines.append("assert np.allclose(b, b_stored, rtol=1e-9, atol=1e-12)")
+        lines.append("# filter: y = ss.lfilter(b, a, x)  (zero-phase: ss.filtfilt)")
+    return "\n".join(lines) + "\n"
+
+
+def _kw(kwargs: dict[str, Any], drop: tuple[str, ...] = ()) -> str:
+    return ", ".join(f"{k}={_py_literal(v)}" for k, v in kwargs.items() if k not in drop)
+
+
+def _scipy_code(d: Design) -> list[str]:
+    """Statements that leave the coefficients in ``sos`` or ``b`` (+ ``a_comb``), return them."""
+    if not d.calls:  # imported coefficients: no design to replay
+        if d.form == "sos":
+            return ["return sos_stored.copy()"]
+        if d.form == "comb":
+            return ["global a_comb", "a_comb = a_stored.copy()", "return b_stored.copy()"]
+        return ["return b_stored.copy()"]
+    calls = [c for c in d.calls if c.op not in ("buttord", "cheb1ord", "cheb2ord",
+                                                   "ellipord", "kaiserord")]
+    out = []
+    for c in d.calls:
+        if c.op in ("buttord", "cheb1ord", "cheb2ord", "ellipord"):
+            out.append(f"# minimum order: ss.{c.op}({_kw(c.kwargs)}, fs=fs)")
+        elif c.op == "kaiserord":
+            out.append(f"# Kaiser length and beta: ss.kaiserord({_kw(c.kwargs)})")
+    if d.form == "comb":
+        c = calls[0]
+        out += [f"b, a = ss.iircomb({_kw(c.kwargs, ('output',))}, fs=fs)",
+                "global a_comb", "a_comb = a", "return b"]
+        return out
+    if calls[0].op in ("iirnotch", "iirpeak"):
+        parts = [f"ss.tf2sos(*ss.{c.op}({_kw(c.kwargs, ('output',))}, fs=fs))" for c in calls]
+        if len(parts) == 1:
+            out.append(f"return {parts[0]}")
+        else:
+            out.append("return np.vstack([")
+            out += [f"    {p}," for p in parts]
+            out.append("])")
+        return out
+    c = calls[0]
+    kwargs = dict(c.kwargs)
+    if c.op in ("firwin", "firwin2") and isinstance(kwargs.get("window"), tuple):
+        kwargs["window"] = tuple(kwargs["window"])
+    out.append(f"return ss.{c.op}({_kw(kwargs)}, fs=fs)")
+    return out
+
+
+# -- import ---------------------------------------------------------------------------
+
+
+def read_coefficients(path: str | os.PathLike[str], fmt: str | None = None,
+                      fs: float | None = None) -> Design:
+    """A :class:`~specscope.compute.filters.Design` from a coefficient file.
+
+    ``fs`` overrides (or supplies, when the file has none) the sample rate.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise RecordingError(f"{p}: no such coefficient file")
+    fmt = _format_for(p, fmt)
+    data: str | bytes = p.read_bytes() if fmt == "npz" else p.read_text(encoding="utf-8")
+    try:
+        return parse_coefficients(data, fmt, fs)
+    except InputError as exc:
+        raise InputError(f"{p.name}: {exc}") from None
+
+
+def _design_from(fields: dict[str, Any], fs: float | None, spec_params: Any) -> Design:
+    rate = fs if fs is not None else fields.get("sample_rate")
+    if rate is None:
+        raise InputError("no sample rate in the file; give fs")
+    spec = None
+    if spec_params:
+        spec = FilterSpec.from_params(spec_params)
+    if fields.get("sos") is not None:
+        return Design.from_coefficients(float(rate), sos=fields["sos"], spec=spec)
+    if fields.get("b") is not None:
+        return Design.from_coefficients(float(rate), b=fields["b"], a=fields.get("a"),
+                                        spec=spec)
+    if fields.get("zeros") is not None:
+        return Design.from_coefficients(float(rate), z=fields["zeros"], p=fields["poles"],
+                                        k=fields["gain"], spec=spec)
+    raise InputError("no coefficients found (expected sos, b/a, or zeros/poles/gain)")
+
+
+def _complex_list(v: Any, what: str) -> np.ndarray:
+    a = np.asarray(v, dtype=float)
+    if a.size == 0:
+        return np.zeros(0, complex)
+    if a.ndim != 2 or a.shape[1] != 2:
+        raise InputError(f"{what} must be a list of [re, im] pairs")
+    return a[:, 0] + 1j * a[:, 1]
+
+
+def parse_coefficients(data: str | bytes, fmt: str, fs: float | None = None) -> Design:
+    """Parse exported coefficients (see :data:`FORMATS`)."""
+    fmt = _format_for(None, fmt)
+    if fmt == "npz":
+        if isinstance(data, str):
+            raise InputError("npz data must be bytes")
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as z:
+                f = {k: z[k] for k in z.files}
+        except (ValueError, OSError) as exc:
+            raise InputError(f"not an npz coefficient file: {exc}") from None
+        spec = json.loads(str(f["spec"])) if "spec" in f else None
+        fields = {k: f.get(k) for k in ("sos", "b", "a", "zeros", "poles", "gain")}
+        if "sample_rate" in f:
+            fields["sample_rate"] = float(f["sample_rate"])
+        return _design_from(fields, fs, spec)
+    if isinstance(data, bytes):
+        data = data.decode("utf-8")
+    if fmt == "json":
+        try:
+            doc = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+        if not isinstance(doc, dict):
+            raise InputError("a coefficient file must be a JSON object")
+        fields = {k: doc.get(k) for k in ("sos", "b", "a", "sample_rate")}
+        if doc.get("zeros") is not None or doc.get("poles") is not None:
+            fields["zeros"] = _complex_list(doc.get("zeros", []), "zeros")
+            fields["poles"] = _complex_list(doc.get("poles", []), "poles")
+            fields["gain"] = doc.get("gain")
+        if fields["sos"] is not None or fields["b"] is not None:
+            fields.pop("zeros", None)
+        return _design_from(fields, fs, doc.get("spec"))
+    if fmt == "csv":
+        return _parse_csv(data, fs)
+    if fmt == "c":
+        return _parse_c(data, fs)
+    return _parse_python(data, fs)
+
+
+def _parse_csv(text: str, fs: float | None) -> Design:
+    rate, spec, header, rows = None, None, None, []
+    for ln in text.splitlines():
+        s = ln.strip()
+        if not s:
+            continue
+        if s.startswith("#"):
+            m = re.search(r"sample_rate=([0-9.eE+-]+)", s)
+            if m:
+                rate = float(m.group(1))
+            if s.startswith("# spec:"):
+                spec = json.loads(s[len("# spec:"):])
+            continue
+        if header is None:
+            header = [h.strip() for h in s.split(",")]
+            continue
+        rows.append([c.strip() for c in s.split(",")])
+    if header == ["b0", "b1", "b2", "a0", "a1", "a2"]:
+        sos = np.array([[float(c) for c in r] for r in rows])
+        return _design_from({"sos": sos, "sample_rate": rate}, fs, spec)
+    if header and header[0] == "b":
+        b = [float(r[0]) for r in rows if r[0]]
+        a = [float(r[1]) for r in rows if len(r) > 1 and r[1]] or None
+        return _design_from({"b": b, "a": a, "sample_rate": rate}, fs, spec)
+    raise InputError(f"CSV header {header} must be 'b0,b1,b2,a0,a1,a2' (SOS) or 'b,a'")
+
+
+_C_ARRAY = re.compile(r"static\s+const\s+double\s+(\w+?)_(sos|b|a)_f64\s*(\[[^=]*\])\s*=\s*"
+                      r"\{(.*?)\};", re.DOTALL)
+
+
+def _parse_c(text: str, fs: float | None) -> Design:
+    rate = None
+    m = re.search(r"#define\s+\w+_SAMPLE_RATE\s+([0-9.eE+-]+)", text)
+    if m:
+        rate = float(m.group(1))
+    spec = None
+    ms = re.search(r"/\* spec: (.*?) \*/", text)
+    if ms:
+        spec = json.loads(ms.group(1))
+    fields: dict[str, Any] = {"sample_rate": rate}
+    for _, kind, _dims, body in _C_ARRAY.findall(text):
+        nums = [float(x) for x in re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?",
+                                             body)]
+        fields[kind] = np.array(nums).reshape(-1, 6) if kind == "sos" else np.array(nums)
+    if not any(k in fields for k in ("sos", "b")):
+        raise InputError("no '<name>_sos_f64' or '<name>_b_f64' array in the C header")
+    return _design_from(fields, fs, spec)
+
+
+def _parse_python(text: str, fs: float | None) -> Design:
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise InputError(f"not Python: {exc.msg} at line {exc.lineno}") from None
+    found: dict[str, Any] = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)):
+            continue
+        name, value = node.targets[0].id, node.value
+        try:
+            if name in ("fs", "spec"):
+                found[name] = ast.literal_eval(value)
+            elif name in ("sos_stored", "b_stored", "a_stored") and isinstance(value, ast.Call) \
+                    and value.args:
+                found[name] = np.asarray(ast.literal_eval(value.args[0]), float)
+        except ValueError:
+            raise InputError(f"{name} is not a literal") from None
+    fields = {"sos": found.get("sos_stored"), "b": found.get("b_stored"),
+              "a": found.get("a_stored"), "sample_rate": found.get("fs")}
+    return _design_from(fields, fs, found.get("spec"))
+
+
+# -- filtering a recording -----------------------------------------------------------
+
+
+def filter_pipeline(what: FilterSpec | Design, name: str = "filter") -> Any:
+    """A one-step :class:`~specscope.compute.pipeline.Pipeline` applying a spec or design.
+
+    A spec becomes a ``filter`` step (designed for each recording's rate); a
+    design without a spec (imported coefficients) becomes an ``sosfilt`` or
+    FIR ``lfilter`` step with its coefficients.
+    """
+    from .pipeline import Pipeline
+
+    if isinstance(what, FilterSpec):
+        return Pipeline.from_steps([{"op": "filter", "params": what.to_params()}], name)
+    if what.spec is not None:
+        return Pipeline.from_steps([{"op": "filter", "params": what.spec.to_params()}], name)
+    if what.form == "sos":
+        step = {"op": "sosfilt", "params": {"sos": what.sos.tolist()}}
+    elif what.form == "fir":
+        step = {"op": "lfilter", "params": {"b": what.b.tolist(), "a": [1.0]}}
+    else:
+        raise InputError("an imported comb filter cannot run in a pipeline; export it as sos")
+    return Pipeline.from_steps([step], name)
+
+
+def filter_recording(what: FilterSpec | Design, source: str | os.PathLike[str],
+                     out: str | os.PathLike[str], **kwargs: Any) -> Path:
+    """Filter a recording file into HDF5 through the pipeline runner (crash-safe).
+
+    The output holds the filtered signal, the pipeline JSON (with the spec),
+    the designed coefficients (group ``pipeline/coefficients``) and the
+    provenance; ``kwargs`` go to :func:`~specscope.compute.runner.process_file`
+    (``chunk_samples``, ``recording_options``, ``progress``...).  A design whose
+    sample rate differs from the recording's is refused.
+    """
+    from . import open_recording
+    from .runner import process_file
+
+    if isinstance(what, Design):
+        rec = open_recording(source, **kwargs.get("recording_options", {}))
+        if abs(rec.sample_rate - what.sample_rate) > 1e-9 * what.sample_rate:
+            raise InputError(f"{Path(source).name}: sample rate {rec.sample_rate:g} Hz differs "
+                             f"from the filter's {what.sample_rate:g} Hz")
+    r = process_file(filter_pipeline(what), source, out, **kwargs)
+    return Path(r.output)
+

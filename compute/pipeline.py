@@ -704,6 +704,20 @@ class PipelineResult:
     coefficients: dict[int, Designed]
 
 
+class _BlockChain:
+    """Functions applied in turn to a block; ``context`` samples needed around it."""
+
+    def __init__(self, fns: list[Callable[[np.ndarray, float], Any]],
+                 context: tuple[int, int]) -> None:
+        self.fns = fns
+        self.context = context
+
+    def __call__(self, x: np.ndarray, fs: float) -> np.ndarray:
+        for fn in self.fns:
+            x = np.asarray(fn(x, fs))
+        return x
+
+
 class BoundPipeline:
     """A pipeline designed for one sample rate: its stages and what chunking needs."""
 
@@ -1037,20 +1051,31 @@ class Pipeline:
                        complex_input: bool = False) -> Callable[[np.ndarray, float], Any]:
         """``f(x, fs)`` for :class:`~specscope.compute.tiles.TileEngine`'s ``pipeline``.
 
-        The tile engine applies its ``pipeline`` to blocks read independently, so
-        only sample-wise steps give the right numbers there; filters need
-        history before each block (see :attr:`BoundPipeline.lookback`) and are
-        refused with an error naming the step.
+        The tile engine reads blocks independently: sample-wise steps run as
+        they are, filters through :func:`~specscope.compute.filters.block_filter`,
+        which needs ``f.context = (before, after)`` samples around each block
+        (the engine reads and trims them).  Other steps with history are refused
+        with an error naming the step.
         """
+        from . import filters
+
         part = self.signal_part()
         bound = part.bind(fs, complex_input)
-        for s in bound.stages:
-            if not isinstance(s, _Samplewise):
-                raise s.step.error("needs history across blocks; the tile engine applies "
-                                   "pipelines block by block, so only sample-wise steps "
-                                   "can run there (read BoundPipeline.lookback samples "
-                                   "before each block to use it)")
-        return part
+        steps = part.to_dict()["steps"]
+        fns: list[Callable[[np.ndarray, float], Any]] = []
+        before = after = 0
+        for raw, step, stage in zip(steps, part.steps, bound.stages, strict=True):
+            if isinstance(stage, _Samplewise):
+                fns.append(Pipeline.from_steps([raw]))
+            elif step.op == "filter":
+                bf = filters.block_filter(filters.FilterSpec.from_params(step.values), fs)
+                fns.append(bf)
+                before += bf.context[0]
+                after += bf.context[1]
+            else:
+                raise step.error("needs history across blocks, which a block-wise view "
+                                 "cannot give it; the export applies it")
+        return _BlockChain(fns, (before, after))
 
     # -- running ------------------------------------------------------------------------
     def bind(self, fs: float, complex_input: bool = False) -> BoundPipeline:

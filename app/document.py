@@ -24,9 +24,22 @@ class ViewSettings:
     representation: str = "stft"
     #: parameters of that operator, as JSON
     view_params: str = "{}"
+    #: the filter designer's filter (pipeline filter-step params as JSON), "" when off
+    designer: str = ""
+    #: what the view shows of the designer's filter: "after", "before" or "difference"
+    compare: str = "after"
 
     @property
     def steps(self) -> list[dict]:
+        """Processing steps, the designer's filter last when it is on."""
+        steps = json.loads(self.processing)
+        if self.designer:
+            steps.append({"op": "filter", "params": json.loads(self.designer)})
+        return steps
+
+    @property
+    def base_steps(self) -> list[dict]:
+        """Processing steps without the designer's filter (the "before" view)."""
         return json.loads(self.processing)
 
     def pipeline_dict(self) -> dict:

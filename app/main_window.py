@@ -6,6 +6,7 @@ compute thread (:mod:`specscope.app.worker`); their results arrive as signals.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -13,11 +14,13 @@ import numpy as np
 
 from PyQt6.QtCore import QObject, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
-from PyQt6.QtWidgets import (QDockWidget, QFileDialog, QGroupBox, QLabel, QMainWindow,
-                             QMessageBox, QProgressBar, QPushButton, QScrollArea, QVBoxLayout)
+from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QFileDialog, QGroupBox,
+                             QHBoxLayout, QLabel, QMainWindow, QMessageBox, QProgressBar,
+                             QPushButton, QScrollArea, QVBoxLayout, QWidget)
 
 from specscope.compute import __version__
-from specscope.compute import plugins, registry
+from specscope.compute import filters, plugins, registry
+from specscope.compute.filter_export import write_coefficients
 from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.export import export_spectrogram
 from specscope.compute.io.base import Recording, open_recording, readers
@@ -27,6 +30,7 @@ from specscope.compute.runner import export_recording
 from specscope.compute.spectral import StftParams
 from specscope.compute.tiles import (DisplayImage, TileEngine, plugin_image,
                                      render_progressive)
+from specscope.widgets.filter_designer import FilterDesigner
 from specscope.widgets.param_form import ParamForm
 from specscope.widgets.pipeline_editor import PipelineEditor
 from specscope.widgets.plugins_dialog import PluginsDialog
@@ -62,6 +66,8 @@ SHORTCUTS = [
     ("Z", "Zoom box: drag a rectangle to zoom into it"),
     ("Click / double-click", "Set / clear the measurement reference (Δt, Δf, ΔdB)"),
     ("H", "Harmonic cursors at 2f, 3f, ... of the cursor"),
+    ("Ctrl+F", "Show / hide the filter designer"),
+    ("N", "Click a spectral line to notch it (filter designer)"),
     ("Ctrl+L", "Fit the dB range to the image"),
     ("Esc", "Cancel the running computation"),
     ("Mouse drag / wheel", "Pan / zoom (right-drag zooms each axis)"),
@@ -142,6 +148,9 @@ class MainWindow(QMainWindow):
         self._view_box.setVisible(False)
         self.controls.layout().insertWidget(2, self._view_box)
         self._view_form: ParamForm | None = None
+        self._preview_engine: TileEngine | None = None
+        self.base_engine: TileEngine | None = None
+        self._build_designer()
 
         self._recompute_timer = QTimer(self)
         self._recompute_timer.setSingleShot(True)
@@ -210,6 +219,9 @@ class MainWindow(QMainWindow):
         self.representation_menu = view_menu.addMenu("&Representation")
         view_menu.addAction(self._dock.toggleViewAction())
         view_menu.addAction(self._processing_dock.toggleViewAction())
+        act_designer = self._designer_dock.toggleViewAction()
+        act_designer.setShortcut(QKeySequence("Ctrl+F"))
+        view_menu.addAction(act_designer)
         self.act_cancel = self._action("&Cancel computation", self.cancel_jobs, "Esc")
         view_menu.addAction(self.act_cancel)
         help_menu = mb.addMenu("&Help")
@@ -330,7 +342,9 @@ class MainWindow(QMainWindow):
                                   "scaling": settings.stft.scaling,
                                   "channel": settings.channel, "reduce": settings.reduce})
         if settings.processing != old.processing:
-            self.processing_editor.set_steps(settings.steps)
+            self.processing_editor.set_steps(settings.base_steps)
+        if settings.designer != old.designer or settings.compare != old.compare:
+            self._sync_designer_controls()
         if settings.representation != old.representation:
             self._sync_representation_menu()
             self.view.clear_background()
@@ -344,25 +358,31 @@ class MainWindow(QMainWindow):
             self.document.settings = self.settings
             self._recompute_timer.start()
 
-    def _make_engine(self) -> bool:
-        """A tile engine for the document's settings (cheap: nothing is computed)."""
+    def _engine_for(self, steps: list[dict]) -> TileEngine:
+        """A tile engine applying ``steps`` (cheap: nothing is computed yet)."""
         assert self.document is not None
         rec, s = self.document.recording, self.document.settings
         block_fn = None
-        self.view_note = ""
-        if s.steps:
+        if steps:
             try:
-                block_fn = Pipeline.from_steps(s.steps).block_function(rec.sample_rate,
-                                                                       rec.is_complex)
+                block_fn = Pipeline.from_steps(steps).block_function(rec.sample_rate,
+                                                                     rec.is_complex)
             except SpecscopeError as exc:
                 self.view_note = (f"the view shows the recording without processing ({exc}); "
                                   "the export applies it")
                 self.show_message(self.view_note, 15000)
+        return TileEngine(rec, nfft=s.stft.nfft, hop=s.stft.hop, window=s.stft.window,
+                          scaling=s.stft.scaling, channel=s.channel, pipeline=block_fn,
+                          disk_cache=cache_dir("tiles"))
+
+    def _make_engine(self) -> bool:
+        """The engines of the document's settings: with all processing, and without the
+        designer's filter (for before/difference)."""
+        s = self.document.settings
+        self.view_note = ""
         try:
-            self.engine = TileEngine(rec, nfft=s.stft.nfft, hop=s.stft.hop,
-                                     window=s.stft.window, scaling=s.stft.scaling,
-                                     channel=s.channel, pipeline=block_fn,
-                                     disk_cache=cache_dir("tiles"))
+            self.engine = self._engine_for(s.steps)
+            self.base_engine = self._engine_for(s.base_steps) if s.designer else self.engine
         except InputError as exc:
             self.engine = None
             self.show_error(str(exc), dialog=False)
@@ -374,7 +394,7 @@ class MainWindow(QMainWindow):
         if self.document is None:
             return
         key = (self.document.settings.stft, self.document.settings.channel,
-               self.document.settings.processing)
+               self.document.settings.processing, self.document.settings.designer)
         if self.engine is None or getattr(self, "_engine_key", None) != key:
             if not self._make_engine():
                 return
@@ -389,6 +409,7 @@ class MainWindow(QMainWindow):
         n_cols = min(OVERVIEW_COLUMNS, max(1, engine.n_frames))
         duration = engine.duration
         self._overview_ready = False
+        self.last_image = None  # imageShown waits for the new detail too
 
         def job(control: TaskControl) -> DisplayImage:
             return render_progressive(engine, 0.0, duration, n_cols, reduce,
@@ -415,15 +436,30 @@ class MainWindow(QMainWindow):
         t0, t1 = max(t0, 0.0), min(t1, engine.duration)
         if not t1 > t0:
             return
+        compare = self.settings.compare if self.settings.designer else "after"
+        shown = self._preview_engine or engine
+        if compare == "before":
+            shown, other = self.base_engine, None
+        elif compare == "difference":
+            other = self.base_engine
+        else:
+            other = None
         reduce = self.document.settings.reduce
         scale, n_rows = self.settings.freq_scale, self._n_rows()
         request = (id(engine), t0, t1, w, reduce, scale)
         self.last_request = (t0, t1, w, reduce)
 
+        preview = shown is not engine and compare == "after"
+
         def job(control: TaskControl) -> tuple[tuple, DisplayImage, tuple | None]:
-            img = render_progressive(engine, t0, t1, w, reduce, freq_scale=scale, n_rows=n_rows,
-                                     partial=lambda im: control.partial((request, im)),
-                                     progress=control.progress, cancelled=control.cancelled)
+            kw = dict(freq_scale=scale, n_rows=n_rows, cancelled=control.cancelled)
+            img = render_progressive(shown, t0, t1, w, reduce,
+                                     partial=None if (preview or other is not None) else
+                                     (lambda im: control.partial((request, im))),
+                                     progress=control.progress, **kw)
+            if other is not None:  # after minus before, in dB
+                before = render_progressive(other, t0, t1, w, reduce, **kw)
+                img = dataclasses.replace(img, db=img.db - before.db)
             s0, s1 = int(t0 * engine.fs), int(np.ceil(t1 * engine.fs)) + 1
             wave = None
             if s1 - s0 <= WAVEFORM_MAX_SAMPLES:  # zoomed in to samples
@@ -511,6 +547,164 @@ class MainWindow(QMainWindow):
         if self.document is not None:
             self.document.settings = self.settings
         self._recompute_timer.start()
+
+    # -- filter designer -------------------------------------------------------
+    def _build_designer(self) -> None:
+        self.designer = FilterDesigner(48000.0, self)
+        box = QWidget(self)
+        lay = QVBoxLayout(box)
+        lay.setContentsMargins(4, 4, 4, 4)
+        row = QHBoxLayout()
+        self.designer_apply = QCheckBox("Apply to the recording")
+        self.designer_apply.setToolTip("Filter the view and the export with this design "
+                                       "(the last step of the processing)")
+        self.designer_apply.toggled.connect(self._designer_toggled)
+        self.compare = QComboBox()
+        self.compare.addItems(["after", "before", "difference"])
+        self.compare.setToolTip("Show the recording after the filter, before it, or the "
+                                "difference in dB")
+        self.compare.currentTextChanged.connect(self._compare_changed)
+        self.notch_mode = QPushButton("Click a line to notch (N)")
+        self.notch_mode.setCheckable(True)
+        self.notch_mode.setShortcut(QKeySequence("N"))
+        self.notch_mode.setToolTip("Then click a spectral line (e.g. mains hum) in the "
+                                   "spectrogram: a notch is placed on it")
+        self.notch_mode.toggled.connect(self._notch_mode_toggled)
+        self.notch_harmonics = QCheckBox("with harmonics")
+        self.notch_harmonics.setChecked(True)
+        export = QPushButton("Export coefficients…")
+        export.clicked.connect(self.export_coefficients_dialog)
+        row.addWidget(self.designer_apply)
+        row.addWidget(QLabel("Show"))
+        row.addWidget(self.compare)
+        row.addWidget(self.notch_mode)
+        row.addWidget(self.notch_harmonics)
+        row.addStretch(1)
+        row.addWidget(export)
+        lay.addLayout(row)
+        lay.addWidget(self.designer, 1)
+        dock = QDockWidget("Filter designer", self)
+        dock.setObjectName("filter-designer")
+        dock.setWidget(box)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+        dock.setVisible(False)
+        dock.visibilityChanged.connect(self._designer_shown)
+        self._designer_dock = dock
+        self.designer.specChanged.connect(self._designer_changed)
+        self.designer.specCommitted.connect(self._designer_committed)
+        self.view.notchRequested.connect(self.notch_at)
+        self.view.filterLineMoved.connect(self._filter_line_moved)
+
+    def _designer_shown(self, visible: bool) -> None:
+        if visible:  # leave the spectrogram most of the height
+            self.resizeDocks([self._designer_dock], [max(260, self.height() // 3)],
+                             Qt.Orientation.Vertical)
+
+    def _sync_designer_controls(self) -> None:
+        s = self.settings
+        for w, v in ((self.designer_apply, bool(s.designer)),):
+            w.blockSignals(True)
+            w.setChecked(v)
+            w.blockSignals(False)
+        self.compare.blockSignals(True)
+        self.compare.setCurrentText(s.compare)
+        self.compare.blockSignals(False)
+        if s.designer and json.loads(s.designer) != self.designer.params():
+            self.designer.set_spec(json.loads(s.designer), emit=False)
+        self._update_filter_lines()
+
+    def _update_filter_lines(self) -> None:
+        edges = []
+        if self.settings.designer or self._preview_engine is not None:
+            spec = self.designer.spec
+            for name in ("cutoff", "passband", "stopband", "frequency"):
+                v = getattr(spec, name, None)
+                if v is None or name not in filters.DESIGNS[spec.design][1]:
+                    continue
+                for i, f in enumerate(np.atleast_1d(np.asarray(v, dtype=float)).tolist()):
+                    edges.append((name, i, f))
+        self.view.set_filter_lines(edges)
+
+    def _designer_toggled(self, on: bool) -> None:
+        params = json.dumps(self.designer.params()) if on else ""
+        self.undo_stack.push(_SettingsChange(self, self.settings,
+                                             self.settings.with_changes(designer=params)))
+
+    def _compare_changed(self, mode: str) -> None:
+        self.undo_stack.push(_SettingsChange(self, self.settings,
+                                             self.settings.with_changes(compare=mode)))
+        self._levels_set = False  # a difference in dB needs other levels than a level
+
+    def _designer_changed(self, params: dict) -> None:
+        """Every change while dragging: re-filter only the visible span (fast preview)."""
+        if not self.settings.designer or self.document is None:
+            return
+        steps = [*self.settings.base_steps, {"op": "filter", "params": params}]
+        try:
+            self._preview_engine = self._engine_for(steps)
+        except SpecscopeError as exc:
+            self.designer.error.setText(str(exc))
+            return
+        self._update_filter_lines()
+        self._request_detail()
+
+    def _designer_committed(self, params: dict) -> None:
+        """A finished change: the whole recording is filtered (background and export)."""
+        self._preview_engine = None
+        if not self.settings.designer:
+            self._update_filter_lines()
+            return
+        new = self.settings.with_changes(designer=json.dumps(params))
+        if new != self.settings:
+            self.undo_stack.push(_SettingsChange(self, self.settings, new))
+
+    def _filter_line_moved(self, name: str, index: int, f: float, finished: bool) -> None:
+        self.designer.move_edge(name, index, f, commit=finished)
+
+    def _notch_mode_toggled(self, on: bool) -> None:
+        self.view.click_mode = "notch" if on else "reference"
+        if on:
+            self._designer_dock.setVisible(True)
+            self.show_message("Click a spectral line to notch it", 8000)
+
+    def notch_at(self, frequency: float) -> bool:
+        """Place a notch (with harmonics when asked) on the line at ``frequency`` Hz."""
+        if self.document is None:
+            return False
+        fs = self.document.recording.sample_rate
+        try:
+            spec = filters.notch_from_click(
+                frequency, fs, harmonics="nyquist" if self.notch_harmonics.isChecked()
+                else None)
+        except SpecscopeError as exc:
+            self.show_error(str(exc), dialog=False)
+            return False
+        self.notch_mode.setChecked(False)
+        if not self.designer.set_spec(spec, emit=False):
+            return False
+        self.undo_stack.push(_SettingsChange(
+            self, self.settings, self.settings.with_changes(designer=json.dumps(
+                self.designer.params()))))
+        self.show_message(f"Notch at {frequency:.1f} Hz ({spec.design})", 8000)
+        return True
+
+    def export_coefficients_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export filter coefficients", "filter.json",
+            "JSON (*.json);;CSV (*.csv);;NumPy (*.npz);;C header (*.h);;Python (*.py)")
+        if path:
+            self.export_coefficients(path)
+
+    def export_coefficients(self, path: str | Path) -> bool:
+        if self.designer.design is None:
+            return False
+        try:
+            write_coefficients(self.designer.design, path)
+        except (SpecscopeError, OSError) as exc:
+            self.show_error(f"{path}: {exc}")
+            return False
+        self.show_message(f"Coefficients written to {path}")
+        return True
 
     # -- processing ------------------------------------------------------------
     def _on_steps_changed(self, steps: list) -> None:
@@ -756,7 +950,10 @@ class MainWindow(QMainWindow):
             if not self._current(request):
                 return  # for an engine or axis that has been replaced
             self._show_detail(img, final=True)
-            if not self._levels_set and self.settings.representation != "stft":
+            differs = self.settings.designer and self.settings.compare == "difference"
+            if differs:
+                self.view.clear_background()  # another quantity: dB of after over before
+            if not self._levels_set and (self.settings.representation != "stft" or differs):
                 self.auto_levels()
                 self._levels_set = True
             if wave is None:
@@ -846,6 +1043,8 @@ class MainWindow(QMainWindow):
         self.document = Document(rec, self.settings)
         self.engine = None
         self.controls.set_channel_count(rec.n_channels)
+        self.designer.set_sample_rate(rec.sample_rate)
+        self._preview_engine = None
         self.controls.set_params({"channel": channel})
         self.file_label.setText(self.document.summary())
         self.setWindowTitle(f"{rec.path.name} — specscope")
@@ -875,6 +1074,8 @@ class MainWindow(QMainWindow):
         self.worker.submit("envelope", envelope, label="Reading waveform")
 
     def _show_overview(self, img: DisplayImage) -> None:
+        if self.settings.designer and self.settings.compare == "difference":
+            return  # the difference view has no whole-recording background
         self.view.set_background(img.db, img.column_edges, img.frequency_edges)
         if not self._levels_set and not img.preview:
             self.auto_levels()

@@ -1506,3 +1506,15 @@ def block_filter(spec: FilterSpec | Design, fs: float | None = None, tol: float 
     """A :class:`BlockFilter` for a spec (designed for ``fs``) or a design."""
     d = spec if isinstance(spec, Design) else design(spec, fs)
     return BlockFilter(d, tol)
+
+
+def field_schema(design_name: str) -> list[dict[str, Any]]:
+    """The parameters of a design, as form schemas (``Param.to_dict()``), ``zero_phase`` last.
+
+    What a generated form shows for one design; unknown names raise
+    :class:`FilterSpecError` naming ``design``.
+    """
+    if design_name not in DESIGNS:
+        raise _fail("design", f"design={design_name!r} must be one of {', '.join(DESIGNS)}")
+    names = [n for n in DESIGNS[design_name][1] if n != "zero_phase"] + ["zero_phase"]
+    return [_P[n].to_dict() for n in names]

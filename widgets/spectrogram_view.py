@@ -50,6 +50,10 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
     levelsChanged = pyqtSignal(float, float)
     viewportChanged = pyqtSignal(float, float, float, float, int, int)
     referenceChanged = pyqtSignal(float, float, float)
+    #: a click in notch mode: the frequency (Hz) of the spectral line to remove
+    notchRequested = pyqtSignal(float)
+    #: a filter edge line was dragged: field name, index, frequency (Hz), finished
+    filterLineMoved = pyqtSignal(str, int, float, bool)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -103,6 +107,9 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.reference: tuple[float, float, float] | None = None
         self._harmonics: list[pg.InfiniteLine] = []
         self.harmonic_count = 0
+        self._filter_lines: list[tuple[str, int, pg.InfiniteLine]] = []
+        #: "reference" (a click sets the measurement reference) or "notch"
+        self.click_mode = "reference"
         self.colorbar.sigLevelsChangeFinished.connect(self._on_bar_levels)
         self._vline = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((255, 255, 255, 90)))
         self._hline = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen((255, 255, 255, 90)))
@@ -384,7 +391,48 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
             self.clear_reference()
             return
         p = self.plot.getViewBox().mapSceneToView(pos)
-        self.set_reference(float(p.x()), float(inverse(self.freq_scale, p.y())))
+        f = float(inverse(self.freq_scale, p.y()))
+        if self.click_mode == "notch":
+            self.notchRequested.emit(f)
+            return
+        self.set_reference(float(p.x()), f)
+
+    # -- filter edges drawn over the spectrogram ------------------------------
+    def set_filter_lines(self, edges: list[tuple[str, int, float]]) -> None:
+        """Draggable horizontal lines at a filter's band edges ``(field, index, Hz)``."""
+        keys = [(n, i) for n, i, _ in edges]
+        if keys != [(n, i) for n, i, _ in self._filter_lines]:
+            for _, _, line in self._filter_lines:
+                self.plot.removeItem(line)
+            self._filter_lines = []
+            for name, i, _ in edges:
+                line = pg.InfiniteLine(angle=0, movable=True,
+                                       pen=pg.mkPen((255, 220, 80), width=2,
+                                                    style=pg.QtCore.Qt.PenStyle.DashLine),
+                                       hoverPen=pg.mkPen("w", width=3), label=name,
+                                       labelOpts={"position": 0.03, "color": (255, 220, 80)})
+                line.sigDragged.connect(self._filter_line_dragged)
+                line.sigPositionChangeFinished.connect(self._filter_line_released)
+                self.plot.addItem(line, ignoreBounds=True)
+                self._filter_lines.append((name, i, line))
+        for (_, _, line), (_, _, f) in zip(self._filter_lines, edges, strict=True):
+            if not line.moving:
+                line.blockSignals(True)
+                line.setValue(float(forward(self.freq_scale, f)))
+                line.blockSignals(False)
+
+    def _filter_line_event(self, line: pg.InfiniteLine, finished: bool) -> None:
+        for name, i, ln in self._filter_lines:
+            if ln is line:
+                f = float(inverse(self.freq_scale, line.value()))
+                self.filterLineMoved.emit(name, i, f, finished)
+                return
+
+    def _filter_line_dragged(self, line: pg.InfiniteLine) -> None:
+        self._filter_line_event(line, False)
+
+    def _filter_line_released(self, line: pg.InfiniteLine) -> None:
+        self._filter_line_event(line, True)
 
     # -- waveform ------------------------------------------------------------
     def set_waveform(self, t0: float, fs: float, samples: np.ndarray | None) -> None:

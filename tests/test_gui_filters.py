@@ -1,0 +1,164 @@
+"""The filter designer in the app: click a hum line, drag band edges, compare, export."""
+
+import json
+
+import h5py
+import numpy as np
+import pytest
+import scipy.signal
+
+from specscope.app.document import ViewSettings
+from specscope.app.main_window import MainWindow
+from specscope.compute import StftParams, filters
+from specscope.compute.filter_export import read_coefficients
+
+TIMEOUT_MS = 30000
+
+
+@pytest.fixture
+def window(qtbot, example_path):
+    w = MainWindow(ViewSettings(stft=StftParams(4096, 1024)), interactive=False)
+    qtbot.addWidget(w)
+    w.resize(1400, 1000)
+    w.show()
+    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
+        w.open_path(example_path)
+    w._designer_dock.setVisible(True)
+    yield w
+    w.worker.shutdown()
+
+
+def settle(qtbot, window):
+    """Wait until the view shows the current settings, computed to the end."""
+    def done():
+        key = getattr(window, "_engine_key", None)
+        s = window.settings
+        return (key is not None and key[3] == s.designer and key[2] == s.processing
+                and not window._recompute_timer.isActive() and not window.worker.is_busy()
+                and window.last_image is not None)
+
+    qtbot.waitUntil(done, timeout=TIMEOUT_MS)
+    qtbot.wait(50)
+
+
+def test_click_on_the_hum_line_notches_it_and_its_harmonics(qtbot, window):
+    t, f = 5.0, 50.0
+    before = [window.view.value_at(t, k * 50.0) for k in (1, 2, 3)]
+    window.notch_mode.setChecked(True)
+    assert window.view.click_mode == "notch"
+    window.view.notchRequested.emit(f)        # what a click on the line emits
+    settle(qtbot, window)
+    assert window.view.click_mode == "reference"
+    spec = json.loads(window.settings.designer)
+    assert spec["design"] == "iircomb" and spec["frequency"] == 50.0
+    # the designed filter is scipy's comb for the same specification
+    b, a = scipy.signal.iircomb(50.0, 30.0, ftype="notch", fs=48000.0)
+    d = window.designer.design
+    np.testing.assert_allclose(d.b, b, rtol=1e-12)
+    np.testing.assert_allclose(d.a, a, rtol=1e-12)
+    after = [window.view.value_at(t, k * 50.0) for k in (1, 2, 3)]
+    for k, (x, y) in enumerate(zip(before, after, strict=True), start=1):
+        assert y < x - 20, f"harmonic {k}: {x:.1f} dB -> {y:.1f} dB"
+    window.undo_stack.undo()
+    assert window.settings.designer == ""
+
+
+def test_dragging_band_edges_designs_what_scipy_designs(qtbot, window):
+    chirp_before = window.view.value_at(4.4, 4600.0)
+    noise_before = window.view.value_at(4.4, 1000.0)
+    window.designer.set_spec({"design": "butter", "btype": "bandpass", "order": 4,
+                              "cutoff": [300.0, 3000.0]}, emit=False)
+    window.designer_apply.setChecked(True)
+    settle(qtbot, window)
+    # drag the upper edge on the spectrogram: a live preview, then the commit on release
+    window.view.filterLineMoved.emit("cutoff", 1, 2500.0, False)
+    assert window._preview_engine is not None
+    window.view.filterLineMoved.emit("cutoff", 1, 2000.0, True)
+    assert window._preview_engine is None
+    settle(qtbot, window)
+    assert json.loads(window.settings.designer)["cutoff"] == [300.0, 2000.0]
+    sos = scipy.signal.butter(4, [300.0, 2000.0], btype="bandpass", fs=48000.0, output="sos")
+    np.testing.assert_allclose(window.designer.design.sos, sos, rtol=1e-10, atol=1e-14)
+    # the lines over the spectrogram follow the design
+    pos = [line.value() for _, _, line in window.view._filter_lines]
+    assert pos == pytest.approx([300.0, 2000.0])
+    # band-passed: a chirp at 4-5 kHz (t = 4.4 s) is strongly attenuated, 1 kHz is not
+    assert window.view.value_at(4.4, 4600.0) < chirp_before - 25
+    assert abs(window.view.value_at(4.4, 1000.0) - noise_before) < 3
+
+
+def test_impossible_edge_keeps_the_last_valid_design(qtbot, window):
+    window.designer.set_spec({"design": "butter", "btype": "lowpass", "order": 4,
+                              "cutoff": 3000.0}, emit=False)
+    good = window.designer.design
+    assert not window.designer.move_edge("cutoff", 0, 30000.0)
+    assert "cutoff" in window.designer.error.text()
+    assert window.designer.design is good
+
+
+def test_compare_before_after_difference(qtbot, window):
+    window.designer.set_spec({"design": "butter", "btype": "highpass", "order": 6,
+                              "cutoff": 1000.0}, emit=False)
+    window.designer_apply.setChecked(True)
+    settle(qtbot, window)
+    after = window.last_image.db.copy()
+    window.compare.setCurrentText("before")
+    settle(qtbot, window)
+    before = window.last_image.db.copy()
+    window.compare.setCurrentText("difference")
+    settle(qtbot, window)
+    diff = window.last_image.db
+    np.testing.assert_allclose(diff, after - before, atol=1e-3)
+    f = (window.last_image.frequency_edges[:-1] + window.last_image.frequency_edges[1:]) / 2
+    assert np.nanmean(diff[f < 200]) < -40          # stopband: removed
+    assert abs(np.nanmean(diff[(f > 4000) & (f < 20000)])) < 1.0  # passband: untouched
+
+
+def test_export_coefficients_and_the_filtered_recording(qtbot, window, tmp_path):
+    window.designer.set_spec({"design": "cheby1", "btype": "lowpass", "order": 6, "rp": 1.0,
+                              "cutoff": 4000.0}, emit=False)
+    for suffix in ("json", "csv", "npz", "h", "py"):
+        path = tmp_path / f"c.{suffix}"
+        assert window.export_coefficients(path)
+        back = read_coefficients(path, fs=48000.0)
+        np.testing.assert_allclose(back.sos, window.designer.design.sos, rtol=1e-6)
+    window.designer_apply.setChecked(True)
+    settle(qtbot, window)
+    out = tmp_path / "filtered.h5"
+    with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda i, kind, r: kind == "export"):
+        window.export_to(out)
+    with h5py.File(out, "r") as h:
+        pipe = json.loads(h.attrs["pipeline"])
+        assert pipe["steps"][-2]["params"]["design"] == "cheby1"
+        sos = scipy.signal.cheby1(6, 1.0, 4000.0, fs=48000.0, output="sos")
+        np.testing.assert_allclose(h["pipeline/coefficients/step_0/sos"][...], sos,
+                                   rtol=1e-10)
+
+
+def test_designer_views_follow_the_design(qtbot):
+    from specscope.widgets.filter_designer import FilterDesigner
+
+    w = FilterDesigner(8000.0)
+    qtbot.addWidget(w)
+    w.set_spec({"design": "ellip", "btype": "lowpass", "passband": 1000.0, "stopband": 1300.0,
+                "rp": 0.5, "rs": 60.0}, emit=False)
+    n, wn = scipy.signal.ellipord(1000.0, 1300.0, 0.5, 60.0, fs=8000.0)
+    assert w.design.order == n
+    assert w.verdict.passed
+    assert w.verdict_label.text().startswith("PASS")
+    w.tabs.setCurrentWidget(w.gd)
+    x, y = w._gd_curve.getData()
+    _, gd = scipy.signal.group_delay(scipy.signal.ellip(n, 0.5, 60.0, wn, fs=8000.0),
+                                     w=x[1:200], fs=8000.0)
+    np.testing.assert_allclose(y[1:200], gd / 8000.0 * 1000.0, rtol=1e-4, atol=1e-6)
+    # tighten the attenuation by dragging its limit line: a higher minimum order
+    name, line = w._limits[1]
+    assert name == "rs"
+    line.setValue(-80.0)
+    w._limit_dragged(line)
+    assert w.spec.rs == pytest.approx(80.0)
+    assert w.design.order > n
+    w.tabs.setCurrentWidget(w.pz)
+    z, p, _ = w.design.zpk
+    assert np.all(np.abs(p) < 1)

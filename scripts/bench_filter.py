@@ -112,14 +112,54 @@ def bench_preview(filters, reps: int) -> None:
         print(f"  {label:32s} {ms:7.2f}   context {ctx[0]}+{ctx[1]} samples")
 
 
+def bench_gui(filters: list[tuple[str, FilterSpec]], reps: int) -> None:
+    """3. The designer widget (Qt offscreen): a drag step = redesign + redraw of every tab."""
+    import os
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PyQt6.QtWidgets import QApplication
+
+    from specscope.widgets.filter_designer import FilterDesigner
+
+    app = QApplication.instance() or QApplication([])
+    w = FilterDesigner(FS)
+    w.resize(1000, 420)
+    w.show()
+    print("\nDesigner widget, one drag step: move an edge 1 %, redesign, redraw all six "
+          "views (median ms)")
+    for label, spec in filters:
+        times = []
+        w.set_spec(spec, emit=False)
+        edge = next(((n, i) for n, i, _ in w._edges), None)
+        for k in range(reps):
+            t0 = time.perf_counter()
+            if edge is not None:
+                name, i = edge
+                v = np.atleast_1d(np.asarray(getattr(w.spec, name), dtype=float))[i]
+                w.move_edge(name, i, v * (1.01 if k % 2 == 0 else 1 / 1.01))
+            else:
+                w.set_spec(spec, emit=False)
+            for i in range(w.tabs.count()):
+                w.tabs.setCurrentIndex(i)
+                w._redraw()
+            w.tabs.setCurrentIndex(0)
+            app.processEvents()
+            w.repaint()
+            times.append(time.perf_counter() - t0)
+        print(f"  {label:<34} {statistics.median(times) * 1000:7.1f} ms")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer filters and repetitions")
+    ap.add_argument("--no-gui", action="store_true", help="skip the Qt designer widget")
     args = ap.parse_args(argv)
     filters = _filters(args.quick)
     reps = 5 if args.quick else 21
     bench_design(filters, reps)
     bench_preview(filters, 3 if args.quick else 7)
+    if not args.no_gui:
+        bench_gui(filters, 3 if args.quick else 7)
     return 0
 
 

@@ -144,7 +144,10 @@ class FilterDesigner(QWidget):
         self.method.blockSignals(True)
         self.method.setCurrentIndex(max(0, self.method.findData(spec.design)))
         self.method.blockSignals(False)
-        self._build_form(spec)
+        if self._form is None or spec.design != self.spec.design:
+            self._build_form(spec)
+        else:
+            self._form.set_values(_form_values(spec))
         return self._redesign(spec, emit=emit, commit=emit)
 
     def params(self) -> dict[str, Any]:
@@ -374,7 +377,7 @@ def _grid_points(spec: filters.FilterSpec, fs: float) -> int:
     if spec.frequency and spec.q and spec.design in ("iirnotch", "iirpeak", "iircomb",
                                                      "notches"):
         width = spec.frequency / spec.q
-        return int(min(1 << 16, max(2048, 4 * (fs / 2) / width)))
+        return int(min(1 << 14, max(2048, 4 * (fs / 2) / width)))
     return 2048
 
 

@@ -162,12 +162,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_recording_options(p)
     p.set_defaults(func=cmd_spectrogram)
 
-    from . import cli_filter, cli_ops, cli_pipeline, cli_plugins
+    from . import cli_filter, cli_live, cli_ops, cli_pipeline, cli_plugins
 
     cli_plugins.add_global_options(ap)
     cli_ops.register(sub)
     cli_pipeline.register(sub)
     cli_filter.register(sub)
+    cli_live.register(sub)
     cli_plugins.register(sub)
     return ap
 

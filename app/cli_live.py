@@ -1,0 +1,155 @@
+"""CLI subcommand ``live``: stream a source through a pipeline, headless or in a window.
+
+:func:`register` adds it to the main CLI's argparse subparsers; :func:`main`
+runs it alone (``python -m specscope.app.cli_live --source ...``).  The handler
+returns an exit status; bad input raises
+:class:`~specscope.compute.errors.SpecscopeError` subclasses (exit status 2).
+Nothing here imports Qt: the window comes from
+``specscope.app.live_window.run_live(session)``, imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from specscope.compute.errors import Cancelled, InputError, SpecscopeError
+
+#: the pipeline used without --pipeline: a spectrogram for the waterfall
+DEFAULT_STEPS = [{"op": "spectrogram",
+                  "params": {"nfft": 1024, "hop": 256, "window": "hann", "scaling": "psd"}}]
+
+
+def _float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _gui() -> Any:
+    """``run_live`` from the app's live window, or None when this build has none."""
+    try:
+        from specscope.app import live_window
+    except ImportError:
+        return None
+    return getattr(live_window, "run_live", None)
+
+
+def cmd_live(args: argparse.Namespace) -> int:
+    from specscope.compute.live import LiveSession, open_source
+    from specscope.compute.pipeline import Pipeline
+
+    if args.block < 1:
+        raise InputError(f"--block {args.block} must be >= 1 sample")
+    if args.duration is not None and args.duration < 0:
+        raise InputError(f"--duration {args.duration:g} must be >= 0 seconds")
+    if args.rate < 0:
+        raise InputError(f"--rate {args.rate:g} must be >= 0 (1: real time, 0: as fast "
+                         "as possible)")
+    run_live = None
+    if not args.no_gui:
+        run_live = _gui()
+        if run_live is None:
+            print("specscope: error: the live window is not available in this build "
+                  "(specscope.app.live_window.run_live is missing); use --no-gui",
+                  file=sys.stderr)
+            return 2
+    pipeline = (Pipeline.load(args.pipeline) if args.pipeline
+                else Pipeline.from_steps(DEFAULT_STEPS, name="live spectrogram"))
+    source = open_source(args.source, block=args.block, rate=args.rate, loop=args.loop,
+                         duration=args.duration)
+    session = LiveSession(source, pipeline, record=args.record)
+    code = 0
+    try:
+        if run_live is not None:
+            code = int(run_live(session) or 0)  # the window starts and stops the session
+        else:
+            session.start()
+            try:
+                while not session.wait(0.2):
+                    pass
+            except KeyboardInterrupt:
+                print("specscope: interrupted; stopping", file=sys.stderr)
+    finally:
+        stats = session.stop()
+        session.history.close()
+    if session.error is not None and not isinstance(session.error, Cancelled):
+        raise session.error
+    if args.stats:
+        d = stats.to_dict()
+        d["source"] = source.name
+        if args.record:
+            d["record"] = str(args.record)
+        print(json.dumps(d, indent=2))
+    elif args.record:
+        print(args.record)
+    return code
+
+
+def register(subparsers: Any) -> None:
+    """Add ``live`` to an argparse subparsers object."""
+    p = subparsers.add_parser(
+        "live", help="stream a microphone, a file or a generator through a pipeline",
+        description="Stream SOURCE through a pipeline block by block (the same numbers as an "
+                    "offline run), show it in the live window or run headless, optionally "
+                    "record to HDF5.  SOURCE is generator:KIND[,key=value...] (tone, chirp, "
+                    "noise, white, pink, clicks), file:PATH (any recording, played at --rate "
+                    "times real time) or device[:NAME] (audio input; needs specscope[audio]).")
+    p.add_argument("--source", required=True, metavar="SPEC",
+                   help="generator:chirp | file:PATH | device[:NAME]")
+    p.add_argument("--pipeline", metavar="P.json",
+                   help="pipeline file (default: a 1024-point spectrogram, hop 256)")
+    p.add_argument("--duration", type=_float, metavar="S",
+                   help="stop after S seconds of signal (default: the end of a file, or "
+                        "until interrupted)")
+    p.add_argument("--block", type=_int, default=1024, metavar="N",
+                   help="samples per block (default 1024)")
+    p.add_argument("--rate", type=_float, default=1.0, metavar="R",
+                   help="pace of generator and file sources: R times real time (default 1; "
+                        "0: as fast as possible, lossless)")
+    p.add_argument("--loop", action="store_true", help="loop a file source")
+    p.add_argument("--record", metavar="OUT.h5",
+                   help="record the input (and spectrogram) to HDF5 while live; readable "
+                        "even if the process is killed")
+    p.add_argument("--no-gui", action="store_true", help="run headless")
+    p.add_argument("--stats", action="store_true",
+                   help="print JSON statistics at the end: blocks processed and dropped, "
+                        "per-block latency (median, p99, max) in ms")
+    p.set_defaults(func=cmd_live)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``specscope live`` on its own: ``python -m specscope.app.cli_live --source ...``."""
+    ap = argparse.ArgumentParser(prog="specscope")
+    ap.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+    sub = ap.add_subparsers(dest="command")
+    register(sub)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    if debug:
+        argv.remove("--debug")
+    args = ap.parse_args(["live", *argv])
+    try:
+        return cmd_live(args)
+    except SpecscopeError as exc:
+        if debug:
+            raise
+        print(f"specscope: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("specscope: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -89,6 +89,7 @@ from typing import Any
 import numpy as np
 
 from . import registry
+from ._json import json_types as _jsonable
 from .errors import InputError
 from .registry import REQUIRED, Param
 
@@ -206,20 +207,6 @@ FILTER_DESIGNS: dict[str, tuple[str, tuple[Param, ...]]] = {
     k: (op, tuple(_P[n] for n in names)) for k, (op, names) in DESIGNS.items()}
 
 _ARRAYS = ("cutoff", "passband", "stopband", "bands", "desired", "weight", "freq", "gain")
-
-
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, (list, tuple)):
-        return [_jsonable(u) for u in v]
-    if isinstance(v, np.ndarray):
-        return _jsonable(v.tolist())
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, numbers.Integral):
-        return int(v)
-    if isinstance(v, numbers.Real):
-        return float(v)
-    return v
 
 
 def _show(v: Any) -> str:

@@ -92,6 +92,7 @@ import numpy as np
 from . import backend as _backend
 from . import filters as _filters
 from . import registry
+from ._json import json_types as _jsonable
 from .errors import Cancelled, InputError, RecordingError
 from .plugins import PluginError
 from .registry import Param
@@ -132,25 +133,6 @@ _SPECTROGRAM_PARAMS = (
     Param("window", "window", "hann", help="window name or (name, parameter)"),
     Param("scaling", str, "psd", choices=SCALINGS),
 )
-
-
-def _jsonable(v: Any) -> Any:
-    """JSON types for a parameter value (arrays -> lists, numpy scalars -> Python)."""
-    if isinstance(v, dict):
-        return {str(k): _jsonable(u) for k, u in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_jsonable(u) for u in v]
-    if isinstance(v, np.ndarray):
-        return _jsonable(v.tolist())
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, numbers.Integral):
-        return int(v)
-    if isinstance(v, numbers.Real):
-        return float(v)
-    if isinstance(v, numbers.Complex):
-        return [float(v.real), float(v.imag)]
-    return v
 
 
 def _strip(msg: str, name: str) -> str:

@@ -159,6 +159,7 @@ class MainWindow(QMainWindow):
         self.controls.paramsChanged.connect(self._on_params_changed)
         self.controls.levelsChanged.connect(self._on_levels_from_controls)
         self.controls.colormapChanged.connect(self.view.set_colormap)
+        self.controls.gammaChanged.connect(self.view.set_gamma)
         self.controls.autoLevelsRequested.connect(self.auto_levels)
         self.controls.freqScaleChanged.connect(self.set_frequency_scale)
         self.view.levelsChanged.connect(self.controls.set_levels)

@@ -93,9 +93,20 @@ def test_levels_relevel_without_recomputing(qtbot, window, example_path):
     window.controls.db_low.setValue(-100.0)
     window.controls.db_high.setValue(-20.0)
     window.controls.colormap.setCurrentText("viridis")
+    lut_before = window.view.image.lut.copy() if window.view.image.lut is not None else None
+    window.controls.gamma.setValue(2.0)
     qtbot.wait(400)
     assert window.view.levels() == (-100.0, -20.0)
     assert window.view.colormap_name == "viridis"
+    assert window.view.gamma == 2.0
+    lut = window.view.image.lut
+    assert lut is not None and (lut_before is None or not np.array_equal(lut, lut_before))
+    # gamma 2: the colour at a quarter of the range is the map's colour at a sixteenth
+    import pyqtgraph as pg
+
+    ref = pg.colormap.get("viridis").getLookupTable(nPts=len(lut))
+    q = len(lut) // 4
+    np.testing.assert_allclose(lut[q][:3], ref[len(lut) // 16][:3], atol=6)
     assert jobs == []
 
 

@@ -41,6 +41,7 @@ class SpectrogramControls(QWidget):
     colormapChanged = pyqtSignal(str)
     autoLevelsRequested = pyqtSignal()
     freqScaleChanged = pyqtSignal(str)
+    gammaChanged = pyqtSignal(float)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -97,6 +98,14 @@ class SpectrogramControls(QWidget):
         dform.addRow("Top", self.db_high)
         dform.addRow("Bottom", self.db_low)
         dform.addRow("Colour map", self.colormap)
+        self.gamma = QDoubleSpinBox()
+        self.gamma.setRange(0.2, 5.0)
+        self.gamma.setSingleStep(0.1)
+        self.gamma.setValue(1.0)
+        self.gamma.setToolTip("Gamma of the colour scale: above 1 darkens the noise floor, "
+                              "below 1 brings out weak components")
+        self.gamma.valueChanged.connect(self.gammaChanged)
+        dform.addRow("Gamma", self.gamma)
         dform.addRow("Frequency axis", self.freq_scale)
         dform.addRow("", self.auto)
 

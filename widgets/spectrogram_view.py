@@ -271,6 +271,24 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         if cmap is None:
             raise ValueError(f"colormap {name!r} is unknown")
         self._cmap_name = name
+        self._apply_colormap()
+
+    def set_gamma(self, gamma: float) -> None:
+        """Gamma of the colour scale: > 1 darkens the low levels, < 1 brightens them.
+
+        Only the lookup table changes; the image is not recomputed.
+        """
+        if not gamma > 0:
+            raise ValueError(f"gamma={gamma} must be > 0")
+        self.gamma = float(gamma)
+        self._apply_colormap()
+
+    def _apply_colormap(self) -> None:
+        cmap = pg.colormap.get(self._cmap_name)
+        gamma = getattr(self, "gamma", 1.0)
+        if gamma != 1.0:  # colour at level fraction v is the map's colour at v**gamma
+            pos, colors = cmap.getStops()
+            cmap = pg.ColorMap(np.asarray(pos) ** (1.0 / gamma), colors)
         self.colorbar.setColorMap(cmap)
 
     @property

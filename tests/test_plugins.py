@@ -490,3 +490,31 @@ def test_views_lists_image_operators_without_importing() -> None:
     assert plugins.output_kind("features.spectral") == "series"
     assert plugins.output_kind("onsets.detect") == "events"
     assert plugins.output_kind("fft") == "array"
+
+
+def test_folder_plugin_runs_in_a_pipeline_from_the_cli(pdir, tmp_path) -> None:
+    import h5py
+    import soundfile
+
+    write(pdir, "good.py", GOOD)
+    fs = 8000
+    x = (0.1 * np.sin(2 * np.pi * 440 * np.arange(fs) / fs)).astype(np.float32)
+    wav = tmp_path / "in.wav"
+    soundfile.write(str(wav), x, fs, subtype="FLOAT")
+    pipe = tmp_path / "p.json"
+    pipe.write_text(json.dumps({"specscope": "pipeline/1", "steps": [
+        {"op": "good.double", "params": {"factor": 3.0}}]}))
+    env = dict(os.environ, SPECSCOPE_PLUGINS=str(pdir))
+    out = subprocess.run([PY, "-m", "specscope.app", "run", str(pipe), str(wav), "-o",
+                          str(tmp_path / "out")], env=env, capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    with h5py.File(tmp_path / "out" / "in.h5", "r") as h:
+        np.testing.assert_allclose(h["signal"][:, 0], 3.0 * x, rtol=1e-6)
+    # without the plugin folder the pipeline is refused before reading, naming the plugin
+    env.pop("SPECSCOPE_PLUGINS")
+    out = subprocess.run([PY, "-m", "specscope.app", "run", str(pipe), str(wav), "-o",
+                          str(tmp_path / "out2")], env=env, capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert out.returncode == 2
+    assert "plugin 'good'" in out.stderr and "Traceback" not in out.stderr

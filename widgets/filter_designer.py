@@ -223,11 +223,16 @@ class FilterDesigner(QWidget):
                                              "color: #c00000;")
 
     # -- drawing ---------------------------------------------------------------
-    def _redraw(self, *_: object) -> None:
+    def redraw_all(self) -> None:
+        """Update every analysis view, not only the visible one."""
+        for i in range(self.tabs.count()):
+            self._redraw(tab=self.tabs.widget(i))
+
+    def _redraw(self, *_: object, tab: QWidget | None = None) -> None:
         a = self.analysis
         if a is None:
             return
-        tab = self.tabs.currentWidget()
+        tab = tab if tab is not None else self.tabs.currentWidget()
         if tab is self.mag:
             self._draw_magnitude()
         elif tab is self.phase:

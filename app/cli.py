@@ -40,7 +40,7 @@ def _add_recording_options(p: argparse.ArgumentParser) -> None:
                    help="centre frequency of an RF capture in Hz")
     g.add_argument("--dataset", metavar="PATH", help="HDF5/MAT dataset or variable")
     g.add_argument("--offset", type=int, metavar="BYTES", help="header bytes to skip")
-    g.add_argument("--channels", type=int, metavar="N", dest="n_channels",
+    g.add_argument("--raw-channels", type=int, metavar="N", dest="n_channels",
                    help="interleaved channels in a raw file (default 1)")
 
 
@@ -162,11 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_recording_options(p)
     p.set_defaults(func=cmd_spectrogram)
 
-    from . import cli_filter, cli_live, cli_ops, cli_pipeline, cli_plugins
+    from . import cli_export, cli_filter, cli_live, cli_ops, cli_pipeline, cli_plugins
 
     cli_plugins.add_global_options(ap)
     cli_ops.register(sub)
     cli_pipeline.register(sub)
+    cli_export.register(sub)
     cli_filter.register(sub)
     cli_live.register(sub)
     cli_plugins.register(sub)

@@ -31,10 +31,15 @@ Output layout
 Spectrogram pipelines use the layout of
 :func:`~specscope.compute.export.export_spectrogram` (``spectrogram`` (time,
 frequency), float32, with ``time`` and ``frequency`` scales; (channel, time,
-frequency) for several channels).  Time-domain pipelines write ``signal``
-shaped (samples, channels) with a ``sample_rate`` attribute, which
-:func:`~specscope.compute.open_recording` opens as a recording.  Both carry:
+frequency) for several channels, with a ``channel`` scale).  Time-domain
+pipelines write ``signal`` shaped (samples, channels) with a ``sample_rate``
+attribute and ``time`` (s) and ``channel`` dimension scales, which
+:func:`~specscope.compute.open_recording` opens as a recording.  Both carry
+(the full description is ``docs/hdf5-layout.md``):
 
+* group ``provenance`` (:func:`~specscope.compute.export.write_provenance`):
+  the pipeline JSON as dataset ``provenance/pipeline``, source path and
+  SHA-256, package versions, backend, creation time;
 * file attributes: ``format``, provenance (``source_path``,
   ``source_sha256``, ``specscope_version``, ``created_utc``), ``pipeline``
   (the JSON), ``source_options`` (JSON), ``start_sample``, ``stop_sample``,
@@ -59,7 +64,13 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, RecordingError, SpecscopeError
-from .export import atomic_h5, create_spectrogram_datasets, provenance
+from .export import (
+    atomic_h5,
+    create_spectrogram_datasets,
+    dataset_options,
+    recording_provenance,
+    write_provenance,
+)
 from .pipeline import DEFAULT_CHUNK_SAMPLES, SCHEMA, BoundPipeline, Pipeline
 from .spectral import window_text
 
@@ -225,18 +236,33 @@ def _header(f: Any, pipeline: Pipeline, bound: BoundPipeline, meta: dict[str, An
         sg.attrs["zero_phase"] = bool(step.values["zero_phase"])
         sg.attrs["settle_samples"] = int(d.settle)
         for name, arr in d.coefficients.items():
-            sg.create_dataset(name, data=arr)
+            arr = np.asarray(arr)
+            sg.create_dataset(name, data=arr, **dataset_options(arr.shape))
 
 
 def _write_output(out: Path, pipeline: Pipeline, bound: BoundPipeline, meta: dict[str, Any],
                   spec: dict[str, Any], blocks: Iterable[np.ndarray], prov: dict[str, str],
-                  cancelled: Callable[[], bool] | None = None) -> None:
-    """Write the blocks of a whole run into ``out`` (crash-safe)."""
+                  cancelled: Callable[[], bool] | None = None, *,
+                  first: int | None = None, n_out: int | None = None,
+                  progress: Callable[[float], None] | None = None,
+                  extra: dict[str, Any] | None = None) -> None:
+    """Write the blocks of a whole run into ``out`` (crash-safe).
+
+    ``first`` (the source sample of the first output) and ``n_out`` (the
+    number of outputs) default to a run over ``spec["start"]:spec["stop"]``;
+    the range writer of :mod:`.writers` gives its own.  ``extra`` attributes
+    go on the file root.
+    """
+    from .errors import Cancelled
+
     fs = bound.sample_rate
     start, stop = spec["start"], spec["stop"]
-    first = start + bound.drop
-    n_out = bound.output_length(stop - start)
+    if first is None:
+        first = start + bound.drop
+    if n_out is None:
+        n_out = bound.output_length(stop - start)
     n_ch = len(spec["channels"])
+    pipeline_json = pipeline.to_json(None)
     with atomic_h5(out) as f:
         if bound.stft is not None:
             p = bound.stft
@@ -248,17 +274,20 @@ def _write_output(out: Path, pipeline: Pipeline, bound: BoundPipeline, meta: dic
                      "two_sided": bool(bound.complex_output),
                      "center_frequency": meta["center_frequency"]}
             ds = create_spectrogram_datasets(f, times, freqs, attrs, prov,
-                                             n_channels=None if n_ch == 1 else n_ch)
+                                             n_channels=None if n_ch == 1 else n_ch,
+                                             channels=list(spec["channels"]),
+                                             pipeline_json=pipeline_json)
         else:
             f.attrs["format"] = SIGNAL_FORMAT
-            for k, v in prov.items():
-                f.attrs[k] = v
+            write_provenance(f, prov, pipeline_json=pipeline_json)
             ds = None
+        for k, v in (extra or {}).items():
+            f.attrs[k] = v
         _header(f, pipeline, bound, meta, spec, first)
         pos = 0
+        tds = None
         for block in blocks:
             if cancelled is not None and cancelled():
-                from .errors import Cancelled
                 raise Cancelled()
             k = block.shape[-1]
             if pos + k > n_out:
@@ -271,29 +300,46 @@ def _write_output(out: Path, pipeline: Pipeline, bound: BoundPipeline, meta: dic
                     ds[:, pos:pos + k, :] = np.transpose(block, (0, 2, 1))
             else:
                 if ds is None:
-                    ds = _signal_dataset(f, n_out, n_ch, block.dtype, fs, meta, first)
+                    ds, tds = _signal_dataset(f, n_out, spec["channels"], block.dtype, fs,
+                                              meta, first)
                 ds[pos:pos + k, :] = block.T
+                tds[pos:pos + k] = (first + np.arange(pos, pos + k)) / fs
             pos += k
+            if progress is not None and n_out:
+                progress(pos / n_out)
         if ds is None:
             dtype = np.complex64 if meta["is_complex"] else np.float32
-            ds = _signal_dataset(f, n_out, n_ch, dtype, fs, meta, first)
+            ds, tds = _signal_dataset(f, n_out, spec["channels"], dtype, fs, meta, first)
         if pos != n_out:
             raise RecordingError(f"{out.name}: the pipeline gave {pos} outputs, expected "
                                  f"{n_out}")
 
 
-def _signal_dataset(f: Any, n: int, n_ch: int, dtype: Any, fs: float, meta: dict[str, Any],
-                    first: int) -> Any:
-    chunk = (max(1, min(n, 1 << 16)), n_ch)
-    ds = f.create_dataset("signal", shape=(n, n_ch), dtype=dtype, chunks=chunk)
+def _signal_dataset(f: Any, n: int, channels: Sequence[int], dtype: Any, fs: float,
+                    meta: dict[str, Any], first: int) -> tuple[Any, Any]:
+    """The empty ``signal`` (time, channel) dataset with its ``time`` and ``channel`` scales."""
+    n_ch = len(channels)
+    rows = max(1, min(n, (1 << 20) // max(1, n_ch * np.dtype(dtype).itemsize)))
+    ds = f.create_dataset("signal", shape=(n, n_ch), dtype=dtype,
+                          **dataset_options((n, n_ch), (rows, n_ch)))
     attrs = {"sample_rate": fs, "units": meta["units"], "first_sample": int(first),
              "time_offset": first / fs, "center_frequency": meta["center_frequency"]}
     for k, v in attrs.items():
         ds.attrs[k] = v
         f.attrs[k] = v
+    tds = f.create_dataset("time", shape=(n,), dtype=np.float64,
+                           **dataset_options((n,), (max(1, min(n, 1 << 17)),)))
+    tds.attrs["units"] = "s"
+    tds.attrs["long_name"] = "time of the sample from the start of the source"
+    cds = f.create_dataset("channel", data=np.asarray(list(channels), np.int64))
+    cds.attrs["long_name"] = "channel number in the source"
+    tds.make_scale("time")
+    cds.make_scale("channel")
+    ds.dims[0].attach_scale(tds)
     ds.dims[0].label = "time"
+    ds.dims[1].attach_scale(cds)
     ds.dims[1].label = "channel"
-    return ds
+    return ds, tds
 
 
 def _part_path(out: Path, index: int) -> Path:
@@ -332,7 +378,7 @@ def _task(spec: dict[str, Any]) -> dict[str, Any]:
                 if bound.stft is not None:
                     bound.stft.check_length(bound.signal_length(spec["stop"] - spec["start"]),
                                             Path(spec["path"]).name)
-                prov = provenance(rec.path)
+                prov = recording_provenance(rec)
                 blocks = bound.stream(read, spec["start"], spec["stop"],
                                       chunk_samples=spec["chunk_samples"])
                 _write_output(Path(spec["out"]), pipeline, bound, meta, spec, blocks, prov)
@@ -371,7 +417,7 @@ def export_recording(pipeline: Pipeline, recording: Any, out: str | os.PathLike[
             progress(min(1.0, b / max(n, 1)))
         return recording.read(a, b, [int(channel)])
 
-    prov = provenance(recording.path, cancelled)
+    prov = recording_provenance(recording, cancelled)
     blocks = bound.stream(read, 0, n, chunk_samples=int(chunk_samples))
     _write_output(Path(out), pipeline, bound, meta, spec, blocks, prov, cancelled)
     return Path(out)
@@ -402,7 +448,7 @@ def _assemble(spec: dict[str, Any], part_paths: Sequence[Path]) -> None:
     with _open(spec["path"], spec["options"]) as rec:
         meta = _meta(rec)
         bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
-        prov = provenance(rec.path)
+        prov = recording_provenance(rec)
     _write_output(Path(spec["out"]), pipeline, bound, meta, spec,
                   _iter_part_blocks(part_paths), prov)
 
@@ -790,6 +836,10 @@ def _compare(stored: Path, fresh: Path) -> RerunResult:
             da, db = a[n], b[n]
             if da.shape != db.shape:
                 diffs.append(f"{n}: shape {da.shape} != {db.shape}")
+                continue
+            if da.dtype.kind not in "biufc":  # text, e.g. provenance/pipeline
+                if not np.array_equal(np.asarray(da[()], object), np.asarray(db[()], object)):
+                    diffs.append(f"{n}: values differ")
                 continue
             step = max(1, (1 << 22) // max(1, int(np.prod(da.shape[1:], dtype=np.int64))))
             for i in range(0, da.shape[0] if da.ndim else 1, step):

@@ -584,14 +584,13 @@ class DisplayImage:
         and ``time_edges`` / ``frequency_edges``; attributes say how each
         column aggregates frames.
         """
-        from .export import atomic_h5, provenance
+        from .export import atomic_h5, provenance, write_provenance
 
         t_edges = np.asarray(self.column_edges, dtype=np.float64)
         f_edges = np.asarray(self.frequency_edges, dtype=np.float64)
         with atomic_h5(out) as f:
             f.attrs["format"] = "specscope/view/1"
-            for k, v in provenance(recording.path).items() if recording.path.is_file() else ():
-                f.attrs[k] = v
+            write_provenance(f, provenance(recording.path))
             ds = f.create_dataset("level_db", data=np.ascontiguousarray(self.db.T),
                                   compression="gzip", shuffle=True)
             t = f.create_dataset("time", data=(t_edges[:-1] + t_edges[1:]) / 2)

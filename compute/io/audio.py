@@ -36,8 +36,14 @@ class AudioRecording(Recording):
             raise RecordingError(f"{path}: header gives sample rate {f.samplerate}")
 
     def _read(self, start: int, stop: int) -> np.ndarray:
-        self._file.seek(start)
-        return self._file.read(stop - start, dtype="float32", always_2d=True)
+        try:
+            self._file.seek(start)
+            return self._file.read(stop - start, dtype="float32", always_2d=True)
+        except (soundfile.LibsndfileError, RuntimeError) as exc:
+            # a damaged stream fails only when read there: one line, not a traceback
+            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise RecordingError(f"{self.path}: cannot read samples {start}:{stop} "
+                                 f"({msg}); the file is damaged or truncated") from None
 
     def close(self) -> None:
         self._file.close()

@@ -1,0 +1,460 @@
+"""Export a time range and channel selection of a recording: HDF5, WAV/FLAC, SigMF.
+
+:func:`export` runs a pipeline (or none: the samples as they are) over part
+of a recording, streamed in chunks, and writes it crash-safe (a temporary
+file in the destination folder, checked, then ``os.replace``):
+
+* ``.h5`` / ``.hdf5`` / ``.nc``: the processed signal or spectrogram in the
+  layout of ``docs/hdf5-layout.md`` (the pipeline runner's);
+* ``.wav`` / ``.flac``: the (filtered) real signal through soundfile; a WAV
+  that would pass :data:`RF64_THRESHOLD` bytes is written as RF64;
+* ``.sigmf-meta`` / ``.sigmf-data``: the signal as SigMF, ``cf32_le`` for
+  complex (IQ) signals, ``rf32_le`` for real ones, with sample rate, centre
+  frequency, start time and the annotations inside the range.
+
+Time range
+----------
+``start`` and ``stop`` are source sample numbers; the output is the whole-file
+run *cut afterwards*:
+
+* a signal output holds the samples whose time lies in ``[start, stop)``;
+* a spectrogram holds the frames of the whole-file frame grid (frames start
+  at multiples of ``hop`` from the first sample) that lie entirely inside
+  ``[start, stop)``.
+
+To give those numbers without processing from the start of the file, the
+range is read from ``lookback`` samples before it (the history its steps
+declare) and the warm-up output is dropped.  This is exact -- bit for bit
+equal to the whole run cut afterwards -- for FIR filters, sample-wise steps,
+valid-mode and centred steps and the STFT.  IIR filters (``sosfilt`` and comb
+filters) are carried from that warm-up start: their state starts at zero
+``lookback`` samples before the range, where the impulse response has
+decayed to ``SETTLE_TOL`` of its L1 norm, so the output differs from the
+whole-file run by about ``SETTLE_TOL * max|x|`` (exact when the warm-up
+reaches the first sample of the file).  The file attribute ``exact_range``
+says which case applies.
+
+NaN and Inf samples pass through: a filter spreads them over its impulse
+response, a spectrogram frame that contains one is NaN.  Nothing here imports
+Qt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._version import __version__
+from .errors import Cancelled, InputError, RecordingError
+from .export import atomic_file, recording_provenance
+from .pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
+
+__all__ = [
+    "AUDIO_SUFFIXES",
+    "HDF5_SUFFIXES",
+    "RF64_THRESHOLD",
+    "SIGMF_SUFFIXES",
+    "RangePlan",
+    "export",
+    "output_kind",
+    "plan_range",
+    "seconds_to_samples",
+]
+
+HDF5_SUFFIXES = (".h5", ".hdf5", ".he5", ".nc")
+AUDIO_SUFFIXES = (".wav", ".flac")
+SIGMF_SUFFIXES = (".sigmf-meta", ".sigmf-data")
+#: a WAV larger than this (bytes) is written as RF64 (a RIFF size field holds 32 bits)
+RF64_THRESHOLD = 0xFFFFFFFF - (1 << 16)
+_WAV_HEADER_BYTES = 1 << 12
+_SUBTYPE_BYTES = {"PCM_U8": 1, "PCM_S8": 1, "PCM_16": 2, "PCM_24": 3, "PCM_32": 4,
+                  "FLOAT": 4, "DOUBLE": 8}
+
+
+def output_kind(path: str | os.PathLike[str]) -> str:
+    """``"hdf5"``, ``"audio"`` or ``"sigmf"`` from the output's suffix."""
+    name = Path(path).name.lower()
+    if name.endswith(SIGMF_SUFFIXES):
+        return "sigmf"
+    suffix = Path(path).suffix.lower()
+    if suffix in HDF5_SUFFIXES:
+        return "hdf5"
+    if suffix in AUDIO_SUFFIXES:
+        return "audio"
+    if suffix == ".sigmf":
+        raise InputError(f"{Path(path).name}: SigMF archives (.sigmf) are not written; "
+                         "give NAME.sigmf-meta (the .sigmf-data is written next to it)")
+    known = ", ".join(HDF5_SUFFIXES + AUDIO_SUFFIXES + SIGMF_SUFFIXES)
+    raise InputError(f"{Path(path).name}: cannot tell the output format from the suffix "
+                     f"{suffix!r}; expected one of {known}")
+
+
+def seconds_to_samples(seconds: float | None, sample_rate: float, name: str) -> int | None:
+    """A time in seconds from the start of the recording as a sample number (rounded)."""
+    if seconds is None:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or \
+            not math.isfinite(seconds):
+        raise InputError(f"{name}={seconds!r} must be a finite number of seconds")
+    if seconds < 0:
+        raise InputError(f"{name}={seconds!r} must be >= 0 s")
+    return int(round(seconds * sample_rate))
+
+
+class RangePlan:
+    """How to produce the outputs of a range: what to read and what to drop.
+
+    Attributes
+    ----------
+    first : int
+        Source sample of the first output (signal) or of the first frame's start.
+    count : int
+        Number of outputs (samples or frames).
+    read_start, read_stop : int
+        Source samples read, warm-up included.
+    skip, take : int
+        Time-domain samples dropped after the stages, then kept (see
+        :meth:`BoundPipeline.stream`).
+    exact : bool
+        Whether the outputs equal the whole-file run cut afterwards bit for bit.
+    """
+
+    def __init__(self, bound: BoundPipeline, n_samples: int, start: int | None,
+                 stop: int | None, where: str) -> None:
+        a, b, _ = slice(start, stop).indices(n_samples)
+        if start is not None and start >= n_samples:
+            raise InputError(f"{where}: the range starts at sample {start}, past the end "
+                             f"({n_samples} samples)")
+        if b <= a:
+            raise InputError(f"{where}: the range {a}:{b} holds no samples (stop must be "
+                             "after start)")
+        drop, lb, la = bound.drop, bound.lookback, bound.lookahead
+        if bound.stft is None:
+            lo, hi = max(a, drop), min(b, n_samples)
+            if hi <= lo:
+                raise InputError(f"{where}: the range {a}:{b} has no output; the pipeline's "
+                                 f"first output is at sample {drop}")
+            a_sig, b_sig, count = lo, hi, hi - lo
+        else:
+            p = bound.stft
+            n_frames = p.n_frames(bound.signal_length(n_samples))
+            k0 = max(0, -(-(a - drop) // p.hop))
+            k1 = min(n_frames, (b - drop - p.nfft) // p.hop + 1)
+            if k1 <= k0:
+                raise InputError(f"{where}: the range {a}:{b} ({b - a} samples) holds no whole "
+                                 f"frame of nfft={p.nfft} on the recording's frame grid "
+                                 f"(hop={p.hop}); widen it")
+            a_sig = drop + k0 * p.hop
+            b_sig = drop + (k1 - 1) * p.hop + p.nfft
+            count = k1 - k0
+        self.start, self.stop = a, b
+        self.first = a_sig
+        self.count = count
+        self.read_start = max(0, a_sig - lb)
+        self.read_stop = min(n_samples, b_sig + la)
+        self.skip = a_sig - (self.read_start + drop)
+        self.take = b_sig - a_sig
+        self.exact = bool(bound.exact_split or self.read_start == 0)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ("start", "stop", "first", "count", "read_start",
+                                              "read_stop", "skip", "take", "exact")}
+
+
+def plan_range(bound: BoundPipeline, n_samples: int, start: int | None = None,
+               stop: int | None = None, where: str = "recording") -> RangePlan:
+    """The :class:`RangePlan` of samples ``start:stop`` (see the module documentation)."""
+    return RangePlan(bound, int(n_samples), start, stop, where)
+
+
+def _as_pipeline(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str] | None
+                 ) -> Pipeline:
+    if pipeline is None:
+        return Pipeline.from_steps([], name="samples")
+    if isinstance(pipeline, Pipeline):
+        return pipeline
+    if isinstance(pipeline, dict):
+        return Pipeline.from_dict(pipeline)
+    return Pipeline.load(pipeline)
+
+
+def export(source: Any, out: str | os.PathLike[str], *,
+           pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str] | None = None,
+           start: int | None = None, stop: int | None = None,
+           channels: int | list[int] | None = None,
+           options: dict[str, Any] | None = None,
+           chunk_samples: int = DEFAULT_CHUNK_SAMPLES,
+           subtype: str | None = None, rf64_threshold: int | None = None,
+           progress: Callable[[float], None] | None = None,
+           cancelled: Callable[[], bool] | None = None) -> Path:
+    """Export samples ``start:stop`` of ``channels`` of a recording, processed, to ``out``.
+
+    Parameters
+    ----------
+    source : path or Recording
+        A file :func:`~specscope.compute.open_recording` reads (opened with
+        ``options``), or an open recording.
+    out : path
+        The output; its suffix picks the format (:func:`output_kind`).
+    pipeline : Pipeline, dict, path or None
+        The processing; None writes the samples unchanged.  Audio and SigMF
+        outputs need a time-domain pipeline (no spectrogram step).
+    start, stop : int, optional
+        Source sample numbers of the range (see the module documentation).
+    channels : int or list of int, optional
+        Source channels (all by default).
+    options : dict, optional
+        Reader options the recording is (or was) opened with; kept in the
+        output for ``rerun``.
+    chunk_samples : int
+        Samples read at a time (bounds memory).
+    subtype : str, optional
+        soundfile subtype of an audio output (default ``FLOAT`` for WAV,
+        ``PCM_24`` for FLAC, which clips at full scale).
+    rf64_threshold : int, optional
+        Size in bytes beyond which a WAV is written as RF64 (default
+        :data:`RF64_THRESHOLD`; lower it in tests).
+    progress : callable, optional
+        ``progress(fraction)`` after each chunk.
+    cancelled : callable, optional
+        Polled between chunks; :class:`Cancelled` ends the export, nothing is
+        written.
+
+    Returns
+    -------
+    Path
+        ``out`` (for SigMF, the ``.sigmf-meta`` file).
+    """
+    kind = output_kind(out)
+    if isinstance(chunk_samples, bool) or not isinstance(chunk_samples, int) or \
+            chunk_samples < 1:
+        raise InputError(f"chunk_samples={chunk_samples!r} must be a whole number >= 1")
+    pipe = _as_pipeline(pipeline)
+    if isinstance(source, (str, os.PathLike)):
+        from .io import open_recording
+
+        with open_recording(source, **dict(options or {})) as rec:
+            return _export(rec, Path(out), kind, pipe, start, stop, channels, options,
+                           chunk_samples, subtype, rf64_threshold, progress, cancelled)
+    return _export(source, Path(out), kind, pipe, start, stop, channels, options,
+                   chunk_samples, subtype, rf64_threshold, progress, cancelled)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _export(rec: Any, out: Path, kind: str, pipeline: Pipeline, start: int | None,
+            stop: int | None, channels: Any, options: dict[str, Any] | None,
+            chunk_samples: int, subtype: str | None, rf64_threshold: int | None,
+            progress: Callable[[float], None] | None,
+            cancelled: Callable[[], bool] | None) -> Path:
+    from .runner import _meta, _write_output
+
+    meta = _meta(rec)
+    where = rec.path.name
+    bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
+    chans = rec._channel_list(channels)
+    plan = plan_range(bound, meta["n_samples"], start, stop, where)
+    targets = [out] if kind != "sigmf" else list(_sigmf_paths(out))
+    for t in targets:
+        if _same_file(t, rec.path) or _same_file(t, getattr(rec, "meta_path", Path("/-"))):
+            raise InputError(f"{t}: is the recording being exported; write to another file")
+    if kind != "hdf5" and bound.stft is not None:
+        raise InputError(f"{out.name}: a spectrogram can only be written to HDF5 (.h5); "
+                         "drop the spectrogram step or change the suffix")
+
+    def read(a: int, b: int) -> np.ndarray:
+        return rec.read(a, b, chans)
+
+    def blocks() -> Iterator[np.ndarray]:
+        yield from bound.stream(read, plan.read_start, plan.read_stop,
+                                chunk_samples=chunk_samples, skip=plan.skip, take=plan.take,
+                                cancelled=cancelled)
+
+    if kind == "hdf5":
+        prov = recording_provenance(rec, cancelled)
+        spec = {"path": str(rec.path), "options": dict(options or {}), "start": plan.start,
+                "stop": plan.stop, "channels": chans, "chunk_samples": int(chunk_samples),
+                "task_samples": 0}
+        extra = {"range_first": int(plan.first), "range_count": int(plan.count),
+                 "exact_range": bool(plan.exact), "range_read_start": int(plan.read_start)}
+        _write_output(out, pipeline, bound, meta, spec, blocks(), prov, cancelled,
+                      first=plan.first, n_out=plan.count, progress=progress, extra=extra)
+        return out
+    if kind == "audio":
+        return _write_audio(out, rec, bound, plan, chans, blocks(), subtype, rf64_threshold,
+                            progress, cancelled)
+    return _write_sigmf(out, rec, pipeline, bound, plan, chans, blocks(), progress,
+                        cancelled)
+
+
+# -- audio ------------------------------------------------------------------------------
+
+
+def audio_container(suffix: str, n_frames: int, n_channels: int, subtype: str,
+                    rf64_threshold: int | None = None) -> str:
+    """The soundfile ``format``: ``FLAC``, ``WAV``, or ``RF64`` when a WAV would be too big."""
+    if suffix == ".flac":
+        return "FLAC"
+    limit = RF64_THRESHOLD if rf64_threshold is None else int(rf64_threshold)
+    size = n_frames * n_channels * _SUBTYPE_BYTES.get(subtype, 8) + _WAV_HEADER_BYTES
+    return "RF64" if size > limit else "WAV"
+
+
+def _write_audio(out: Path, rec: Any, bound: BoundPipeline, plan: RangePlan, chans: list[int],
+                 blocks: Iterator[np.ndarray], subtype: str | None,
+                 rf64_threshold: int | None, progress: Callable[[float], None] | None,
+                 cancelled: Callable[[], bool] | None) -> Path:
+    import soundfile
+
+    suffix = out.suffix.lower()
+    if bound.complex_output:
+        raise InputError(f"{out.name}: the signal is complex (IQ); audio files hold real "
+                         "samples -- write NAME.sigmf-meta instead")
+    fs = bound.sample_rate
+    rate = int(round(fs))
+    if rate < 1 or abs(rate - fs) > 1e-9 * fs:
+        raise InputError(f"{out.name}: audio files need a whole sample rate in Hz; "
+                         f"the recording has {fs:g} Hz -- write .h5 or .sigmf-meta instead")
+    subtype = (subtype or ("PCM_24" if suffix == ".flac" else "FLOAT")).upper()
+    container = audio_container(suffix, plan.count, len(chans), subtype, rf64_threshold)
+    if not soundfile.check_format(container, subtype):
+        raise InputError(f"{out.name}: subtype {subtype} cannot be written to {container} "
+                         f"(try one of {', '.join(soundfile.available_subtypes(container))})")
+    pos = 0
+    with atomic_file(out, what="file name ending in .wav or .flac") as tmp:
+        try:
+            sf = soundfile.SoundFile(str(tmp), "w", samplerate=rate, channels=len(chans),
+                                     subtype=subtype, format=container)
+        except (soundfile.LibsndfileError, RuntimeError, ValueError) as exc:
+            raise RecordingError(f"{out.name}: cannot write {container} "
+                                 f"({str(exc).splitlines()[0] if str(exc) else exc})") from None
+        with sf:
+            for block in blocks:
+                if cancelled is not None and cancelled():
+                    raise Cancelled()
+                sf.write(np.ascontiguousarray(block.T, dtype=np.float32))
+                pos += block.shape[-1]
+                if progress is not None:
+                    progress(pos / max(1, plan.count))
+        if pos != plan.count:
+            raise RecordingError(f"{out.name}: the pipeline gave {pos} samples, expected "
+                                 f"{plan.count}")
+        with soundfile.SoundFile(str(tmp)) as check:  # verify it reopens, complete
+            if check.frames != plan.count or check.channels != len(chans):
+                raise RecordingError(f"{out.name}: wrote {check.frames} frames, expected "
+                                     f"{plan.count}")
+    return out
+
+
+# -- SigMF ------------------------------------------------------------------------------
+
+
+def _sigmf_paths(out: Path) -> tuple[Path, Path]:
+    name = out.name
+    base = name[: -len(".sigmf-meta")]  # both suffixes have the same length
+    return out.with_name(base + ".sigmf-meta"), out.with_name(base + ".sigmf-data")
+
+
+def _shift_time(iso: str | None, seconds: float) -> str | None:
+    if not iso:
+        return None
+    try:
+        t = datetime.fromisoformat(iso.replace("z", "Z").replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=UTC)
+    t = (t + timedelta(seconds=seconds)).astimezone(UTC)
+    return t.isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _write_sigmf(out: Path, rec: Any, pipeline: Pipeline, bound: BoundPipeline,
+                 plan: RangePlan, chans: list[int], blocks: Iterator[np.ndarray],
+                 progress: Callable[[float], None] | None,
+                 cancelled: Callable[[], bool] | None) -> Path:
+    """Data file first, then the metadata (which holds the data's SHA-512).
+
+    A kill between the two renames leaves the new data next to the old
+    metadata, whose ``core:sha512`` then no longer matches: detectable.
+    """
+    meta_path, data_path = _sigmf_paths(out)
+    complex_out = bound.complex_output
+    dtype = np.dtype("<c8" if complex_out else "<f4")
+    datatype = "cf32_le" if complex_out else "rf32_le"
+    sha = hashlib.sha512()
+    pos = 0
+    with atomic_file(data_path, what="file name ending in .sigmf-data") as tmp:
+        with open(tmp, "wb") as fh:
+            for block in blocks:
+                if cancelled is not None and cancelled():
+                    raise Cancelled()
+                raw = np.ascontiguousarray(block.T, dtype=dtype).tobytes()
+                fh.write(raw)
+                sha.update(raw)
+                pos += block.shape[-1]
+                if progress is not None:
+                    progress(pos / max(1, plan.count))
+            fh.flush()
+        if pos != plan.count:
+            raise RecordingError(f"{data_path.name}: the pipeline gave {pos} samples, "
+                                 f"expected {plan.count}")
+        if os.path.getsize(tmp) != plan.count * len(chans) * dtype.itemsize:
+            raise RecordingError(f"{data_path.name}: short write")
+    fs = bound.sample_rate
+    capture: dict[str, Any] = {"core:sample_start": 0}
+    if rec.center_frequency is not None:
+        capture["core:frequency"] = float(rec.center_frequency)
+    when = _shift_time(rec.start_time, plan.first / fs)
+    if when is not None:
+        capture["core:datetime"] = when
+    annotations = []
+    for a in rec.annotations:
+        s0 = int(a["sample_start"])
+        count = a.get("sample_count")
+        s1 = rec.n_samples if count is None else s0 + int(count)
+        lo, hi = max(s0, plan.first), min(s1, plan.first + plan.count)
+        if hi <= lo:
+            continue
+        item: dict[str, Any] = {"core:sample_start": lo - plan.first,
+                                "core:sample_count": hi - lo}
+        if a.get("freq_lower") is not None:
+            item["core:freq_lower_edge"] = a["freq_lower"]
+        if a.get("freq_upper") is not None:
+            item["core:freq_upper_edge"] = a["freq_upper"]
+        if a.get("label"):
+            item["core:label"] = a["label"]
+        if a.get("comment"):
+            item["core:comment"] = a["comment"]
+        annotations.append(item)
+    doc = {
+        "global": {
+            "core:datatype": datatype, "core:sample_rate": fs, "core:version": "1.0.0",
+            "core:num_channels": len(chans), "core:sha512": sha.hexdigest(),
+            "core:recorder": f"specscope {__version__}",
+            "core:description": f"exported from {rec.path.name}, samples "
+                                f"{plan.first}:{plan.first + plan.count}, channels {chans}",
+            "specscope:source": str(rec.path.resolve()),
+            "specscope:first_sample": int(plan.first),
+            "specscope:channels": chans,
+            "specscope:pipeline": pipeline.to_dict(),
+            "specscope:exact_range": bool(plan.exact),
+        },
+        "captures": [capture],
+        "annotations": annotations,
+    }
+    with atomic_file(meta_path, what="file name ending in .sigmf-meta") as tmp:
+        tmp.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return meta_path

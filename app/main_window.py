@@ -15,7 +15,7 @@ import numpy as np
 from PyQt6.QtCore import QObject, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QFileDialog, QGroupBox,
-                             QHBoxLayout, QLabel, QMainWindow, QMessageBox, QProgressBar,
+                             QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
                              QPushButton, QScrollArea, QVBoxLayout, QWidget)
 
 from specscope.compute import __version__
@@ -295,6 +295,28 @@ class MainWindow(QMainWindow):
         """Show an already open Recording (e.g. an array from a notebook)."""
         self._opening = (recording.path, {})
         self.worker.submit("open", lambda control: recording, label="Opening")
+
+    def _ask_dataset(self, message: str) -> bool:
+        """An HDF5/MAT file with several signals: let the person choose one, then retry."""
+        path, options = getattr(self, "_opening", (None, {}))
+        if path is None or not self._interactive:
+            return False
+        from specscope.compute.io import list_datasets
+
+        try:
+            items = [d for d in list_datasets(path) if d.plausible]
+        except SpecscopeError:
+            return False
+        if not items:
+            return False
+        labels = [f"{d.path}   ({'x'.join(map(str, d.shape))} {d.dtype}"
+                  + (f", {d.sample_rate:g} Hz)" if d.sample_rate else ")") for d in items]
+        choice, ok = QInputDialog.getItem(self, f"Open {path.name}",
+                                          "This file holds several signals; open which?",
+                                          labels, 0, False)
+        if ok:
+            self.open_path(path, **{**options, "dataset": items[labels.index(choice)].path})
+        return True
 
     def _ask_recording_options(self, message: str) -> bool:
         """For raw or .npy files: ask for sample type and rate, then retry."""
@@ -1093,6 +1115,9 @@ class MainWindow(QMainWindow):
 
     def _on_failed(self, job_id: int, kind: str, message: str) -> None:
         self._job_done()
+        if kind == "open" and "pick one with dataset=" in message \
+                and self._ask_dataset(message):
+            return
         if kind == "open" and ("sample_rate" in message or "dtype" in message) \
                 and self._ask_recording_options(message):
             return

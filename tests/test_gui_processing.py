@@ -185,3 +185,32 @@ def test_show_an_array_from_a_notebook(qtbot, tmp_path):
         win.worker.shutdown()
     with pytest.raises(Exception, match="give the sample rate"):
         specscope.app.show(x)
+
+
+def test_hdf5_with_several_signals_asks_which(qtbot, tmp_path, monkeypatch):
+    from PyQt6.QtWidgets import QInputDialog
+
+    path = tmp_path / "multi.h5"
+    with h5py.File(path, "w") as f:
+        f["a/x"] = np.zeros(4000, np.float32)
+        f["a/x"].attrs["sample_rate"] = 1000.0
+        f["b/y"] = np.sin(np.arange(8000) * 0.3).astype(np.float32)
+        f["b/y"].attrs["sample_rate"] = 2000.0
+    asked = []
+
+    def choose(parent, title, label, items, current, editable):
+        asked.append(items)
+        return items[1], True
+
+    monkeypatch.setattr(QInputDialog, "getItem", staticmethod(choose))
+    w = MainWindow(ViewSettings(stft=StftParams(256, 64)), interactive=True)
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
+            w.open_path(path)
+        assert len(asked) == 1 and len(asked[0]) == 2 and "/b/y" in asked[0][1]
+        rec = w.document.recording
+        assert rec.sample_rate == 2000.0 and rec.n_samples == 8000
+    finally:
+        w.worker.shutdown()

@@ -80,8 +80,15 @@ def test_dragging_band_edges_designs_what_scipy_designs(qtbot, window):
     sos = scipy.signal.butter(4, [300.0, 2000.0], btype="bandpass", fs=48000.0, output="sos")
     np.testing.assert_allclose(window.designer.design.sos, sos, rtol=1e-10, atol=1e-14)
     # the lines over the spectrogram follow the design
-    pos = [line.value() for _, _, line in window.view._filter_lines]
+    pos = [lines[0].value() for _, _, lines in window.view._filter_lines]
     assert pos == pytest.approx([300.0, 2000.0])
+    # the same edges can be dragged on the spectrum slice beside the spectrogram
+    slice_line = window.view._filter_lines[0][2][1]
+    assert slice_line.value() == pytest.approx(300.0)
+    slice_line.setValue(350.0)
+    window.view._filter_line_released(slice_line)
+    settle(qtbot, window)
+    assert json.loads(window.settings.designer)["cutoff"] == [350.0, 2000.0]
     # band-passed: a chirp at 4-5 kHz (t = 4.4 s) is strongly attenuated, 1 kHz is not
     assert window.view.value_at(4.4, 4600.0) < chirp_before - 25
     assert abs(window.view.value_at(4.4, 1000.0) - noise_before) < 3

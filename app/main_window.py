@@ -27,8 +27,9 @@ from specscope.compute.io.base import Recording, open_recording, readers
 from specscope.compute.paths import cache_dir
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.runner import export_recording
+from specscope.compute.writers import export as export_any
 from specscope.compute.spectral import StftParams
-from specscope.compute.tiles import (DisplayImage, TileEngine, plugin_image,
+from specscope.compute.tiles import (DisplayImage, StackedEngine, TileEngine, plugin_image,
                                      render_progressive)
 from specscope.widgets.filter_designer import FilterDesigner
 from specscope.widgets.param_form import ParamForm
@@ -353,6 +354,8 @@ class MainWindow(QMainWindow):
             self.show_error(str(exc), dialog=False)
             return
         new = self.settings.with_changes(stft=stft, channel=p["channel"], reduce=p["reduce"])
+        if new.channel < 0 and new.freq_scale != "linear":
+            new = new.with_changes(freq_scale="linear")  # stacked bands are linear
         if new != self.settings:
             self.undo_stack.push(_SettingsChange(self, self.settings, new))
 
@@ -394,9 +397,11 @@ class MainWindow(QMainWindow):
                 self.view_note = (f"the view shows the recording without processing ({exc}); "
                                   "the export applies it")
                 self.show_message(self.view_note, 15000)
-        return TileEngine(rec, nfft=s.stft.nfft, hop=s.stft.hop, window=s.stft.window,
-                          scaling=s.stft.scaling, channel=s.channel, pipeline=block_fn,
-                          disk_cache=cache_dir("tiles"))
+        channels = range(rec.n_channels) if s.channel < 0 else [s.channel]
+        engines = [TileEngine(rec, nfft=s.stft.nfft, hop=s.stft.hop, window=s.stft.window,
+                              scaling=s.stft.scaling, channel=c, pipeline=block_fn,
+                              disk_cache=cache_dir("tiles")) for c in channels]
+        return StackedEngine(engines) if s.channel < 0 else engines[0]
 
     def _make_engine(self) -> bool:
         """The engines of the document's settings: with all processing, and without the
@@ -419,9 +424,16 @@ class MainWindow(QMainWindow):
         key = (self.document.settings.stft, self.document.settings.channel,
                self.document.settings.processing, self.document.settings.designer)
         if self.engine is None or getattr(self, "_engine_key", None) != key:
+            was_stacked = isinstance(self.engine, StackedEngine)
             if not self._make_engine():
                 return
             self._engine_key = key
+            if isinstance(self.engine, StackedEngine) != was_stacked:
+                t0, t1, _, _ = self.view.visible_range()
+                self._set_extent_from_engine()
+                self.view.reset_view()
+                if t1 > t0 and self.view.image_data is not None:
+                    self.view.set_time_range(t0, t1)
         if self.settings.representation != "stft":  # a plugin view: the visible span only
             self.view.clear_background()
             self._overview_ready = True
@@ -835,6 +847,15 @@ class MainWindow(QMainWindow):
         pipeline = Pipeline.from_dict(s.pipeline_dict()) if s.steps else None
         options = dict(getattr(self, "_opening", (None, {}))[1])
 
+        if s.channel < 0:  # every channel, through the pipeline of the app
+
+            def job(control: TaskControl) -> Path:
+                return export_any(rec, out, pipeline=Pipeline.from_dict(s.pipeline_dict()),
+                                  options=options, progress=control.progress,
+                                  cancelled=control.cancelled)
+
+            return self.worker.submit("export", job, label=f"Exporting {out.name}")
+
         def job(control: TaskControl) -> Path:
             if pipeline is not None:  # the processing, then the spectrogram, with provenance
                 return export_recording(pipeline, rec, out, channel=s.channel, options=options,
@@ -1023,6 +1044,10 @@ class MainWindow(QMainWindow):
         e = self.engine
         if e is None:
             return
+        if isinstance(e, StackedEngine):
+            self.view.set_stack(e.n_channels, e.f0, e.band, e.span, e.split)
+        else:
+            self.view.set_stack(0, 0.0, 0.0, 0.0, None)
         df = e.fs / e.params.nfft
         f_edges = e._freq_axis()[1]
         f0, f1 = float(f_edges[0]), float(f_edges[-1])
@@ -1035,9 +1060,11 @@ class MainWindow(QMainWindow):
 
     def set_frequency_scale(self, scale: str, record: bool = True) -> None:
         """Linear, log or mel frequency axis: re-renders, never recomputes the pyramid."""
-        if self.engine is not None and self.engine.two_sided and scale != "linear":
-            self.show_error("log and mel frequency axes need a real recording; "
-                            "this one is complex (IQ)", dialog=False)
+        stacked = self.settings.channel < 0
+        if self.engine is not None and (self.engine.two_sided or stacked) and scale != "linear":
+            self.show_error("log and mel frequency axes need a real recording and one "
+                            "channel" + ("; this one is complex (IQ)" if not stacked else
+                                         "; channels are stacked"), dialog=False)
             self.controls.set_freq_scale(self.settings.freq_scale)
             return
         if record and scale != self.settings.freq_scale:
@@ -1159,7 +1186,9 @@ class MainWindow(QMainWindow):
 
     def _on_cursor(self, t: float, f: float, level: float) -> None:
         lvl = "" if level != level else f"   {level:.1f} dB"
-        text = f"t = {t:.4f} s   f = {f:.1f} Hz{lvl}"
+        ch = (f"ch {self.view.cursor_channel}   " if self.settings.channel < 0
+              and self.view.cursor_channel is not None else "")
+        text = f"{ch}t = {t:.4f} s   f = {f:.1f} Hz{lvl}"
         ref = self.view.reference
         if ref is not None:
             dt, df = t - ref[0], f - ref[1]

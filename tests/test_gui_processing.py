@@ -214,3 +214,43 @@ def test_hdf5_with_several_signals_asks_which(qtbot, tmp_path, monkeypatch):
         assert rec.sample_rate == 2000.0 and rec.n_samples == 8000
     finally:
         w.worker.shutdown()
+
+
+def test_stacked_channels(qtbot, stereo_wav, tmp_path):
+    path, x, fs = stereo_wav  # 1 kHz left, 3 kHz right
+    w = MainWindow(ViewSettings(stft=StftParams(256, 64)), interactive=False)
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
+            w.open_path(path)
+        assert w.controls.channel.minimum() == -1
+        w.controls.channel.setValue(-1)           # "all (stacked)"
+        qtbot.waitUntil(lambda: isinstance(w.engine, type(w.engine))
+                        and w.engine.__class__.__name__ == "StackedEngine"
+                        and w.last_image is not None and not w.worker.is_busy(),
+                        timeout=TIMEOUT_MS)
+        e = w.engine
+        img = w.last_image
+        centres = (img.frequency_edges[:-1] + img.frequency_edges[1:]) / 2
+        with np.errstate(all="ignore"):
+            m = np.nanmean(np.where(np.isfinite(img.db), img.db, -400.0), axis=1)
+        half = centres < e.band
+        c0, f0 = e.split(centres[half][np.nanargmax(m[half])])
+        c1, f1 = e.split(centres[~half][np.nanargmax(m[~half])])
+        assert (c0, c1) == (0, 1)
+        assert f0 == pytest.approx(1000.0, abs=fs / 256) and f1 == pytest.approx(3000.0,
+                                                                                 abs=fs / 256)
+        # rows stay uniform (a whole number of gap rows between the bands)
+        np.testing.assert_allclose(np.diff(img.frequency_edges), fs / 256)
+        # the axis labels frequencies inside each band
+        labels = w.view.freq_axis.tickStrings([e.band + 500.0 - e.f0], 1.0, 1.0)
+        assert labels == w.view.freq_axis.tickStrings([500.0 - e.f0], 1.0, 1.0)
+        out = tmp_path / "both.h5"
+        with qtbot.waitSignal(w.worker.finished, timeout=TIMEOUT_MS,
+                              check_params_cb=lambda i, kind, r: kind == "export"):
+            w.export_to(out)
+        with h5py.File(out, "r") as h:
+            assert h["spectrogram"].shape[0] == 2   # (channel, time, frequency)
+    finally:
+        w.worker.shutdown()

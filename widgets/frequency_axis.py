@@ -47,6 +47,14 @@ class FrequencyAxis(pg.AxisItem):
     def __init__(self, orientation: str = "left", **kw) -> None:
         super().__init__(orientation, **kw)
         self.freq_scale = "linear"
+        #: (channels, lowest Hz, band height, span) when channels are stacked, else None
+        self.stack: tuple[int, float, float, float] | None = None
+
+    def set_stack(self, stack: tuple[int, float, float, float] | None) -> None:
+        """Label stacked channel bands: each band ``[c*band, c*band + span)`` in Hz from f0."""
+        self.stack = stack
+        self.picture = None
+        self.update()
 
     def set_scale(self, scale: str) -> None:
         if scale not in SCALES:
@@ -62,6 +70,22 @@ class FrequencyAxis(pg.AxisItem):
         self.update()
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802 (pyqtgraph API)
+        if self.stack is not None:
+            n, f0, band, span = self.stack
+            per = max(size / max(n, 1), 20.0)
+            lo, hi = sorted((minVal, maxVal))
+            levels: list[tuple[float, list[float]]] = []
+            for c in range(n):
+                a, b = max(lo, c * band), min(hi, c * band + span)
+                if b <= a:
+                    continue
+                sub = super().tickValues(f0 + a - c * band, f0 + b - c * band,
+                                         per * (b - a) / span)
+                for k, (spacing, values) in enumerate(sub):
+                    while len(levels) <= k:
+                        levels.append((spacing, []))
+                    levels[k][1].extend(v - f0 + c * band for v in values)
+            return levels
         if self.freq_scale == "linear":
             return super().tickValues(minVal, maxVal, size)
         f0, f1 = float(inverse(self.freq_scale, minVal)), float(inverse(self.freq_scale, maxVal))
@@ -81,6 +105,10 @@ class FrequencyAxis(pg.AxisItem):
                 (0.5, [float(forward(self.freq_scale, f)) for f in minor])]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph API)
+        if self.stack is not None:
+            n, f0, band, _ = self.stack
+            freqs = [f0 + v - min(max(int(v // band), 0), n - 1) * band for v in values]
+            return super().tickStrings(freqs, scale, spacing)
         if self.freq_scale == "linear":
             return super().tickStrings(values, scale, spacing)
         return [_fmt(float(np.round(inverse(self.freq_scale, v), 6))) for v in values]

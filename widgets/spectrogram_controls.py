@@ -156,8 +156,10 @@ class SpectrogramControls(QWidget):
             self._block = False
 
     def set_channel_count(self, n: int) -> None:
+        """Channels 0..n-1, and "all (stacked)" below 0 when there are several."""
         self._block = True
-        self.channel.setRange(0, max(0, n - 1))
+        self.channel.setRange(-1 if n > 1 else 0, max(0, n - 1))
+        self.channel.setSpecialValueText("all (stacked)" if n > 1 else "")
         self.channel.setEnabled(n > 1)
         self._block = False
 

@@ -108,6 +108,10 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._harmonics: list[pg.InfiniteLine] = []
         self.harmonic_count = 0
         self._filter_lines: list[tuple[str, int, pg.InfiniteLine]] = []
+        self._stack_split = None
+        self._stack_labels: list[pg.TextItem] = []
+        #: channel under the cursor when channels are stacked, else None
+        self.cursor_channel: int | None = None
         #: "reference" (a click sets the measurement reference) or "notch"
         self.click_mode = "reference"
         self.colorbar.sigLevelsChangeFinished.connect(self._on_bar_levels)
@@ -145,6 +149,28 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
             min_df = None
         self.plot.getViewBox().setLimits(xMin=t0, xMax=t1, yMin=y0, yMax=y1,
                                          minXRange=min_dt, minYRange=min_df)
+
+    def set_stack(self, n: int, f0: float, band: float, span: float, split) -> None:
+        """Channels drawn as stacked bands (``split(y) -> (channel, Hz)``); n=0 turns it off."""
+        for item in self._stack_labels:
+            self.plot.removeItem(item)
+        self._stack_labels = []
+        if n <= 0:
+            self._stack_split = None
+            self.freq_axis.set_stack(None)
+            return
+        self._stack_split = split
+        self.freq_axis.set_stack((n, f0, band, span))
+        for c in range(n):
+            label = pg.TextItem(f"ch {c}", color=(230, 230, 230), anchor=(0, 0))
+            label.setPos(0.0, c * band + span)
+            self.plot.addItem(label, ignoreBounds=True)
+            self._stack_labels.append(label)
+
+    def _place_stack_labels(self) -> None:
+        (t0, _), _ = self.plot.getViewBox().viewRange()
+        for label in self._stack_labels:
+            label.setPos(t0, label.pos().y())
 
     @property
     def freq_scale(self) -> str:
@@ -239,6 +265,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         return max(1, int(vb.width() * ratio)), max(1, int(vb.height() * ratio))
 
     def _on_range_changed(self, *_: object) -> None:
+        self._place_stack_labels()
         self._viewport_timer.start()
 
     def _emit_viewport(self) -> None:
@@ -339,7 +366,10 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
             line.setVisible(True)
         self._update_slice(t)
         self._update_harmonics(f)
-        self.cursorMoved.emit(t, f, self.value_at(t, f))
+        level = self.value_at(t, f)
+        if self._stack_split is not None:  # synthetic row coordinate -> channel, Hz
+            self.cursor_channel, f = self._stack_split(f)
+        self.cursorMoved.emit(t, f, level)
 
     def column_at(self, t: float) -> tuple[np.ndarray, np.ndarray] | None:
         """Levels (dB) and frequency edges (Hz) of the column at time ``t``."""

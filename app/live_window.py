@@ -12,12 +12,13 @@ import sys
 
 import numpy as np
 from PyQt6.QtCore import Qt, QTimer
-from PyQt6.QtWidgets import (QApplication, QHBoxLayout, QLabel, QMainWindow, QPushButton,
-                             QScrollBar, QSpinBox, QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (QApplication, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel,
+                             QMainWindow, QPushButton, QScrollBar, QSpinBox, QVBoxLayout,
+                             QWidget)
 
 from specscope.compute.live import LiveSession
 from specscope.compute.spectral import to_db
-from specscope.widgets.spectrogram_view import SpectrogramView
+from specscope.widgets.spectrogram_view import COLORMAPS, SpectrogramView
 
 #: frames shown at once (the waterfall's width)
 WIDTH_FRAMES = 900
@@ -50,8 +51,17 @@ class LiveWindow(QMainWindow):
         self.channel.setEnabled(session.n_channels > 1)
         auto = QPushButton("Auto levels")
         auto.clicked.connect(self.view.auto_levels)
+        self.colormap = QComboBox()
+        self.colormap.addItems(COLORMAPS)
+        self.colormap.currentTextChanged.connect(self.view.set_colormap)
+        self.gamma = QDoubleSpinBox()
+        self.gamma.setRange(0.2, 5.0)
+        self.gamma.setSingleStep(0.1)
+        self.gamma.setValue(1.0)
+        self.gamma.setPrefix("gamma ")
+        self.gamma.valueChanged.connect(self.view.set_gamma)
         self.stats_label = QLabel("")
-        for w in (self.pause_button, live, self.channel, auto):
+        for w in (self.pause_button, live, self.channel, auto, self.colormap, self.gamma):
             bar.addWidget(w)
         bar.addStretch(1)
         bar.addWidget(self.stats_label)

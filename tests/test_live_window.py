@@ -51,3 +51,10 @@ def test_pause_freezes_and_scroll_goes_back(qtbot, window):
     window.set_paused(False)
     qtbot.wait(300)
     assert window.session.view_end > end
+
+
+def test_colour_controls_relevel_only(qtbot, window):
+    qtbot.waitUntil(lambda: window.last_frames is not None, timeout=20000)
+    window.colormap.setCurrentText("viridis")
+    window.gamma.setValue(1.5)
+    assert window.view.colormap_name == "viridis" and window.view.gamma == 1.5

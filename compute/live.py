@@ -748,34 +748,32 @@ register_source("device", _device_factory, summary="audio input (needs sounddevi
 
 
 class _BlockProcessor:
-    """Runs a bound pipeline's stages block by block, one state per channel.
+    """Runs a bound pipeline's stages block by block, all channels at once.
 
     The same stage objects and the same calls as ``BoundPipeline.stream`` (which
-    needs a known end), so the numbers equal :meth:`Pipeline.run`.
+    needs a known end), so the numbers equal :meth:`Pipeline.run`.  Each stage
+    takes the block shaped (channels, samples) with its state carrying a
+    channel axis (``push_rows``): one filter call and one STFT per block, not
+    one per channel.
     """
 
     def __init__(self, bound: Any, n_channels: int) -> None:
         self.bound = bound
-        self.states = [[s.new_state() for s in bound.stages] for _ in range(n_channels)]
+        self.steps = [(s.push_rows, s.new_rows_state(n_channels)) for s in bound.stages]
         spec = bound.spectrogram
-        self.spec_states = [spec.new_state() if spec is not None else {}
-                            for _ in range(n_channels)]
+        self.spec = spec.push_rows if spec is not None else None
+        self.spec_state = spec.new_rows_state(n_channels) if spec is not None else None
+        self.two_sided = bound.complex_output
 
     def push(self, block: np.ndarray, final: bool) -> np.ndarray:
         """Input (samples, channels) -> frames (frames, channels, freq) or samples (n, ch)."""
-        rows = []
-        for c in range(block.shape[1]):
-            y = block[:, c]
-            for stage, st in zip(self.bound.stages, self.states[c], strict=True):
-                y = stage.push(st, y, final)
-            rows.append(y)
-        spec = self.bound.spectrogram
-        if spec is None:
-            return np.stack(rows, axis=1)
-        two = self.bound.complex_output
-        frames = [spec.push(self.spec_states[c], rows[c], final, two)
-                  for c in range(len(rows))]
-        return np.stack(frames).transpose(2, 0, 1)
+        y = block.T
+        for push, st in self.steps:
+            y = push(st, y, final)
+        if self.spec is None:
+            return y.T
+        # (channels, frames, freq) -> (frames, channels, freq): a view; History copies
+        return self.spec(self.spec_state, y, final, self.two_sided).transpose(1, 0, 2)
 
 
 # -- latency statistics ------------------------------------------------------------------------

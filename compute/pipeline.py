@@ -82,6 +82,7 @@ import math
 import numbers
 import os
 import re
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,10 +94,10 @@ from . import backend as _backend
 from . import filters as _filters
 from . import registry
 from ._json import json_types as _jsonable
-from .errors import Cancelled, InputError, RecordingError
+from .errors import Cancelled, InputError, RecordingError, SpecscopeError
 from .plugins import PluginError
 from .registry import Param
-from .spectral import FRAMES_PER_BLOCK, SCALINGS, StftParams, stft_frames
+from .spectral import FRAMES_PER_BLOCK, SCALINGS, StftParams, stft_frame_rows
 
 __all__ = [
     "DEFAULT_CHUNK_SAMPLES",
@@ -267,6 +268,48 @@ def _backend_of(x: Any) -> str:
     return "cupy" if _backend.is_device_array(x) else "numpy"
 
 
+class _HostOp:
+    """A registry operator's NumPy implementation, its parameters validated once.
+
+    ``registry.call`` validates every parameter on every call.  A stream calls
+    the same operator with the same parameters for every block, so a stage
+    validates them when the pipeline is bound and then runs the implementation
+    ``registry.call(..., backend="numpy")`` chooses, the way it runs it: the
+    same input check, the same errors, the call recorded for
+    :func:`specscope.compute.autotune.profile`.  ``varying`` parameters (a
+    carried ``zi``) are the stage's own arrays and are passed as they are.
+    """
+
+    def __init__(self, op: registry.Operator | str, fs: float | None = None,
+                 **params: Any) -> None:
+        from . import autotune
+
+        self.op = registry.get(op) if isinstance(op, str) else op
+        self.impl = self.op.get_implementation("numpy")
+        kwargs = dict(self.op.validate(params))
+        if self.impl.wants_xp:
+            kwargs["xp"] = np
+        if self.impl.wants_fs:
+            kwargs["fs"] = self.impl.fs_default if fs is None else float(fs)
+        self.kwargs = kwargs
+        self._record = autotune.record
+
+    def __call__(self, x: np.ndarray, **varying: Any) -> Any:
+        op = self.op
+        x = op._check_input(x)
+        kwargs = {**self.kwargs, **varying} if varying else self.kwargs
+        t0 = time.perf_counter()
+        try:
+            result = self.impl.fn(x, **kwargs)
+        except SpecscopeError:
+            raise
+        except (ValueError, TypeError, ZeroDivisionError, IndexError) as exc:
+            msg = " ".join(str(exc).split()) or type(exc).__name__
+            raise InputError(f"{op.name}: {msg}") from exc
+        self._record(op.name, "numpy", time.perf_counter() - t0)
+        return result
+
+
 class _Stage:
     """One time-domain step as a stream: push chunks, get the whole-run output back."""
 
@@ -292,6 +335,22 @@ class _Stage:
     def push(self, st: dict[str, Any], x: np.ndarray, final: bool) -> np.ndarray:
         raise NotImplementedError
 
+    # Several channels at once: ``push_rows`` takes a chunk shaped (channels, n)
+    # and returns (channels, m), each row equal, bit for bit, to what ``push``
+    # returns for that channel alone.  Stages that can, filter all channels in
+    # one call; the others run ``push`` channel by channel (this default).
+    def new_rows_state(self, channels: int) -> dict[str, Any]:
+        """State of a stream of ``channels`` channels (for :meth:`push_rows`)."""
+        return {"rows": [self.new_state() for _ in range(channels)]}
+
+    def push_rows(self, st: dict[str, Any], x: Any, final: bool) -> Any:
+        """Push a chunk shaped (channels, n); returns (channels, m)."""
+        rows = st["rows"]
+        if not rows:
+            return x[:, :0]
+        ys = [self.push(s, x[c], final) for c, s in enumerate(rows)]
+        return _backend.get_xp(_backend_of(ys[0])).stack(ys)
+
     def whole(self, x: Any) -> Any:
         """Run on a whole 1-D signal (NumPy or CuPy)."""
         return self.push(self.new_state(), x, True)
@@ -304,13 +363,28 @@ class _Stage:
 
 
 class _Samplewise(_Stage):
+    #: True when the operator, given (channels, n), returns each row as it would alone
+    #: (checked on a probe when the pipeline is bound)
+    rows_ok = False
+
     def __init__(self, step: Step, op: registry.Operator, fs: float) -> None:
         super().__init__(step)
         self.op, self.fs = op, fs
+        self._host = _HostOp(op, fs, **step.values)
 
     def push(self, st, x, final):
+        if _backend_of(x) == "numpy":
+            return self._call(lambda: self._host(x))
         return self._call(lambda: self.op.run(x, backend=_backend_of(x), fs=self.fs,
                                               **self.step.values))
+
+    def new_rows_state(self, channels):
+        return super().new_rows_state(channels) if not self.rows_ok else {}
+
+    def push_rows(self, st, x, final):
+        if not self.rows_ok:
+            return super().push_rows(st, x, final)
+        return self.push(st, x, final)
 
 
 class _Sos(_Stage):
@@ -321,6 +395,8 @@ class _Sos(_Stage):
     def __init__(self, step: Step, sos: np.ndarray, settle: int) -> None:
         super().__init__(step)
         self.sos, self.lookback = sos, settle
+        self._host = _HostOp("sosfilt", sos=sos, axis=-1)
+        self._sos_k = np.ascontiguousarray(sos, np.float64) if np.isrealobj(sos) else sos
 
     def new_state(self):
         return {"zi": None}
@@ -328,11 +404,70 @@ class _Sos(_Stage):
     def push(self, st, x, final):
         if _backend_of(x) == "cupy" and st["zi"] is None and final:
             return self._call(lambda: registry.call("sosfilt", x, backend="cupy", sos=self.sos))
+        return self._filter(st, x, (self.sos.shape[0], 2))
+
+    def new_rows_state(self, channels):
+        return {"zi": None, "zk": None}
+
+    def push_rows(self, st, x, final):
+        # all channels in one call: scipy's sosfilt over the last axis, zi shaped
+        # (sections, channels, 2), or straight into its kernel (the same loop, without
+        # the wrapper's reshaping: most of the time of a small real-time block)
+        kernel = _sos_kernel()
+        if (kernel is not None and st["zi"] is None and type(x) is np.ndarray
+                and x.ndim == 2 and np.result_type(self.sos, x.dtype) == self._sos_k.dtype):
+            y = np.array(x, self._sos_k.dtype, order="C")  # a copy, filtered in place
+            if st["zk"] is None:  # the kernel's layout: (channels, sections, 2)
+                st["zk"] = np.zeros((x.shape[0], self.sos.shape[0], 2), y.dtype)
+            if y.size:
+                t0 = time.perf_counter()
+                kernel(self._sos_k, y, st["zk"])
+                self._host._record("sosfilt", "numpy", time.perf_counter() - t0)
+            return y
+        if st["zk"] is not None:  # switch to the wrapper's layout, carrying the state on
+            st["zi"], st["zk"] = np.ascontiguousarray(st["zk"].transpose(1, 0, 2)), None
+        return self._filter(st, x, (self.sos.shape[0], x.shape[0], 2))
+
+    def _filter(self, st, x, zi_shape):
         if st["zi"] is None:
-            st["zi"] = np.zeros((self.sos.shape[0], 2), np.result_type(self.sos, x.dtype))
-        y, st["zi"] = self._call(lambda: registry.call(
-            "sosfilt", x, backend=_backend_of(x), sos=self.sos, zi=st["zi"]))
+            st["zi"] = np.zeros(zi_shape, np.result_type(self.sos, x.dtype))
+        if _backend_of(x) == "numpy":
+            y, st["zi"] = self._call(lambda: self._host(x, zi=st["zi"]))
+        else:
+            y, st["zi"] = self._call(lambda: registry.call(
+                "sosfilt", x, backend=_backend_of(x), sos=self.sos, zi=st["zi"]))
         return y
+
+
+_SOS_KERNEL: list[Any] = []
+
+
+def _sos_kernel() -> Callable[..., Any] | None:
+    """scipy's in-place sosfilt loop ``(sos, x (signals, n), zi (signals, sections, 2))``
+    when it is there and gives exactly what ``scipy.signal.sosfilt`` gives, else None."""
+    if not _SOS_KERNEL:
+        kernel = None
+        try:
+            import scipy.signal as ss
+            from scipy.signal._sosfilt import _sosfilt as k
+
+            rng = np.random.default_rng(0)
+            sos = ss.butter(4, [0.05, 0.3], "bandpass", output="sos")
+            x = rng.standard_normal((2, 300)).astype(np.float32)
+            zi = np.zeros((sos.shape[0], 2, 2))
+            zk = np.zeros((2, sos.shape[0], 2))
+            ok = True
+            for part in (x[:, :123], x[:, 123:]):
+                want, zi = ss.sosfilt(sos, part, axis=-1, zi=zi)
+                got = np.array(part, np.float64, order="C")
+                k(sos, got, zk)
+                ok = ok and np.array_equal(want, got) and np.array_equal(
+                    zi, zk.transpose(1, 0, 2))
+            kernel = k if ok else None
+        except Exception:  # noqa: BLE001 -- not there or not the same: use the wrapper
+            kernel = None
+        _SOS_KERNEL.append(kernel)
+    return _SOS_KERNEL[0]
 
 
 class _Fir(_Stage):
@@ -345,6 +480,7 @@ class _Fir(_Stage):
     def __init__(self, step: Step, b: np.ndarray) -> None:
         super().__init__(step)
         self.b, self.lookback = b, b.size - 1
+        self._host = _HostOp("convolve", kernel=b, mode="valid", method="direct")
 
     def new_state(self):
         return {"tail": None}
@@ -357,7 +493,27 @@ class _Fir(_Stage):
         st["tail"] = z[z.shape[0] - self.lookback:]
         if x.shape[0] == 0:
             return x
-        return self._call(lambda: registry.call("convolve", z, backend=_backend_of(x),
+        return self._convolve(z)
+
+    def new_rows_state(self, channels):
+        return {"tail": None}
+
+    def push_rows(self, st, x, final):
+        # the carried tails of all channels in one array; the same 1-D direct
+        # convolution per row as push (a 2-D convolution would sum in another order)
+        xp = _backend.get_xp(_backend_of(x))
+        if st["tail"] is None:
+            st["tail"] = xp.zeros((x.shape[0], self.lookback), x.dtype)
+        z = xp.concatenate([st["tail"], x], axis=-1)
+        st["tail"] = z[:, z.shape[1] - self.lookback:]
+        if x.shape[1] == 0 or x.shape[0] == 0:
+            return x
+        return xp.stack([self._convolve(row) for row in z])
+
+    def _convolve(self, z):
+        if _backend_of(z) == "numpy":
+            return self._call(lambda: self._host(z))
+        return self._call(lambda: registry.call("convolve", z, backend="cupy",
                                                 kernel=self.b, mode="valid", method="direct"))
 
 
@@ -513,17 +669,31 @@ class _Spectrogram:
         return {"buf": None}
 
     def push(self, st, x, final, two_sided: bool) -> np.ndarray:
+        """A 1-D chunk -> frames shaped (frequencies, frames)."""
+        return self.push_rows(st, x, final, two_sided).T
+
+    def new_rows_state(self, channels: int) -> dict[str, Any]:
+        return {"buf": None}
+
+    def push_rows(self, st, x, final, two_sided: bool) -> np.ndarray:
+        """A chunk shaped (..., n) -> frames shaped (..., frames, frequencies).
+
+        All channels are transformed at once; each equals its 1-D stream.
+        """
         p = self.params
-        buf = x if st["buf"] is None else np.concatenate([st["buf"], x])
-        k = p.n_frames(buf.shape[0])
-        n_freq = p.nfft if two_sided else p.nfft // 2 + 1
-        ftype = np.float32 if buf.dtype in (np.float32, np.complex64) else np.float64
-        out = np.empty((n_freq, k), ftype)
-        for k0 in range(0, k, FRAMES_PER_BLOCK):
-            k1 = min(k0 + FRAMES_PER_BLOCK, k)
-            out[:, k0:k1] = stft_frames(buf, p, self.fs, first=k0, last=k1,
-                                        two_sided=two_sided)
-        st["buf"] = buf[k * p.hop:]
+        buf = x if st["buf"] is None else np.concatenate([st["buf"], x], axis=-1)
+        k = p.n_frames(buf.shape[-1])
+        if k <= FRAMES_PER_BLOCK:
+            out = stft_frame_rows(buf, p, self.fs, first=0, last=k, two_sided=two_sided)
+        else:
+            n_freq = p.nfft if two_sided else p.nfft // 2 + 1
+            ftype = np.float32 if buf.dtype in (np.float32, np.complex64) else np.float64
+            out = np.empty((*buf.shape[:-1], k, n_freq), ftype)
+            for k0 in range(0, k, FRAMES_PER_BLOCK):
+                k1 = min(k0 + FRAMES_PER_BLOCK, k)
+                out[..., k0:k1, :] = stft_frame_rows(buf, p, self.fs, first=k0, last=k1,
+                                                     two_sided=two_sided)
+        st["buf"] = buf[..., k * p.hop:]
         return out
 
 
@@ -644,7 +814,23 @@ def _generic_stage(step: Step, fs: float, complex_input: bool) -> _Stage:
         raise step.error(f"changes the number of samples ({m} -> {y.shape[0]}) by other than its "
                      f"declared history ({history})")
     stage.makes_complex = y.dtype.kind == "c" and not complex_input
+    if isinstance(stage, _Samplewise):
+        stage.rows_ok = _rows_agree(fn, probe, y)
     return stage
+
+
+def _rows_agree(fn: Callable[[Any], Any], probe: np.ndarray, y: np.ndarray) -> bool:
+    """Whether ``fn`` on (2, n) gives each row, bit for bit, as it gives it alone."""
+    two = np.stack([probe, probe[::-1] * 0.5])
+    try:
+        y2 = fn(two)
+        y1 = fn(two[1].copy())
+    except Exception:  # noqa: BLE001 -- any failure: run channel by channel
+        return False
+    return (isinstance(y2, np.ndarray) and y2.shape == (2, y.shape[0])
+            and y2.dtype == y.dtype and isinstance(y1, np.ndarray) and y1.dtype == y.dtype
+            and bool(np.array_equal(y2[0], y, equal_nan=True))
+            and bool(np.array_equal(y2[1], y1, equal_nan=True)))
 
 
 def _finish_stage_sos(step: Step, sos: np.ndarray) -> _Stage:
@@ -805,8 +991,8 @@ class BoundPipeline:
             raise bad.step.error(f"needs the whole signal at once; the range has {n_in} "
                                  f"samples, more than chunk_samples={chunk_samples} "
                                  "(raise it, or drop the step)")
-        states: list[list[dict[str, Any]]] | None = None
-        spec_states: list[dict[str, Any]] | None = None
+        states: list[dict[str, Any]] | None = None
+        spec_state: dict[str, Any] = {}
         passed = 0
         skipped = 0
         pos = read_start
@@ -819,16 +1005,15 @@ class BoundPipeline:
             if block.ndim == 1:
                 block = block[:, None]
             if states is None:
-                states = [[s.new_state() for s in self.stages] for _ in range(block.shape[1])]
-                spec_states = [self.spectrogram.new_state() if self.spectrogram else {}
-                               for _ in range(block.shape[1])]
-            rows = []
-            for c in range(block.shape[1]):
-                y = block[:, c]
-                for stage, st in zip(self.stages, states[c], strict=True):
-                    y = stage.push(st, y, final)
-                rows.append(y)
-            sig = np.stack(rows) if rows else np.zeros((0, 0))
+                states = [s.new_rows_state(block.shape[1]) for s in self.stages]
+                if self.spectrogram is not None:
+                    spec_state = self.spectrogram.new_rows_state(block.shape[1])
+            # all channels at once, shaped (channels, samples)
+            sig = block.T
+            for stage, st in zip(self.stages, states, strict=True):
+                sig = stage.push_rows(st, sig, final)
+            if block.shape[1] == 0:
+                sig = np.zeros((0, 0))
             if skipped < skip:
                 k = min(skip - skipped, sig.shape[1])
                 sig = sig[:, k:]
@@ -837,12 +1022,11 @@ class BoundPipeline:
                 sig = sig[:, :max(0, take - passed)]
             passed += sig.shape[1]
             if self.spectrogram is not None:
-                two = self.complex_output
-                frames = [self.spectrogram.push(spec_states[c], sig[c], final, two)
-                          for c in range(sig.shape[0])]
-                out = np.stack(frames)
+                frames = self.spectrogram.push_rows(spec_state, sig, final,
+                                                    self.complex_output)
+                out = np.ascontiguousarray(frames.transpose(0, 2, 1))
             else:
-                out = sig
+                out = np.ascontiguousarray(sig)
             if out.shape[-1]:
                 yield out
             pos = end

@@ -150,20 +150,46 @@ class StftParams:
         return {"psd": "**2/Hz", "spectrum": "**2", "magnitude": ""}[self.scaling]
 
 
+@lru_cache(maxsize=64)
+def _cast_window(window: str | tuple, nfft: int, ftype: type) -> np.ndarray:
+    """The periodic window in the compute type (cached; read-only)."""
+    w = get_window(window, nfft).astype(ftype)
+    w.setflags(write=False)
+    return w
+
+
+@lru_cache(maxsize=256)
+def _scale(params: StftParams, fs: float) -> float:
+    return params.scale(fs)
+
+
 def stft_frames(x: np.ndarray, params: StftParams, fs: float, *, first: int = 0,
                 last: int | None = None, two_sided: bool | None = None) -> np.ndarray:
-    """Scaled spectra of frames ``first:last`` of a 1-D signal.
+    """Scaled spectra of frames ``first:last`` of a signal, time along the last axis.
 
-    Frame ``k`` covers samples ``k*hop : k*hop + nfft`` of ``x``.  Returns an
-    array shaped ``(n_freq, n)``: power for ``psd``/``spectrum`` scaling,
-    amplitude for ``magnitude``.  Real input gives the one-sided spectrum
-    (with the PSD doubling), complex input the two-sided spectrum, centred
-    (``fftshift``).
+    Frame ``k`` covers samples ``k*hop : k*hop + nfft`` of ``x``.  A 1-D signal
+    gives an array shaped ``(n_freq, n)``; a signal shaped ``(..., samples)``
+    (e.g. channels first) gives ``(..., n_freq, n)``, each row equal, bit for
+    bit, to the 1-D result for that row.  Power for ``psd``/``spectrum``
+    scaling, amplitude for ``magnitude``.  Real input gives the one-sided
+    spectrum (with the PSD doubling), complex input the two-sided spectrum,
+    centred (``fftshift``).
+    """
+    out = stft_frame_rows(x, params, fs, first=first, last=last, two_sided=two_sided)
+    return np.ascontiguousarray(np.swapaxes(out, -1, -2))
+
+
+def stft_frame_rows(x: np.ndarray, params: StftParams, fs: float, *, first: int = 0,
+                    last: int | None = None, two_sided: bool | None = None) -> np.ndarray:
+    """:func:`stft_frames` with the frames before the frequencies: ``(..., n, n_freq)``.
+
+    The same numbers, laid out one spectrum per row (C-contiguous), as a live
+    view appends them; time runs along the last axis of ``x``.
     """
     x = np.asarray(x)
-    if x.ndim != 1:
-        raise InputError(f"expected a 1-D signal, got shape {x.shape}")
-    n_total = params.n_frames(x.shape[0])
+    if x.ndim < 1:
+        raise InputError(f"expected a signal, got shape {x.shape}")
+    n_total = params.n_frames(x.shape[-1])
     last = n_total if last is None else min(last, n_total)
     complex_in = np.iscomplexobj(x)
     if two_sided is None:
@@ -171,17 +197,19 @@ def stft_frames(x: np.ndarray, params: StftParams, fs: float, *, first: int = 0,
     ftype = np.float32 if x.dtype in (np.float32, np.complex64) else np.float64
     n_freq = params.nfft if two_sided else params.nfft // 2 + 1
     if last <= first:
-        return np.zeros((n_freq, 0), dtype=ftype)
-    frames = np.lib.stride_tricks.sliding_window_view(x, params.nfft)
-    frames = frames[first * params.hop:(last - 1) * params.hop + 1:params.hop]
-    win = params.win.astype(ftype)
-    seg = frames * win
+        return np.zeros((*x.shape[:-1], 0, n_freq), dtype=ftype)
+    # frames k = first..last-1 as a strided view: (..., frames, nfft)
+    step = x.strides[-1]
+    frames = np.lib.stride_tricks.as_strided(
+        x[..., first * params.hop:], shape=(*x.shape[:-1], last - first, params.nfft),
+        strides=(*x.strides[:-1], params.hop * step, step), writeable=False)
+    seg = frames * _cast_window(params.window, params.nfft, ftype)
     if two_sided:
         spec = scipy.fft.fft(seg, axis=-1)
         spec = np.fft.fftshift(spec, axes=-1)
     else:
         spec = scipy.fft.rfft(seg, axis=-1)
-    scale = params.scale(fs)
+    scale = _scale(params, fs)
     if params.scaling == "magnitude":
         out = np.abs(spec)
         out *= ftype(scale)
@@ -192,10 +220,10 @@ def stft_frames(x: np.ndarray, params: StftParams, fs: float, *, first: int = 0,
         if not two_sided:
             # one-sided power: energy of the negative frequencies folded in
             if params.nfft % 2:
-                out[:, 1:] *= 2
+                out[..., 1:] *= 2
             else:
-                out[:, 1:-1] *= 2
-    return np.ascontiguousarray(out.T.astype(ftype, copy=False))
+                out[..., 1:-1] *= 2
+    return np.ascontiguousarray(out.astype(ftype, copy=False))
 
 
 def iter_frame_blocks(n_frames: int, block: int = FRAMES_PER_BLOCK) -> Iterator[tuple[int, int]]:

@@ -1,5 +1,6 @@
 """Pipelines: JSON schema, validation, numbers against scipy, chunked == whole."""
 
+import itertools
 import json
 import pickle
 from pathlib import Path
@@ -372,3 +373,86 @@ def test_cupy_arrays_give_the_numpy_numbers():
     got = p(cupy.asarray(x), 48000)
     assert isinstance(got, cupy.ndarray)
     np.testing.assert_allclose(cupy.asnumpy(got), ref, rtol=1e-6, atol=1e-9 * ref.max())
+
+
+# -- several channels at once (push_rows) == channel by channel (push) -----------------------
+
+
+@pytest.mark.parametrize("steps", [
+    [("filter", {"design": "butter", "order": 4, "cutoff": [300.0, 3000.0],
+                 "btype": "bandpass"})],
+    [("filter", {"design": "firwin", "numtaps": 31, "cutoff": 1000.0})],
+    [("filter", {"design": "iircomb", "frequency": 50.0, "q": 30})],
+    [("filter", {"design": "butter", "order": 2, "cutoff": 1000.0, "zero_phase": True})],
+    [("gain", {"factor": 2.0}), ("medfilt", {"kernel_size": 7}),
+     ("moving_average", {"n": 8})],
+    [("gain", {"factor": 0.5}), ("spectrogram", {"nfft": 256, "hop": 100})],
+    [("filter", {"design": "cheby1", "order": 3, "rp": 1.0, "cutoff": 900.0}),
+     ("spectrogram", {"nfft": 255, "hop": 64, "scaling": "magnitude"})],
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_push_rows_equals_push_per_channel_bit_for_bit(steps, dtype):
+    if np.dtype(dtype).kind == "c" and any(op == "medfilt" for op, _ in steps):
+        pytest.skip("medfilt takes real samples only")
+    x = _signal(FS, channels=3).astype(np.float64)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * _signal(FS, channels=3, seed=1)
+    x = x.astype(dtype)
+    bound = _pipe(*steps).bind(FS, np.dtype(dtype).kind == "c")
+    rows_states = [s.new_rows_state(3) for s in bound.stages]
+    one_states = [[s.new_state() for s in bound.stages] for _ in range(3)]
+    spec = bound.spectrogram
+    spec_rows = spec.new_rows_state(3) if spec else None
+    spec_one = [spec.new_state() if spec else None for _ in range(3)]
+    two = bound.complex_output
+    edges = [0, 1, 7, 300, 301, 2048, 5000, FS]
+    for a, b in itertools.pairwise(edges):
+        final = b == FS
+        y = x[a:b].T
+        for stage, st in zip(bound.stages, rows_states, strict=True):
+            y = stage.push_rows(st, y, final)
+        frames = spec.push_rows(spec_rows, y, final, two) if spec is not None else None
+        for c in range(3):
+            yc = x[a:b, c]
+            for stage, st in zip(bound.stages, one_states[c], strict=True):
+                yc = stage.push(st, yc, final)
+            assert y[c].dtype == yc.dtype
+            np.testing.assert_array_equal(y[c], yc)
+            if spec is not None:
+                fc = spec.push(spec_one[c], yc, final, two)
+                assert frames[c].T.dtype == fc.dtype
+                np.testing.assert_array_equal(frames[c].T, fc)
+
+
+def test_sos_rows_without_scipy_kernel_carry_the_same_state(monkeypatch):
+    """The wrapper path (no private scipy kernel) and a switch in mid-stream agree."""
+    from specscope.compute import pipeline as pl
+
+    x = _signal(FS, channels=2)
+    bound = _pipe(("filter", {"design": "butter", "order": 4, "cutoff": 800.0})).bind(FS)
+    stage = bound.stages[0]
+    want = np.stack([stage.whole(x[:, c]) for c in range(2)])
+    st = stage.new_rows_state(2)
+    first = stage.push_rows(st, x[:3000].T, False)
+    monkeypatch.setattr(pl, "_SOS_KERNEL", [None])
+    rest = stage.push_rows(st, x[3000:].T, True)
+    np.testing.assert_array_equal(np.concatenate([first, rest], axis=1), want)
+
+
+def test_stft_frames_of_rows_equal_each_row():
+    from specscope.compute.spectral import StftParams, stft_frame_rows, stft_frames
+
+    x = _signal(3000, channels=3).T.copy()
+    for scaling in ("psd", "spectrum", "magnitude"):
+        for nfft, hop in ((256, 100), (255, 64)):
+            p = StftParams(nfft, hop, "hann", scaling)
+            for xx in (x, x.astype(np.float64), x + 0.5j * x[::-1]):
+                many = stft_frames(xx, p, FS, first=2, last=9)
+                rows = stft_frame_rows(xx, p, FS, first=2, last=9)
+                assert many.shape[0] == 3 and many.flags.c_contiguous
+                for c in range(3):
+                    one = stft_frames(xx[c], p, FS, first=2, last=9)
+                    assert one.dtype == many.dtype
+                    np.testing.assert_array_equal(many[c], one)
+                    np.testing.assert_array_equal(rows[c], one.T)
+    assert stft_frames(x[0], StftParams(256, 100), FS, first=5, last=5).shape == (129, 0)

@@ -19,15 +19,9 @@ from specscope.compute import __version__
 from specscope.compute.errors import Cancelled, InputError, SpecscopeError
 
 from . import cli_plugins
+from .cli_types import whole_number
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "assets" / "examples" / "scene.wav"
-
-
-def _positive_int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
 def _add_recording_options(p: argparse.ArgumentParser) -> None:
@@ -52,8 +46,8 @@ def _recording_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _add_stft_options(p: argparse.ArgumentParser, *, scaling: bool) -> None:
-    p.add_argument("--nfft", type=_positive_int, default=1024, help="frame length (default 1024)")
-    p.add_argument("--hop", type=_positive_int, default=256, help="frame step (default 256)")
+    p.add_argument("--nfft", type=whole_number, default=1024, help="frame length (default 1024)")
+    p.add_argument("--hop", type=whole_number, default=256, help="frame step (default 256)")
     p.add_argument("--window", default="hann",
                    help="window name, scipy.signal.get_window style (default hann; kaiser,8)")
     if scaling:

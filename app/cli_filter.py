@@ -20,7 +20,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from specscope.compute.errors import InputError, SpecscopeError
+from specscope.compute.errors import InputError
+
+from .cli_types import number
 
 _SPEC_OPTIONS = (  # (option, dest, kind, help)
     ("--btype", "btype", str, "lowpass, highpass, bandpass or bandstop"),
@@ -45,13 +47,6 @@ _SPEC_OPTIONS = (  # (option, dest, kind, help)
     ("--freq", "freq", "list", "firwin2 frequencies in Hz (0 .. Nyquist)"),
     ("--gain", "gain", "list", "firwin2 gains"),
 )
-
-
-def _number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
 
 
 def spec_from_args(args: argparse.Namespace) -> Any:
@@ -169,12 +164,12 @@ def register(subparsers: Any) -> None:
                     "SOS equal scipy's for the same specification.")
     p.add_argument("--design", choices=list(DESIGNS), help="design method")
     p.add_argument("--spec", metavar="SPEC.json", help="read the specification from a file")
-    p.add_argument("--fs", type=_number, required=True, help="sample rate in Hz")
+    p.add_argument("--fs", type=number, required=True, help="sample rate in Hz")
     for opt, dest, kind, help_ in _SPEC_OPTIONS:
         if kind == "list":
-            p.add_argument(opt, dest=dest, type=_number, nargs="+", metavar="X", help=help_)
+            p.add_argument(opt, dest=dest, type=number, nargs="+", metavar="X", help=help_)
         else:
-            p.add_argument(opt, dest=dest, type=_number if kind is float else kind,
+            p.add_argument(opt, dest=dest, type=number if kind is float else kind,
                            help=help_)
     p.add_argument("--zero-phase", action="store_true", help="forward-backward filtering")
     p.add_argument("--format", dest="coef_format", choices=list(FORMATS),
@@ -196,23 +191,3 @@ def register(subparsers: Any) -> None:
     p.add_argument("-q", "--quiet", action="store_true")
     _add_recording_options(p)
     p.set_defaults(func=cmd_apply)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m specscope.app.cli_filter design ...`` (same as ``specscope filter``)."""
-    ap = argparse.ArgumentParser(prog="specscope filter")
-    ap.add_argument("--debug", action="store_true", help="show tracebacks")
-    sub = ap.add_subparsers(dest="command")
-    register(sub)
-    args = ap.parse_args(["filter", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return int(args.func(args) or 0)
-    except SpecscopeError as exc:
-        if args.debug:
-            raise
-        print(f"specscope: error: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

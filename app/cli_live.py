@@ -15,25 +15,13 @@ import json
 import sys
 from typing import Any
 
-from specscope.compute.errors import Cancelled, InputError, SpecscopeError
+from specscope.compute.errors import Cancelled, InputError
+
+from .cli_types import number, whole_number
 
 #: the pipeline used without --pipeline: a spectrogram for the waterfall
 DEFAULT_STEPS = [{"op": "spectrogram",
                   "params": {"nfft": 1024, "hop": 256, "window": "hann", "scaling": "psd"}}]
-
-
-def _float(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
 def _gui() -> Any:
@@ -109,12 +97,12 @@ def register(subparsers: Any) -> None:
                    help="generator:chirp | file:PATH | device[:NAME]")
     p.add_argument("--pipeline", metavar="P.json",
                    help="pipeline file (default: a 1024-point spectrogram, hop 256)")
-    p.add_argument("--duration", type=_float, metavar="S",
+    p.add_argument("--duration", type=number, metavar="S",
                    help="stop after S seconds of signal (default: the end of a file, or "
                         "until interrupted)")
-    p.add_argument("--block", type=_int, default=1024, metavar="N",
+    p.add_argument("--block", type=whole_number, default=1024, metavar="N",
                    help="samples per block (default 1024)")
-    p.add_argument("--rate", type=_float, default=1.0, metavar="R",
+    p.add_argument("--rate", type=number, default=1.0, metavar="R",
                    help="pace of generator and file sources: R times real time (default 1; "
                         "0: as fast as possible, lossless)")
     p.add_argument("--loop", action="store_true", help="loop a file source")
@@ -126,30 +114,3 @@ def register(subparsers: Any) -> None:
                    help="print JSON statistics at the end: blocks processed and dropped, "
                         "per-block latency (median, p99, max) in ms")
     p.set_defaults(func=cmd_live)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``specscope live`` on its own: ``python -m specscope.app.cli_live --source ...``."""
-    ap = argparse.ArgumentParser(prog="specscope")
-    ap.add_argument("--debug", action="store_true", help="show tracebacks of errors")
-    sub = ap.add_subparsers(dest="command")
-    register(sub)
-    argv = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in argv
-    if debug:
-        argv.remove("--debug")
-    args = ap.parse_args(["live", *argv])
-    try:
-        return cmd_live(args)
-    except SpecscopeError as exc:
-        if debug:
-            raise
-        print(f"specscope: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("specscope: interrupted", file=sys.stderr)
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -17,6 +17,8 @@ from typing import Any
 from specscope.compute import autotune, backend, registry
 from specscope.compute.errors import InputError
 
+from .cli_types import at_least
+
 
 def _ops(args: argparse.Namespace) -> int:
     if args.family is not None and args.family not in registry.families():
@@ -102,16 +104,6 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _size(text: str) -> int:
-    try:
-        value = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"size {text!r} must be an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"size {value} must be >= 1")
-    return value
-
-
 def register(subparsers: Any) -> None:
     """Add ``ops``, ``backends``, ``tune`` and ``bench`` to an argparse subparsers object."""
     p = subparsers.add_parser("ops", help="list every operator and its parameters")
@@ -125,7 +117,7 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser("tune", help="time implementations and remember the fastest")
     p.add_argument("--ops", default=None, help="comma-separated operators (default: all)")
-    p.add_argument("--sizes", type=_size, nargs="+",
+    p.add_argument("--sizes", type=at_least(1), nargs="+",
                    default=[1 << 12, 1 << 16, 1 << 20, 1000, 48000])
     p.add_argument("--dtypes", nargs="+", default=["float32", "float64"],
                    choices=["float32", "float64", "complex64", "complex128"])

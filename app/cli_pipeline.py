@@ -15,15 +15,7 @@ from typing import Any
 
 from specscope.compute.errors import InputError
 
-
-def _count(text: str) -> int:
-    try:
-        value = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} must be >= 0")
-    return value
+from .cli_types import at_least
 
 
 class _Progress:
@@ -107,13 +99,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("inputs", nargs="+", metavar="INPUT")
     p.add_argument("-o", "--output", required=True, metavar="OUTDIR",
                    help="folder for the outputs (created when missing)")
-    p.add_argument("--workers", type=_count, default=1, metavar="N",
+    p.add_argument("--workers", type=at_least(0), default=1, metavar="N",
                    help="parallel workers (default 1: in this process)")
     p.add_argument("--threads", action="store_true",
                    help="use threads instead of processes for the local pool")
-    p.add_argument("--chunk-samples", type=_count, default=DEFAULT_CHUNK_SAMPLES, metavar="N",
+    p.add_argument("--chunk-samples", type=at_least(0), default=DEFAULT_CHUNK_SAMPLES, metavar="N",
                    help=f"samples read at a time (default {DEFAULT_CHUNK_SAMPLES})")
-    p.add_argument("--task-samples", type=_count, default=DEFAULT_TASK_SAMPLES, metavar="N",
+    p.add_argument("--task-samples", type=at_least(0), default=DEFAULT_TASK_SAMPLES, metavar="N",
                    help="split longer recordings into tasks of N samples "
                         f"(default {DEFAULT_TASK_SAMPLES}; 0: never)")
     p.add_argument("--dask", metavar="local|ADDRESS",

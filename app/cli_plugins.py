@@ -248,24 +248,3 @@ def register(subparsers: Any) -> None:
     """Add the ``plugins`` command (``list``, ``check``) to an argparse subparsers object."""
     p = subparsers.add_parser("plugins", help="list and check plugins")
     _add_actions(p.add_subparsers(dest="plugins_command", metavar="ACTION", required=True))
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m specscope.app.cli_plugins [--plugins DIR] {list,check} ...`` on its own."""
-    ap = argparse.ArgumentParser(prog="python -m specscope.app.cli_plugins")
-    ap.add_argument("--debug", action="store_true", help="show tracebacks of errors")
-    add_global_options(ap)
-    _add_actions(ap.add_subparsers(dest="plugins_command", metavar="ACTION", required=True))
-    args = ap.parse_args(argv)
-    try:
-        apply_global_options(args)
-        return int(args.func(args) or 0)
-    except SpecscopeError as exc:
-        if args.debug:
-            raise
-        print(f"specscope: error: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

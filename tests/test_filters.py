@@ -418,7 +418,7 @@ def test_block_filter_with_context_matches_whole_filtering():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "specscope.app.cli_filter", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "specscope.app", "filter", *map(str, args)],
                           check=False, capture_output=True, text=True, timeout=60)
 
 
@@ -439,11 +439,11 @@ def test_cli_design_prints_scipy_sos_and_rejects_bad_input(tmp_path):
 
 
 def test_cli_functions_in_process(tmp_path, capsys):
-    from specscope.app import cli_filter
+    from specscope.app.cli import main
 
-    assert cli_filter.main(["design", "--design", "firwin", "--numtaps", "11", "--cutoff",
+    assert main(["filter", "design", "--design", "firwin", "--numtaps", "11", "--cutoff",
                             "1000", "--fs", "8000", "--format", "csv"]) == 0
     assert capsys.readouterr().out.splitlines()[2] == "b,a"
-    assert cli_filter.main(["design", "--design", "cheby1", "--order", "4", "--cutoff",
+    assert main(["filter", "design", "--design", "cheby1", "--order", "4", "--cutoff",
                             "100", "--fs", "8000"]) == 2
     assert "--rp" in capsys.readouterr().err

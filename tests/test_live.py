@@ -399,7 +399,7 @@ def test_killed_recording_is_readable(tmp_path):
 
 def _cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH="")
-    return subprocess.run([sys.executable, "-m", "specscope.app.cli_live", *args],
+    return subprocess.run([sys.executable, "-m", "specscope.app", "live", *args],
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env,
                           check=False)
 

@@ -249,15 +249,15 @@ def test_broken_plugins_are_reported_precisely_and_others_keep_working(pdir) -> 
 
 
 def test_plugins_check_reports_each_operator(pdir, capsys) -> None:
-    from specscope.app import cli_plugins
+    from specscope.app.cli import main
 
     write(pdir, "good.py", GOOD)
     write(pdir, "raiser.py", BROKEN["raiser.py"])
-    assert cli_plugins.main(["check", "good"]) == 0
+    assert main(["plugins", "check", "good"]) == 0
     out = capsys.readouterr().out
     assert "good: OK (loaded)" in out
     assert re.search(r"good\.double\s+ok\s+\(4 runs\)", out)
-    assert cli_plugins.main(["check", "--json"]) == 1
+    assert main(["plugins", "check", "--json"]) == 1
     report = {r["plugin"]: r for r in json.loads(capsys.readouterr().out)["plugins"]}
     assert report["good"]["ok"] and not report["raiser"]["ok"]
     probs = report["raiser"]["operators"][0]["problems"]
@@ -266,7 +266,7 @@ def test_plugins_check_reports_each_operator(pdir, capsys) -> None:
     assert len(probs) == 4  # tone, chirp, click, noise
     for shipped in ("mel", "cqt", "scalogram", "reassigned", "multitaper", "features", "onsets"):
         assert report[shipped]["ok"], report[shipped]
-    assert cli_plugins.main(["check", "nope"]) == 2
+    assert main(["plugins", "check", "nope"]) == 2
     assert "plugin 'nope' is not installed" in capsys.readouterr().err
 
 

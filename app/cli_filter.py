@@ -8,8 +8,7 @@
 
 Handlers return an exit status; bad input raises
 :class:`~specscope.compute.errors.SpecscopeError` subclasses, which the main
-CLI prints as one line with exit status 2.  ``python -m specscope.app.cli_filter``
-runs the same commands standalone.  Nothing here imports Qt.
+CLI prints as one line with exit status 2.  Nothing here imports Qt.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """CLI subcommand ``live``: stream a source through a pipeline, headless or in a window.
 
-:func:`register` adds it to the main CLI's argparse subparsers; :func:`main`
-runs it alone (``python -m specscope.app.cli_live --source ...``).  The handler
+:func:`register` adds it to the main CLI's argparse subparsers.  The handler
 returns an exit status; bad input raises
 :class:`~specscope.compute.errors.SpecscopeError` subclasses (exit status 2).
 Nothing here imports Qt: the window comes from

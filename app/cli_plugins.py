@@ -8,9 +8,6 @@ Wiring into the main parser (``app/cli.py``)::
     ...
     args = ap.parse_args(argv)
     cli_plugins.apply_global_options(args)  # before running any command
-
-``python -m specscope.app.cli_plugins [--plugins DIR] {list,check}`` runs the
-same commands on their own.
 """
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_spectrogram(args: argparse.Namespace) -> int:
-    from specscope.compute.export import export_spectrogram
+    from specscope.compute.output.spectrogram import export_spectrogram
     from specscope.compute.spectral import StftParams
 
     params = StftParams(args.nfft, args.hop, args.window, args.scaling)

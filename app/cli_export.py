@@ -3,7 +3,7 @@
 ``specscope export IN -o OUT [--start S] [--stop S] [--channels 0,1]
 [--pipeline P.json]`` writes HDF5 (``.h5``), audio (``.wav``, ``.flac``; RF64
 beyond 4 GB) or SigMF (``.sigmf-meta``), crash-safe, through
-:func:`specscope.compute.writers.export`.  :func:`register` adds it to the
+:func:`specscope.compute.output.range.export`.  :func:`register` adds it to the
 main CLI's subparsers.  Bad input raises
 :class:`~specscope.compute.errors.SpecscopeError` (one line, exit status 2
 in the main CLI).  Nothing here imports Qt.
@@ -65,7 +65,7 @@ class _Bar:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from specscope.compute.io import open_recording
-    from specscope.compute.writers import export, output_kind, seconds_to_samples
+    from specscope.compute.output.range import export, output_kind, seconds_to_samples
 
     from .cli import _recording_options
 
@@ -95,7 +95,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``export`` to an argparse subparsers object."""
-    from specscope.compute.pipeline import DEFAULT_CHUNK_SAMPLES
+    from specscope.compute.pipeline.core import DEFAULT_CHUNK_SAMPLES
 
     from .cli import _add_recording_options
 

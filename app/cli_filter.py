@@ -50,7 +50,7 @@ _SPEC_OPTIONS = (  # (option, dest, kind, help)
 
 def spec_from_args(args: argparse.Namespace) -> Any:
     """A FilterSpec from ``--spec`` or the design options."""
-    from specscope.compute.filters import FilterSpec
+    from specscope.compute.filters.core import FilterSpec
 
     if args.spec:
         p = Path(args.spec)
@@ -80,8 +80,8 @@ def spec_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_design(args: argparse.Namespace) -> int:
-    from specscope.compute.filter_export import export_coefficients, write_coefficients
-    from specscope.compute.filters import design, verify
+    from specscope.compute.filters.formats import export_coefficients, write_coefficients
+    from specscope.compute.filters.core import design, verify
 
     spec = spec_from_args(args)
     d = design(spec, args.fs)
@@ -102,9 +102,9 @@ def cmd_design(args: argparse.Namespace) -> int:
 
 def _load_filter(path: str) -> Any:
     """A FilterSpec, Design (coefficient file) or Pipeline from a file."""
-    from specscope.compute.filter_export import SUFFIXES, read_coefficients
-    from specscope.compute.filters import FilterSpec
-    from specscope.compute.pipeline import Pipeline
+    from specscope.compute.filters.formats import SUFFIXES, read_coefficients
+    from specscope.compute.filters.core import FilterSpec
+    from specscope.compute.pipeline.core import Pipeline
 
     p = Path(path)
     if not p.is_file():
@@ -128,9 +128,9 @@ def _load_filter(path: str) -> Any:
 
 
 def cmd_apply(args: argparse.Namespace) -> int:
-    from specscope.compute.filter_export import filter_recording
-    from specscope.compute.pipeline import Pipeline
-    from specscope.compute.runner import process_file
+    from specscope.compute.filters.formats import filter_recording
+    from specscope.compute.pipeline.core import Pipeline
+    from specscope.compute.batch import process_file
 
     from .cli import _recording_options
 
@@ -147,8 +147,8 @@ def cmd_apply(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``filter design`` and ``filter apply`` to an argparse subparsers object."""
-    from specscope.compute.filter_export import FORMATS
-    from specscope.compute.filters import DESIGNS
+    from specscope.compute.filters.formats import FORMATS
+    from specscope.compute.filters.core import DESIGNS
 
     from .cli import _add_recording_options
 

@@ -33,8 +33,8 @@ def _gui() -> Any:
 
 
 def cmd_live(args: argparse.Namespace) -> int:
-    from specscope.compute.live import LiveSession, open_source
-    from specscope.compute.pipeline import Pipeline
+    from specscope.compute.live.core import LiveSession, open_source
+    from specscope.compute.pipeline.core import Pipeline
 
     if args.block < 1:
         raise InputError(f"--block {args.block} must be >= 1 sample")

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from specscope.compute import autotune, backend, registry
+from specscope.compute.operators import autotune, registry
+from specscope.compute import backend
 from specscope.compute.errors import InputError
 
 from .cli_types import at_least

@@ -18,7 +18,9 @@ import sys
 from typing import Any
 
 import numpy as np
-from specscope.compute import backend, plugins, registry
+from specscope.compute import backend
+from specscope.compute.extensions import plugins
+from specscope.compute.operators import registry
 from specscope.compute.errors import InputError, SpecscopeError
 
 CHECK_FS = 8000.0

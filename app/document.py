@@ -44,7 +44,7 @@ class ViewSettings:
 
     def pipeline_dict(self) -> dict:
         """The processing and the spectrogram as one pipeline (``pipeline/1`` JSON)."""
-        from specscope.compute.pipeline import SCHEMA
+        from specscope.compute.pipeline.core import SCHEMA
         from specscope.compute.spectral import window_text
 
         st = self.stft

@@ -16,7 +16,7 @@ from PyQt6.QtWidgets import (QApplication, QComboBox, QDoubleSpinBox, QHBoxLayou
                              QMainWindow, QPushButton, QScrollBar, QSpinBox, QVBoxLayout,
                              QWidget)
 
-from specscope.compute.live import LiveSession
+from specscope.compute.live.core import LiveSession
 from specscope.compute.spectral import to_db
 from specscope.widgets.spectrogram_view import COLORMAPS, SpectrogramView
 

@@ -19,18 +19,21 @@ from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QFileDialog, QGr
                              QPushButton, QScrollArea, QVBoxLayout, QWidget)
 
 from specscope.compute import __version__
-from specscope.compute import filters, plugins, registry
-from specscope.compute.filter_export import write_coefficients
+from specscope.compute.filters import core as filters
+from specscope.compute.extensions import plugins
+from specscope.compute.operators import registry
+from specscope.compute.filters.formats import write_coefficients
 from specscope.compute.errors import InputError, SpecscopeError
-from specscope.compute.export import export_spectrogram
+from specscope.compute.output.spectrogram import export_spectrogram
 from specscope.compute.io.base import Recording, open_recording, readers
 from specscope.compute.paths import cache_dir
-from specscope.compute.pipeline import Pipeline
-from specscope.compute.runner import export_recording
-from specscope.compute.writers import export as export_any
+from specscope.compute.pipeline.core import Pipeline
+from specscope.compute.batch import export_recording
+from specscope.compute.output.range import export as export_any
 from specscope.compute.spectral import StftParams
-from specscope.compute.tiles import (DisplayImage, StackedEngine, TileEngine, plugin_image,
-                                     render_progressive)
+from specscope.compute.view.tiles import (
+    DisplayImage, StackedEngine, TileEngine, plugin_image, render_progressive,
+)
 from specscope.widgets.filter_designer import FilterDesigner
 from specscope.widgets.param_form import ParamForm
 from specscope.widgets.pipeline_editor import PipelineEditor

@@ -8,11 +8,11 @@ here imports Qt: a notebook, the CLI and a cluster worker use it without a GUI.
 
 from ._version import __version__
 from .errors import Cancelled, InputError, RecordingError, SpecscopeError
-from .export import export_spectrogram, read_spectrogram
+from .output.spectrogram import export_spectrogram, read_spectrogram
 from .io import Recording, open_recording, readers, register_reader
 from .io.memory import ArrayRecording
 from .spectral import StftParams, get_window, spectrogram, to_db
-from .tiles import RenderResult, TileEngine, render_progressive
+from .view.tiles import RenderResult, TileEngine, render_progressive
 
 __all__ = [
     "__version__", "Cancelled", "InputError", "RecordingError", "SpecscopeError",
@@ -24,11 +24,11 @@ __all__ = [
 
 # operator core (issue 3): registry, backends
 from .backend import available_backends
-from .registry import Param, call, operator
+from .operators.registry import Param, call, operator
 
 __all__ += ["Param", "available_backends", "call", "operator"]
 
 # pipelines (issue 5): the one representation of processing
-from .pipeline import Pipeline
+from .pipeline.core import Pipeline
 
 __all__ += ["Pipeline"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from specscope.compute.ops import timefreq
-from specscope.compute.registry import Param, operator
+from specscope.compute.operators.registry import Param, operator
 
 from ._common import WINDOW, real_signal
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from specscope.compute.backend import scipy_fn
 from specscope.compute.ops import timefreq
-from specscope.compute.registry import Param, operator
+from specscope.compute.operators.registry import Param, operator
 
 from ._common import HOP, NFFT, WINDOW, frame_history, frame_times, real_signal
 

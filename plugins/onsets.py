@@ -1,7 +1,7 @@
 """Onset / transient detector: spectral-flux peaks, refined to the sample, as annotations.
 
 Turn its result into recording annotations with
-:func:`specscope.compute.plugins.events_to_annotations`.
+:func:`specscope.compute.extensions.plugins.events_to_annotations`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import scipy.signal
 from specscope.compute.errors import InputError
 from specscope.compute.ops import features as _f
-from specscope.compute.registry import Param, operator
+from specscope.compute.operators.registry import Param, operator
 
 SPECSCOPE_PLUGIN = {
     "summary": "Onset / transient detector (writes annotations)",

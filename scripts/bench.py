@@ -21,7 +21,8 @@ from collections.abc import Callable
 
 import numpy as np
 import scipy.signal
-from specscope.compute import autotune, call
+from specscope.compute.operators import autotune
+from specscope.compute import call
 
 
 def best_time(fn: Callable[[], object], repeats: int) -> tuple[float, object]:

@@ -18,16 +18,11 @@ import statistics
 import time
 
 import numpy as np
-from specscope.compute.filters import (
-    FilterSpec,
-    analyze,
-    block_filter,
-    design,
-    notch_from_click,
-    verify,
+from specscope.compute.filters.core import (
+    FilterSpec, analyze, block_filter, design, notch_from_click, verify,
 )
 from specscope.compute.io.memory import ArrayRecording
-from specscope.compute.tiles import TileEngine, render_progressive
+from specscope.compute.view.tiles import TileEngine, render_progressive
 
 FS = 48000.0
 

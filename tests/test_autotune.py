@@ -7,8 +7,8 @@ import time
 
 import numpy as np
 import pytest
-from specscope.compute import autotune, registry
-from specscope.compute.registry import Param, operator
+from specscope.compute.operators import autotune, registry
+from specscope.compute.operators.registry import Param, operator
 
 
 @pytest.fixture(autouse=True)

@@ -22,8 +22,8 @@ import h5py
 import numpy as np
 import pytest
 import soundfile
-from specscope.compute.pipeline import Pipeline
-from specscope.compute.writers import export
+from specscope.compute.pipeline.core import Pipeline
+from specscope.compute.output.range import export
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
@@ -32,8 +32,8 @@ FIR = {"op": "filter", "params": {"design": "firwin", "numtaps": 63, "cutoff": 3
 
 HELPER = r"""
 import os, sys
-from specscope.compute.writers import export
-from specscope.compute.pipeline import Pipeline
+from specscope.compute.output.range import export
+from specscope.compute.pipeline.core import Pipeline
 src, dest, pipe = sys.argv[1:4]
 pipeline = Pipeline.load(pipe)
 print("ready", flush=True)

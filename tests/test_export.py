@@ -7,7 +7,7 @@ import h5py
 import numpy as np
 import pytest
 
-import specscope.compute.export as export_mod
+import specscope.compute.output.spectrogram as export_mod
 from specscope.compute import (Cancelled, RecordingError, StftParams, __version__,
                                export_spectrogram, open_recording, read_spectrogram, spectrogram)
 

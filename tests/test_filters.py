@@ -10,26 +10,15 @@ import numpy as np
 import pytest
 import scipy.signal as ss
 from specscope.compute import InputError
-from specscope.compute.filter_export import (
-    FORMATS,
-    export_coefficients,
-    filter_recording,
-    parse_coefficients,
-    read_coefficients,
+from specscope.compute.filters.formats import (
+    FORMATS, export_coefficients, filter_recording, parse_coefficients, read_coefficients,
     write_coefficients,
 )
-from specscope.compute.filters import (
-    Design,
-    FilterSpec,
-    FilterSpecError,
-    analyze,
-    block_filter,
-    design,
-    notch_from_click,
-    verify,
+from specscope.compute.filters.core import (
+    Design, FilterSpec, FilterSpecError, analyze, block_filter, design, notch_from_click, verify,
 )
 from specscope.compute.io.memory import ArrayRecording
-from specscope.compute.pipeline import Pipeline
+from specscope.compute.pipeline.core import Pipeline
 
 FS = 48000.0
 # SOS from the same scipy calls: identical up to float rounding in the design
@@ -400,7 +389,7 @@ def test_filter_recording_to_hdf5_with_spec_and_coefficients(tmp_path):
 
 
 def test_block_filter_with_context_matches_whole_filtering():
-    from specscope.compute.tiles import TileEngine
+    from specscope.compute.view.tiles import TileEngine
 
     rng = np.random.default_rng(3)
     x = rng.standard_normal(200000).astype(np.float64)

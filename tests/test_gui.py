@@ -10,7 +10,7 @@ from specscope.app.document import ViewSettings
 from specscope.app.main_window import MainWindow
 from specscope.compute import StftParams, open_recording
 from specscope.compute.spectral import to_db
-from specscope.compute.tiles import TileEngine
+from specscope.compute.view.tiles import TileEngine
 
 TIMEOUT_MS = 30000
 

@@ -9,8 +9,9 @@ import scipy.signal
 
 from specscope.app.document import ViewSettings
 from specscope.app.main_window import MainWindow
-from specscope.compute import StftParams, filters
-from specscope.compute.filter_export import read_coefficients
+from specscope.compute import StftParams
+from specscope.compute.filters import core as filters
+from specscope.compute.filters.formats import read_coefficients
 
 TIMEOUT_MS = 30000
 

@@ -9,9 +9,9 @@ import pytest
 from specscope.app.document import ViewSettings
 from specscope.app.main_window import MainWindow
 from specscope.compute import StftParams, open_recording
-from specscope.compute.pipeline import Pipeline
+from specscope.compute.pipeline.core import Pipeline
 from specscope.compute.spectral import to_db
-from specscope.compute.tiles import TileEngine, plugin_image
+from specscope.compute.view.tiles import TileEngine, plugin_image
 
 TIMEOUT_MS = 30000
 

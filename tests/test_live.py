@@ -16,20 +16,11 @@ import pytest
 import scipy.signal as ss
 from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.io.memory import ArrayRecording
-from specscope.compute.live import (
-    BlockRing,
-    FileSource,
-    GeneratorSource,
-    History,
-    LatencyStats,
-    LiveSession,
-    Source,
-    open_source,
-    recover_recording,
-    register_source,
-    source_schemes,
+from specscope.compute.live.core import (
+    BlockRing, FileSource, GeneratorSource, History, LatencyStats, LiveSession, Source,
+    open_source, recover_recording, register_source, source_schemes,
 )
-from specscope.compute.pipeline import Pipeline
+from specscope.compute.pipeline.core import Pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "assets" / "examples" / "scene.wav"
@@ -345,7 +336,7 @@ def test_recording_complete_file(tmp_path):
 
 _WRITER = textwrap.dedent("""
     import sys, time
-    from specscope.compute.live import GeneratorSource, LiveSession
+    from specscope.compute.live.core import GeneratorSource, LiveSession
     src = GeneratorSource("tone", sample_rate=16000.0, block=400, rate=1.0, frequency=300.0)
     s = LiveSession(src, None, record=sys.argv[1], record_flush_seconds=0.05)
     s.start()

@@ -29,7 +29,8 @@ import pywt
 import scipy.fft as sf
 import scipy.signal as ss
 import scipy.signal.windows as sw
-from specscope.compute import backend, registry
+from specscope.compute import backend
+from specscope.compute.operators import registry
 from specscope.compute.errors import InputError, SpecscopeError
 
 LENGTHS = (0, 1, 5, 31, 97, 250)  # empty, single, < window (16), odd, prime, non-power-of-two

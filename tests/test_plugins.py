@@ -16,9 +16,10 @@ import pytest
 import pywt
 import scipy.fft
 import scipy.signal
-from specscope.compute import plugins, registry
+from specscope.compute.extensions import plugins
+from specscope.compute.operators import registry
 from specscope.compute.errors import InputError
-from specscope.compute.plugins import PluginError
+from specscope.compute.extensions.plugins import PluginError
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "plugins.md"
@@ -26,7 +27,7 @@ PY = sys.executable
 
 GOOD = '''
 """Doubles its input."""
-from specscope.compute.registry import Param, operator
+from specscope.compute.operators.registry import Param, operator
 
 SPECSCOPE_PLUGIN = {"version": "2.1", "outputs": {"double": "same"}}
 
@@ -154,7 +155,7 @@ def test_duplicate_operator_in_a_plugin_fails_it_and_rolls_back(pdir) -> None:
 
 BROKEN = {
     "badimport.py": '''
-        from specscope.compute.registry import operator
+        from specscope.compute.operators.registry import operator
 
         @operator("first", family="basic", summary="registered before the failure",
                   reference="x")
@@ -164,7 +165,7 @@ BROKEN = {
         import no_such_module_xyz  # noqa
     ''',
     "raiser.py": '''
-        from specscope.compute.registry import operator
+        from specscope.compute.operators.registry import operator
 
         @operator("boom", family="basic", summary="raises", reference="-")
         def boom(x):
@@ -172,7 +173,7 @@ BROKEN = {
     ''',
     "garbage.py": '''
         import numpy as np
-        from specscope.compute.registry import operator
+        from specscope.compute.operators.registry import operator
         SPECSCOPE_PLUGIN = {"outputs": {"shape": "same", "image": "image"}}
 
         @operator("text", family="basic", summary="returns a string", reference="-")

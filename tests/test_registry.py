@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 from specscope import compute
-from specscope.compute import registry
+from specscope.compute.operators import registry
 from specscope.compute.errors import InputError
-from specscope.compute.registry import Param, RegistrationError, operator
+from specscope.compute.operators.registry import Param, RegistrationError, operator
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ import pytest
 import scipy.signal as ss
 import soundfile
 from specscope.compute import InputError, RecordingError, open_recording, read_spectrogram
-from specscope.compute.pipeline import SETTLE_TOL, Pipeline
-from specscope.compute.runner import rerun, run_batch
+from specscope.compute.pipeline.core import SETTLE_TOL, Pipeline
+from specscope.compute.batch import rerun, run_batch
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "assets" / "pipelines" / "hum_bandpass.json"
@@ -208,8 +208,8 @@ def test_runner_and_cli_do_not_import_qt(wavs, tmp_path):
     paths, _ = wavs
     code = f"""
 import sys
-from specscope.compute.runner import run_batch
-from specscope.compute.pipeline import Pipeline
+from specscope.compute.batch import run_batch
+from specscope.compute.pipeline.core import Pipeline
 s = run_batch(Pipeline.load({str(EXAMPLE)!r}), [{str(paths[2])!r}], {str(tmp_path / "o")!r})
 assert s.ok
 from specscope.app import cli

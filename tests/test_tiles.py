@@ -5,7 +5,7 @@ import pytest
 
 from specscope.compute import Cancelled, InputError, spectrogram
 from specscope.compute.io.memory import ArrayRecording
-from specscope.compute.tiles import TILE_CELLS, TileEngine
+from specscope.compute.view.tiles import TILE_CELLS, TileEngine
 
 FS = 8000
 NFFT, HOP = 256, 64

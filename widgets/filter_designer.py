@@ -26,7 +26,7 @@ from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel,
                              QTabWidget, QVBoxLayout, QWidget)
 
-from specscope.compute import filters
+from specscope.compute.filters import core as filters
 from specscope.compute.errors import SpecscopeError
 
 from .param_form import ParamForm

@@ -1,7 +1,7 @@
 """Built-in signal operators, grouped by family.
 
 Importing this package registers every built-in operator with
-:mod:`specscope.compute.registry` (the registry imports it on first lookup,
+:mod:`specscope.compute.operators.registry` (the registry imports it on first lookup,
 so ``import specscope.compute`` stays light).
 """
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 from specscope.compute.backend import scipy_fn, xp_name
-from specscope.compute.registry import Param
+from specscope.compute.operators.registry import Param
 
 __all__ = [
     "AXES",

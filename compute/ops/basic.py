@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from specscope.compute.errors import InputError
-from specscope.compute.registry import REQUIRED, Param, operator
+from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ._common import AXIS
 

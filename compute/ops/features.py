@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from specscope.compute import spectral
 from specscope.compute.errors import InputError
-from specscope.compute.registry import Param, operator
+from specscope.compute.operators.registry import Param, operator
 
 from ._common import as_float, frames
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from specscope.compute.errors import InputError
-from specscope.compute.registry import REQUIRED, Param, operator
+from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ._common import AXES, AXIS, NORM, axes_tuple, scipy_fn
 
@@ -188,7 +188,7 @@ def _rfft_variant(x, *, n, axis, norm, xp):
     return xp.fft.rfft(x, n=n, axis=axis, norm=norm)
 
 
-from specscope.compute.registry import get as _get
+from specscope.compute.operators.registry import get as _get
 
 _get("fft").implementation("numpy", "numpy_fft")(_fft_variant)
 _get("rfft").implementation("numpy", "numpy_fft")(_rfft_variant)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.signal as ss
-from specscope.compute.registry import REQUIRED, Param, operator
+from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 FAMILY = "filter_design"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.signal as ss
 from specscope.compute.errors import InputError
-from specscope.compute.registry import REQUIRED, Param, operator
+from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ._common import AXES, AXIS, as_float, axes_tuple, scipy_fn
 

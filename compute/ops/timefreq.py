@@ -9,7 +9,7 @@ import numpy as np
 import scipy.signal
 from specscope.compute import spectral
 from specscope.compute.errors import InputError
-from specscope.compute.registry import REQUIRED, Param, operator
+from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ._common import AXIS, as_float, frames, scipy_fn
 

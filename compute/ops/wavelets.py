@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pywt
 from specscope.compute.errors import InputError
-from specscope.compute.registry import REQUIRED, Param, operator
+from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 FAMILY = "wavelets"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from specscope.compute.registry import REQUIRED, Param, operator
+from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ._common import DTYPE, scipy_fn
 

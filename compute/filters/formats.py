@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, RecordingError
-from .filters import Design, FilterSpec
+from ..errors import InputError, RecordingError
+from .core import Design, FilterSpec
 
 __all__ = ["FORMATS", "SUFFIXES", "export_coefficients", "filter_pipeline",
            "filter_recording", "parse_coefficients", "read_coefficients",
@@ -268,7 +268,7 @@ def _scipy_code(d: Design) -> list[str]:
 
 def read_coefficients(path: str | os.PathLike[str], fmt: str | None = None,
                       fs: float | None = None) -> Design:
-    """A :class:`~specscope.compute.filters.Design` from a coefficient file.
+    """A :class:`~specscope.compute.filters.core.Design` from a coefficient file.
 
     ``fs`` overrides (or supplies, when the file has none) the sample rate.
     """
@@ -428,13 +428,13 @@ def _parse_python(text: str, fs: float | None) -> Design:
 
 
 def filter_pipeline(what: FilterSpec | Design, name: str = "filter") -> Any:
-    """A one-step :class:`~specscope.compute.pipeline.Pipeline` applying a spec or design.
+    """A one-step :class:`~specscope.compute.pipeline.core.Pipeline` applying a spec or design.
 
     A spec becomes a ``filter`` step (designed for each recording's rate); a
     design without a spec (imported coefficients) becomes an ``sosfilt`` or
     FIR ``lfilter`` step with its coefficients.
     """
-    from .pipeline import Pipeline
+    from ..pipeline.core import Pipeline
 
     if isinstance(what, FilterSpec):
         return Pipeline.from_steps([{"op": "filter", "params": what.to_params()}], name)
@@ -455,12 +455,12 @@ def filter_recording(what: FilterSpec | Design, source: str | os.PathLike[str],
 
     The output holds the filtered signal, the pipeline JSON (with the spec),
     the designed coefficients (group ``pipeline/coefficients``) and the
-    provenance; ``kwargs`` go to :func:`~specscope.compute.runner.process_file`
+    provenance; ``kwargs`` go to :func:`~specscope.compute.batch.process_file`
     (``chunk_samples``, ``recording_options``, ``progress``...).  A design whose
     sample rate differs from the recording's is refused.
     """
-    from . import open_recording
-    from .runner import process_file
+    from .. import open_recording
+    from ..batch import process_file
 
     if isinstance(what, Design):
         rec = open_recording(source, **kwargs.get("recording_options", {}))

@@ -88,10 +88,10 @@ from typing import Any
 
 import numpy as np
 
-from . import registry
-from ._json import json_types as _jsonable
-from .errors import InputError
-from .registry import REQUIRED, Param
+from ..operators import registry
+from ..jsontypes import json_types as _jsonable
+from ..errors import InputError
+from ..operators.registry import REQUIRED, Param
 
 __all__ = [
     "BTYPES",
@@ -300,7 +300,7 @@ class FilterSpec:
                     raise _fail(f.name, f"{f.name}={_show(value)} must be finite")
                 v = float(a) if a.ndim == 0 else tuple(float(x) for x in a)
             elif f.name == "window" and isinstance(v, str):
-                from .spectral import parse_window
+                from ..spectral import parse_window
                 try:
                     parse_window(v)
                 except InputError as exc:
@@ -757,7 +757,7 @@ def _design_fir(spec: FilterSpec, fs: float) -> Design:
         if pass_nyq and spec.numtaps % 2 == 0:
             raise _fail("numtaps", f"numtaps={spec.numtaps} must be odd: a {spec.btype} FIR "
                                    "passes the Nyquist frequency")
-        from .spectral import parse_window
+        from ..spectral import parse_window
         c = Call("firwin", {"numtaps": spec.numtaps, "cutoff": _jsonable(spec.cutoff),
                             "window": parse_window(spec.window), "pass_zero": pass_zero,
                             "width": spec.width})
@@ -769,7 +769,7 @@ def _design_fir(spec: FilterSpec, fs: float) -> Design:
         if spec.numtaps % 2 == 0 and g[-1] != 0:
             raise _fail("numtaps", f"numtaps={spec.numtaps} must be odd when the gain at "
                                    "Nyquist is not 0")
-        from .spectral import parse_window
+        from ..spectral import parse_window
         c = Call("firwin2", {"numtaps": spec.numtaps, "freq": _jsonable(spec.freq),
                              "gain": _jsonable(spec.gain),
                              "window": parse_window(spec.window)})

@@ -52,10 +52,10 @@ from typing import Any
 
 import numpy as np
 
-from ._version import __version__
-from .errors import Cancelled, InputError, RecordingError
-from .export import atomic_file, recording_provenance
-from .pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
+from .._version import __version__
+from ..errors import Cancelled, InputError, RecordingError
+from .spectrogram import atomic_file, recording_provenance
+from ..pipeline.core import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
 
 __all__ = [
     "AUDIO_SUFFIXES",
@@ -239,7 +239,7 @@ def export(source: Any, out: str | os.PathLike[str], *,
         raise InputError(f"chunk_samples={chunk_samples!r} must be a whole number >= 1")
     pipe = _as_pipeline(pipeline)
     if isinstance(source, (str, os.PathLike)):
-        from .io import open_recording
+        from ..io import open_recording
 
         with open_recording(source, **dict(options or {})) as rec:
             return _export(rec, Path(out), kind, pipe, start, stop, channels, options,
@@ -260,7 +260,7 @@ def _export(rec: Any, out: Path, kind: str, pipeline: Pipeline, start: int | Non
             chunk_samples: int, subtype: str | None, rf64_threshold: int | None,
             progress: Callable[[float], None] | None,
             cancelled: Callable[[], bool] | None) -> Path:
-    from .runner import _meta, _write_output
+    from ..batch import _meta, _write_output
 
     meta = _meta(rec)
     where = rec.path.name

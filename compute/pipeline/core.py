@@ -23,8 +23,8 @@ Step kinds
 ``filter``
     A filter designed in Hz, for the recording's sample rate, when the pipeline
     is bound to it (:meth:`Pipeline.bind`).  The params are a
-    :class:`specscope.compute.filters.FilterSpec` (``spec.to_params()``), designed
-    by :func:`specscope.compute.filters.design`, the one design path shared with
+    :class:`specscope.compute.filters.core.FilterSpec` (``spec.to_params()``), designed
+    by :func:`specscope.compute.filters.core.design`, the one design path shared with
     the filter designer and ``specscope filter``.  IIR designs (``butter``,
     ``cheby1``, ``cheby2``, ``ellip``, ``bessel`` -- fixed or minimum order --,
     ``iirnotch``, ``iirpeak``, ``notches``) become second-order sections applied
@@ -90,14 +90,14 @@ from typing import Any
 
 import numpy as np
 
-from . import backend as _backend
-from . import filters as _filters
-from . import registry
-from ._json import json_types as _jsonable
-from .errors import Cancelled, InputError, RecordingError, SpecscopeError
-from .plugins import PluginError
-from .registry import Param
-from .spectral import FRAMES_PER_BLOCK, SCALINGS, StftParams, stft_frame_rows
+from .. import backend as _backend
+from ..filters import core as _filters
+from ..operators import registry
+from ..jsontypes import json_types as _jsonable
+from ..errors import Cancelled, InputError, RecordingError, SpecscopeError
+from ..extensions.plugins import PluginError
+from ..operators.registry import Param
+from ..spectral import FRAMES_PER_BLOCK, SCALINGS, StftParams, stft_frame_rows
 
 __all__ = [
     "DEFAULT_CHUNK_SAMPLES",
@@ -124,7 +124,7 @@ _OP_NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 
 # -- the filter step's schema -----------------------------------------------------------
 
-#: design name -> (registry design operator, its parameters): see specscope.compute.filters
+#: design name -> (registry design operator, its parameters): see specscope.compute.filters.core
 FILTER_DESIGNS = _filters.FILTER_DESIGNS
 _DESIGN = _filters.DESIGN_PARAM
 
@@ -205,7 +205,7 @@ def _validate_params(schema: Sequence[Param], params: dict[str, Any], where: str
 
 def _validate_filter(params: dict[str, Any], where: str) -> dict[str, Any]:
     """The filter step's values (every field of its design), validated by the one
-    design path, :class:`~specscope.compute.filters.FilterSpec`."""
+    design path, :class:`~specscope.compute.filters.core.FilterSpec`."""
     if "design" not in params:
         raise InputError(f"{where}: parameter 'design' is required (one of "
                          f"{', '.join(FILTER_DESIGNS)})")
@@ -276,13 +276,13 @@ class _HostOp:
     validates them when the pipeline is bound and then runs the implementation
     ``registry.call(..., backend="numpy")`` chooses, the way it runs it: the
     same input check, the same errors, the call recorded for
-    :func:`specscope.compute.autotune.profile`.  ``varying`` parameters (a
+    :func:`specscope.compute.operators.autotune.profile`.  ``varying`` parameters (a
     carried ``zi``) are the stage's own arrays and are passed as they are.
     """
 
     def __init__(self, op: registry.Operator | str, fs: float | None = None,
                  **params: Any) -> None:
-        from . import autotune
+        from ..operators import autotune
 
         self.op = registry.get(op) if isinstance(op, str) else op
         self.impl = self.op.get_implementation("numpy")
@@ -724,7 +724,7 @@ class Designed:
 
 
 def _design(step: Step, fs: float) -> Designed:
-    """Design a filter step through :func:`specscope.compute.filters.design`."""
+    """Design a filter step through :func:`specscope.compute.filters.core.design`."""
     try:
         spec = _filters.FilterSpec.from_params(step.params)
         d = _filters.design(spec, fs)
@@ -1215,15 +1215,15 @@ class Pipeline:
 
     def block_function(self, fs: float,
                        complex_input: bool = False) -> Callable[[np.ndarray, float], Any]:
-        """``f(x, fs)`` for :class:`~specscope.compute.tiles.TileEngine`'s ``pipeline``.
+        """``f(x, fs)`` for :class:`~specscope.compute.view.tiles.TileEngine`'s ``pipeline``.
 
         The tile engine reads blocks independently: sample-wise steps run as
-        they are, filters through :func:`~specscope.compute.filters.block_filter`,
+        they are, filters through :func:`~specscope.compute.filters.core.block_filter`,
         which needs ``f.context = (before, after)`` samples around each block
         (the engine reads and trims them).  Other steps with history are refused
         with an error naming the step.
         """
-        from . import filters
+        from ..filters import core as filters
 
         part = self.signal_part()
         bound = part.bind(fs, complex_input)

@@ -21,7 +21,7 @@ and, when its signature names them, ``xp`` (the array namespace) and ``fs``
 its CuPy path copies the data to the host and back.  Backend-specific
 implementations are added with ``@gain.implementation("cupy")``; several
 variants per backend are allowed (``@gain.implementation("numpy", "blocked")``)
-and :mod:`specscope.compute.autotune` chooses among them.
+and :mod:`specscope.compute.operators.autotune` chooses among them.
 
 Results come back in the namespace of the input: NumPy in, NumPy out (even
 when ``backend="auto"`` ran it on the GPU); CuPy in, CuPy out.  Operators
@@ -45,8 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from . import backend as _backend
-from .errors import InputError, SpecscopeError
+from .. import backend as _backend
+from ..errors import InputError, SpecscopeError
 
 __all__ = [
     "REQUIRED",
@@ -549,7 +549,7 @@ _registry: dict[str, Operator] = {}
 _registry_lock = threading.RLock()
 _builtins_state = {"loaded": False}
 #: plugin hook: the namespace :func:`operator` prefixes names with while
-#: :mod:`specscope.compute.plugins` imports a plugin (None: no prefix)
+#: :mod:`specscope.compute.extensions.plugins` imports a plugin (None: no prefix)
 _namespace: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "specscope_operator_namespace", default=None)
 
@@ -659,7 +659,7 @@ def get(name: str) -> Operator:
     except (KeyError, TypeError):
         pass
     if isinstance(name, str) and "." in name:  # plugin hook: load "p" on first "p.op"
-        from . import plugins
+        from ..extensions import plugins
 
         if plugins.load_for_operator(name) and name in _registry:
             return _registry[name]
@@ -676,10 +676,10 @@ def list_operators(family: str | None = None) -> list[Operator]:
     """Registered operators sorted by family and name, optionally of one family.
 
     Plugins are loaded first (failures are recorded in their status, see
-    :func:`specscope.compute.plugins.list_plugins`, never raised here).
+    :func:`specscope.compute.extensions.plugins.list_plugins`, never raised here).
     """
     _ensure_builtins()
-    from . import plugins  # plugin hook
+    from ..extensions import plugins  # plugin hook
 
     plugins.load_all()
     with _registry_lock:

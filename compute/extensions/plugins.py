@@ -1,8 +1,8 @@
 """Plugins: operators from installed packages and plugin folders, loaded on first use.
 
 A plugin is a Python module (one file, or a package folder) that declares
-operators with the same :func:`~specscope.compute.registry.operator` /
-:class:`~specscope.compute.registry.Param` API as the built-ins.  Its operators
+operators with the same :func:`~specscope.compute.operators.registry.operator` /
+:class:`~specscope.compute.operators.registry.Param` API as the built-ins.  Its operators
 live under the plugin's name: ``@operator("detector", ...)`` in plugin
 ``clicks`` registers ``clicks.detector``.
 
@@ -53,9 +53,9 @@ from typing import Any
 
 import numpy as np
 
-from . import backend as _backend
-from . import registry
-from .errors import Cancelled, InputError, SpecscopeError
+from .. import backend as _backend
+from ..operators import registry
+from ..errors import Cancelled, InputError, SpecscopeError
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -463,7 +463,7 @@ def _shipped_folder() -> Path | None:
         spec = None
     if spec is not None and spec.submodule_search_locations:
         return Path(next(iter(spec.submodule_search_locations)))
-    sibling = Path(__file__).resolve().parent.parent / "plugins"
+    sibling = Path(__file__).resolve().parents[2] / "plugins"
     return sibling if sibling.is_dir() else None
 
 
@@ -479,7 +479,7 @@ def discover() -> dict[str, Plugin]:
         found: list[Plugin] = []
         shipped = _shipped_folder()
         if shipped is not None:
-            from . import __version__
+            from .. import __version__
 
             for p in _folder_plugins(shipped, "shipped", "specscope.plugins."):
                 p.version = p.version or __version__

@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from ._version import __version__
-from .errors import Cancelled, RecordingError
-from .io.base import Recording
-from .spectral import FRAMES_PER_BLOCK, StftParams, stft_frames, window_text
+from .._version import __version__
+from ..errors import Cancelled, RecordingError
+from ..io.base import Recording
+from ..spectral import FRAMES_PER_BLOCK, StftParams, stft_frames, window_text
 
 FORMAT_TAG = "specscope/spectrogram/1"
 #: temporary files of killed exports older than this (seconds) are removed by the next

@@ -39,9 +39,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import backend as _backend
-from .errors import InputError
-from .paths import cache_dir
+from .. import backend as _backend
+from ..errors import InputError
+from ..paths import cache_dir
 
 if TYPE_CHECKING:
     from .registry import Implementation, Operator

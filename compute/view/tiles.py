@@ -35,9 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import Cancelled, InputError
-from .io.base import Recording
-from .spectral import FRAMES_PER_BLOCK, StftParams, stft_frames, window_text
+from ..errors import Cancelled, InputError
+from ..io.base import Recording
+from ..spectral import FRAMES_PER_BLOCK, StftParams, stft_frames, window_text
 
 TILE_CELLS = 256
 REDUCTIONS = ("mean", "max")
@@ -159,7 +159,7 @@ class TileEngine:
         Samples read before (and after) each block, run through ``pipeline``
         with it and cut off again, for steps with history (filters); default
         ``pipeline.context`` when it has one, else 0.  See
-        :class:`specscope.compute.filters.BlockFilter`.
+        :class:`specscope.compute.filters.core.BlockFilter`.
     cache_bytes : int
         Bound of the in-memory tile cache.
     disk_cache : str, Path or None
@@ -570,7 +570,7 @@ class DisplayImage:
 
     @classmethod
     def from_render(cls, r: RenderResult) -> DisplayImage:
-        from .spectral import to_db
+        from ..spectral import to_db
 
         return cls(to_db(r.image), r.column_edges, r.frequency_edges, r.level,
                    r.frames_per_column, r.reduce, r.preview)
@@ -584,7 +584,7 @@ class DisplayImage:
         and ``time_edges`` / ``frequency_edges``; attributes say how each
         column aggregates frames.
         """
-        from .export import atomic_h5, provenance, write_provenance
+        from ..output.spectrogram import atomic_h5, provenance, write_provenance
 
         t_edges = np.asarray(self.column_edges, dtype=np.float64)
         f_edges = np.asarray(self.frequency_edges, dtype=np.float64)
@@ -667,8 +667,8 @@ def plugin_image(op: str, x: np.ndarray, fs: float, t0: float, params: dict, *,
     it (repeated, never interpolated), so the image lines up with the axis.
     Values that can be negative (e.g. MFCCs) are shown as they are, others in dB.
     """
-    from . import registry
-    from .spectral import to_db
+    from ..operators import registry
+    from ..spectral import to_db
 
     out = registry.call(op, x, fs=fs, **params)
     if not (isinstance(out, tuple) and len(out) == 3):

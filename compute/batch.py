@@ -14,7 +14,7 @@ coefficients and provenance inside.  Work is spread over
 Tasks carry paths, never open files: each task reopens its recording inside
 the worker (HDF5 handles cannot be pickled).  A recording longer than
 ``task_samples`` is split into part tasks, each reading the overlap its steps
-need (:attr:`~specscope.compute.pipeline.BoundPipeline.lookback`); the parts
+need (:attr:`~specscope.compute.pipeline.core.BoundPipeline.lookback`); the parts
 are written to hidden files next to the output and joined, in order, into the
 output file.  Splitting depends only on ``task_samples``, never on the number
 of workers or the executor, so every way of running gives the same numbers.
@@ -29,7 +29,7 @@ was done and what failed, with reasons.
 Output layout
 -------------
 Spectrogram pipelines use the layout of
-:func:`~specscope.compute.export.export_spectrogram` (``spectrogram`` (time,
+:func:`~specscope.compute.output.spectrogram.export_spectrogram` (``spectrogram`` (time,
 frequency), float32, with ``time`` and ``frequency`` scales; (channel, time,
 frequency) for several channels, with a ``channel`` scale).  Time-domain
 pipelines write ``signal`` shaped (samples, channels) with a ``sample_rate``
@@ -37,7 +37,7 @@ attribute and ``time`` (s) and ``channel`` dimension scales, which
 :func:`~specscope.compute.open_recording` opens as a recording.  Both carry
 (the full description is ``docs/hdf5-layout.md``):
 
-* group ``provenance`` (:func:`~specscope.compute.export.write_provenance`):
+* group ``provenance`` (:func:`~specscope.compute.output.spectrogram.write_provenance`):
   the pipeline JSON as dataset ``provenance/pipeline``, source path and
   SHA-256, package versions, backend, creation time;
 * file attributes: ``format``, provenance (``source_path``,
@@ -64,14 +64,11 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, RecordingError, SpecscopeError
-from .export import (
-    atomic_h5,
-    create_spectrogram_datasets,
-    dataset_options,
-    recording_provenance,
+from .output.spectrogram import (
+    atomic_h5, create_spectrogram_datasets, dataset_options, recording_provenance,
     write_provenance,
 )
-from .pipeline import DEFAULT_CHUNK_SAMPLES, SCHEMA, BoundPipeline, Pipeline
+from .pipeline.core import DEFAULT_CHUNK_SAMPLES, SCHEMA, BoundPipeline, Pipeline
 from .spectral import window_text
 
 __all__ = [
@@ -795,7 +792,7 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
     pipeline = Pipeline.from_json(text)
     if not Path(source).is_file():
         raise RecordingError(f"{out.name}: its source {source} is missing")
-    from .export import sha256_file
+    from .output.spectrogram import sha256_file
 
     if sha256_file(source) != digest:
         raise RecordingError(f"{out.name}: its source {source} changed since the run "

@@ -63,8 +63,8 @@ from typing import Any, Self
 
 import numpy as np
 
-from ._version import __version__
-from .errors import InputError, RecordingError, SpecscopeError
+from .._version import __version__
+from ..errors import InputError, RecordingError, SpecscopeError
 
 __all__ = [
     "BlockRing",
@@ -507,7 +507,7 @@ class FileSource(ThreadedSource):
                  rate: float | None = 1.0, loop: bool = False,
                  duration: float | None = None, channels: list[int] | None = None,
                  **open_options: Any) -> None:
-        from .io.base import Recording, open_recording
+        from ..io.base import Recording, open_recording
 
         self._owned = not isinstance(recording, Recording)
         rec = open_recording(recording, **open_options) if self._owned else recording
@@ -691,7 +691,7 @@ def open_source(spec: str, *, block: int = DEFAULT_BLOCK, rate: float | None = 1
 
 
 def _plugin_source(scheme: str) -> _SourceSpec | None:
-    from . import plugins
+    from ..extensions import plugins
 
     try:
         if scheme not in plugins.discover():
@@ -1256,7 +1256,7 @@ def recover_recording(path: str | os.PathLike[str],
     """
     import h5py
 
-    from .export import atomic_h5
+    from ..output.spectrogram import atomic_h5
 
     src = Path(path)
     try:

@@ -80,8 +80,8 @@ def spec_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_design(args: argparse.Namespace) -> int:
-    from specscope.compute.filters.formats import export_coefficients, write_coefficients
     from specscope.compute.filters.core import design, verify
+    from specscope.compute.filters.formats import export_coefficients, write_coefficients
 
     spec = spec_from_args(args)
     d = design(spec, args.fs)
@@ -102,8 +102,8 @@ def cmd_design(args: argparse.Namespace) -> int:
 
 def _load_filter(path: str) -> Any:
     """A FilterSpec, Design (coefficient file) or Pipeline from a file."""
-    from specscope.compute.filters.formats import SUFFIXES, read_coefficients
     from specscope.compute.filters.core import FilterSpec
+    from specscope.compute.filters.formats import SUFFIXES, read_coefficients
     from specscope.compute.pipeline.core import Pipeline
 
     p = Path(path)
@@ -128,9 +128,9 @@ def _load_filter(path: str) -> Any:
 
 
 def cmd_apply(args: argparse.Namespace) -> int:
+    from specscope.compute.batch import process_file
     from specscope.compute.filters.formats import filter_recording
     from specscope.compute.pipeline.core import Pipeline
-    from specscope.compute.batch import process_file
 
     from .cli import _recording_options
 
@@ -147,8 +147,8 @@ def cmd_apply(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``filter design`` and ``filter apply`` to an argparse subparsers object."""
-    from specscope.compute.filters.formats import FORMATS
     from specscope.compute.filters.core import DESIGNS
+    from specscope.compute.filters.formats import FORMATS
 
     from .cli import _add_recording_options
 

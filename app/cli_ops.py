@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from specscope.compute.operators import autotune, registry
 from specscope.compute import backend
 from specscope.compute.errors import InputError
+from specscope.compute.operators import autotune, registry
 
 from .cli_types import at_least
 

@@ -40,8 +40,8 @@ class _Progress:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from specscope.compute.pipeline.core import Pipeline
     from specscope.compute.batch import run_batch
+    from specscope.compute.pipeline.core import Pipeline
 
     from .cli import _recording_options
 
@@ -84,8 +84,8 @@ def cmd_rerun(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``run`` and ``rerun`` to an argparse subparsers object."""
-    from specscope.compute.pipeline.core import DEFAULT_CHUNK_SAMPLES
     from specscope.compute.batch import DEFAULT_TASK_SAMPLES
+    from specscope.compute.pipeline.core import DEFAULT_CHUNK_SAMPLES
 
     from .cli import _add_recording_options
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 from specscope.compute import backend
+from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.extensions import plugins
 from specscope.compute.operators import registry
-from specscope.compute.errors import InputError, SpecscopeError
 
 CHECK_FS = 8000.0
 CHECK_N = 8192

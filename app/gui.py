@@ -6,7 +6,6 @@ import os
 import sys
 from pathlib import Path
 
-
 from .document import ViewSettings
 
 SCREENSHOT_TIMEOUT_S = 120

@@ -12,10 +12,19 @@ import sys
 
 import numpy as np
 from PyQt6.QtCore import Qt, QTimer
-from PyQt6.QtWidgets import (QApplication, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel,
-                             QMainWindow, QPushButton, QScrollBar, QSpinBox, QVBoxLayout,
-                             QWidget)
-
+from PyQt6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QScrollBar,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 from specscope.compute.live.core import LiveSession
 from specscope.compute.spectral import to_db
 from specscope.widgets.spectrogram_view import COLORMAPS, SpectrogramView

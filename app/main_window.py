@@ -11,28 +11,44 @@ import json
 from pathlib import Path
 
 import numpy as np
-
 from PyQt6.QtCore import QObject, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDockWidget, QFileDialog, QGroupBox,
-                             QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
-                             QPushButton, QScrollArea, QVBoxLayout, QWidget)
-
+from PyQt6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 from specscope.compute import __version__
-from specscope.compute.filters import core as filters
-from specscope.compute.extensions import plugins
-from specscope.compute.operators import registry
-from specscope.compute.filters.formats import write_coefficients
+from specscope.compute.batch import export_recording
 from specscope.compute.errors import InputError, SpecscopeError
-from specscope.compute.output.spectrogram import export_spectrogram
+from specscope.compute.extensions import plugins
+from specscope.compute.filters import core as filters
+from specscope.compute.filters.formats import write_coefficients
 from specscope.compute.io.base import Recording, open_recording, readers
+from specscope.compute.operators import registry
+from specscope.compute.output.range import export as export_any
+from specscope.compute.output.spectrogram import export_spectrogram
 from specscope.compute.paths import cache_dir
 from specscope.compute.pipeline.core import Pipeline
-from specscope.compute.batch import export_recording
-from specscope.compute.output.range import export as export_any
 from specscope.compute.spectral import StftParams
 from specscope.compute.view.tiles import (
-    DisplayImage, StackedEngine, TileEngine, plugin_image, render_progressive,
+    DisplayImage,
+    StackedEngine,
+    TileEngine,
+    plugin_image,
+    render_progressive,
 )
 from specscope.widgets.filter_designer import FilterDesigner
 from specscope.widgets.param_form import ParamForm

@@ -6,7 +6,6 @@ import os
 from typing import Any
 
 import numpy as np
-
 from specscope.compute.errors import InputError
 from specscope.compute.io.base import Recording
 from specscope.compute.io.memory import ArrayRecording

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from PyQt6.QtCore import QObject, QThread, pyqtSignal
-
 from specscope.compute.errors import Cancelled, SpecscopeError
 
 PROGRESS_INTERVAL_S = 0.05

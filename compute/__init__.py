@@ -8,9 +8,9 @@ here imports Qt: a notebook, the CLI and a cluster worker use it without a GUI.
 
 from ._version import __version__
 from .errors import Cancelled, InputError, RecordingError, SpecscopeError
-from .output.spectrogram import export_spectrogram, read_spectrogram
 from .io import Recording, open_recording, readers, register_reader
 from .io.memory import ArrayRecording
+from .output.spectrogram import export_spectrogram, read_spectrogram
 from .spectral import StftParams, get_window, spectrogram, to_db
 from .view.tiles import RenderResult, TileEngine, render_progressive
 

@@ -65,7 +65,10 @@ import numpy as np
 
 from .errors import InputError, RecordingError, SpecscopeError
 from .output.spectrogram import (
-    atomic_h5, create_spectrogram_datasets, dataset_options, recording_provenance,
+    atomic_h5,
+    create_spectrogram_datasets,
+    dataset_options,
+    recording_provenance,
     write_provenance,
 )
 from .pipeline.core import DEFAULT_CHUNK_SAMPLES, SCHEMA, BoundPipeline, Pipeline

@@ -26,3 +26,7 @@ class Cancelled(Exception):
 
     Not a :class:`SpecscopeError`: cancellation is not a failure.
     """
+
+
+class RegistrationError(SpecscopeError, ValueError):
+    """A declaration (operator, parameter, reader, source) is invalid or its name is taken."""

@@ -10,9 +10,11 @@ axes a view needs (``frequencies``, ``frame_times``), in the spirit of
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import scipy.fft
@@ -299,6 +301,37 @@ def spectrogram(x: np.ndarray, fs: float, *, nfft: int = 1024, hop: int = 256,
             if progress is not None:
                 progress(done / total)
     return freqs, times, out.reshape(*lead, freqs.size, n_frames)
+
+
+# -- the mel scale --------------------------------------------------------------------
+
+_MEL_F_SP = 200.0 / 3          # Slaney: Hz per mel below the break
+_MEL_LOGSTEP = math.log(6.4) / 27.0
+_MEL_BREAK_HZ = 1000.0
+_MEL_BREAK = _MEL_BREAK_HZ / _MEL_F_SP
+
+
+def hz_to_mel(f: Any, *, htk: bool = True, xp: Any = np) -> Any:
+    """Frequency in Hz to mel.
+
+    ``htk=True``: O'Shaughnessy / HTK, ``2595 log10(1 + f/700)`` (the display's
+    mel axis); ``htk=False``: Slaney's (Auditory Toolbox, librosa's default),
+    linear below 1 kHz and logarithmic above.  ``xp`` is the array namespace.
+    """
+    f = xp.asarray(f, dtype=xp.float64)
+    if htk:
+        return 2595.0 * xp.log10(1.0 + f / 700.0)
+    log_part = _MEL_BREAK + xp.log(xp.maximum(f, 1e-30) / _MEL_BREAK_HZ) / _MEL_LOGSTEP
+    return xp.where(f >= _MEL_BREAK_HZ, log_part, f / _MEL_F_SP)
+
+
+def mel_to_hz(m: Any, *, htk: bool = True, xp: Any = np) -> Any:
+    """Mel to frequency in Hz: the inverse of :func:`hz_to_mel` (same ``htk``)."""
+    m = xp.asarray(m, dtype=xp.float64)
+    if htk:
+        return 700.0 * (10.0 ** (m / 2595.0) - 1.0)
+    return xp.where(m >= _MEL_BREAK, _MEL_BREAK_HZ * xp.exp(_MEL_LOGSTEP * (m - _MEL_BREAK)),
+                    _MEL_F_SP * m)
 
 
 def to_db(values: np.ndarray, *, power: bool = True, floor: float = 1e-20) -> np.ndarray:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from specscope.compute.ops import features as _f
 from specscope.compute.operators.registry import Param, operator
+from specscope.compute.ops import features as _f
 
 from ._common import HOP, NFFT, WINDOW, frame_times, real_signal
 

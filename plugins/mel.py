@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 from specscope.compute.backend import scipy_fn
-from specscope.compute.ops import timefreq
 from specscope.compute.operators.registry import Param, operator
+from specscope.compute.ops import timefreq
+from specscope.compute.spectral import hz_to_mel, mel_to_hz
 
 from ._common import HOP, NFFT, WINDOW, frame_history, frame_times, real_signal
 
@@ -29,9 +30,8 @@ def _mel_power(x, nfft, hop, window, n_mels, fmin, fmax, htk, norm, fs, xp, name
         x, nfft=nfft, hop=hop, window=window, n_mels=n_mels, fmin=fmin, fmax=fmax, htk=htk,
         norm=norm, power=2.0, fs=fs, xp=xp)
     top = fs / 2.0 if fmax is None else fmax
-    lo, hi = timefreq._hz_to_mel(np.asarray(fmin), htk, np), \
-        timefreq._hz_to_mel(np.asarray(top), htk, np)
-    centres = timefreq._mel_to_hz(np.linspace(lo, hi, n_mels + 2), htk, np)[1:-1]
+    lo, hi = hz_to_mel(fmin, htk=htk), hz_to_mel(top, htk=htk)
+    centres = mel_to_hz(np.linspace(lo, hi, n_mels + 2), htk=htk)[1:-1]
     return xp.asarray(centres), frame_times(s.shape[-1], nfft, hop, fs, xp), s
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from specscope.compute.operators.registry import Param, operator
 from specscope.compute.ops import timefreq
 from specscope.compute.ops._common import frames
-from specscope.compute.operators.registry import Param, operator
 
 from ._common import frame_times, real_signal
 

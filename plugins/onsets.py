@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.signal
 from specscope.compute.errors import InputError
-from specscope.compute.ops import features as _f
 from specscope.compute.operators.registry import Param, operator
+from specscope.compute.ops import features as _f
 
 SPECSCOPE_PLUGIN = {
     "summary": "Onset / transient detector (writes annotations)",

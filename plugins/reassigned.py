@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from specscope.compute.errors import InputError
-from specscope.compute.ops import timefreq
 from specscope.compute.operators.registry import Param, operator
+from specscope.compute.ops import timefreq
 
 from ._common import WINDOW, real_signal
 

@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 import numpy as np
 import scipy.signal
-from specscope.compute.operators import autotune
 from specscope.compute import call
+from specscope.compute.operators import autotune
 
 
 def best_time(fn: Callable[[], object], repeats: int) -> tuple[float, object]:

@@ -32,7 +32,6 @@ from pathlib import Path
 import numpy as np
 import scipy.signal
 import soundfile
-
 from specscope.compute import open_recording
 from specscope.compute.paths import cache_dir
 from specscope.compute.view.tiles import TileEngine, render_progressive

@@ -19,7 +19,12 @@ import time
 
 import numpy as np
 from specscope.compute.filters.core import (
-    FilterSpec, analyze, block_filter, design, notch_from_click, verify,
+    FilterSpec,
+    analyze,
+    block_filter,
+    design,
+    notch_from_click,
+    verify,
 )
 from specscope.compute.io.memory import ArrayRecording
 from specscope.compute.view.tiles import TileEngine, render_progressive
@@ -113,7 +118,6 @@ def bench_gui(filters: list[tuple[str, FilterSpec]], reps: int) -> None:
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PyQt6.QtWidgets import QApplication
-
     from specscope.widgets.filter_designer import FilterDesigner
 
     app = QApplication.instance() or QApplication([])

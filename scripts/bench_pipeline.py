@@ -47,8 +47,8 @@ def make_recording(path: Path, seconds: float, seed: int, block: int = 1 << 22) 
 
 
 def batch(inputs: list[Path], out: Path, **kw) -> tuple[float, bool]:
-    from specscope.compute.pipeline.core import Pipeline
     from specscope.compute.batch import run_batch
+    from specscope.compute.pipeline.core import Pipeline
 
     shutil.rmtree(out, ignore_errors=True)
     t0 = time.perf_counter()

@@ -8,7 +8,6 @@ import sys
 import h5py
 import numpy as np
 import pytest
-
 from specscope.compute import __version__, spectrogram
 
 

@@ -22,8 +22,8 @@ import h5py
 import numpy as np
 import pytest
 import soundfile
-from specscope.compute.pipeline.core import Pipeline
 from specscope.compute.output.range import export
+from specscope.compute.pipeline.core import Pipeline
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 

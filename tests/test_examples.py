@@ -5,7 +5,6 @@ import sys
 
 import numpy as np
 import pytest
-
 from specscope.compute import open_recording, spectrogram
 
 ROOT_SCRIPT = "scripts/make_examples.py"

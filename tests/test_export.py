@@ -6,10 +6,17 @@ from datetime import datetime
 import h5py
 import numpy as np
 import pytest
-
 import specscope.compute.output.spectrogram as export_mod
-from specscope.compute import (Cancelled, RecordingError, StftParams, __version__,
-                               export_spectrogram, open_recording, read_spectrogram, spectrogram)
+from specscope.compute import (
+    Cancelled,
+    RecordingError,
+    StftParams,
+    __version__,
+    export_spectrogram,
+    open_recording,
+    read_spectrogram,
+    spectrogram,
+)
 
 
 def test_layout_and_values(stereo_wav, tmp_path, monkeypatch):

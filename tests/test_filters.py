@@ -10,12 +10,23 @@ import numpy as np
 import pytest
 import scipy.signal as ss
 from specscope.compute import InputError
-from specscope.compute.filters.formats import (
-    FORMATS, export_coefficients, filter_recording, parse_coefficients, read_coefficients,
-    write_coefficients,
-)
 from specscope.compute.filters.core import (
-    Design, FilterSpec, FilterSpecError, analyze, block_filter, design, notch_from_click, verify,
+    Design,
+    FilterSpec,
+    FilterSpecError,
+    analyze,
+    block_filter,
+    design,
+    notch_from_click,
+    verify,
+)
+from specscope.compute.filters.formats import (
+    FORMATS,
+    export_coefficients,
+    filter_recording,
+    parse_coefficients,
+    read_coefficients,
+    write_coefficients,
 )
 from specscope.compute.io.memory import ArrayRecording
 from specscope.compute.pipeline.core import Pipeline

@@ -5,7 +5,6 @@ import threading
 import h5py
 import numpy as np
 import pytest
-
 from specscope.app.document import ViewSettings
 from specscope.app.main_window import MainWindow
 from specscope.compute import StftParams, open_recording

@@ -6,11 +6,9 @@ import h5py
 import numpy as np
 import pytest
 import scipy.signal
-
 from specscope.app.document import ViewSettings
 from specscope.app.main_window import MainWindow
 from specscope.compute import StftParams
-from specscope.compute.filters import core as filters
 from specscope.compute.filters.formats import read_coefficients
 
 TIMEOUT_MS = 30000

@@ -5,13 +5,11 @@ import json
 import h5py
 import numpy as np
 import pytest
-
 from specscope.app.document import ViewSettings
 from specscope.app.main_window import MainWindow
 from specscope.compute import StftParams, open_recording
 from specscope.compute.pipeline.core import Pipeline
-from specscope.compute.spectral import to_db
-from specscope.compute.view.tiles import TileEngine, plugin_image
+from specscope.compute.view.tiles import plugin_image
 
 TIMEOUT_MS = 30000
 
@@ -124,7 +122,6 @@ def test_plugins_dialog_lists_shipped_plugins(qtbot, window):
 
 def test_param_form_generates_widgets_from_a_schema(qtbot):
     from PyQt6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
-
     from specscope.compute.errors import InputError
     from specscope.widgets.param_form import ParamForm
 

@@ -17,8 +17,17 @@ import scipy.signal as ss
 from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.io.memory import ArrayRecording
 from specscope.compute.live.core import (
-    BlockRing, FileSource, GeneratorSource, History, LatencyStats, LiveSession, Source,
-    open_source, recover_recording, register_source, source_schemes,
+    BlockRing,
+    FileSource,
+    GeneratorSource,
+    History,
+    LatencyStats,
+    LiveSession,
+    Source,
+    open_source,
+    recover_recording,
+    register_source,
+    source_schemes,
 )
 from specscope.compute.pipeline.core import Pipeline
 

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from specscope.app.live_window import LiveWindow
 from specscope.compute.live.core import LiveSession, open_source
 from specscope.compute.pipeline.core import Pipeline

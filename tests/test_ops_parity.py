@@ -30,8 +30,8 @@ import scipy.fft as sf
 import scipy.signal as ss
 import scipy.signal.windows as sw
 from specscope.compute import backend
-from specscope.compute.operators import registry
 from specscope.compute.errors import InputError, SpecscopeError
+from specscope.compute.operators import registry
 
 LENGTHS = (0, 1, 5, 31, 97, 250)  # empty, single, < window (16), odd, prime, non-power-of-two
 FS = 1000.0

@@ -16,10 +16,10 @@ import pytest
 import pywt
 import scipy.fft
 import scipy.signal
-from specscope.compute.extensions import plugins
-from specscope.compute.operators import registry
 from specscope.compute.errors import InputError
+from specscope.compute.extensions import plugins
 from specscope.compute.extensions.plugins import PluginError
+from specscope.compute.operators import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "plugins.md"

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 import soundfile
-
 from specscope.compute import InputError, RecordingError, open_recording
 
 

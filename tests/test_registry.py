@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 from specscope import compute
-from specscope.compute.operators import registry
 from specscope.compute.errors import InputError
+from specscope.compute.operators import registry
 from specscope.compute.operators.registry import Param, RegistrationError, operator
 
 
@@ -100,7 +100,7 @@ def test_bad_declarations_are_rejected(scratch) -> None:
     with pytest.raises(RegistrationError, match="lower-case"):
         operator("Bad Name", family="basic", summary="s")
     with pytest.raises(RegistrationError, match="reserved"):
-        Param("fs", float, 1.0)
+        operator("test.reserved", family="basic", summary="s", params=[Param("fs", float, 1.0)])
     with pytest.raises(RegistrationError, match="type"):
         Param("x1", list, None)
     with pytest.raises(RegistrationError, match="declared twice"):

@@ -12,8 +12,8 @@ import pytest
 import scipy.signal as ss
 import soundfile
 from specscope.compute import InputError, RecordingError, open_recording, read_spectrogram
-from specscope.compute.pipeline.core import SETTLE_TOL, Pipeline
 from specscope.compute.batch import rerun, run_batch
+from specscope.compute.pipeline.core import SETTLE_TOL, Pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "assets" / "pipelines" / "hum_bandpass.json"

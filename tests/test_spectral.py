@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 import scipy.signal
-
 from specscope.compute import InputError, StftParams, spectrogram
 
 SCIPY_MODES = {

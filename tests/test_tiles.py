@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from specscope.compute import Cancelled, InputError, spectrogram
 from specscope.compute.io.memory import ArrayRecording
 from specscope.compute.view.tiles import TILE_CELLS, TileEngine

@@ -4,7 +4,6 @@ import threading
 import time
 
 import pytest
-
 from specscope.app.worker import ComputeWorker
 from specscope.compute.errors import InputError
 

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 import soundfile
 from specscope.compute import InputError, open_recording
+from specscope.compute.output.range import audio_container, export, plan_range
 from specscope.compute.output.spectrogram import clean_stale_partials, write_provenance
 from specscope.compute.pipeline.core import SETTLE_TOL, Pipeline
-from specscope.compute.output.range import audio_container, export, plan_range
 
 ROOT = Path(__file__).resolve().parent.parent
 FS = 8000

@@ -23,11 +23,18 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel,
-                             QTabWidget, QVBoxLayout, QWidget)
-
-from specscope.compute.filters import core as filters
+from PyQt6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 from specscope.compute.errors import SpecscopeError
+from specscope.compute.filters import core as filters
 
 from .param_form import ParamForm
 

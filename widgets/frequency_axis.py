@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from specscope.compute.spectral import hz_to_mel, mel_to_hz
 
 SCALES = ("linear", "log", "mel")
 _NICE = (1.0, 2.0, 5.0)
@@ -20,7 +21,7 @@ def forward(scale: str, f: np.ndarray | float) -> np.ndarray:
     if scale == "log":
         return np.log10(np.maximum(f, 1e-9))
     if scale == "mel":
-        return 2595.0 * np.log10(1.0 + f / 700.0)
+        return hz_to_mel(f, htk=True)
     return f
 
 
@@ -30,7 +31,7 @@ def inverse(scale: str, y: np.ndarray | float) -> np.ndarray:
     if scale == "log":
         return 10.0 ** y
     if scale == "mel":
-        return 700.0 * (10.0 ** (y / 2595.0) - 1.0)
+        return mel_to_hz(y, htk=True)
     return y
 
 

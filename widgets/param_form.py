@@ -14,9 +14,16 @@ import math
 from typing import Any
 
 from PyQt6.QtCore import pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel,
-                             QLineEdit, QSpinBox, QWidget)
-
+from PyQt6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QWidget,
+)
 from specscope.compute.errors import InputError
 from specscope.compute.spectral import COMMON_WINDOWS, window_text
 

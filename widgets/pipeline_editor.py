@@ -13,9 +13,16 @@ from collections.abc import Callable
 from typing import Any
 
 from PyQt6.QtCore import pyqtSignal
-from PyQt6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QMenu, QPushButton,
-                             QToolButton, QVBoxLayout, QWidget)
-
+from PyQt6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QMenu,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 from specscope.compute.errors import SpecscopeError
 
 from .param_form import ParamForm

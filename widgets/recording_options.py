@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from PyQt6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
-                             QLineEdit, QSpinBox, QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 #: sample types offered (the reader accepts more spellings, and _be for big-endian)
 SAMPLE_TYPES = ("cf32", "cf64", "ci16", "ci8", "cu8", "cu16", "rf32", "rf64", "ri16", "ri8",

@@ -8,9 +8,17 @@ computation and are emitted together as ``paramsChanged``; display changes
 from __future__ import annotations
 
 from PyQt6.QtCore import pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
-                             QPushButton, QSpinBox, QVBoxLayout, QWidget)
-
+from PyQt6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 from specscope.compute.spectral import COMMON_WINDOWS, SCALINGS, window_text
 
 from .frequency_axis import SCALES as FREQ_SCALES

@@ -54,8 +54,8 @@ from typing import Any
 import numpy as np
 
 from .. import backend as _backend
-from ..operators import registry
 from ..errors import Cancelled, InputError, SpecscopeError
+from ..operators import registry
 
 __all__ = [
     "ENTRY_POINT_GROUP",

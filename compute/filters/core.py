@@ -88,10 +88,9 @@ from typing import Any
 
 import numpy as np
 
-from ..operators import registry
-from ..jsontypes import json_types as _jsonable
 from ..errors import InputError
-from ..operators.registry import REQUIRED, Param
+from ..operators import registry
+from ..params import REQUIRED, Param, json_types
 
 __all__ = [
     "BTYPES",
@@ -210,7 +209,7 @@ _ARRAYS = ("cutoff", "passband", "stopband", "bands", "desired", "weight", "freq
 
 
 def _show(v: Any) -> str:
-    return json.dumps(_jsonable(v))
+    return json.dumps(json_types(v))
 
 
 def _arr(v: Any) -> np.ndarray:
@@ -346,7 +345,7 @@ class FilterSpec:
             p = _P[name]
             if v is None or (not p.required and v == p.default):
                 continue
-            out[name] = _window_text(v) if name == "window" else _jsonable(v)
+            out[name] = _window_text(v) if name == "window" else json_types(v)
         return out
 
     def to_json(self) -> str:
@@ -645,7 +644,7 @@ def _design_iir(spec: FilterSpec, fs: float) -> Design:
     d = spec.design
     calls: list[Call] = []
     if spec.order is None:
-        oc = Call(_ORD_OPS[d], {"wp": _jsonable(spec.passband), "ws": _jsonable(spec.stopband),
+        oc = Call(_ORD_OPS[d], {"wp": json_types(spec.passband), "ws": json_types(spec.stopband),
                                 "gpass": spec.rp, "gstop": spec.rs})
         n, wn = _call(spec, oc, fs, "stopband")
         n = int(n)
@@ -654,9 +653,9 @@ def _design_iir(spec: FilterSpec, fs: float) -> Design:
                                     f" dB and rs={spec.rs:g} dB needs order {n} > {MAX_ORDER};"
                                     " widen the transition band or relax rp/rs")
         calls.append(oc)
-        order, wn, culprit = n, _jsonable(np.asarray(wn, float)), "stopband"
+        order, wn, culprit = n, json_types(np.asarray(wn, float)), "stopband"
     else:
-        order, wn, culprit = spec.order, _jsonable(spec.cutoff), "order"
+        order, wn, culprit = spec.order, json_types(spec.cutoff), "order"
     kw: dict[str, Any] = {"N": order, "Wn": wn, "btype": spec.btype, "output": "sos"}
     if d in ("cheby1", "ellip"):
         kw["rp"] = spec.rp
@@ -729,7 +728,7 @@ def _design_fir(spec: FilterSpec, fs: float) -> Design:
         if spec.numtaps is None:
             p, s = _arr(spec.passband), _arr(spec.stopband)
             width = float(np.min(np.abs(s - p)))
-            cutoff = _jsonable((p + s) / 2.0)
+            cutoff = json_types((p + s) / 2.0)
             atten = spec.rs if spec.rp is None else max(spec.rs, -20 * math.log10(
                 _delta_pass(spec.rp)))
             kc = Call("kaiserord", {"ripple": atten, "width": width / nyq})
@@ -758,7 +757,7 @@ def _design_fir(spec: FilterSpec, fs: float) -> Design:
             raise _fail("numtaps", f"numtaps={spec.numtaps} must be odd: a {spec.btype} FIR "
                                    "passes the Nyquist frequency")
         from ..spectral import parse_window
-        c = Call("firwin", {"numtaps": spec.numtaps, "cutoff": _jsonable(spec.cutoff),
+        c = Call("firwin", {"numtaps": spec.numtaps, "cutoff": json_types(spec.cutoff),
                             "window": parse_window(spec.window), "pass_zero": pass_zero,
                             "width": spec.width})
         b = _call(spec, c, fs, "cutoff")
@@ -770,15 +769,15 @@ def _design_fir(spec: FilterSpec, fs: float) -> Design:
             raise _fail("numtaps", f"numtaps={spec.numtaps} must be odd when the gain at "
                                    "Nyquist is not 0")
         from ..spectral import parse_window
-        c = Call("firwin2", {"numtaps": spec.numtaps, "freq": _jsonable(spec.freq),
-                             "gain": _jsonable(spec.gain),
+        c = Call("firwin2", {"numtaps": spec.numtaps, "freq": json_types(spec.freq),
+                             "gain": json_types(spec.gain),
                              "window": parse_window(spec.window)})
         b = _call(spec, c, fs, "freq")
         return Design(spec, fs, "fir", None, np.asarray(b, float), np.ones(1),
                       spec.numtaps - 1, (c,))
     bands, desired = _band_table(spec, nyq)
     nb = len(bands) // 2
-    weight = None if spec.weight is None else _jsonable(spec.weight)
+    weight = None if spec.weight is None else json_types(spec.weight)
     deltas = None
     if spec.rp is not None and spec.rs is not None:
         dp, ds = _delta_pass(spec.rp), _delta_stop(spec.rs)

@@ -10,9 +10,7 @@ accepts a path, and opens it with the first that does.
 from __future__ import annotations
 
 import inspect
-import math
 import os
-import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -329,38 +327,6 @@ def open_recording(path: str | os.PathLike[str], *, format: str | None = None,
                          "for raw samples give format='raw' (--format raw) and a dtype")
 
 
-# -- option parsing shared by the readers -----------------------------------------
-
-_SI = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([kKMG]?)"
-                     r"\s*(?:Hz|hz|sps|S/s)?\s*$")
-
-
-def parse_number(value: Any, name: str, *, positive: bool = False,
-                 where: str = "") -> float:
-    """A finite float from a number or a string like ``"2.4M"`` / ``"100 kHz"``.
-
-    Raises :class:`InputError` naming the option (and ``where``) otherwise.
-    """
-    prefix = f"{where}: " if where else ""
-    if isinstance(value, str):
-        m = _NUMBER.match(value)
-        if m is None:
-            raise InputError(f"{prefix}{name}={value!r} is not a number "
-                             "(expected e.g. 2400000, 2.4e6 or 2.4M)")
-        x = float(m.group(1)) * _SI[m.group(2)]
-    elif isinstance(value, bool):
-        raise InputError(f"{prefix}{name}={value!r} is not a number")
-    else:
-        try:
-            x = float(value)
-        except (TypeError, ValueError):
-            raise InputError(f"{prefix}{name}={value!r} is not a number") from None
-    if not math.isfinite(x):
-        raise InputError(f"{prefix}{name}={value!r} must be finite")
-    if positive and x <= 0:
-        raise InputError(f"{prefix}{name}={value!r} must be > 0")
-    return x
 
 
 def parse_count(value: Any, name: str, *, minimum: int = 0, where: str = "") -> int:

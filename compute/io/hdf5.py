@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, RecordingError
-from .base import Recording, parse_number, register_reader, time_axis
+from ..params import parse_number
+from .base import Recording, register_reader, time_axis
 
 _SIGNATURE = b"\x89HDF\r\n\x1a\n"
 RATE_ATTRS = ("sample_rate", "sampling_rate", "samplerate", "sample_rate_hz", "fs", "Fs",

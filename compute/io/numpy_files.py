@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, RecordingError
-from .base import Recording, parse_number, register_reader, time_axis
+from ..params import parse_number
+from .base import Recording, register_reader, time_axis
 from .hdf5 import DatasetInfo, HDF5Recording, is_hdf5
 
 RATE_VARIABLES = ("fs", "Fs", "FS", "sample_rate", "sampleRate", "samplerate", "srate",

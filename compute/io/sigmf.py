@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import Cancelled, InputError, RecordingError
-from .base import Recording, parse_number, register_reader
+from ..params import parse_number
+from .base import Recording, register_reader
 from .raw import SampleMap, parse_sample_type
 
 META = ".sigmf-meta"

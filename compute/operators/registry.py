@@ -46,7 +46,8 @@ from typing import Any
 import numpy as np
 
 from .. import backend as _backend
-from ..errors import InputError, SpecscopeError
+from ..errors import InputError, RegistrationError, SpecscopeError
+from ..params import REQUIRED, Param
 
 __all__ = [
     "REQUIRED",
@@ -67,215 +68,6 @@ __all__ = [
 _RESERVED = frozenset({"x", "backend", "fs", "name"})
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 NAN_POLICIES = ("propagate", "reject")
-
-
-class RegistrationError(SpecscopeError, ValueError):
-    """An operator declaration is invalid or its name is taken."""
-
-
-class _Required:
-    def __repr__(self) -> str:
-        return "REQUIRED"
-
-
-#: default of a parameter that has to be given
-REQUIRED: Any = _Required()
-
-_TYPE_NAMES: dict[Any, str] = {int: "int", float: "float", bool: "bool", str: "str",
-                               complex: "complex"}
-_SPECIAL_TYPES = ("array", "window", "any")
-
-
-def _type_name(t: Any) -> str:
-    if isinstance(t, tuple):
-        return " | ".join(_type_name(u) for u in t)
-    if t in _TYPE_NAMES:
-        return _TYPE_NAMES[t]
-    if isinstance(t, str):
-        return t
-    return getattr(t, "__name__", str(t))
-
-
-def _jsonable(v: Any) -> Any:
-    if v is REQUIRED:
-        return None
-    if isinstance(v, (bool, str)) or v is None:
-        return v
-    if isinstance(v, numbers.Integral):
-        return int(v)
-    if isinstance(v, numbers.Real):
-        f = float(v)
-        return f if math.isfinite(f) else str(f)
-    if isinstance(v, numbers.Complex):
-        return [float(v.real), float(v.imag)]
-    if isinstance(v, (tuple, list, np.ndarray)):
-        return [_jsonable(u) for u in np.asarray(v, dtype=object).tolist()] \
-            if isinstance(v, np.ndarray) else [_jsonable(u) for u in v]
-    return str(v)
-
-
-@dataclass(frozen=True)
-class Param:
-    """One parameter of an operator's schema.
-
-    Parameters
-    ----------
-    name : str
-        Keyword the implementation receives.
-    type : type or str or tuple
-        ``int``, ``float``, ``bool``, ``str``, ``complex``; ``"array"`` (array
-        like: coefficients, a kernel; moved to the backend with the input),
-        ``"window"`` (a window name or tuple, as ``scipy.signal.get_window``
-        takes), ``"any"``; or a tuple of these, any of which is accepted.
-    default : object
-        Value when the caller gives none; :data:`REQUIRED` when it has to be
-        given.  A default of ``None`` also accepts ``None``.
-    min, max : float, optional
-        Inclusive bounds for numbers (element-wise for arrays).
-    choices : sequence, optional
-        Allowed values.
-    unit : str, optional
-        Physical unit, for forms and listings (``"Hz"``, ``"samples"``).
-    help : str
-        One line for forms and ``specscope ops``.
-    """
-
-    name: str
-    type: Any
-    default: Any = REQUIRED
-    min: float | None = None
-    max: float | None = None
-    choices: tuple | None = None
-    unit: str | None = None
-    help: str = ""
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise RegistrationError(f"Param name {self.name!r} must be a Python identifier")
-        if self.name in _RESERVED:
-            raise RegistrationError(f"Param name {self.name!r} is reserved "
-                                    f"({', '.join(sorted(_RESERVED))})")
-        types = self.type if isinstance(self.type, tuple) else (self.type,)
-        for t in types:
-            if t not in _TYPE_NAMES and t not in _SPECIAL_TYPES:
-                raise RegistrationError(
-                    f"Param {self.name!r}: type {t!r} must be one of int, float, bool, str, "
-                    f"complex, {', '.join(repr(s) for s in _SPECIAL_TYPES)}")
-        if self.choices is not None:
-            object.__setattr__(self, "choices", tuple(self.choices))
-
-    @property
-    def required(self) -> bool:
-        return self.default is REQUIRED
-
-    # -- validation ---------------------------------------------------------------
-
-    def _range_text(self) -> str:
-        if self.min is not None and self.max is not None:
-            return f" in [{self.min}, {self.max}]"
-        if self.min is not None:
-            return f" >= {self.min}"
-        if self.max is not None:
-            return f" <= {self.max}"
-        return ""
-
-    def _fail(self, op: str, value: Any, expected: str) -> InputError:
-        text = repr(value)
-        if len(text) > 60:
-            text = text[:57] + "..."
-        text = " ".join(text.split())
-        prefix = f"{op}: " if op else ""
-        return InputError(f"{prefix}{self.name}={text} must be {expected}")
-
-    def _check_range(self, op: str, value: Any, shown: Any, what: str) -> None:
-        lo_bad = self.min is not None and np.any(np.asarray(value) < self.min)
-        hi_bad = self.max is not None and np.any(np.asarray(value) > self.max)
-        if lo_bad or hi_bad or (np.size(value) and np.any(np.isnan(np.asarray(value)))):
-            raise self._fail(op, shown, what + self._range_text())
-
-    def _coerce_one(self, op: str, t: Any, value: Any) -> Any:
-        """Coerce ``value`` to type ``t`` or raise TypeError (wrong kind)."""
-        if t is bool:
-            if isinstance(value, (bool, np.bool_)):
-                return bool(value)
-            raise TypeError
-        if t is int:
-            if isinstance(value, (bool, np.bool_)):
-                raise TypeError
-            if isinstance(value, numbers.Integral):
-                return int(value)
-            if isinstance(value, numbers.Real) and float(value).is_integer():
-                return int(value)
-            raise TypeError
-        if t is float:
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-                raise TypeError
-            return float(value)
-        if t is complex:
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Number):
-                raise TypeError
-            return complex(value)
-        if t is str:
-            if isinstance(value, str):
-                return value
-            raise TypeError
-        if t == "array":
-            if _backend.is_device_array(value):
-                return value
-            if isinstance(value, (str, bytes, dict)) or value is None:
-                raise TypeError
-            arr = np.asarray(value)
-            if arr.dtype.kind not in "biufc":
-                raise TypeError
-            return arr
-        if t == "window":
-            if isinstance(value, str) or (isinstance(value, tuple) and value
-                                          and isinstance(value[0], str)):
-                return value
-            raise TypeError
-        return value  # "any"
-
-    def validate(self, value: Any, op: str = "") -> Any:
-        """The value coerced to the schema, or :class:`InputError` naming the parameter."""
-        if value is None and self.default is None:
-            return None
-        types = self.type if isinstance(self.type, tuple) else (self.type,)
-        coerced: Any = REQUIRED
-        for t in types:
-            try:
-                coerced = self._coerce_one(op, t, value)
-                break
-            except (TypeError, ValueError):
-                continue
-        what = {"int": "an integer", "float": "a number", "bool": "True or False",
-                "str": "a string", "complex": "a number", "array": "an array of numbers",
-                "window": "a window name or tuple"}
-        expected = " or ".join(what.get(_type_name(t), _type_name(t)) for t in types)
-        if self.default is None:
-            expected += " or None"
-        if coerced is REQUIRED:
-            if self.choices is not None:
-                raise self._fail(op, value, "one of " + ", ".join(map(str, self.choices)))
-            raise self._fail(op, value, expected + self._range_text())
-        if self.choices is not None and coerced not in self.choices:
-            raise self._fail(op, value, "one of " + ", ".join(map(str, self.choices)))
-        if (self.min is not None or self.max is not None) and not isinstance(coerced, str):
-            if _backend.is_device_array(coerced):
-                self._check_range(op, _backend.to_host(coerced), value, expected)
-            elif isinstance(coerced, (numbers.Real, np.ndarray)):
-                self._check_range(op, coerced, value, expected)
-        if isinstance(coerced, float) and not math.isfinite(coerced) and (
-                self.min is not None or self.max is not None):
-            raise self._fail(op, value, "finite" + self._range_text())
-        return coerced
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-able description."""
-        return {"name": self.name, "type": _type_name(self.type),
-                "default": _jsonable(self.default), "required": self.required,
-                "min": self.min, "max": self.max,
-                "choices": None if self.choices is None else [_jsonable(c) for c in self.choices],
-                "unit": self.unit, "help": self.help}
 
 
 @dataclass
@@ -618,6 +410,9 @@ def operator(name: str, *, family: str, summary: str, params: Sequence[Param] = 
             raise RegistrationError(f"{name}: params must be Param objects, got {p!r}")
         if p.name in seen:
             raise RegistrationError(f"{name}: parameter {p.name!r} is declared twice")
+        if p.name in _RESERVED:
+            raise RegistrationError(f"{name}: parameter name {p.name!r} is reserved "
+                                    f"({', '.join(sorted(_RESERVED))})")
         seen.add(p.name)
 
     def decorate(fn: Callable[..., Any]) -> Operator:

@@ -318,33 +318,16 @@ def reassigned_spectrogram(x, *, nfft, hop, window, fs, xp):
 _HTK = Param("htk", bool, False, help="HTK mel formula instead of Slaney's")
 
 
-def _hz_to_mel(f, htk, xp):
-    if htk:
-        return 2595.0 * xp.log10(1.0 + f / 700.0)
-    f_sp = 200.0 / 3
-    logstep = math.log(6.4) / 27.0
-    lin = f / f_sp
-    return xp.where(f >= 1000.0, 15.0 + xp.log(xp.maximum(f, 1e-30) / 1000.0) / logstep, lin)
-
-
-def _mel_to_hz(m, htk, xp):
-    if htk:
-        return 700.0 * (10.0 ** (m / 2595.0) - 1.0)
-    f_sp = 200.0 / 3
-    logstep = math.log(6.4) / 27.0
-    return xp.where(m >= 15.0, 1000.0 * xp.exp(logstep * (m - 15.0)), f_sp * m)
-
-
 @operator("hz_to_mel", family=FAMILY, summary="Frequency in Hz to mel", params=[_HTK],
           reference="Slaney / HTK mel formulas", streamable=True)
 def hz_to_mel(x, *, htk, xp):
-    return _hz_to_mel(xp.asarray(x, dtype=xp.float64), htk, xp)
+    return spectral.hz_to_mel(x, htk=htk, xp=xp)
 
 
 @operator("mel_to_hz", family=FAMILY, summary="Mel to frequency in Hz", params=[_HTK],
           reference="Slaney / HTK mel formulas", streamable=True)
 def mel_to_hz(x, *, htk, xp):
-    return _mel_to_hz(xp.asarray(x, dtype=xp.float64), htk, xp)
+    return spectral.mel_to_hz(x, htk=htk, xp=xp)
 
 
 _N_MELS = Param("n_mels", int, 40, min=1, help="number of mel bands")
@@ -357,8 +340,8 @@ _FMAX = Param("fmax", float, None, min=0.0, unit="Hz", help="upper edge (fs/2)")
           reference="mel_to_hz(linspace(hz_to_mel(fmin), hz_to_mel(fmax), n_mels))",
           takes_input=False)
 def mel_frequencies(*, n_mels, fmin, fmax, htk, xp):
-    lo, hi = _hz_to_mel(xp.asarray(fmin), htk, xp), _hz_to_mel(xp.asarray(fmax), htk, xp)
-    return _mel_to_hz(xp.linspace(lo, hi, n_mels), htk, xp)
+    lo, hi = (spectral.hz_to_mel(fmin, htk=htk, xp=xp), spectral.hz_to_mel(fmax, htk=htk, xp=xp))
+    return spectral.mel_to_hz(xp.linspace(lo, hi, n_mels), htk=htk, xp=xp)
 
 
 def _mel_weights(fs, nfft, n_mels, fmin, fmax, htk, norm, xp):
@@ -366,8 +349,8 @@ def _mel_weights(fs, nfft, n_mels, fmin, fmax, htk, norm, xp):
     if fmin >= fmax:
         raise InputError(f"fmin={fmin} must be below fmax={fmax}")
     fft_f = xp.asarray(np.fft.rfftfreq(nfft, 1.0 / fs))
-    lo, hi = _hz_to_mel(xp.asarray(fmin), htk, xp), _hz_to_mel(xp.asarray(fmax), htk, xp)
-    edges = _mel_to_hz(xp.linspace(lo, hi, n_mels + 2), htk, xp)
+    lo, hi = (spectral.hz_to_mel(fmin, htk=htk, xp=xp), spectral.hz_to_mel(fmax, htk=htk, xp=xp))
+    edges = spectral.mel_to_hz(xp.linspace(lo, hi, n_mels + 2), htk=htk, xp=xp)
     width = xp.diff(edges)
     rising = (fft_f[None, :] - edges[:-2, None]) / width[:-1, None]
     falling = (edges[2:, None] - fft_f[None, :]) / width[1:, None]

@@ -54,8 +54,8 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import Cancelled, InputError, RecordingError
-from .spectrogram import atomic_file, recording_provenance
 from ..pipeline.core import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
+from .spectrogram import atomic_file, recording_provenance
 
 __all__ = [
     "AUDIO_SUFFIXES",

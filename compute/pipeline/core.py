@@ -91,12 +91,11 @@ from typing import Any
 import numpy as np
 
 from .. import backend as _backend
-from ..filters import core as _filters
-from ..operators import registry
-from ..jsontypes import json_types as _jsonable
 from ..errors import Cancelled, InputError, RecordingError, SpecscopeError
 from ..extensions.plugins import PluginError
-from ..operators.registry import Param
+from ..filters import core as _filters
+from ..operators import registry
+from ..params import Param, json_types
 from ..spectral import FRAMES_PER_BLOCK, SCALINGS, StftParams, stft_frame_rows
 
 __all__ = [
@@ -258,7 +257,7 @@ def _parse_step(raw: Any, index: int) -> Step:
             values = operator.validate(params)
         except InputError as exc:
             raise InputError(f"{where}: {_strip(str(exc), op)}") from None
-    return Step(op, _jsonable(copy.deepcopy(params)), values, index)
+    return Step(op, json_types(copy.deepcopy(params)), values, index)
 
 
 # -- streaming stages ---------------------------------------------------------------------

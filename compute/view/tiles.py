@@ -37,7 +37,14 @@ import numpy as np
 
 from ..errors import Cancelled, InputError
 from ..io.base import Recording
-from ..spectral import FRAMES_PER_BLOCK, StftParams, stft_frames, window_text
+from ..spectral import (
+    FRAMES_PER_BLOCK,
+    StftParams,
+    hz_to_mel,
+    mel_to_hz,
+    stft_frames,
+    window_text,
+)
 
 TILE_CELLS = 256
 REDUCTIONS = ("mean", "max")
@@ -130,15 +137,6 @@ class TileCache:
 
     def __len__(self) -> int:
         return len(self._items)
-
-
-def hz_to_mel(f: np.ndarray | float) -> np.ndarray:
-    """Mel scale (O'Shaughnessy): 2595 log10(1 + f/700)."""
-    return 2595.0 * np.log10(1.0 + np.asarray(f, dtype=np.float64) / 700.0)
-
-
-def mel_to_hz(m: np.ndarray | float) -> np.ndarray:
-    return 700.0 * (10.0 ** (np.asarray(m, dtype=np.float64) / 2595.0) - 1.0)
 
 
 class TileEngine:

@@ -1,0 +1,273 @@
+"""Parameters: the one validator.
+
+:class:`Param` declares a parameter (type, default, bounds, choices, unit, help)
+and :meth:`Param.validate` coerces a value to it or raises an :class:`InputError`
+that names the parameter.  Operators, pipeline steps, filter specs, live sources
+and readers declare their parameters with it, and forms and listings are built
+from :meth:`Param.to_dict`.  :func:`parse_number` reads numbers written by people
+(``"2.4M"``, ``"100 kHz"``) and :func:`json_types` turns parameter values into
+plain JSON types.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import backend as _backend
+from .errors import InputError, RegistrationError
+
+__all__ = ["REQUIRED", "Param", "json_types", "parse_number", "type_name"]
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+#: default of a parameter that has to be given
+REQUIRED: Any = _Required()
+
+_TYPE_NAMES: dict[Any, str] = {int: "int", float: "float", bool: "bool", str: "str",
+                               complex: "complex"}
+_SPECIAL_TYPES = ("array", "window", "any")
+
+
+def type_name(t: Any) -> str:
+    """The readable name of a parameter type (``"int | str"``)."""
+    if isinstance(t, tuple):
+        return " | ".join(type_name(u) for u in t)
+    if t in _TYPE_NAMES:
+        return _TYPE_NAMES[t]
+    if isinstance(t, str):
+        return t
+    return getattr(t, "__name__", str(t))
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of an operator's schema.
+
+    Parameters
+    ----------
+    name : str
+        Keyword the implementation receives.
+    type : type or str or tuple
+        ``int``, ``float``, ``bool``, ``str``, ``complex``; ``"array"`` (array
+        like: coefficients, a kernel; moved to the backend with the input),
+        ``"window"`` (a window name or tuple, as ``scipy.signal.get_window``
+        takes), ``"any"``; or a tuple of these, any of which is accepted.
+    default : object
+        Value when the caller gives none; :data:`REQUIRED` when it has to be
+        given.  A default of ``None`` also accepts ``None``.
+    min, max : float, optional
+        Inclusive bounds for numbers (element-wise for arrays).
+    choices : sequence, optional
+        Allowed values.
+    unit : str, optional
+        Physical unit, for forms and listings (``"Hz"``, ``"samples"``).
+    help : str
+        One line for forms and ``specscope ops``.
+    """
+
+    name: str
+    type: Any
+    default: Any = REQUIRED
+    min: float | None = None
+    max: float | None = None
+    choices: tuple | None = None
+    unit: str | None = None
+    help: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise RegistrationError(f"Param name {self.name!r} must be a Python identifier")
+        types = self.type if isinstance(self.type, tuple) else (self.type,)
+        for t in types:
+            if t not in _TYPE_NAMES and t not in _SPECIAL_TYPES:
+                raise RegistrationError(
+                    f"Param {self.name!r}: type {t!r} must be one of int, float, bool, str, "
+                    f"complex, {', '.join(repr(s) for s in _SPECIAL_TYPES)}")
+        if self.choices is not None:
+            object.__setattr__(self, "choices", tuple(self.choices))
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    # -- validation ---------------------------------------------------------------
+
+    def _range_text(self) -> str:
+        if self.min is not None and self.max is not None:
+            return f" in [{self.min}, {self.max}]"
+        if self.min is not None:
+            return f" >= {self.min}"
+        if self.max is not None:
+            return f" <= {self.max}"
+        return ""
+
+    def _fail(self, op: str, value: Any, expected: str) -> InputError:
+        text = repr(value)
+        if len(text) > 60:
+            text = text[:57] + "..."
+        text = " ".join(text.split())
+        prefix = f"{op}: " if op else ""
+        return InputError(f"{prefix}{self.name}={text} must be {expected}")
+
+    def _check_range(self, op: str, value: Any, shown: Any, what: str) -> None:
+        lo_bad = self.min is not None and np.any(np.asarray(value) < self.min)
+        hi_bad = self.max is not None and np.any(np.asarray(value) > self.max)
+        if lo_bad or hi_bad or (np.size(value) and np.any(np.isnan(np.asarray(value)))):
+            raise self._fail(op, shown, what + self._range_text())
+
+    def _coerce_one(self, op: str, t: Any, value: Any) -> Any:
+        """Coerce ``value`` to type ``t`` or raise TypeError (wrong kind)."""
+        if t is bool:
+            if isinstance(value, (bool, np.bool_)):
+                return bool(value)
+            raise TypeError
+        if t is int:
+            if isinstance(value, (bool, np.bool_)):
+                raise TypeError
+            if isinstance(value, numbers.Integral):
+                return int(value)
+            if isinstance(value, numbers.Real) and float(value).is_integer():
+                return int(value)
+            raise TypeError
+        if t is float:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+                raise TypeError
+            return float(value)
+        if t is complex:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Number):
+                raise TypeError
+            return complex(value)
+        if t is str:
+            if isinstance(value, str):
+                return value
+            raise TypeError
+        if t == "array":
+            if _backend.is_device_array(value):
+                return value
+            if isinstance(value, (str, bytes, dict)) or value is None:
+                raise TypeError
+            arr = np.asarray(value)
+            if arr.dtype.kind not in "biufc":
+                raise TypeError
+            return arr
+        if t == "window":
+            if isinstance(value, str) or (isinstance(value, tuple) and value
+                                          and isinstance(value[0], str)):
+                return value
+            raise TypeError
+        return value  # "any"
+
+    def validate(self, value: Any, op: str = "") -> Any:
+        """The value coerced to the schema, or :class:`InputError` naming the parameter."""
+        if value is None and self.default is None:
+            return None
+        types = self.type if isinstance(self.type, tuple) else (self.type,)
+        coerced: Any = REQUIRED
+        for t in types:
+            try:
+                coerced = self._coerce_one(op, t, value)
+                break
+            except (TypeError, ValueError):
+                continue
+        what = {"int": "an integer", "float": "a number", "bool": "True or False",
+                "str": "a string", "complex": "a number", "array": "an array of numbers",
+                "window": "a window name or tuple"}
+        expected = " or ".join(what.get(type_name(t), type_name(t)) for t in types)
+        if self.default is None:
+            expected += " or None"
+        if coerced is REQUIRED:
+            if self.choices is not None:
+                raise self._fail(op, value, "one of " + ", ".join(map(str, self.choices)))
+            raise self._fail(op, value, expected + self._range_text())
+        if self.choices is not None and coerced not in self.choices:
+            raise self._fail(op, value, "one of " + ", ".join(map(str, self.choices)))
+        if (self.min is not None or self.max is not None) and not isinstance(coerced, str):
+            if _backend.is_device_array(coerced):
+                self._check_range(op, _backend.to_host(coerced), value, expected)
+            elif isinstance(coerced, (numbers.Real, np.ndarray)):
+                self._check_range(op, coerced, value, expected)
+        if isinstance(coerced, float) and not math.isfinite(coerced) and (
+                self.min is not None or self.max is not None):
+            raise self._fail(op, value, "finite" + self._range_text())
+        return coerced
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able description."""
+        return {"name": self.name, "type": type_name(self.type),
+                "default": json_types(self.default), "required": self.required,
+                "min": self.min, "max": self.max,
+                "choices": None if self.choices is None else [json_types(c) for c in self.choices],
+                "unit": self.unit, "help": self.help}
+
+
+def json_types(v: Any) -> Any:
+    """Plain JSON types for a parameter value.
+
+    Arrays and tuples become lists, numpy scalars Python numbers, complex numbers
+    ``[re, im]``; a non-finite float becomes its text (``"nan"``, ``"inf"``), which
+    JSON cannot hold as a number; :data:`REQUIRED` becomes None.
+    """
+    if v is REQUIRED or v is None:
+        return None
+    if isinstance(v, dict):
+        return {str(k): json_types(u) for k, u in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [json_types(u) for u in v]
+    if isinstance(v, np.ndarray):
+        return json_types(v.tolist())
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, str):
+        return v
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    if isinstance(v, numbers.Real):
+        f = float(v)
+        return f if math.isfinite(f) else str(f)
+    if isinstance(v, numbers.Complex):
+        return [float(v.real), float(v.imag)]
+    return v
+
+
+# -- numbers from text ---------------------------------------------------------------
+
+_SI = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([kKMG]?)"
+                     r"\s*(?:Hz|hz|sps|S/s)?\s*$")
+
+
+def parse_number(value: Any, name: str, *, positive: bool = False,
+                 where: str = "") -> float:
+    """A finite float from a number or a string like ``"2.4M"`` / ``"100 kHz"``.
+
+    Raises :class:`InputError` naming the option (and ``where``) otherwise.
+    """
+    prefix = f"{where}: " if where else ""
+    if isinstance(value, str):
+        m = _NUMBER.match(value)
+        if m is None:
+            raise InputError(f"{prefix}{name}={value!r} is not a number "
+                             "(expected e.g. 2400000, 2.4e6 or 2.4M)")
+        x = float(m.group(1)) * _SI[m.group(2)]
+    elif isinstance(value, bool):
+        raise InputError(f"{prefix}{name}={value!r} is not a number")
+    else:
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"{prefix}{name}={value!r} is not a number") from None
+    if not math.isfinite(x):
+        raise InputError(f"{prefix}{name}={value!r} must be finite")
+    if positive and x <= 0:
+        raise InputError(f"{prefix}{name}={value!r} must be > 0")
+    return x

@@ -34,3 +34,161 @@ def test_import_linter_contracts_hold():
     r = subprocess.run([exe, "--no-cache"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stdout[-2000:]
     assert "0 broken" in r.stdout
+
+
+# -- the house: no import cycles, no private reaches, no oversized modules -----------------
+
+import ast  # noqa: E402
+
+PACKAGES = {"app": "specscope.app", "compute": "specscope.compute",
+            "widgets": "specscope.widgets", "plugins": "specscope.plugins"}
+MAX_LINES = 1000
+
+
+def _modules() -> dict[str, Path]:
+    """Every specscope module name -> its file."""
+    found = {}
+    for folder, package in PACKAGES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join([package, *parts])] = path
+    return found
+
+
+def _target(module: str, path: Path, node: ast.ImportFrom) -> str:
+    """The absolute module an ``ImportFrom`` names (relative imports resolved)."""
+    if not node.level:
+        return node.module or ""
+    base = module.split(".")
+    if path.name != "__init__.py":
+        base = base[:-1]
+    base = base[:len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _import_facts():
+    """(edges, private reaches) over all modules, function-level imports included."""
+    modules = _modules()
+    edges: dict[str, set[str]] = {m: set() for m in modules}
+    reaches: list[str] = []
+
+    def package_of(m: str) -> str:
+        return m if modules[m].name == "__init__.py" else m.rsplit(".", 1)[0]
+
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text(), filename=str(path))
+        aliases: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                target = _target(module, path, node)
+                if not target.startswith("specscope."):
+                    continue
+                for alias in node.names:
+                    sub = f"{target}.{alias.name}"
+                    if sub in modules:
+                        edges[module].add(sub)
+                        aliases[alias.asname or alias.name] = sub
+                        hidden = [p for p in sub.split(".") if _is_private(p)]
+                        if hidden and not module.startswith(package_of(sub)):
+                            reaches.append(f"{module} imports private module {sub}")
+                    else:
+                        if target in modules:
+                            edges[module].add(target)
+                        if _is_private(alias.name) and target != module:
+                            reaches.append(f"{module} imports {target}.{alias.name}")
+                if target in modules:
+                    hidden = [p for p in target.split(".") if _is_private(p)]
+                    if hidden and not module.startswith(package_of(target)):
+                        reaches.append(f"{module} imports from private module {target}")
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in modules:
+                        edges[module].add(alias.name)
+                        if alias.asname:
+                            aliases[alias.asname] = alias.name
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in aliases and _is_private(node.attr)
+                    and aliases[node.value.id] != module):
+                reaches.append(f"{module}:{node.lineno} touches "
+                               f"{aliases[node.value.id]}.{node.attr}")
+            if isinstance(node, ast.Attribute) and node.attr == "__wrapped__":
+                # the undecorated function of an operator is reached through its public API
+                reaches.append(f"{module}:{node.lineno} reaches __wrapped__")
+    return modules, edges, reaches
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found = []
+    counter = 0
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, children = work[-1]
+            for w in children:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    component = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        component.append(w)
+                        if w == v:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def test_no_import_cycles_between_modules():
+    _, edges, _ = _import_facts()
+    cycles = _cycles(edges)
+    assert not cycles, "import cycles (function-level imports count):\n" + "\n".join(
+        " <-> ".join(c) for c in cycles)
+
+
+def test_cycle_finder_finds_a_cycle():
+    # the check above can fail: a two-module loop and a self-contained chain
+    assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_reaches_into_another_modules_private_names():
+    _, _, reaches = _import_facts()
+    assert not reaches, "private names used across modules:\n" + "\n".join(reaches)
+
+
+def test_no_source_file_is_over_1000_lines():
+    files = [p for folder in (*PACKAGES, "tests", "scripts") for p in (ROOT / folder).rglob("*.py")]
+    long = {str(p.relative_to(ROOT)): n for p in files
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert not long, f"files over {MAX_LINES} lines: {long}"

@@ -14,7 +14,7 @@ coefficients and provenance inside.  Work is spread over
 Tasks carry paths, never open files: each task reopens its recording inside
 the worker (HDF5 handles cannot be pickled).  A recording longer than
 ``task_samples`` is split into part tasks, each reading the overlap its steps
-need (:attr:`~specscope.compute.pipeline.core.BoundPipeline.lookback`); the parts
+need (:attr:`~specscope.compute.pipeline.BoundPipeline.lookback`); the parts
 are written to hidden files next to the output and joined, in order, into the
 output file.  Splitting depends only on ``task_samples``, never on the number
 of workers or the executor, so every way of running gives the same numbers.
@@ -28,8 +28,9 @@ was done and what failed, with reasons.
 
 Output layout
 -------------
-Spectrogram pipelines use the layout of
-:func:`~specscope.compute.output.spectrogram.export_spectrogram` (``spectrogram`` (time,
+Each output is written by :func:`~specscope.compute.output.write_pipeline_output`:
+spectrogram pipelines use the layout of
+:func:`~specscope.compute.output.export_spectrogram` (``spectrogram`` (time,
 frequency), float32, with ``time`` and ``frequency`` scales; (channel, time,
 frequency) for several channels, with a ``channel`` scale).  Time-domain
 pipelines write ``signal`` shaped (samples, channels) with a ``sample_rate``
@@ -37,7 +38,7 @@ attribute and ``time`` (s) and ``channel`` dimension scales, which
 :func:`~specscope.compute.open_recording` opens as a recording.  Both carry
 (the full description is ``docs/hdf5-layout.md``):
 
-* group ``provenance`` (:func:`~specscope.compute.output.spectrogram.write_provenance`):
+* group ``provenance`` (:func:`~specscope.compute.output.write_provenance`):
   the pipeline JSON as dataset ``provenance/pipeline``, source path and
   SHA-256, package versions, backend, creation time;
 * file attributes: ``format``, provenance (``source_path``,
@@ -56,7 +57,7 @@ import json
 import os
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,19 +65,19 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, RecordingError, SpecscopeError
-from .output.spectrogram import (
+from .io import open_recording, split_member
+from .output import (
     atomic_h5,
-    create_spectrogram_datasets,
-    dataset_options,
+    recording_meta,
     recording_provenance,
-    write_provenance,
+    sha256_file,
+    write_pipeline_output,
 )
-from .pipeline.core import DEFAULT_CHUNK_SAMPLES, SCHEMA, BoundPipeline, Pipeline
-from .spectral import window_text
+from .pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
 
 __all__ = [
     "DEFAULT_TASK_SAMPLES",
-    "SIGNAL_FORMAT",
+    "EXECUTORS",
     "InputResult",
     "RerunResult",
     "Summary",
@@ -86,7 +87,6 @@ __all__ = [
     "run_batch",
 ]
 
-SIGNAL_FORMAT = "specscope/signal/1"
 #: recordings longer than this (samples) are split into part tasks
 DEFAULT_TASK_SAMPLES = 1 << 26
 EXECUTORS = ("processes", "threads")
@@ -153,8 +153,6 @@ def _one_line(exc: BaseException) -> str:
 
 def output_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[str]) -> Path:
     """``OUTDIR/<stem>.h5`` for an input (``FILE.h5:/dataset`` uses FILE's stem)."""
-    from .io.base import split_member
-
     p, _ = split_member(input_path)
     return Path(outdir) / f"{p.stem}.h5"
 
@@ -163,16 +161,7 @@ def output_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[st
 
 
 def _open(path: str, options: dict[str, Any]) -> Any:
-    from .io import open_recording
-
     return open_recording(path, **options)
-
-
-def _meta(rec: Any) -> dict[str, Any]:
-    return {"path": str(rec.path), "sample_rate": float(rec.sample_rate),
-            "n_samples": int(rec.n_samples), "n_channels": int(rec.n_channels),
-            "is_complex": bool(rec.is_complex),
-            "center_frequency": float(rec.center_frequency or 0.0), "units": str(rec.units)}
 
 
 def _plan(bound: BoundPipeline, start: int, stop: int,
@@ -207,141 +196,6 @@ def _plan(bound: BoundPipeline, start: int, stop: int,
     return parts
 
 
-# -- writing ------------------------------------------------------------------------------
-
-
-def _header(f: Any, pipeline: Pipeline, bound: BoundPipeline, meta: dict[str, Any],
-            spec: dict[str, Any], first: int) -> None:
-    f.attrs["pipeline"] = pipeline.to_json(None)
-    f.attrs["pipeline_name"] = pipeline.name
-    f.attrs["source_options"] = json.dumps(spec["options"])
-    f.attrs["start_sample"] = int(spec["start"])
-    f.attrs["stop_sample"] = int(spec["stop"])
-    f.attrs["first_sample"] = int(first)
-    f.attrs["channels"] = json.dumps(spec["channels"])
-    f.attrs["chunk_samples"] = int(spec["chunk_samples"])
-    f.attrs["task_samples"] = int(spec["task_samples"] or 0)
-    f.attrs["output"] = bound.kind
-    g = f.create_group("pipeline")
-    g.attrs["json"] = pipeline.to_json(None)
-    g.attrs["schema"] = SCHEMA
-    g.attrs["name"] = pipeline.name
-    cg = g.create_group("coefficients")
-    for index, d in sorted(bound.coefficients().items()):
-        sg = cg.create_group(f"step_{index}")
-        step = pipeline.steps[index]
-        sg.attrs["design"] = step.values["design"]
-        sg.attrs["form"] = d.form
-        sg.attrs["sample_rate"] = d.sample_rate
-        sg.attrs["zero_phase"] = bool(step.values["zero_phase"])
-        sg.attrs["settle_samples"] = int(d.settle)
-        for name, arr in d.coefficients.items():
-            arr = np.asarray(arr)
-            sg.create_dataset(name, data=arr, **dataset_options(arr.shape))
-
-
-def _write_output(out: Path, pipeline: Pipeline, bound: BoundPipeline, meta: dict[str, Any],
-                  spec: dict[str, Any], blocks: Iterable[np.ndarray], prov: dict[str, str],
-                  cancelled: Callable[[], bool] | None = None, *,
-                  first: int | None = None, n_out: int | None = None,
-                  progress: Callable[[float], None] | None = None,
-                  extra: dict[str, Any] | None = None) -> None:
-    """Write the blocks of a whole run into ``out`` (crash-safe).
-
-    ``first`` (the source sample of the first output) and ``n_out`` (the
-    number of outputs) default to a run over ``spec["start"]:spec["stop"]``;
-    the range writer of :mod:`.writers` gives its own.  ``extra`` attributes
-    go on the file root.
-    """
-    from .errors import Cancelled
-
-    fs = bound.sample_rate
-    start, stop = spec["start"], spec["stop"]
-    if first is None:
-        first = start + bound.drop
-    if n_out is None:
-        n_out = bound.output_length(stop - start)
-    n_ch = len(spec["channels"])
-    pipeline_json = pipeline.to_json(None)
-    with atomic_h5(out) as f:
-        if bound.stft is not None:
-            p = bound.stft
-            times = (first + np.arange(n_out) * p.hop + p.nfft / 2) / fs
-            freqs = bound.frequencies(meta["center_frequency"])
-            attrs = {"sample_rate": fs, "nfft": int(p.nfft), "hop": int(p.hop),
-                     "window": window_text(p.window), "scaling": p.scaling,
-                     "units": meta["units"] + p.units_suffix, "channel": int(spec["channels"][0]),
-                     "two_sided": bool(bound.complex_output),
-                     "center_frequency": meta["center_frequency"]}
-            ds = create_spectrogram_datasets(f, times, freqs, attrs, prov,
-                                             n_channels=None if n_ch == 1 else n_ch,
-                                             channels=list(spec["channels"]),
-                                             pipeline_json=pipeline_json)
-        else:
-            f.attrs["format"] = SIGNAL_FORMAT
-            write_provenance(f, prov, pipeline_json=pipeline_json)
-            ds = None
-        for k, v in (extra or {}).items():
-            f.attrs[k] = v
-        _header(f, pipeline, bound, meta, spec, first)
-        pos = 0
-        tds = None
-        for block in blocks:
-            if cancelled is not None and cancelled():
-                raise Cancelled()
-            k = block.shape[-1]
-            if pos + k > n_out:
-                raise RecordingError(f"{out.name}: the pipeline gave more output than "
-                                     f"expected ({pos + k} > {n_out})")
-            if bound.stft is not None:
-                if n_ch == 1:
-                    ds[pos:pos + k, :] = block[0].T
-                else:
-                    ds[:, pos:pos + k, :] = np.transpose(block, (0, 2, 1))
-            else:
-                if ds is None:
-                    ds, tds = _signal_dataset(f, n_out, spec["channels"], block.dtype, fs,
-                                              meta, first)
-                ds[pos:pos + k, :] = block.T
-                tds[pos:pos + k] = (first + np.arange(pos, pos + k)) / fs
-            pos += k
-            if progress is not None and n_out:
-                progress(pos / n_out)
-        if ds is None:
-            dtype = np.complex64 if meta["is_complex"] else np.float32
-            ds, tds = _signal_dataset(f, n_out, spec["channels"], dtype, fs, meta, first)
-        if pos != n_out:
-            raise RecordingError(f"{out.name}: the pipeline gave {pos} outputs, expected "
-                                 f"{n_out}")
-
-
-def _signal_dataset(f: Any, n: int, channels: Sequence[int], dtype: Any, fs: float,
-                    meta: dict[str, Any], first: int) -> tuple[Any, Any]:
-    """The empty ``signal`` (time, channel) dataset with its ``time`` and ``channel`` scales."""
-    n_ch = len(channels)
-    rows = max(1, min(n, (1 << 20) // max(1, n_ch * np.dtype(dtype).itemsize)))
-    ds = f.create_dataset("signal", shape=(n, n_ch), dtype=dtype,
-                          **dataset_options((n, n_ch), (rows, n_ch)))
-    attrs = {"sample_rate": fs, "units": meta["units"], "first_sample": int(first),
-             "time_offset": first / fs, "center_frequency": meta["center_frequency"]}
-    for k, v in attrs.items():
-        ds.attrs[k] = v
-        f.attrs[k] = v
-    tds = f.create_dataset("time", shape=(n,), dtype=np.float64,
-                           **dataset_options((n,), (max(1, min(n, 1 << 17)),)))
-    tds.attrs["units"] = "s"
-    tds.attrs["long_name"] = "time of the sample from the start of the source"
-    cds = f.create_dataset("channel", data=np.asarray(list(channels), np.int64))
-    cds.attrs["long_name"] = "channel number in the source"
-    tds.make_scale("time")
-    cds.make_scale("channel")
-    ds.dims[0].attach_scale(tds)
-    ds.dims[0].label = "time"
-    ds.dims[1].attach_scale(cds)
-    ds.dims[1].label = "channel"
-    return ds, tds
-
-
 def _part_path(out: Path, index: int) -> Path:
     return out.with_name(f".{out.stem}.part{index:05d}.h5")
 
@@ -366,7 +220,7 @@ def _task(spec: dict[str, Any]) -> dict[str, Any]:
     try:
         pipeline = Pipeline.from_dict(spec["pipeline"])
         with _open(spec["path"], spec["options"]) as rec:
-            meta = _meta(rec)
+            meta = recording_meta(rec)
             bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
             chans = spec["channels"]
 
@@ -381,7 +235,8 @@ def _task(spec: dict[str, Any]) -> dict[str, Any]:
                 prov = recording_provenance(rec)
                 blocks = bound.stream(read, spec["start"], spec["stop"],
                                       chunk_samples=spec["chunk_samples"])
-                _write_output(Path(spec["out"]), pipeline, bound, meta, spec, blocks, prov)
+                write_pipeline_output(Path(spec["out"]), pipeline, bound, meta, spec, blocks,
+                                      prov)
             else:
                 _write_part(Path(spec["part_path"]), bound, read, part, spec["chunk_samples"])
         return {"ok": True, "seconds": time.perf_counter() - t0, "meta": meta}
@@ -389,38 +244,6 @@ def _task(spec: dict[str, Any]) -> dict[str, Any]:
         return {"ok": False, "error": _one_line(exc), "seconds": time.perf_counter() - t0,
                 "traceback": traceback.format_exc() if not isinstance(exc, SpecscopeError)
                 else None}
-
-
-def export_recording(pipeline: Pipeline, recording: Any, out: str | os.PathLike[str], *,
-                     channel: int = 0, chunk_samples: int = DEFAULT_CHUNK_SAMPLES,
-                     options: dict[str, Any] | None = None,
-                     progress: Callable[[float], None] | None = None,
-                     cancelled: Callable[[], bool] | None = None) -> Path:
-    """Run ``pipeline`` over one channel of an open recording into ``out`` (crash-safe HDF5).
-
-    The same layout and numbers as :func:`run_batch` (one task), with progress
-    and cancellation between chunks — what the app's export uses.  ``options``
-    are the reader options the recording was opened with (kept for ``rerun``).
-    """
-    meta = _meta(recording)
-    bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
-    recording._channel_list(channel)
-    n = int(recording.n_samples)
-    spec = {"path": str(recording.path), "options": dict(options or {}), "start": 0,
-            "stop": n, "channels": [int(channel)], "chunk_samples": int(chunk_samples),
-            "task_samples": None}
-    if bound.stft is not None:
-        bound.stft.check_length(bound.signal_length(n), recording.path.name)
-
-    def read(a: int, b: int) -> np.ndarray:
-        if progress is not None:
-            progress(min(1.0, b / max(n, 1)))
-        return recording.read(a, b, [int(channel)])
-
-    prov = recording_provenance(recording, cancelled)
-    blocks = bound.stream(read, 0, n, chunk_samples=int(chunk_samples))
-    _write_output(Path(out), pipeline, bound, meta, spec, blocks, prov, cancelled)
-    return Path(out)
 
 
 def _write_part(path: Path, bound: BoundPipeline, read: Callable[[int, int], np.ndarray],
@@ -446,11 +269,11 @@ def _write_part(path: Path, bound: BoundPipeline, read: Callable[[int, int], np.
 def _assemble(spec: dict[str, Any], part_paths: Sequence[Path]) -> None:
     pipeline = Pipeline.from_dict(spec["pipeline"])
     with _open(spec["path"], spec["options"]) as rec:
-        meta = _meta(rec)
+        meta = recording_meta(rec)
         bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
         prov = recording_provenance(rec)
-    _write_output(Path(spec["out"]), pipeline, bound, meta, spec,
-                  _iter_part_blocks(part_paths), prov)
+    write_pipeline_output(Path(spec["out"]), pipeline, bound, meta, spec,
+                          _iter_part_blocks(part_paths), prov)
 
 
 # -- executors ----------------------------------------------------------------------------
@@ -559,11 +382,11 @@ def _prepare(pipeline: Pipeline, path: str, out: Path, options: dict[str, Any],
              stop: int | None, channels: list[int] | None) -> tuple[dict[str, Any], list]:
     """The task spec of one input and its parts (opens the file for its metadata only)."""
     with _open(path, options) as rec:
-        meta = _meta(rec)
+        meta = recording_meta(rec)
         bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
         a, b, _ = slice(start, stop).indices(meta["n_samples"])
         b = max(a, b)
-        chans = rec._channel_list(channels)
+        chans = rec.channel_list(channels)
         if bound.stft is not None:
             bound.stft.check_length(bound.signal_length(b - a), Path(path).name)
         if not bound.streams and b - a > chunk_samples:
@@ -795,8 +618,6 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
     pipeline = Pipeline.from_json(text)
     if not Path(source).is_file():
         raise RecordingError(f"{out.name}: its source {source} is missing")
-    from .output.spectrogram import sha256_file
-
     if sha256_file(source) != digest:
         raise RecordingError(f"{out.name}: its source {source} changed since the run "
                              "(SHA-256 differs)")

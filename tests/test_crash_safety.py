@@ -22,8 +22,8 @@ import h5py
 import numpy as np
 import pytest
 import soundfile
-from specscope.compute.output.range import export
-from specscope.compute.pipeline.core import Pipeline
+from specscope.compute.output import export_range
+from specscope.compute.pipeline import Pipeline
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
@@ -32,8 +32,8 @@ FIR = {"op": "filter", "params": {"design": "firwin", "numtaps": 63, "cutoff": 3
 
 HELPER = r"""
 import os, sys
-from specscope.compute.output.range import export
-from specscope.compute.pipeline.core import Pipeline
+from specscope.compute.output import export_range
+from specscope.compute.pipeline import Pipeline
 src, dest, pipe = sys.argv[1:4]
 pipeline = Pipeline.load(pipe)
 print("ready", flush=True)
@@ -41,7 +41,7 @@ for line in sys.stdin:
     pid = os.fork()
     if pid == 0:
         try:
-            export(src, dest, pipeline=pipeline, chunk_samples=1 << 16)
+            export_range(src, dest, pipeline=pipeline, chunk_samples=1 << 16)
         except BaseException:
             os._exit(3)
         os._exit(0)
@@ -67,9 +67,9 @@ def test_sigkill_never_damages_the_destination(tmp_path, monkeypatch):
     pipeline.save(pipe)
     out = tmp_path / "out" / "o.h5"
     out.parent.mkdir()
-    expected = _signal_of(export(src, tmp_path / "ref.h5", pipeline=pipeline,
-                                 chunk_samples=1 << 16))
-    export(src, out, stop=1000)  # the old file: something else
+    expected = _signal_of(export_range(src, tmp_path / "ref.h5", pipeline=pipeline,
+                                       chunk_samples=1 << 16))
+    export_range(src, out, stop=1000)  # the old file: something else
     old = out.read_bytes()
 
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
@@ -121,5 +121,5 @@ def test_sigkill_never_damages_the_destination(tmp_path, monkeypatch):
     assert {p.name for p in out.parent.iterdir()} - set(partials) == {"o.h5"}
     # a later export to the same destination removes the stale temporary files
     monkeypatch.setenv("SPECSCOPE_STALE_PARTIAL_S", "0")
-    export(src, out, stop=1000)
+    export_range(src, out, stop=1000)
     assert [p.name for p in out.parent.iterdir()] == ["o.h5"]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from specscope.compute import Cancelled, InputError, spectrogram
 from specscope.compute.io.memory import ArrayRecording
-from specscope.compute.view.tiles import TILE_CELLS, TileEngine
+from specscope.compute.view import TILE_CELLS, TileEngine
 
 FS = 8000
 NFFT, HOP = 256, 64

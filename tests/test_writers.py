@@ -14,9 +14,14 @@ import numpy as np
 import pytest
 import soundfile
 from specscope.compute import InputError, open_recording
-from specscope.compute.output.range import audio_container, export, plan_range
-from specscope.compute.output.spectrogram import clean_stale_partials, write_provenance
-from specscope.compute.pipeline.core import SETTLE_TOL, Pipeline
+from specscope.compute.output import (
+    audio_container,
+    clean_stale_partials,
+    export_range,
+    plan_range,
+    write_provenance,
+)
+from specscope.compute.pipeline import SETTLE_TOL, Pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 FS = 8000
@@ -46,9 +51,9 @@ def _read(path: Path, name: str) -> np.ndarray:
 def test_range_equals_whole_run_cut_afterwards(tmp_path, wav, steps, name, start, stop):
     path, _ = wav
     p = Pipeline.from_steps(steps)
-    whole = export(path, tmp_path / "whole.h5", pipeline=p, channels=[2, 0])
-    part = export(path, tmp_path / "part.h5", pipeline=p, start=start, stop=stop,
-                  channels=[2, 0], chunk_samples=1000)
+    whole = export_range(path, tmp_path / "whole.h5", pipeline=p, channels=[2, 0])
+    part = export_range(path, tmp_path / "part.h5", pipeline=p, start=start, stop=stop,
+                        channels=[2, 0], chunk_samples=1000)
     w, r = _read(whole, name), _read(part, name)
     wt, rt = _read(whole, "time"), _read(part, "time")
     stop_ = 30000 if stop is None else stop
@@ -71,25 +76,25 @@ def test_range_equals_whole_run_cut_afterwards(tmp_path, wav, steps, name, start
 def test_iir_range_is_carried_from_a_warm_up(tmp_path, wav):
     path, x = wav
     p = Pipeline.from_steps([IIR])
-    whole = _read(export(path, tmp_path / "w.h5", pipeline=p, channels=0), "signal")
+    whole = _read(export_range(path, tmp_path / "w.h5", pipeline=p, channels=0), "signal")
     plan = plan_range(p.bind(FS), 30000, 20000, 25000)
     assert plan.read_start == 20000 - p.bind(FS).lookback and not plan.exact
-    part_path = export(path, tmp_path / "p.h5", pipeline=p, channels=0, start=20000,
-                       stop=25000)
+    part_path = export_range(path, tmp_path / "p.h5", pipeline=p, channels=0, start=20000,
+                             stop=25000)
     part = _read(part_path, "signal")
     diff = np.abs(part - whole[20000:25000]).max()
     assert 0 < diff <= 10 * SETTLE_TOL * np.abs(x).max() + 1e-6
     with h5py.File(part_path, "r") as f:
         assert not bool(f.attrs["exact_range"])
     # a range whose warm-up reaches the first sample is exact
-    head = _read(export(path, tmp_path / "h.h5", pipeline=p, channels=0, stop=500), "signal")
+    head = _read(export_range(path, tmp_path / "h.h5", pipeline=p, channels=0, stop=500), "signal")
     np.testing.assert_array_equal(head, whole[:500])
 
 
 def test_hdf5_layout_provenance_and_checksums(tmp_path, wav):
     path, _ = wav
     p = Pipeline.from_steps([FIR])
-    out = export(path, tmp_path / "o.h5", pipeline=p, start=100, stop=5000, channels=[1])
+    out = export_range(path, tmp_path / "o.h5", pipeline=p, start=100, stop=5000, channels=[1])
     with h5py.File(out, "r") as f:
         prov = f["provenance"]
         for key in ("source_path", "source_sha256", "created_utc", "backend",
@@ -140,8 +145,8 @@ def test_hdf5_reads_back_with_xarray(tmp_path, wav):
     xr = pytest.importorskip("xarray")
     pytest.importorskip("h5netcdf")
     path, _ = wav
-    out = export(path, tmp_path / "o.h5", pipeline=Pipeline.from_steps([FIR, STFT]),
-                 channels=[0])
+    out = export_range(path, tmp_path / "o.h5", pipeline=Pipeline.from_steps([FIR, STFT]),
+                       channels=[0])
     ds = xr.open_dataset(out, engine="h5netcdf", phony_dims="sort")
     assert ds["spectrogram"].dims == ("time", "frequency")
 
@@ -149,24 +154,24 @@ def test_hdf5_reads_back_with_xarray(tmp_path, wav):
 def test_wav_flac_and_rf64_switch(tmp_path, wav):
     path, x = wav
     p = Pipeline.from_steps([FIR])
-    ref = _read(export(path, tmp_path / "r.h5", pipeline=p, channels=[0, 1]), "signal")
-    out = export(path, tmp_path / "o.wav", pipeline=p, channels=[0, 1])
+    ref = _read(export_range(path, tmp_path / "r.h5", pipeline=p, channels=[0, 1]), "signal")
+    out = export_range(path, tmp_path / "o.wav", pipeline=p, channels=[0, 1])
     assert soundfile.info(str(out)).format == "WAV"
     y, fs = soundfile.read(str(out), dtype="float32")
     assert fs == FS
     np.testing.assert_array_equal(y, ref.astype(np.float32))  # the WAV holds float32
-    big = export(path, tmp_path / "big.wav", pipeline=p, channels=[0, 1],
-                 rf64_threshold=100_000)
+    big = export_range(path, tmp_path / "big.wav", pipeline=p, channels=[0, 1],
+                       rf64_threshold=100_000)
     assert soundfile.info(str(big)).format == "RF64"
     np.testing.assert_array_equal(soundfile.read(str(big), dtype="float32")[0], y)
     assert audio_container(".wav", 2**30, 2, "FLOAT") == "RF64"  # 8 GiB
     assert audio_container(".wav", 2**20, 2, "FLOAT") == "WAV"
     assert audio_container(".flac", 2**31, 2, "PCM_24") == "FLAC"
-    fl = export(path, tmp_path / "o.flac", start=1000, stop=2000)
+    fl = export_range(path, tmp_path / "o.flac", start=1000, stop=2000)
     z, _ = soundfile.read(str(fl), dtype="float32")
     np.testing.assert_allclose(z, x[1000:2000], atol=2.0 ** -22)
     with pytest.raises(InputError, match="spectrogram can only be written to HDF5"):
-        export(path, tmp_path / "s.wav", pipeline=Pipeline.from_steps([STFT]))
+        export_range(path, tmp_path / "s.wav", pipeline=Pipeline.from_steps([STFT]))
     assert not (tmp_path / "s.wav").exists()
 
 
@@ -183,8 +188,8 @@ def test_sigmf_iq_round_trip(tmp_path):
                       "core:datetime": "2024-05-01T12:00:00Z"}],
         "annotations": [{"core:sample_start": 1500, "core:sample_count": 1000,
                          "core:label": "burst"}]}))
-    out = export(tmp_path / "cap.sigmf-meta", tmp_path / "cut.sigmf-meta", start=1000,
-                 stop=3000)
+    out = export_range(tmp_path / "cap.sigmf-meta", tmp_path / "cut.sigmf-meta", start=1000,
+                       stop=3000)
     with open_recording(out) as rec:
         assert isinstance(rec, SigMFRecording)
         assert rec.is_complex and rec.sample_rate == 1e6 and rec.n_samples == 2000
@@ -196,7 +201,7 @@ def test_sigmf_iq_round_trip(tmp_path):
         np.testing.assert_array_equal(rec.read()[:, 0], iq[1000:3000])
         assert rec.verify_checksum() is True
     with pytest.raises(InputError, match="complex"):
-        export(tmp_path / "cap.sigmf-meta", tmp_path / "iq.wav")
+        export_range(tmp_path / "cap.sigmf-meta", tmp_path / "iq.wav")
 
 
 def test_stale_partials_are_cleaned_only_for_their_destination(tmp_path, wav):
@@ -210,7 +215,7 @@ def test_stale_partials_are_cleaned_only_for_their_destination(tmp_path, wav):
     old = time.time() - 3600
     os.utime(stale, (old, old))
     os.utime(other, (old, old))
-    export(path, dest, channels=0, stop=100)
+    export_range(path, dest, channels=0, stop=100)
     assert not stale.exists() and other.exists() and fresh.exists() and dest.exists()
     assert clean_stale_partials(dest, max_age_s=0) == [fresh]
 

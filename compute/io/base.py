@@ -47,6 +47,9 @@ class Recording(ABC):
     units: str = "FS"
     #: time of the first sample, ISO 8601 (e.g. ``"2024-05-01T12:00:00Z"``), else ``None``
     start_time: str | None = None
+    #: SHA-512 (hex) of the data file as its metadata states it (SigMF ``core:sha512``),
+    #: else ``None``; exports check it while hashing the source
+    sha512: str | None = None
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
@@ -87,7 +90,7 @@ class Recording(ABC):
         """
         start, stop, _ = slice(start, stop).indices(self.n_samples)
         stop = max(stop, start)
-        chans = self._channel_list(channels)
+        chans = self.channel_list(channels)
         with self._lock:
             data = self._read(start, stop)
         data = np.asarray(data, dtype=self.dtype)
@@ -99,7 +102,14 @@ class Recording(ABC):
                 f"the file gave {data.shape[0]} (truncated file?)")
         return np.ascontiguousarray(data[:, chans])
 
-    def _channel_list(self, channels: int | list[int] | None) -> list[int]:
+    def channel_list(self, channels: int | list[int] | None) -> list[int]:
+        """Channel numbers as a list: all for None, one for an int; checked against the file.
+
+        Raises
+        ------
+        InputError
+            A channel is out of range.
+        """
         if channels is None:
             return list(range(self.n_channels))
         chans = [channels] if isinstance(channels, (int, np.integer)) else list(channels)
@@ -109,6 +119,9 @@ class Recording(ABC):
                     f"channel={c} is out of range; {self.path.name} has "
                     f"{self.n_channels} channel(s), numbered 0..{self.n_channels - 1}")
         return [int(c) for c in chans]
+
+    # kept while callers move to the public name
+    _channel_list = channel_list
 
     @abstractmethod
     def _read(self, start: int, stop: int) -> np.ndarray:

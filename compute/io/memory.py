@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from ..params import parse_number
 from .base import Recording
 
 
@@ -15,8 +16,8 @@ class ArrayRecording(Recording):
     ----------
     data : array_like
         Real or complex samples.
-    sample_rate : float
-        Samples per second.
+    sample_rate : float or str
+        Samples per second (a number, or text like ``"48k"``).
     center_frequency : float, optional
         For complex (IQ) data: the RF frequency of 0 Hz.
     name : str
@@ -35,11 +36,10 @@ class ArrayRecording(Recording):
         if arr.ndim != 2:
             raise InputError(f"data of shape {np.shape(data)} must be (samples,) or "
                              "(samples, channels)")
-        if not sample_rate or sample_rate <= 0:
-            raise InputError(f"sample_rate={sample_rate!r} must be a positive number of Hz")
+        fs = parse_number(sample_rate, "sample_rate", positive=True)
         self.is_complex = bool(np.iscomplexobj(arr))
         self._data = arr.astype(self.dtype, copy=False)
-        self.sample_rate = float(sample_rate)
+        self.sample_rate = fs
         self.n_samples, self.n_channels = self._data.shape
         self.center_frequency = center_frequency
         self.units = units

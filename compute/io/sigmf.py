@@ -234,7 +234,7 @@ class SigMFRecording(Recording):
             "version": glob.get("core:version"), "global": glob, "captures": captures,
             "trailing_bytes": trailing, "header_bytes": sum(headers),
         })
-        self._sha512 = glob.get("core:sha512")
+        self.sha512 = glob.get("core:sha512")
 
     def _annotations(self, raw: list[Any], m: str) -> list[dict[str, Any]]:
         out = []
@@ -296,7 +296,7 @@ class SigMFRecording(Recording):
         RecordingError
             The checksum does not match.
         """
-        if not self._sha512:
+        if not self.sha512:
             return None
         h = hashlib.sha512()
         with open(self.path, "rb") as fh:
@@ -304,7 +304,7 @@ class SigMFRecording(Recording):
                 if cancelled is not None and cancelled():
                     raise Cancelled()
                 h.update(chunk)
-        if h.hexdigest().lower() != str(self._sha512).lower():
+        if h.hexdigest().lower() != str(self.sha512).lower():
             raise RecordingError(f"{self.path}: SHA-512 does not match core:sha512 in "
                                  f"{self.meta_path.name}; the data file changed or is damaged")
         return True

@@ -1,11 +1,12 @@
 """Export a time range and channel selection of a recording: HDF5, WAV/FLAC, SigMF.
 
-:func:`export` runs a pipeline (or none: the samples as they are) over part
+:func:`export_range` runs a pipeline (or none: the samples as they are) over part
 of a recording, streamed in chunks, and writes it crash-safe (a temporary
 file in the destination folder, checked, then ``os.replace``):
 
 * ``.h5`` / ``.hdf5`` / ``.nc``: the processed signal or spectrogram in the
-  layout of ``docs/hdf5-layout.md`` (the pipeline runner's);
+  layout of ``docs/hdf5-layout.md`` (that of every pipeline output,
+  :func:`~specscope.compute.output.write_pipeline_output`);
 * ``.wav`` / ``.flac``: the (filtered) real signal through soundfile; a WAV
   that would pass :data:`RF64_THRESHOLD` bytes is written as RF64;
 * ``.sigmf-meta`` / ``.sigmf-data``: the signal as SigMF, ``cf32_le`` for
@@ -54,8 +55,11 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import Cancelled, InputError, RecordingError
-from ..pipeline.core import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
-from .spectrogram import atomic_file, recording_provenance
+from ..io import open_recording
+from ..pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
+from .hdf5 import atomic_file
+from .provenance import recording_provenance
+from .signal import recording_meta, write_pipeline_output
 
 __all__ = [
     "AUDIO_SUFFIXES",
@@ -63,7 +67,8 @@ __all__ = [
     "RF64_THRESHOLD",
     "SIGMF_SUFFIXES",
     "RangePlan",
-    "export",
+    "audio_container",
+    "export_range",
     "output_kind",
     "plan_range",
     "seconds_to_samples",
@@ -164,10 +169,6 @@ class RangePlan:
         self.take = b_sig - a_sig
         self.exact = bool(bound.exact_split or self.read_start == 0)
 
-    def as_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("start", "stop", "first", "count", "read_start",
-                                              "read_stop", "skip", "take", "exact")}
-
 
 def plan_range(bound: BoundPipeline, n_samples: int, start: int | None = None,
                stop: int | None = None, where: str = "recording") -> RangePlan:
@@ -186,15 +187,15 @@ def _as_pipeline(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str] | 
     return Pipeline.load(pipeline)
 
 
-def export(source: Any, out: str | os.PathLike[str], *,
-           pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str] | None = None,
-           start: int | None = None, stop: int | None = None,
-           channels: int | list[int] | None = None,
-           options: dict[str, Any] | None = None,
-           chunk_samples: int = DEFAULT_CHUNK_SAMPLES,
-           subtype: str | None = None, rf64_threshold: int | None = None,
-           progress: Callable[[float], None] | None = None,
-           cancelled: Callable[[], bool] | None = None) -> Path:
+def export_range(source: Any, out: str | os.PathLike[str], *,
+                 pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str] | None = None,
+                 start: int | None = None, stop: int | None = None,
+                 channels: int | list[int] | None = None,
+                 options: dict[str, Any] | None = None,
+                 chunk_samples: int = DEFAULT_CHUNK_SAMPLES,
+                 subtype: str | None = None, rf64_threshold: int | None = None,
+                 progress: Callable[[float], None] | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> Path:
     """Export samples ``start:stop`` of ``channels`` of a recording, processed, to ``out``.
 
     Parameters
@@ -239,8 +240,6 @@ def export(source: Any, out: str | os.PathLike[str], *,
         raise InputError(f"chunk_samples={chunk_samples!r} must be a whole number >= 1")
     pipe = _as_pipeline(pipeline)
     if isinstance(source, (str, os.PathLike)):
-        from ..io import open_recording
-
         with open_recording(source, **dict(options or {})) as rec:
             return _export(rec, Path(out), kind, pipe, start, stop, channels, options,
                            chunk_samples, subtype, rf64_threshold, progress, cancelled)
@@ -260,12 +259,10 @@ def _export(rec: Any, out: Path, kind: str, pipeline: Pipeline, start: int | Non
             chunk_samples: int, subtype: str | None, rf64_threshold: int | None,
             progress: Callable[[float], None] | None,
             cancelled: Callable[[], bool] | None) -> Path:
-    from ..batch import _meta, _write_output
-
-    meta = _meta(rec)
+    meta = recording_meta(rec)
     where = rec.path.name
     bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
-    chans = rec._channel_list(channels)
+    chans = rec.channel_list(channels)
     plan = plan_range(bound, meta["n_samples"], start, stop, where)
     targets = [out] if kind != "sigmf" else list(_sigmf_paths(out))
     for t in targets:
@@ -290,8 +287,9 @@ def _export(rec: Any, out: Path, kind: str, pipeline: Pipeline, start: int | Non
                 "task_samples": 0}
         extra = {"range_first": int(plan.first), "range_count": int(plan.count),
                  "exact_range": bool(plan.exact), "range_read_start": int(plan.read_start)}
-        _write_output(out, pipeline, bound, meta, spec, blocks(), prov, cancelled,
-                      first=plan.first, n_out=plan.count, progress=progress, extra=extra)
+        write_pipeline_output(out, pipeline, bound, meta, spec, blocks(), prov, cancelled,
+                              first=plan.first, n_out=plan.count, progress=progress,
+                              extra=extra)
         return out
     if kind == "audio":
         return _write_audio(out, rec, bound, plan, chans, blocks(), subtype, rf64_threshold,

@@ -1,293 +1,31 @@
-"""Crash-safe HDF5 export of spectrograms, and what every HDF5 output shares.
+"""Spectrograms in HDF5: full-resolution export, read-back, and display images.
 
-The file is written to a temporary name in the destination folder, reopened
-and checked, then moved into place with ``os.replace``: a failed, cancelled or
-killed export never leaves a partial file under the requested name and never
-damages a file already there.  A killed export leaves its temporary file
-(``.<name>.<random>.partial``) behind; the next export to the same
-destination removes those older than :data:`STALE_PARTIAL_S` seconds
-(environment variable ``SPECSCOPE_STALE_PARTIAL_S``).
-
-Every output carries a ``provenance`` group (:func:`write_provenance`) and
-its datasets are chunked with gzip + shuffle (zstd through blosc when the
-optional ``hdf5plugin`` package is importable) and fletcher32 checksums
-(:func:`dataset_options`).  The layout is documented in ``docs/hdf5-layout.md``.
+:func:`export_spectrogram` computes the spectrogram of a whole channel in
+blocks and writes it crash-safe (:func:`~specscope.compute.output.atomic_h5`)
+with its provenance; :func:`create_spectrogram_datasets` is the layout shared
+with pipeline outputs; :func:`write_display_image` writes the dB image of a
+view with its axes.  The layout is documented in ``docs/hdf5-layout.md``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import tempfile
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from datetime import UTC, datetime
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .._version import __version__
-from ..errors import Cancelled, RecordingError
-from ..io.base import Recording
+from ..errors import Cancelled
+from ..io import Recording
 from ..spectral import FRAMES_PER_BLOCK, StftParams, stft_frames, window_text
+from .hdf5 import atomic_h5, dataset_options
+from .provenance import provenance, recording_provenance, write_provenance
 
 FORMAT_TAG = "specscope/spectrogram/1"
-#: temporary files of killed exports older than this (seconds) are removed by the next
-#: export to the same destination
-STALE_PARTIAL_S = 15 * 60
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
-#: file attributes of provenance, kept on the file root for older readers
-PROVENANCE_ATTRS = ("source_path", "source_sha256", "specscope_version", "created_utc")
-#: distributions whose versions the provenance records (read from their metadata only:
-#: nothing is imported, so CuPy is never loaded on a CPU-only machine)
-VERSIONED = ("specscope", "numpy", "scipy", "h5py", "hdf5plugin", "cupy", "cupy-cuda12x",
-             "cupy-cuda11x", "cupy-cuda13x")
-
-
-def sha256_file(path: str | os.PathLike[str], *, block: int = 1 << 20,
-                cancelled: Callable[[], bool] | None = None) -> str:
-    """SHA-256 of a file, read in blocks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(block):
-            if cancelled is not None and cancelled():
-                raise Cancelled()
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def _digests(path: str | os.PathLike[str], names: tuple[str, ...], *, block: int = 1 << 20,
-             cancelled: Callable[[], bool] | None = None) -> dict[str, str]:
-    """Several digests of a file in one pass."""
-    hs = {n: hashlib.new(n) for n in names}
-    with open(path, "rb") as fh:
-        while chunk := fh.read(block):
-            if cancelled is not None and cancelled():
-                raise Cancelled()
-            for h in hs.values():
-                h.update(chunk)
-    return {n: h.hexdigest() for n, h in hs.items()}
-
-
-def package_versions() -> dict[str, str]:
-    """Installed versions of the packages that shape the numbers (metadata only)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"specscope": __version__}
-    for name in VERSIONED[1:]:
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            continue
-    try:
-        import h5py
-
-        out["hdf5"] = h5py.version.hdf5_version
-    except ImportError:  # pragma: no cover - h5py is a dependency
-        pass
-    return out
-
-
-def provenance(source: str | os.PathLike[str],
-               cancelled: Callable[[], bool] | None = None, *,
-               expect_sha512: str | None = None) -> dict[str, str]:
-    """Attributes that say where an export came from (no hash for in-memory sources).
-
-    The source is hashed once; with ``expect_sha512`` (a SigMF ``core:sha512``)
-    the same pass checks it and raises :class:`RecordingError` on a mismatch.
-    """
-    is_file = Path(source).is_file()
-    digest = ""
-    if is_file:
-        names = ("sha256", "sha512") if expect_sha512 else ("sha256",)
-        d = _digests(source, names, cancelled=cancelled)
-        digest = d["sha256"]
-        if expect_sha512 and d["sha512"].lower() != str(expect_sha512).strip().lower():
-            raise RecordingError(f"{source}: SHA-512 does not match the core:sha512 of its "
-                                 "metadata; the data file changed or is damaged")
-    return {
-        "source_path": str(Path(source).resolve()) if is_file else str(source),
-        "source_sha256": digest,
-        "specscope_version": __version__,
-        "created_utc": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
-
-
-def recording_provenance(recording: Recording,
-                         cancelled: Callable[[], bool] | None = None) -> dict[str, str]:
-    """:func:`provenance` of a recording's data file, checking a SigMF ``core:sha512``."""
-    expect = getattr(recording, "_sha512", None)
-    return provenance(recording.path, cancelled,
-                      expect_sha512=expect if isinstance(expect, str) and expect else None)
-
-
-def write_provenance(f: Any, prov: dict[str, str], *, pipeline_json: str | None = None,
-                     backend: str = "numpy", extra: dict[str, Any] | None = None) -> Any:
-    """Write the ``provenance`` group of an open ``h5py.File`` (and the root attributes).
-
-    Group attributes: ``source_path``, ``source_sha256``, ``created_utc`` (ISO 8601,
-    UTC), ``backend``, ``specscope_version`` and ``version_<package>`` for numpy,
-    scipy, h5py, hdf5 (and cupy/hdf5plugin when installed).  The pipeline JSON is
-    a string dataset ``provenance/pipeline`` (attributes are limited to 64 KiB).
-    The four historical keys stay on the file root too.
-    """
-    for k in PROVENANCE_ATTRS:
-        if k in prov:
-            f.attrs[k] = prov[k]
-    g = f.require_group("provenance")
-    for k, v in prov.items():
-        g.attrs[k] = v
-    g.attrs["backend"] = backend
-    for name, v in package_versions().items():
-        g.attrs[f"version_{name}"] = v
-    for k, v in (extra or {}).items():
-        g.attrs[k] = v
-    if pipeline_json is not None:
-        import h5py
-
-        g.create_dataset("pipeline", data=pipeline_json,
-                         dtype=h5py.string_dtype("utf-8"))
-    return g
-
-
-def compression_options() -> dict[str, Any]:
-    """Compression of every dataset: zstd (blosc) with ``hdf5plugin``, else gzip + shuffle."""
-    try:
-        import hdf5plugin
-    except ImportError:
-        return {"compression": "gzip", "compression_opts": 4, "shuffle": True}
-    return dict(hdf5plugin.Blosc(cname="zstd", clevel=5, shuffle=hdf5plugin.Blosc.SHUFFLE))
-
-
-def dataset_options(shape: tuple[int, ...], chunks: tuple[int, ...] | None = None
-                    ) -> dict[str, Any]:
-    """``create_dataset`` keywords: chunks, compression and fletcher32 checksums.
-
-    Empty datasets cannot be chunked in HDF5 without a growable shape; they are
-    stored contiguous, without filters.
-    """
-    if any(int(n) == 0 for n in shape):
-        return {}
-    opts: dict[str, Any] = {"chunks": tuple(int(c) for c in chunks) if chunks else True,
-                            "fletcher32": True}
-    opts.update(compression_options())
-    return opts
-
-
-def clean_stale_partials(dest: str | os.PathLike[str], max_age_s: float | None = None) -> list[Path]:
-    """Remove temporary files of killed exports to ``dest`` older than ``max_age_s``.
-
-    Only names made by this module for this destination (``.<name>.*.partial`` in
-    its folder) are considered.  Returns the removed paths.
-    """
-    dest = Path(dest)
-    if max_age_s is None:
-        try:
-            max_age_s = float(os.environ.get("SPECSCOPE_STALE_PARTIAL_S", STALE_PARTIAL_S))
-        except ValueError:
-            max_age_s = STALE_PARTIAL_S
-    folder = dest.parent if str(dest.parent) else Path(".")
-    prefix = f".{dest.name}."
-    removed = []
-    now = time.time()
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return removed
-    for e in entries:
-        if not (e.name.startswith(prefix) and e.name.endswith(".partial")):
-            continue
-        middle = e.name[len(prefix):-len(".partial")]
-        if not middle or "." in middle:  # mkstemp's random part only
-            continue
-        try:
-            if e.is_file(follow_symlinks=False) and \
-                    now - e.stat(follow_symlinks=False).st_mtime >= max_age_s:
-                os.unlink(e.path)
-                removed.append(Path(e.path))
-        except OSError:
-            continue
-    return removed
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename durable (best effort; not every platform can open a folder)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-@contextmanager
-def atomic_file(path: str | os.PathLike[str], *, what: str = "file") -> Iterator[Path]:
-    """A temporary path in ``path``'s folder, moved over ``path`` when the body succeeds.
-
-    The body writes the yielded path (and may raise to abandon it); on success
-    the data is fsynced and ``os.replace`` publishes it.  Stale temporary files
-    of killed runs to the same destination are removed first.
-    """
-    dest = Path(path)
-    if dest.is_dir():
-        raise RecordingError(f"{dest}: is a folder; give a {what} name")
-    folder = dest.parent if str(dest.parent) else Path(".")
-    if not folder.is_dir():
-        raise RecordingError(f"{dest}: the folder {folder} does not exist")
-    clean_stale_partials(dest)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{dest.name}.", suffix=".partial")
-    except OSError as exc:
-        raise RecordingError(f"{dest}: cannot write in {folder} "
-                             f"({exc.strerror or exc})") from None
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give what open() would
-        os.replace(tmp, dest)
-        _fsync_folder(folder)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def _check_dataset(name: str, obj: Any) -> None:
-    """Read the first and last element of a dataset (checksums are verified on read)."""
-    import h5py
-
-    if isinstance(obj, h5py.Dataset) and obj.shape and obj.size:
-        obj[(0,) * obj.ndim]
-        obj[tuple(n - 1 for n in obj.shape)]
-
-
-@contextmanager
-def atomic_h5(path: str | os.PathLike[str]) -> Iterator[Any]:
-    """Open an HDF5 file for writing under a temporary name; publish it on success.
-
-    The body writes into the yielded ``h5py.File``.  On success the file is
-    closed, reopened read-only to check it, and renamed over ``path``.  On any
-    exception the temporary file is removed and ``path`` is untouched.
-    """
-    import h5py
-
-    with atomic_file(path, what="file name ending in .h5") as tmp:
-        with h5py.File(tmp, "w") as f:
-            yield f
-        with h5py.File(tmp, "r") as f:  # verify the file reopens and its data reads
-            f.visititems(_check_dataset)
+#: format tag of a written display image
+VIEW_FORMAT_TAG = "specscope/view/1"
 
 
 def create_spectrogram_datasets(f: Any, times: np.ndarray, freqs: np.ndarray,
@@ -304,8 +42,8 @@ def create_spectrogram_datasets(f: Any, times: np.ndarray, freqs: np.ndarray,
     ``time`` (s) and ``frequency`` (Hz) -- and ``channel`` (source channel
     numbers) for several channels -- attached as dimension scales; ``attrs``
     on the file and the dataset, the ``provenance`` group
-    (:func:`write_provenance`) and the format tag on the file.  Shared by
-    :func:`export_spectrogram`, the pipeline runner and the writers.
+    (:func:`~specscope.compute.output.write_provenance`) and the format tag on
+    the file.  Shared by :func:`export_spectrogram` and the pipeline outputs.
     """
     n_frames = int(np.size(times))
     f.attrs["format"] = FORMAT_TAG
@@ -349,13 +87,13 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
     """Compute the full-resolution spectrogram of one channel and write it to HDF5.
 
     Layout: dataset ``spectrogram`` shaped (time, frequency), float32,
-    chunked along time, compressed, with fletcher32 checksums, with ``time`` (frame centres, s) and
-    ``frequency`` (Hz) attached as dimension scales; STFT parameters and
+    chunked along time, compressed, with fletcher32 checksums, with ``time``
+    (frame centres, s) and ``frequency`` (Hz) attached as dimension scales; STFT parameters and
     provenance as attributes of the file and the dataset.  The recording is
     processed in blocks of frames; the numbers equal a whole-file
     :func:`~specscope.compute.spectral.spectrogram`.
     """
-    recording._channel_list(channel)
+    recording.channel_list(channel)
     fs = recording.sample_rate
     params.check_length(recording.n_samples, recording.path.name)
     n_frames = params.n_frames(recording.n_samples)
@@ -398,3 +136,62 @@ def read_spectrogram(path: str | os.PathLike[str]) -> dict[str, Any]:
         return {"spectrogram": ds[...], "time": f["time"][...],
                 "frequency": f["frequency"][...], "attrs": dict(f.attrs),
                 "dataset_attrs": dict(ds.attrs)}
+
+
+def write_display_image(image: Any, out: str | os.PathLike[str], recording: Recording,
+                        params: StftParams, *, channel: int = 0,
+                        freq_scale: str = "linear") -> Path:
+    """Write a display image's values (dB) and axes to HDF5, crash-safe, with provenance.
+
+    Layout: ``level_db`` shaped (time, frequency) with ``time`` (column
+    centres, s) and ``frequency`` (row centres, Hz) as dimension scales,
+    and ``time_edges`` / ``frequency_edges``; attributes say how each
+    column aggregates frames.
+
+    Parameters
+    ----------
+    image : DisplayImage
+        A :class:`~specscope.compute.view.DisplayImage` (its ``db``,
+        ``column_edges``, ``frequency_edges``, ``reduce``, ``level`` and
+        ``frames_per_column`` are written).
+    out : path
+        The HDF5 file.
+    recording : Recording
+        The recording the image shows (its provenance and sample rate).
+    params : StftParams
+        The analysis the image was computed with.
+    channel : int
+        The channel shown.
+    freq_scale : str
+        The frequency axis of the image (``"linear"``, ``"log"``, ``"mel"``).
+
+    Returns
+    -------
+    Path
+        ``out``.
+    """
+    t_edges = np.asarray(image.column_edges, dtype=np.float64)
+    f_edges = np.asarray(image.frequency_edges, dtype=np.float64)
+    with atomic_h5(out) as f:
+        f.attrs["format"] = VIEW_FORMAT_TAG
+        write_provenance(f, provenance(recording.path))
+        ds = f.create_dataset("level_db", data=np.ascontiguousarray(image.db.T),
+                              compression="gzip", shuffle=True)
+        t = f.create_dataset("time", data=(t_edges[:-1] + t_edges[1:]) / 2)
+        fr = f.create_dataset("frequency", data=(f_edges[:-1] + f_edges[1:]) / 2)
+        f.create_dataset("time_edges", data=t_edges)
+        f.create_dataset("frequency_edges", data=f_edges)
+        t.attrs["units"], fr.attrs["units"] = "s", "Hz"
+        t.make_scale("time")
+        fr.make_scale("frequency")
+        ds.dims[0].attach_scale(t)
+        ds.dims[1].attach_scale(fr)
+        attrs = {"units": "dB", "sample_rate": float(recording.sample_rate),
+                 "nfft": params.nfft, "hop": params.hop, "window": window_text(params.window),
+                 "scaling": params.scaling, "channel": int(channel),
+                 "reduce": image.reduce, "pyramid_level": int(image.level),
+                 "frames_per_column": float(image.frames_per_column),
+                 "frequency_scale": freq_scale}
+        for k, v in attrs.items():
+            ds.attrs[k] = v
+    return Path(out)

@@ -1,0 +1,30 @@
+"""Display images of recordings: the tile engine, stacked channels, operator images."""
+
+from .images import DisplayImage, RenderResult
+from .plugin_images import plugin_image
+from .stacked import StackedEngine
+from .tiles import (
+    DEFAULT_CACHE_BYTES,
+    FREQ_SCALES,
+    REDUCTIONS,
+    TILE_CELLS,
+    Tile,
+    TileCache,
+    TileEngine,
+    render_progressive,
+)
+
+__all__ = [
+    "DEFAULT_CACHE_BYTES",
+    "FREQ_SCALES",
+    "REDUCTIONS",
+    "TILE_CELLS",
+    "DisplayImage",
+    "RenderResult",
+    "StackedEngine",
+    "Tile",
+    "TileCache",
+    "TileEngine",
+    "plugin_image",
+    "render_progressive",
+]

@@ -36,15 +36,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import Cancelled, InputError
-from ..io.base import Recording
-from ..spectral import (
-    FRAMES_PER_BLOCK,
-    StftParams,
-    hz_to_mel,
-    mel_to_hz,
-    stft_frames,
-    window_text,
-)
+from ..io import Recording
+from ..spectral import FRAMES_PER_BLOCK, StftParams, hz_to_mel, mel_to_hz, stft_frames
+from .images import DisplayImage, RenderResult
 
 TILE_CELLS = 256
 REDUCTIONS = ("mean", "max")
@@ -72,28 +66,6 @@ class Tile:
         extra = 0 if self.maxs is self.sums else self.maxs.nbytes
         return self.sums.nbytes + extra + self.counts.nbytes
 
-
-@dataclass(frozen=True)
-class RenderResult:
-    """What :meth:`TileEngine.render` returns.
-
-    ``image`` is float32 power (amplitude squared for magnitude scaling) shaped
-    (n_rows, n_cols), row 0 the lowest frequency, NaN where a column lies
-    outside the recording; ``column_edges`` are times in s; ``frequencies``
-    are row centres in Hz and ``frequency_edges`` their edges.
-    """
-
-    image: np.ndarray
-    column_edges: np.ndarray
-    frequencies: np.ndarray
-    frequency_edges: np.ndarray
-    level: int
-    frames_per_column: float
-    reduce: str
-    preview: bool = False
-
-    def __iter__(self):  # (image, column_edges, frequencies), as the issue's API reads
-        return iter((self.image, self.column_edges, self.frequencies))
 
 
 class TileCache:
@@ -150,14 +122,13 @@ class TileEngine:
     channel : int
     pipeline : callable, optional
         ``pipeline(x, fs) -> y`` applied to each block of samples before the
-        STFT (a later issue makes this the processing Pipeline).  It must be
-        sample-wise or carry its own history, unless ``pipeline_context`` says
-        how much it needs.
+        STFT (e.g. :meth:`~specscope.compute.pipeline.Pipeline.block_function`).
+        It must be sample-wise or carry its own history, unless
+        ``pipeline_context`` says how much it needs.
     pipeline_context : int or (int, int), optional
         Samples read before (and after) each block, run through ``pipeline``
         with it and cut off again, for steps with history (filters); default
-        ``pipeline.context`` when it has one, else 0.  See
-        :class:`specscope.compute.filters.core.BlockFilter`.
+        ``pipeline.context`` when it has one, else 0.
     cache_bytes : int
         Bound of the in-memory tile cache.
     disk_cache : str, Path or None
@@ -172,7 +143,7 @@ class TileEngine:
                  disk_cache: str | os.PathLike[str] | None = None) -> None:
         self.recording = recording
         self.params = StftParams(nfft, hop, window, scaling)
-        recording._channel_list(channel)
+        recording.channel_list(channel)
         self.params.check_length(recording.n_samples, recording.path.name)
         self.channel = int(channel)
         self.pipeline = pipeline
@@ -212,11 +183,6 @@ class TileEngine:
         return int(min(self.max_level, max(0, math.floor(math.log2(frames_per_column / 2)))))
 
     # -- tiles ---------------------------------------------------------------
-    def tile_range(self, level: int, f0: int, f1: int) -> range:
-        """Indices of the tiles of ``level`` covering frames ``f0:f1``."""
-        span = TILE_CELLS << level
-        return range(f0 // span, (max(f1, f0 + 1) - 1) // span + 1)
-
     def has_tile(self, level: int, index: int) -> bool:
         return self.cache.peek((level, index))
 
@@ -433,12 +399,13 @@ class TileEngine:
             if got is None:
                 return None  # type: ignore[return-value]
             image[:, cols] = got
-        freqs, fedges = self._freq_axis()
+        freqs, fedges = self.freq_axis()
         if freq_scale != "linear":
             image, freqs, fedges = self._rescale_rows(image, freq_scale, n_rows or 512, reduce)
         return RenderResult(np.ascontiguousarray(image), edges, freqs, fedges, L, fpc, reduce)
 
-    def _freq_axis(self) -> tuple[np.ndarray, np.ndarray]:
+    def freq_axis(self) -> tuple[np.ndarray, np.ndarray]:
+        """Row centres and row edges (Hz) of a linear-frequency image."""
         f = self.frequencies
         df = self.fs / self.params.nfft
         return f, np.concatenate([f - df / 2, [f[-1] + df / 2]])
@@ -522,7 +489,7 @@ class TileEngine:
             x = self._read_processed(k * hop, k * hop + nfft)
             p = stft_frames(x, self.params, self.fs, two_sided=self.two_sided)[:, 0]
             image[:, j] = p * p if not self.params.is_power else p
-        freqs, fedges = self._freq_axis()
+        freqs, fedges = self.freq_axis()
         return RenderResult(image, edges, freqs, fedges, 0,
                             float(np.sum(b[inside] - a[inside])) / max(1, inside.size),
                             "mean", preview=True)
@@ -554,63 +521,6 @@ class TileEngine:
         return bounds / self.fs, mins, maxs
 
 
-@dataclass(frozen=True)
-class DisplayImage:
-    """A rendered image in dB, ready for a view."""
-
-    db: np.ndarray              # float32 (n_rows, n_cols), NaN where there is no data
-    column_edges: np.ndarray
-    frequency_edges: np.ndarray
-    level: int
-    frames_per_column: float
-    reduce: str
-    preview: bool
-
-    @classmethod
-    def from_render(cls, r: RenderResult) -> DisplayImage:
-        from ..spectral import to_db
-
-        return cls(to_db(r.image), r.column_edges, r.frequency_edges, r.level,
-                   r.frames_per_column, r.reduce, r.preview)
-
-    def to_hdf5(self, out: str | os.PathLike[str], recording: Recording, params: StftParams,
-                *, channel: int = 0, freq_scale: str = "linear") -> Path:
-        """Write the image's values (dB) and axes to HDF5, crash-safe, with provenance.
-
-        Layout: ``level_db`` shaped (time, frequency) with ``time`` (column
-        centres, s) and ``frequency`` (row centres, Hz) as dimension scales,
-        and ``time_edges`` / ``frequency_edges``; attributes say how each
-        column aggregates frames.
-        """
-        from ..output.spectrogram import atomic_h5, provenance, write_provenance
-
-        t_edges = np.asarray(self.column_edges, dtype=np.float64)
-        f_edges = np.asarray(self.frequency_edges, dtype=np.float64)
-        with atomic_h5(out) as f:
-            f.attrs["format"] = "specscope/view/1"
-            write_provenance(f, provenance(recording.path))
-            ds = f.create_dataset("level_db", data=np.ascontiguousarray(self.db.T),
-                                  compression="gzip", shuffle=True)
-            t = f.create_dataset("time", data=(t_edges[:-1] + t_edges[1:]) / 2)
-            fr = f.create_dataset("frequency", data=(f_edges[:-1] + f_edges[1:]) / 2)
-            f.create_dataset("time_edges", data=t_edges)
-            f.create_dataset("frequency_edges", data=f_edges)
-            t.attrs["units"], fr.attrs["units"] = "s", "Hz"
-            t.make_scale("time")
-            fr.make_scale("frequency")
-            ds.dims[0].attach_scale(t)
-            ds.dims[1].attach_scale(fr)
-            attrs = {"units": "dB", "sample_rate": float(recording.sample_rate),
-                     "nfft": params.nfft, "hop": params.hop, "window": window_text(params.window),
-                     "scaling": params.scaling, "channel": int(channel),
-                     "reduce": self.reduce, "pyramid_level": int(self.level),
-                     "frames_per_column": float(self.frames_per_column),
-                     "frequency_scale": freq_scale}
-            for k, v in attrs.items():
-                ds.attrs[k] = v
-        return Path(out)
-
-
 def render_progressive(engine: TileEngine, t0: float, t1: float, n_cols: int,
                        reduce: str = "mean", *, freq_scale: str = "linear",
                        n_rows: int | None = None,
@@ -625,7 +535,7 @@ def render_progressive(engine: TileEngine, t0: float, t1: float, n_cols: int,
     yet, a quick one-frame-per-column preview; then the exact image is
     computed, reporting progress and checking for cancellation between tiles.
     """
-    kw = dict(freq_scale=freq_scale, n_rows=n_rows)
+    kw = {"freq_scale": freq_scale, "n_rows": n_rows}
     exact = engine.render(t0, t1, n_cols, reduce, cached_only=True, **kw)
     if exact is not None:
         return DisplayImage.from_render(exact)
@@ -642,136 +552,3 @@ def render_progressive(engine: TileEngine, t0: float, t1: float, n_cols: int,
             partial(DisplayImage.from_render(coarse))
     return DisplayImage.from_render(engine.render(t0, t1, n_cols, reduce, progress=progress,
                                                   cancelled=cancelled, **kw))
-
-
-def _centre_edges(c: np.ndarray, log: bool) -> np.ndarray:
-    """Edges around sorted centres: midpoints (geometric for ``log``), ends mirrored."""
-    c = np.asarray(c, dtype=np.float64)
-    if c.size == 1:
-        return np.array([c[0] * 0.9, c[0] * 1.1]) if log else np.array([c[0] - 0.5, c[0] + 0.5])
-    v = np.log(c) if log else c
-    mid = (v[:-1] + v[1:]) / 2
-    e = np.concatenate([[v[0] - (mid[0] - v[0])], mid, [v[-1] + (v[-1] - mid[-1])]])
-    return np.exp(e) if log else e
-
-
-def plugin_image(op: str, x: np.ndarray, fs: float, t0: float, params: dict, *,
-                 freq_scale: str = "linear", n_rows: int = 512) -> DisplayImage:
-    """An image operator (e.g. a plugin's scalogram) on samples starting at ``t0`` s.
-
-    The operator returns ``(frequencies Hz, times s, values (n_f, n_t))``.  Its
-    rows, however they are spaced, are mapped onto ``n_rows`` rows uniform on
-    the view's frequency scale, each showing the operator row that contains
-    it (repeated, never interpolated), so the image lines up with the axis.
-    Values that can be negative (e.g. MFCCs) are shown as they are, others in dB.
-    """
-    from ..operators import registry
-    from ..spectral import to_db
-
-    out = registry.call(op, x, fs=fs, **params)
-    if not (isinstance(out, tuple) and len(out) == 3):
-        raise InputError(f"{op}: an image operator must return (frequencies, times, values)")
-    freqs, times, values = (np.asarray(v) for v in out)
-    if np.iscomplexobj(values):
-        values = np.abs(values) ** 2
-    values = values.reshape(-1, freqs.size, times.size)[0].astype(np.float32)
-    order = np.argsort(freqs)
-    freqs, values = freqs[order].astype(np.float64), values[order]
-    geometric = bool(freqs.size > 2 and np.all(freqs > 0)
-                     and np.allclose(np.diff(np.log(freqs)), np.log(freqs[1] / freqs[0]),
-                                     rtol=1e-3))
-    f_edges = _centre_edges(freqs, geometric)
-    t_edges = t0 + _centre_edges(np.asarray(times, dtype=np.float64), False)
-    t_edges[0] = max(t_edges[0], t0)
-    if freq_scale == "log":
-        lo = max(f_edges[0], 1e-3)
-        target = np.geomspace(lo, f_edges[-1], n_rows + 1)
-    elif freq_scale == "mel":
-        target = mel_to_hz(np.linspace(hz_to_mel(max(f_edges[0], 0.0)),
-                                       hz_to_mel(f_edges[-1]), n_rows + 1))
-    else:
-        target = np.linspace(f_edges[0], f_edges[-1], n_rows + 1)
-    centres = (target[:-1] + target[1:]) / 2
-    rows = np.clip(np.searchsorted(f_edges, centres, side="right") - 1, 0, freqs.size - 1)
-    img = values[rows]
-    db = img if np.nanmin(img) < 0 else to_db(img)
-    return DisplayImage(np.ascontiguousarray(db, dtype=np.float32), t_edges, target, 0, 1.0,
-                        "mean", False)
-
-
-class StackedEngine:
-    """Several channels' engines drawn as bands one above the other.
-
-    ``render`` returns the channels' images stacked along the rows, channel 0
-    at the bottom, separated by a gap row of NaN.  The row axis is a
-    synthetic coordinate: channel ``c`` occupies ``[c * band, c * band +
-    span)`` where ``span`` is the frequency range of one channel and ``band =
-    span * (1 + GAP)``; :meth:`split` turns a coordinate back into
-    ``(channel, frequency)``.  Linear frequency rows only.
-    """
-
-    GAP = 0.04
-
-    def __init__(self, engines: list[TileEngine]) -> None:
-        if not engines:
-            raise InputError("a stacked view needs at least one channel")
-        self.engines = list(engines)
-        first = self.engines[0]
-        self.fs, self.params, self.n_frames = first.fs, first.params, first.n_frames
-        self.recording, self.channel, self.pipeline = first.recording, first.channel, \
-            first.pipeline
-        self.two_sided, self.max_level = first.two_sided, first.max_level
-        f_edges = first._freq_axis()[1]
-        self.f0 = float(f_edges[0])
-        self.span = float(f_edges[-1] - f_edges[0])
-        # a whole number of empty rows between bands: the image's rows stay uniform
-        self.df = self.fs / self.params.nfft
-        self.gap_rows = max(1, round(self.GAP * (f_edges.size - 1)))
-        self.band = self.span + self.gap_rows * self.df
-
-    @property
-    def duration(self) -> float:
-        return self.engines[0].duration
-
-    @property
-    def n_channels(self) -> int:
-        return len(self.engines)
-
-    def split(self, y: float) -> tuple[int, float]:
-        """Synthetic row coordinate -> (channel, frequency in Hz)."""
-        c = int(min(max(math.floor(y / self.band), 0), self.n_channels - 1))
-        return c, self.f0 + (y - c * self.band)
-
-    def _freq_axis(self) -> tuple[np.ndarray, np.ndarray]:
-        edges = np.array([0.0, self.n_channels * self.band - self.gap_rows * self.df])
-        return (edges[:-1] + edges[1:]) / 2, edges
-
-    def column_frames(self, *args: object, **kwargs: object):
-        return self.engines[0].column_frames(*args, **kwargs)
-
-    def _stack(self, results: list[RenderResult]) -> RenderResult:
-        rows, edges = [], []
-        for c, r in enumerate(results):
-            fe = r.frequency_edges - self.f0 + c * self.band
-            rows.append(r.image)
-            edges.append(fe)
-            if c < len(results) - 1:  # the gap between two bands, bin-high rows
-                rows.append(np.full((self.gap_rows, r.image.shape[1]), np.nan, np.float32))
-                edges.append(fe[-1] + self.df * np.arange(1, self.gap_rows))
-        f_edges = np.concatenate(edges)
-        r0 = results[0]
-        return RenderResult(np.ascontiguousarray(np.vstack(rows)), r0.column_edges,
-                            (f_edges[:-1] + f_edges[1:]) / 2, f_edges, r0.level,
-                            r0.frames_per_column, r0.reduce, r0.preview)
-
-    def render(self, t0: float, t1: float, n_cols: int, reduce: str = "mean", *,
-               freq_scale: str = "linear", **kwargs: object) -> RenderResult | None:
-        if freq_scale != "linear":
-            raise InputError("stacked channels are drawn on a linear frequency axis")
-        results = [e.render(t0, t1, n_cols, reduce, **kwargs) for e in self.engines]
-        if any(r is None for r in results):
-            return None
-        return self._stack(results)
-
-    def preview(self, t0: float, t1: float, n_cols: int) -> RenderResult:
-        return self._stack([e.preview(t0, t1, n_cols) for e in self.engines])

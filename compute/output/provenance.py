@@ -1,0 +1,130 @@
+"""Provenance of outputs: where a file came from and what made it.
+
+:func:`provenance` hashes the source; :func:`write_provenance` writes the
+``provenance`` group (and the historical root attributes) of an HDF5 output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from .._version import __version__
+from ..errors import Cancelled, RecordingError
+from ..io import Recording
+
+#: file attributes of provenance, kept on the file root for older readers
+PROVENANCE_ATTRS = ("source_path", "source_sha256", "specscope_version", "created_utc")
+#: distributions whose versions the provenance records (read from their metadata only:
+#: nothing is imported, so CuPy is never loaded on a CPU-only machine)
+VERSIONED = ("specscope", "numpy", "scipy", "h5py", "hdf5plugin", "cupy", "cupy-cuda12x",
+             "cupy-cuda11x", "cupy-cuda13x")
+
+
+def sha256_file(path: str | os.PathLike[str], *, block: int = 1 << 20,
+                cancelled: Callable[[], bool] | None = None) -> str:
+    """SHA-256 of a file, read in blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(block):
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _digests(path: str | os.PathLike[str], names: tuple[str, ...], *, block: int = 1 << 20,
+             cancelled: Callable[[], bool] | None = None) -> dict[str, str]:
+    """Several digests of a file in one pass."""
+    hs = {n: hashlib.new(n) for n in names}
+    with open(path, "rb") as fh:
+        while chunk := fh.read(block):
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            for h in hs.values():
+                h.update(chunk)
+    return {n: h.hexdigest() for n, h in hs.items()}
+
+
+def package_versions() -> dict[str, str]:
+    """Installed versions of the packages that shape the numbers (metadata only)."""
+    out = {"specscope": __version__}
+    for name in VERSIONED[1:]:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            continue
+    try:
+        import h5py
+
+        out["hdf5"] = h5py.version.hdf5_version
+    except ImportError:  # pragma: no cover - h5py is a dependency
+        pass
+    return out
+
+
+def provenance(source: str | os.PathLike[str],
+               cancelled: Callable[[], bool] | None = None, *,
+               expect_sha512: str | None = None) -> dict[str, str]:
+    """Attributes that say where an export came from (no hash for in-memory sources).
+
+    The source is hashed once; with ``expect_sha512`` (a SigMF ``core:sha512``)
+    the same pass checks it and raises :class:`RecordingError` on a mismatch.
+    """
+    is_file = Path(source).is_file()
+    digest = ""
+    if is_file:
+        names = ("sha256", "sha512") if expect_sha512 else ("sha256",)
+        d = _digests(source, names, cancelled=cancelled)
+        digest = d["sha256"]
+        if expect_sha512 and d["sha512"].lower() != str(expect_sha512).strip().lower():
+            raise RecordingError(f"{source}: SHA-512 does not match the core:sha512 of its "
+                                 "metadata; the data file changed or is damaged")
+    return {
+        "source_path": str(Path(source).resolve()) if is_file else str(source),
+        "source_sha256": digest,
+        "specscope_version": __version__,
+        "created_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def recording_provenance(recording: Recording,
+                         cancelled: Callable[[], bool] | None = None) -> dict[str, str]:
+    """:func:`provenance` of a recording's data file, checking a SigMF ``core:sha512``."""
+    expect = getattr(recording, "sha512", None)
+    return provenance(recording.path, cancelled,
+                      expect_sha512=expect if isinstance(expect, str) and expect else None)
+
+
+def write_provenance(f: Any, prov: dict[str, str], *, pipeline_json: str | None = None,
+                     backend: str = "numpy", extra: dict[str, Any] | None = None) -> Any:
+    """Write the ``provenance`` group of an open ``h5py.File`` (and the root attributes).
+
+    Group attributes: ``source_path``, ``source_sha256``, ``created_utc`` (ISO 8601,
+    UTC), ``backend``, ``specscope_version`` and ``version_<package>`` for numpy,
+    scipy, h5py, hdf5 (and cupy/hdf5plugin when installed).  The pipeline JSON is
+    a string dataset ``provenance/pipeline`` (attributes are limited to 64 KiB).
+    The four historical keys stay on the file root too.
+    """
+    for k in PROVENANCE_ATTRS:
+        if k in prov:
+            f.attrs[k] = prov[k]
+    g = f.require_group("provenance")
+    for k, v in prov.items():
+        g.attrs[k] = v
+    g.attrs["backend"] = backend
+    for name, v in package_versions().items():
+        g.attrs[f"version_{name}"] = v
+    for k, v in (extra or {}).items():
+        g.attrs[k] = v
+    if pipeline_json is not None:
+        import h5py
+
+        g.create_dataset("pipeline", data=pipeline_json,
+                         dtype=h5py.string_dtype("utf-8"))
+    return g

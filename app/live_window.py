@@ -25,7 +25,7 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from specscope.compute.live.core import LiveSession
+from specscope.compute.live import LiveSession
 from specscope.compute.spectral import to_db
 from specscope.widgets.spectrogram_view import COLORMAPS, SpectrogramView
 

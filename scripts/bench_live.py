@@ -28,8 +28,8 @@ import sys
 import threading
 import time
 
-from specscope.compute.live.core import GeneratorSource, LiveSession
-from specscope.compute.pipeline.core import Pipeline
+from specscope.compute.live import GeneratorSource, LiveSession
+from specscope.compute.pipeline import Pipeline
 
 FS = 48000.0
 STEPS = [

@@ -16,7 +16,7 @@ import pytest
 import scipy.signal as ss
 from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.io.memory import ArrayRecording
-from specscope.compute.live.core import (
+from specscope.compute.live import (
     BlockRing,
     FileSource,
     GeneratorSource,
@@ -29,7 +29,7 @@ from specscope.compute.live.core import (
     register_source,
     source_schemes,
 )
-from specscope.compute.pipeline.core import Pipeline
+from specscope.compute.pipeline import Pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "assets" / "examples" / "scene.wav"
@@ -160,7 +160,7 @@ def test_generator_bad_parameters():
         open_source("generator:chrip")
     with pytest.raises(InputError, match=r"unknown parameter 'freq'"):
         open_source("generator:tone,freq=3")
-    with pytest.raises(InputError, match=r"period='x' must be a number"):
+    with pytest.raises(InputError, match=r"generator:chirp: period='x' is not a number"):
         open_source("generator:chirp,period=x")
     with pytest.raises(InputError, match=r"unknown scheme 'sdr'"):
         open_source("sdr:rtl0")
@@ -345,7 +345,7 @@ def test_recording_complete_file(tmp_path):
 
 _WRITER = textwrap.dedent("""
     import sys, time
-    from specscope.compute.live.core import GeneratorSource, LiveSession
+    from specscope.compute.live import GeneratorSource, LiveSession
     src = GeneratorSource("tone", sample_rate=16000.0, block=400, rate=1.0, frequency=300.0)
     s = LiveSession(src, None, record=sys.argv[1], record_flush_seconds=0.05)
     s.start()

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 from specscope.app.live_window import LiveWindow
-from specscope.compute.live.core import LiveSession, open_source
-from specscope.compute.pipeline.core import Pipeline
+from specscope.compute.live import LiveSession, open_source
+from specscope.compute.pipeline import Pipeline
 from specscope.compute.spectral import to_db
 
 STEPS = [{"op": "spectrogram", "params": {"nfft": 512, "hop": 128}}]

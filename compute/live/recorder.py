@@ -1,0 +1,177 @@
+"""Crash-safe HDF5 recording of a live stream, and recovery of a killed recording."""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._version import __version__
+from ..errors import RecordingError
+from ..output import atomic_h5
+
+__all__ = ["RECORDING_FORMAT", "LiveRecorder", "recover_recording"]
+
+#: format tag of a live recording (not a spectrogram export: it opens as a recording)
+RECORDING_FORMAT = "specscope/live/1"
+
+
+
+class LiveRecorder:
+    """Appends live samples (and frames) to an HDF5 file, readable after a crash.
+
+    The file is written in SWMR mode (single writer, multiple readers): each
+    chunk (``flush_seconds`` of input) is appended and flushed in an order that
+    keeps the file consistent on disk, so a killed process leaves a file with
+    everything up to the last flushed chunk.  Such a file opens with
+    ``h5py.File(path, "r", swmr=True)``; :func:`recover_recording` turns it
+    into a plain HDF5 file.  :meth:`close` finalises the file: it can then be
+    opened like any recording (``open_recording``), and the attribute
+    ``complete`` is true.
+
+    Layout: ``samples`` (samples, channels) float32 or complex64 with
+    ``sample_rate``; for a spectrogram pipeline also ``spectrogram``
+    (channels, frames, frequencies) float32 and ``frequency`` (Hz); the
+    pipeline JSON, the source and the STFT parameters as attributes.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, sample_rate: float, n_channels: int,
+                 is_complex: bool = False, frequencies: np.ndarray | None = None,
+                 attrs: dict[str, Any] | None = None, flush_seconds: float = 0.5) -> None:
+        import h5py
+
+        self.path = Path(path)
+        if self.path.is_dir():
+            raise RecordingError(f"{self.path}: is a folder; give a file name ending in .h5")
+        folder = self.path.parent if str(self.path.parent) else Path(".")
+        if not folder.is_dir():
+            raise RecordingError(f"{self.path}: the folder {folder} does not exist")
+        self.sample_rate = float(sample_rate)
+        self.flush_samples = max(1, int(flush_seconds * self.sample_rate))
+        try:
+            f = h5py.File(self.path, "w", libver="latest")
+        except OSError as exc:
+            raise RecordingError(f"{self.path}: cannot write ({exc})") from None
+        self._f = f
+        dtype = np.complex64 if is_complex else np.float32
+        rows = max(1024, min(self.flush_samples, 1 << 16))
+        self._samples = f.create_dataset("samples", shape=(0, n_channels),
+                                         maxshape=(None, n_channels), dtype=dtype,
+                                         chunks=(rows, n_channels))
+        self._samples.attrs["sample_rate"] = self.sample_rate
+        self._samples.attrs["units"] = "FS"
+        self._spec = None
+        if frequencies is not None:
+            nf = int(np.size(frequencies))
+            fds = f.create_dataset("frequency", data=np.asarray(frequencies, np.float64))
+            fds.attrs["units"] = "Hz"
+            self._spec = f.create_dataset("spectrogram", shape=(n_channels, 0, nf),
+                                          maxshape=(n_channels, None, nf), dtype=np.float32,
+                                          chunks=(1, max(1, min(1024, (1 << 18) // nf)), nf))
+        f.attrs["format"] = RECORDING_FORMAT
+        f.attrs["specscope_version"] = __version__
+        f.attrs["created_utc"] = datetime.now(UTC).isoformat(timespec="seconds")
+        f.attrs["sample_rate"] = self.sample_rate
+        for k, v in (attrs or {}).items():
+            f.attrs[k] = v
+        # attributes cannot be added under SWMR: reserve the ones close() sets
+        f.attrs["complete"] = False
+        f.attrs["blocks_dropped"] = np.int64(0)
+        f.swmr_mode = True
+        self.samples_written = 0
+        self.frames_written = 0
+        self._pend_s: list[np.ndarray] = []
+        self._pend_f: list[np.ndarray] = []
+        self._pending = 0
+        self._q: queue.Queue[tuple[np.ndarray, np.ndarray | None] | None] = queue.Queue()
+        self.error: str | None = None
+        self._thread = threading.Thread(target=self._loop, daemon=True,
+                                        name="specscope-live-record")
+        self._thread.start()
+
+    def append(self, samples: np.ndarray, frames: np.ndarray | None = None) -> None:
+        """Queue input samples (n, channels) and frames (k, channels, freq); returns at once."""
+        self._q.put((samples, frames))
+
+    def _loop(self) -> None:
+        while True:
+            item = self._q.get()
+            if item is None:
+                break
+            if self.error is not None:
+                continue
+            s, fr = item
+            self._pend_s.append(s)
+            if fr is not None and fr.shape[0]:
+                self._pend_f.append(fr)
+            self._pending += s.shape[0]
+            if self._pending >= self.flush_samples:
+                self._write()
+        if self.error is None:
+            self._write()
+
+    def _write(self) -> None:
+        try:
+            if self._pend_s:
+                s = np.concatenate(self._pend_s)
+                n0 = self.samples_written
+                self._samples.resize((n0 + s.shape[0], s.shape[1]))
+                self._samples[n0:] = s
+                self.samples_written += s.shape[0]
+            if self._spec is not None and self._pend_f:
+                fr = np.concatenate(self._pend_f).transpose(1, 0, 2)
+                k0 = self.frames_written
+                self._spec.resize((fr.shape[0], k0 + fr.shape[1], fr.shape[2]))
+                self._spec[:, k0:, :] = fr
+                self.frames_written += fr.shape[1]
+            self._f.flush()
+        except Exception as exc:  # noqa: BLE001 -- keep the live view running; report it
+            self.error = f"{self.path}: recording failed: {exc}"
+        self._pend_s, self._pend_f, self._pending = [], [], 0
+
+    def close(self, *, blocks_dropped: int = 0) -> Path:
+        """Write what is pending, close, and mark the file complete."""
+        import h5py
+
+        if self._thread.is_alive():
+            self._q.put(None)
+            self._thread.join()
+        if self._f.id.valid:
+            self._f.close()
+            with h5py.File(self.path, "r+") as f:
+                f.attrs["complete"] = True
+                f.attrs["blocks_dropped"] = np.int64(blocks_dropped)
+        if self.error:
+            raise RecordingError(self.error)
+        return self.path
+
+
+def recover_recording(path: str | os.PathLike[str],
+                      out: str | os.PathLike[str] | None = None) -> Path:
+    """Copy what a killed live recording holds into a plain, complete HDF5 file.
+
+    ``out`` defaults to ``path`` itself (replaced atomically).  The copy opens
+    everywhere (``h5py.File(out)``, ``open_recording``); its ``complete``
+    attribute stays false and ``recovered`` is true.
+    """
+    import h5py
+
+    src = Path(path)
+    try:
+        f = h5py.File(src, "r", swmr=True)
+    except OSError as exc:
+        raise RecordingError(f"{src}: not a readable live recording ({exc})") from None
+    with f, atomic_h5(out or src) as g:
+        for k, v in f.attrs.items():
+            g.attrs[k] = v
+        g.attrs["recovered"] = True
+        for name, ds in f.items():
+            new = g.create_dataset(name, data=ds[...])
+            for k, v in ds.attrs.items():
+                new.attrs[k] = v
+    return Path(out or src)

@@ -120,9 +120,6 @@ class Recording(ABC):
                     f"{self.n_channels} channel(s), numbered 0..{self.n_channels - 1}")
         return [int(c) for c in chans]
 
-    # kept while callers move to the public name
-    _channel_list = channel_list
-
     @abstractmethod
     def _read(self, start: int, stop: int) -> np.ndarray:
         """Return samples ``start:stop`` of all channels, shaped (samples, channels)."""

@@ -7,7 +7,6 @@ Every writer publishes its file atomically (:func:`atomic_file`,
 """
 
 from .filtered import filter_recording
-from .filtered import filter_recording
 from .hdf5 import (
     STALE_PARTIAL_S,
     atomic_file,
@@ -67,7 +66,6 @@ __all__ = [
     "export_range",
     "export_recording",
     "export_spectrogram",
-    "filter_recording",
     "filter_recording",
     "output_kind",
     "package_versions",

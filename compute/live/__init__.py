@@ -7,17 +7,18 @@ stages, keeps the output in a :class:`History` (spilling to disk), counts
 latency (:class:`LatencyStats`, :class:`LiveStats`) and optionally records to
 HDF5 (:class:`LiveRecorder`, :func:`recover_recording`).
 
-Modules: ``ring``, ``sources`` (the sources and their options),
+Modules: ``ring``, ``sources`` (the sources and their options), ``generator``,
 ``source_registry``, ``processor``, ``stats``, ``history``, ``recorder``,
 ``session``.
 """
 
+from .generator import GeneratorSource
 from .history import History
 from .recorder import LiveRecorder, recover_recording
 from .ring import BlockRing
 from .session import LiveSession
 from .source_registry import open_source, register_source, source_schemes
-from .sources import DeviceSource, FileSource, GeneratorSource, Source, ThreadedSource
+from .sources import DeviceSource, FileSource, Source, ThreadedSource
 from .stats import LatencyStats, LiveStats
 
 __all__ = [

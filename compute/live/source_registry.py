@@ -32,11 +32,11 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from ..extensions import discover, load
+from .generator import GeneratorSource
 from .sources import (
     DEFAULT_BLOCK,
     DeviceSource,
     FileSource,
-    GeneratorSource,
     Source,
     check_block,
     check_rate,

@@ -164,6 +164,9 @@ def test_generator_bad_parameters():
         open_source("generator:chirp,period=x")
     with pytest.raises(InputError, match=r"unknown scheme 'sdr'"):
         open_source("sdr:rtl0")
+    for setting in ("rate", "block", "duration", "kind"):  # session settings, not options
+        with pytest.raises(InputError, match=rf"generator:tone: {setting}= is not a generator"):
+            open_source(f"generator:tone,{setting}=2")
 
 
 def test_device_without_sounddevice_is_one_line(monkeypatch):

@@ -121,6 +121,12 @@ def _generator_factory(target: str, *, block: int, rate: float, loop: bool,
                        duration: float | None) -> Source:
     kind, _, rest = target.partition(",")
     opts = split_options(rest, f"generator:{kind}")
+    settings = sorted({"block", "rate", "duration", "kind"} & opts.keys())
+    if settings:
+        # session settings, not options of the signal: a keyword clash would be a TypeError
+        raise InputError(f"generator:{kind}: {settings[0]}= is not a generator option "
+                         "(block, rate and duration are session settings: --block, --rate, "
+                         "--duration)")
     return GeneratorSource(kind.strip() or "chirp", block=block, rate=rate, duration=duration,
                            **opts)
 

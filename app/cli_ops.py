@@ -14,18 +14,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from specscope.compute import backend
+from specscope.compute import backend, operators
 from specscope.compute.errors import InputError
-from specscope.compute.operators import autotune, registry
+from specscope.compute.operators import autotune
 
 from .cli_types import at_least
 
 
 def _ops(args: argparse.Namespace) -> int:
-    if args.family is not None and args.family not in registry.families():
+    if args.family is not None and args.family not in operators.families():
         raise InputError(f"--family={args.family!r} must be one of "
-                         f"{', '.join(registry.families())}")
-    items = registry.describe(args.family)
+                         f"{', '.join(operators.families())}")
+    items = operators.describe(args.family)
     if args.json:
         json.dump(items, sys.stdout, indent=1)
         sys.stdout.write("\n")
@@ -70,7 +70,7 @@ def _tune(args: argparse.Namespace) -> int:
     if args.forget:
         autotune.forget()
     ops = args.ops.split(",") if args.ops else None
-    rows = autotune.tune(ops, sizes=args.sizes, dtypes=args.dtypes)
+    rows = operators.tune(ops, sizes=args.sizes, dtypes=args.dtypes)
     timed = [r for r in rows if r.get("timed")]
     if args.json:
         json.dump(rows, sys.stdout, indent=1)
@@ -119,8 +119,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("tune", help="time implementations and remember the fastest")
     p.add_argument("--ops", default=None, help="comma-separated operators (default: all)")
     p.add_argument("--sizes", type=at_least(1), nargs="+",
-                   default=[1 << 12, 1 << 16, 1 << 20, 1000, 48000])
-    p.add_argument("--dtypes", nargs="+", default=["float32", "float64"],
+                   default=list(autotune.TUNE_SIZES))
+    p.add_argument("--dtypes", nargs="+", default=list(autotune.TUNE_DTYPES),
                    choices=["float32", "float64", "complex64", "complex128"])
     p.add_argument("--forget", action="store_true", help="drop remembered choices first")
     p.add_argument("--json", action="store_true")

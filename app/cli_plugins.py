@@ -18,10 +18,8 @@ import sys
 from typing import Any
 
 import numpy as np
-from specscope.compute import backend
+from specscope.compute import backend, extensions, operators
 from specscope.compute.errors import InputError, SpecscopeError
-from specscope.compute.extensions import plugins
-from specscope.compute.operators import registry
 
 CHECK_FS = 8000.0
 CHECK_N = 8192
@@ -38,7 +36,7 @@ def apply_global_options(args: argparse.Namespace) -> None:
     """Make the ``--plugins`` folders known (InputError for a missing folder)."""
     dirs = getattr(args, "plugin_dirs", None) or []
     if dirs:
-        plugins.add_search_path(*dirs)
+        extensions.add_search_path(*dirs)
 
 
 # -- list -----------------------------------------------------------------------------
@@ -47,11 +45,11 @@ def apply_global_options(args: argparse.Namespace) -> None:
 def _list(args: argparse.Namespace) -> int:
     apply_global_options(args)
     if args.load:
-        plugins.load_all()
-    items = plugins.list_plugins()
+        extensions.load_all()
+    items = extensions.list_plugins()
     if args.json:
         json.dump({"plugins": [p.to_dict(traceback=args.traceback) for p in items],
-                   "problems": plugins.problems()}, sys.stdout, indent=1)
+                   "problems": extensions.problems()}, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
     for p in items:
@@ -71,7 +69,7 @@ def _list(args: argparse.Namespace) -> int:
             print(f"    call error: {e.message}")
         if args.traceback and p.traceback:
             print("    " + p.traceback.rstrip().replace("\n", "\n    "))
-    for problem in plugins.problems():
+    for problem in extensions.problems():
         print(f"warning: {problem}")
     failed = sum(p.status in ("failed", "clash") for p in items)
     print(f"{len(items)} plugins, {failed} failed")
@@ -95,7 +93,7 @@ def test_signals(fs: float = CHECK_FS, n: int = CHECK_N) -> dict[str, np.ndarray
     }
 
 
-def schema_problems(op: registry.Operator) -> list[str]:
+def schema_problems(op: operators.Operator) -> list[str]:
     """What is wrong with an operator's parameter schema (empty when nothing)."""
     out = []
     if not op.summary:
@@ -139,10 +137,10 @@ def _compare(a: Any, b: Any) -> str | None:
     return None
 
 
-def check_operator(plugin: plugins.Plugin, name: str,
+def check_operator(plugin: extensions.Plugin, name: str,
                    backends: list[str] | None = None) -> dict[str, Any]:
     """Run one operator on the test signals on every backend and compare them."""
-    op = registry.get(name)
+    op = operators.get(name)
     backends = backends or backend.available_backends()
     row: dict[str, Any] = {"operator": name, "ok": True, "problems": [], "runs": 0,
                            "skipped": []}
@@ -177,14 +175,14 @@ def check_operator(plugin: plugins.Plugin, name: str,
     return row
 
 
-def check_plugin(plugin: plugins.Plugin, backends: list[str] | None = None
+def check_plugin(plugin: extensions.Plugin, backends: list[str] | None = None
                  ) -> dict[str, Any]:
     """Load a plugin and check each of its operators (see :func:`check_operator`)."""
     report: dict[str, Any] = {"plugin": plugin.name, "source": plugin.source,
                               "status": plugin.status, "operators": [], "problems": []}
     try:
-        plugins.load(plugin.name)
-    except plugins.PluginError as exc:
+        extensions.load(plugin.name)
+    except extensions.PluginError as exc:
         report["problems"].append(str(exc))
     report["status"] = plugin.status
     if plugin.status == "clash":
@@ -199,12 +197,12 @@ def check_plugin(plugin: plugins.Plugin, backends: list[str] | None = None
 def _check(args: argparse.Namespace) -> int:
     apply_global_options(args)
     if args.name:
-        chosen = [p for p in plugins.list_plugins() if p.name == args.name]
+        chosen = [p for p in extensions.list_plugins() if p.name == args.name]
         if not chosen:
-            known = ", ".join(sorted({p.name for p in plugins.list_plugins()})) or "none"
+            known = ", ".join(sorted({p.name for p in extensions.list_plugins()})) or "none"
             raise InputError(f"plugin {args.name!r} is not installed (plugins: {known})")
     else:
-        chosen = plugins.list_plugins()
+        chosen = extensions.list_plugins()
     backends = backend.available_backends()
     reports = [check_plugin(p, backends) for p in chosen]
     if args.json:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from specscope.compute.errors import InputError
-from specscope.compute.operators.registry import Param
+from specscope.compute.operators import Param
 
 NFFT = Param("nfft", int, 512, min=4, unit="samples", help="frame length")
 HOP = Param("hop", int, 128, min=1, unit="samples", help="samples between frames")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from specscope.compute.operators.registry import Param, operator
+from specscope.compute.operators import Param, operator
 from specscope.compute.ops import timefreq
 
 from ._common import WINDOW, real_signal
@@ -28,9 +28,8 @@ SPECSCOPE_PLUGIN = {
 def spectrogram(x, *, fmin, n_bins, bins_per_octave, hop, window, scale, fs, xp):
     """Frame ``m`` is centred on sample ``m*hop``; the signal is zero outside."""
     real_signal(x, "cqt.spectrogram")
-    f, c = timefreq.cqt.__wrapped__(x, fmin=fmin, n_bins=n_bins,
-                                    bins_per_octave=bins_per_octave, hop=hop, window=window,
-                                    fs=fs, xp=xp)
+    f, c = timefreq.cqt.function(x, fmin=fmin, n_bins=n_bins, bins_per_octave=bins_per_octave,
+                                 hop=hop, window=window, fs=fs, xp=xp)
     mag = xp.abs(c)
     values = mag * mag if scale == "power" else mag
     times = xp.arange(c.shape[-1], dtype=xp.float64) * (hop / fs)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from specscope.compute.operators.registry import Param, operator
-from specscope.compute.ops import features as _f
+from specscope.compute.operators import Param, operator
+from specscope.compute.ops import features as feature_ops
 
 from ._common import HOP, NFFT, WINDOW, frame_times, real_signal
 
@@ -31,12 +31,12 @@ def spectral(x, *, nfft, hop, window, p, roll_percent, amin, fs, xp):
     real_signal(x, "features.spectral", nfft)
     common = {"nfft": nfft, "hop": hop, "window": window, "xp": xp}
     out = {
-        "centroid": _f.spectral_centroid.__wrapped__(x, fs=fs, **common),
-        "bandwidth": _f.spectral_bandwidth.__wrapped__(x, p=p, fs=fs, **common),
-        "flatness": _f.spectral_flatness.__wrapped__(x, amin=amin, **common),
-        "rolloff": _f.spectral_rolloff.__wrapped__(x, roll_percent=roll_percent, fs=fs,
-                                                   **common),
-        "flux": _f.spectral_flux.__wrapped__(x, **common),
+        "centroid": feature_ops.spectral_centroid.function(x, fs=fs, **common),
+        "bandwidth": feature_ops.spectral_bandwidth.function(x, p=p, fs=fs, **common),
+        "flatness": feature_ops.spectral_flatness.function(x, amin=amin, **common),
+        "rolloff": feature_ops.spectral_rolloff.function(x, roll_percent=roll_percent, fs=fs,
+                                                         **common),
+        "flux": feature_ops.spectral_flux.function(x, **common),
     }
     out["times"] = frame_times(out["centroid"].shape[-1], nfft, hop, fs, xp)
     return out

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 from specscope.compute.backend import scipy_fn
-from specscope.compute.operators.registry import Param, operator
+from specscope.compute.errors import InputError
+from specscope.compute.operators import Param, operator
 from specscope.compute.ops import timefreq
 from specscope.compute.spectral import hz_to_mel, mel_to_hz
 
@@ -26,7 +27,7 @@ _MEL = [
 
 def _mel_power(x, nfft, hop, window, n_mels, fmin, fmax, htk, norm, fs, xp, name):
     real_signal(x, name, nfft)
-    s = timefreq.mel_spectrogram.__wrapped__(
+    s = timefreq.mel_spectrogram.function(
         x, nfft=nfft, hop=hop, window=window, n_mels=n_mels, fmin=fmin, fmax=fmax, htk=htk,
         norm=norm, power=2.0, fs=fs, xp=xp)
     top = fs / 2.0 if fmax is None else fmax
@@ -58,8 +59,6 @@ def spectrogram(x, *, nfft, hop, window, n_mels, fmin, fmax, htk, norm, fs, xp):
           history=frame_history)
 def mfcc(x, *, n_mfcc, nfft, hop, window, n_mels, fmin, fmax, htk, norm, top_db, fs, xp):
     if n_mfcc > n_mels:
-        from specscope.compute.errors import InputError
-
         raise InputError(f"mel.mfcc: n_mfcc={n_mfcc} must be <= n_mels={n_mels}")
     _, t, s = _mel_power(x, nfft, hop, window, n_mels, fmin, fmax, htk, norm, fs, xp,
                          "mel.mfcc")

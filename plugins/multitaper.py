@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from specscope.compute.operators.registry import Param, operator
-from specscope.compute.ops import timefreq
-from specscope.compute.ops._common import frames
+from specscope.compute.operators import Param, operator
+from specscope.compute.ops import frames, timefreq
 
 from ._common import frame_times, real_signal
 
@@ -28,6 +27,6 @@ SPECSCOPE_PLUGIN = {
 def spectrogram(x, *, nperseg, hop, NW, K, nfft, fs, xp):
     real_signal(x, "multitaper.spectrogram", nperseg)
     segs = frames(x, nperseg, hop, xp)  # (..., n_frames, nperseg)
-    f, p = timefreq.multitaper_psd.__wrapped__(segs, NW=NW, K=K, nfft=nfft, axis=-1, fs=fs,
-                                               xp=xp)
+    f, p = timefreq.multitaper_psd.function(segs, NW=NW, K=K, nfft=nfft, axis=-1, fs=fs,
+                                            xp=xp)
     return f, frame_times(segs.shape[-2], nperseg, hop, fs, xp), xp.swapaxes(p, -1, -2)

@@ -1,7 +1,7 @@
 """Onset / transient detector: spectral-flux peaks, refined to the sample, as annotations.
 
 Turn its result into recording annotations with
-:func:`specscope.compute.extensions.plugins.events_to_annotations`.
+:func:`specscope.compute.extensions.events_to_annotations`.
 """
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.signal
 from specscope.compute.errors import InputError
-from specscope.compute.operators.registry import Param, operator
-from specscope.compute.ops import features as _f
+from specscope.compute.operators import Param, operator
+from specscope.compute.ops import features as feature_ops
+from specscope.compute.ops import frame_magnitudes
 
 SPECSCOPE_PLUGIN = {
     "summary": "Onset / transient detector (writes annotations)",
@@ -42,9 +43,9 @@ def detect(x, *, nfft, hop, window, threshold, min_gap, refine, fs):
     if x.size < nfft:
         raise InputError(f"onsets.detect: nfft={nfft} is larger than the signal ({x.size} "
                          f"samples); choose nfft <= {x.size}")
-    flux = np.asarray(_f.spectral_flux.__wrapped__(x, nfft=nfft, hop=hop, window=window,
-                                                   xp=np), dtype=np.float64)
-    _, mag = _f._mag(x, nfft, hop, window, np, "onsets.detect")
+    flux = np.asarray(feature_ops.spectral_flux.function(x, nfft=nfft, hop=hop, window=window,
+                                                         xp=np), dtype=np.float64)
+    _, mag = frame_magnitudes(x, nfft, hop, window, np, "onsets.detect")
     level = float(np.sqrt((mag.astype(np.float64) ** 2).sum(-1)).mean()) if mag.size else 0.0
     top = float(flux.max()) if flux.size else 0.0
     empty = {"times": np.zeros(0), "sample": np.zeros(0, dtype=np.int64),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from specscope.compute.errors import InputError
-from specscope.compute.operators.registry import Param, operator
+from specscope.compute.operators import Param, operator
 from specscope.compute.ops import timefreq
 
 from ._common import WINDOW, real_signal
@@ -29,7 +29,7 @@ def spectrogram(x, *, nfft, hop, window, fs, xp):
         raise InputError(f"reassigned.spectrogram: input must be one channel (1-D), got "
                          f"shape {tuple(x.shape)}")
     real_signal(x, "reassigned.spectrogram", nfft)
-    f_hat, t_hat, power = timefreq.reassigned_spectrogram.__wrapped__(
+    f_hat, t_hat, power = timefreq.reassigned_spectrogram.function(
         x, nfft=nfft, hop=hop, window=window, fs=fs, xp=xp)
     n_bins, n_frames = power.shape
     c = (nfft - 1) / 2.0

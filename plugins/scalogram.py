@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pywt
 from specscope.compute.errors import InputError
-from specscope.compute.operators.registry import Param, operator
+from specscope.compute.operators import Param, operator
 
 SPECSCOPE_PLUGIN = {
     "summary": "Continuous-wavelet scalogram (Morlet)",

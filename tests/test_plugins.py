@@ -16,10 +16,9 @@ import pytest
 import pywt
 import scipy.fft
 import scipy.signal
+from specscope.compute import extensions, operators
 from specscope.compute.errors import InputError
-from specscope.compute.extensions import plugins
-from specscope.compute.extensions.plugins import PluginError
-from specscope.compute.operators import registry
+from specscope.compute.extensions import PluginError
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "plugins.md"
@@ -27,7 +26,7 @@ PY = sys.executable
 
 GOOD = '''
 """Doubles its input."""
-from specscope.compute.operators.registry import Param, operator
+from specscope.compute.operators import Param, operator
 
 SPECSCOPE_PLUGIN = {"version": "2.1", "outputs": {"double": "same"}}
 
@@ -58,9 +57,9 @@ def pdir(tmp_path, monkeypatch):
     folder.mkdir()
     monkeypatch.setenv("SPECSCOPE_PLUGINS", str(folder))
     monkeypatch.setenv("SPECSCOPE_DATA_DIR", str(tmp_path / "data"))
-    plugins.reset()
+    extensions.reset()
     yield folder
-    plugins.reset()
+    extensions.reset()
 
 
 def env_with(folder: Path, tmp_path: Path) -> dict[str, str]:
@@ -75,22 +74,22 @@ def env_with(folder: Path, tmp_path: Path) -> dict[str, str]:
 
 def test_folder_plugin_is_listed_without_import_and_loads_on_first_use(pdir) -> None:
     write(pdir, "good.py", GOOD)
-    p = plugins.get_plugin("good")
+    p = extensions.get_plugin("good")
     assert (p.source, p.status, p.version) == ("path", "available", "2.1")
     assert p.operators == ["good.double", "good.fft"]
     assert p.summary == "Doubles its input."
     assert "specscope_plugin_good" not in sys.modules  # listing did not import it
-    assert plugins.output_kind("good.double") == "same"
+    assert extensions.output_kind("good.double") == "same"
 
-    op = registry.get("good.double")  # the registry hook loads the plugin
+    op = operators.get("good.double")  # the registry hook loads the plugin
     assert "specscope_plugin_good" in sys.modules and p.status == "loaded"
     np.testing.assert_array_equal(op(np.arange(3.0), factor=3.0), [0.0, 3.0, 6.0])
     # namespaced: the plugin's "fft" did not touch the built-in
-    assert registry.get("good.fft")(np.zeros(2)).tolist() == [1.0, 1.0]
-    np.testing.assert_allclose(registry.call("fft", np.ones(4)), [4, 0, 0, 0])
-    assert "good.double" in {o.name for o in registry.list_operators()}
+    assert operators.get("good.fft")(np.zeros(2)).tolist() == [1.0, 1.0]
+    np.testing.assert_allclose(operators.call("fft", np.ones(4)), [4, 0, 0, 0])
+    assert "good.double" in {o.name for o in operators.list_operators()}
     with pytest.raises(InputError, match=r"operator='good\.nope' is not registered"):
-        registry.get("good.nope")
+        operators.get("good.nope")
 
 
 def test_specscope_ops_and_plugins_list_show_a_folder_plugin(pdir, tmp_path) -> None:
@@ -126,8 +125,8 @@ def test_name_clash_between_plugins_is_reported_not_shadowed(pdir, tmp_path) -> 
     second = tmp_path / "second"
     write(second / "good", "__init__.py", GOOD.replace("x * factor\n", "x * 0\n"))
     write(second / "good", "plugin.toml", 'version = "9.0"\noperators = ["double"]\n')
-    plugins.add_search_path(second)
-    items = [p for p in plugins.list_plugins() if p.name == "good"]
+    extensions.add_search_path(second)
+    items = [p for p in extensions.list_plugins() if p.name == "good"]
     assert [(p.path, p.status) for p in items] == [
         (str(pdir / "good.py"), "available"), (str(second / "good"), "clash")]
     assert items[1].version == "9.0"
@@ -135,27 +134,27 @@ def test_name_clash_between_plugins_is_reported_not_shadowed(pdir, tmp_path) -> 
         f"plugin 'good' (path, {second / 'good'}) clashes with the path plugin of the same "
         f"name ({pdir / 'good.py'}); it is not loaded - rename one of them (the name is the "
         "namespace of their operators)")
-    np.testing.assert_array_equal(registry.call("good.double", np.ones(2)), [2.0, 2.0])
+    np.testing.assert_array_equal(operators.call("good.double", np.ones(2)), [2.0, 2.0])
 
 
 def test_duplicate_operator_in_a_plugin_fails_it_and_rolls_back(pdir) -> None:
     write(pdir, "twice.py", GOOD + GOOD.split('"""Doubles its input."""')[1]
           .replace("SPECSCOPE_PLUGIN", "_X"))
     with pytest.raises(PluginError) as info:
-        registry.get("twice.double")
+        operators.get("twice.double")
     assert str(info.value) == (
         f"plugin 'twice' ({pdir / 'twice.py'}) failed to import: RegistrationError: operator "
         "'twice.double' is already registered; plugins register under their own namespace, "
         "'plugin.op'")
     # the operators registered before the failure were removed again
-    assert not [n for n in registry._registry if n.startswith("twice.")]
+    assert not operators.declared("twice.")
 
 
 # -- isolation ------------------------------------------------------------------------
 
 BROKEN = {
     "badimport.py": '''
-        from specscope.compute.operators.registry import operator
+        from specscope.compute.operators import operator
 
         @operator("first", family="basic", summary="registered before the failure",
                   reference="x")
@@ -165,7 +164,7 @@ BROKEN = {
         import no_such_module_xyz  # noqa
     ''',
     "raiser.py": '''
-        from specscope.compute.operators.registry import operator
+        from specscope.compute.operators import operator
 
         @operator("boom", family="basic", summary="raises", reference="-")
         def boom(x):
@@ -173,7 +172,7 @@ BROKEN = {
     ''',
     "garbage.py": '''
         import numpy as np
-        from specscope.compute.operators.registry import operator
+        from specscope.compute.operators import operator
         SPECSCOPE_PLUGIN = {"outputs": {"shape": "same", "image": "image"}}
 
         @operator("text", family="basic", summary="returns a string", reference="-")
@@ -203,21 +202,21 @@ def test_broken_plugins_are_reported_precisely_and_others_keep_working(pdir) -> 
     x = np.arange(4.0)
 
     with pytest.raises(PluginError) as info:
-        registry.get("badimport.first")
+        operators.get("badimport.first")
     assert str(info.value) == (f"plugin 'badimport' ({pdir / 'badimport.py'}) failed to "
                                "import: ModuleNotFoundError: No module named "
                                "'no_such_module_xyz'")
     assert info.value.plugin == "badimport" and "no_such_module_xyz" in info.value.traceback
-    assert "badimport.first" not in registry._registry  # partial import rolled back
+    assert "badimport.first" not in operators.declared()  # partial import rolled back
     with pytest.raises(PluginError, match="failed to import"):  # and it stays failed
-        registry.get("badimport.first")
+        operators.get("badimport.first")
 
     with pytest.raises(PluginError) as info:
-        registry.call("raiser.boom", x)
+        operators.call("raiser.boom", x)
     assert str(info.value) == "plugin 'raiser', operator 'raiser.boom' failed: RuntimeError: boom"
     assert info.value.operator == "raiser.boom"
     assert 'raise RuntimeError("boom")' in info.value.traceback
-    raiser = plugins.get_plugin("raiser")
+    raiser = extensions.get_plugin("raiser")
     assert [e.message for e in raiser.call_errors] == [str(info.value)]
 
     expected = {
@@ -231,20 +230,20 @@ def test_broken_plugins_are_reported_precisely_and_others_keep_working(pdir) -> 
     }
     for op, tail in expected.items():
         with pytest.raises(PluginError) as info:
-            registry.call(f"garbage.{op}", x, backend="numpy")
+            operators.call(f"garbage.{op}", x, backend="numpy")
         assert str(info.value) == f"plugin 'garbage', operator 'garbage.{op}' {tail}"
 
-    syntax = plugins.get_plugin("syntax")
+    syntax = extensions.get_plugin("syntax")
     assert syntax.status == "failed"
     assert syntax.error.startswith("plugin 'syntax': cannot read its metadata (syntax.py, "
                                    "line 1): SyntaxError:")
 
     # everything else still works, and the listing records what failed
-    np.testing.assert_array_equal(registry.call("good.double", x), 2 * x)
-    names = {o.name for o in registry.list_operators()}
+    np.testing.assert_array_equal(operators.call("good.double", x), 2 * x)
+    names = {o.name for o in operators.list_operators()}
     assert {"good.double", "raiser.boom", "mel.spectrogram"} <= names
     assert not any(n.startswith(("badimport.", "syntax.")) for n in names)
-    status = {p.name: p.status for p in plugins.list_plugins()}
+    status = {p.name: p.status for p in extensions.list_plugins()}
     assert status["badimport"] == status["syntax"] == "failed"
     assert status["good"] == status["raiser"] == status["garbage"] == "loaded"
 
@@ -293,14 +292,14 @@ def test_documented_example_installs_through_an_entry_point(pdir, tmp_path,
                       DOC.read_text()).group(1)
     write(dist, "entry_points.txt", f"[specscope.plugins]\n{entry.replace(chr(34), '')}\n")
     monkeypatch.syspath_prepend(str(site))
-    p = plugins.get_plugin("tonegate")
+    p = extensions.get_plugin("tonegate")
     assert (p.source, p.version, p.module) == ("entry point", "1.0.0", "specscope_tonegate")
     assert p.operators == ["tonegate.gate"] and p.status == "available"
     assert "specscope_tonegate" not in sys.modules
     x = np.array([0.05, 0.5, -0.5, 0.05])
-    np.testing.assert_array_equal(registry.call("tonegate.gate", x, level=0.1, smooth=1),
+    np.testing.assert_array_equal(operators.call("tonegate.gate", x, level=0.1, smooth=1),
                                   [0.0, 0.5, -0.5, 0.0])
-    form = plugins.describe_operator("tonegate.gate")
+    form = operators.describe_operator("tonegate.gate")
     assert form["plugin"] == "tonegate" and form["output"] == "same"
     assert form["params"][1] == {"name": "smooth", "type": "int", "default": 32,
                                  "required": False, "min": 1, "max": None, "choices": None,
@@ -308,7 +307,7 @@ def test_documented_example_installs_through_an_entry_point(pdir, tmp_path,
     # the same file works dropped into a plugin folder
     sys.modules.pop("specscope_tonegate", None)
     write(pdir, "gate2.py", code)
-    np.testing.assert_array_equal(registry.call("gate2.gate", x, level=0.1, smooth=1),
+    np.testing.assert_array_equal(operators.call("gate2.gate", x, level=0.1, smooth=1),
                                   [0.0, 0.5, -0.5, 0.0])
 
 
@@ -332,7 +331,7 @@ def test_mel_spectrogram_and_mfcc_match_textbook_htk_formulas() -> None:
     rng = np.random.default_rng(1)
     x = rng.standard_normal(4000)
     nfft, hop, n_mels = 256, 100, 20
-    f, t, s = registry.call("mel.spectrogram", x, fs=FS, nfft=nfft, hop=hop, n_mels=n_mels,
+    f, t, s = operators.call("mel.spectrogram", x, fs=FS, nfft=nfft, hop=hop, n_mels=n_mels,
                             fmin=50.0, htk=True, norm="none", backend="numpy")
 
     def mel(hz):
@@ -357,7 +356,7 @@ def test_mel_spectrogram_and_mfcc_match_textbook_htk_formulas() -> None:
     np.testing.assert_allclose(f, edges[1:-1], rtol=1e-12)
     np.testing.assert_allclose(t, (np.arange(ref.shape[1]) * hop + nfft / 2) / FS)
 
-    _, _, c = registry.call("mel.mfcc", x, fs=FS, nfft=nfft, hop=hop, n_mels=n_mels,
+    _, _, c = operators.call("mel.mfcc", x, fs=FS, nfft=nfft, hop=hop, n_mels=n_mels,
                             fmin=50.0, htk=True, norm="none", n_mfcc=13, top_db=30.0)
     db = 10 * np.log10(np.maximum(ref, 1e-10))
     db = np.maximum(db, db.max() - 30.0)
@@ -369,7 +368,7 @@ def test_cqt_spectrogram_matches_the_direct_sum_and_peaks_at_a_tone() -> None:
     """Direct sum of the CQT definition for every bin of three frames; rtol 1e-9."""
     x = tone(440.0, 4096) + 0.1 * np.random.default_rng(2).standard_normal(4096)
     fmin, bpo, n_bins, hop = 110.0, 12, 36, 512
-    f, t, s = registry.call("cqt.spectrogram", x, fs=FS, fmin=fmin, n_bins=n_bins,
+    f, t, s = operators.call("cqt.spectrogram", x, fs=FS, fmin=fmin, n_bins=n_bins,
                             bins_per_octave=bpo, hop=hop, backend="numpy")
     q = 1 / (2 ** (1 / bpo) - 1)
     for k in range(n_bins):
@@ -391,7 +390,7 @@ def test_cqt_spectrogram_matches_the_direct_sum_and_peaks_at_a_tone() -> None:
 def test_scalogram_matches_pywt_and_peaks_at_a_tone() -> None:
     """|pywt.cwt|**2 at scales central_frequency * fs / f; rtol 1e-10."""
     x = tone(1000.0, 4000)
-    f, t, s = registry.call("scalogram.morlet", x, fs=FS, fmin=100.0, fmax=3000.0,
+    f, t, s = operators.call("scalogram.morlet", x, fs=FS, fmin=100.0, fmax=3000.0,
                             n_freqs=40, hop=8)
     freqs = np.geomspace(100.0, 3000.0, 40)
     coef, _ = pywt.cwt(x, pywt.central_frequency("cmor1.5-1.0") * FS / freqs, "cmor1.5-1.0",
@@ -409,7 +408,7 @@ def test_reassigned_spectrogram_concentrates_a_tone_between_bins() -> None:
     plain spectrogram's best row holds < 75 %; no power is created."""
     nfft, hop = 256, 64
     x = tone(32.3 * FS / nfft, 8192)
-    f, t, s = registry.call("reassigned.spectrogram", x, fs=FS, nfft=nfft, hop=hop)
+    f, t, s = operators.call("reassigned.spectrogram", x, fs=FS, nfft=nfft, hop=hop)
     plain = stft_power(x, nfft, hop).T
     assert s.shape == plain.shape
     interior = slice(2, -2)
@@ -426,7 +425,7 @@ def test_multitaper_spectrogram_matches_the_dpss_formula() -> None:
     """mean_k |rfft(frame*dpss_k)|**2 / (fs sum dpss_0**2), one-sided; rtol 1e-10."""
     x = np.random.default_rng(3).standard_normal(3000)
     nper, hop, nw = 128, 50, 2.5
-    f, t, s = registry.call("multitaper.spectrogram", x, fs=FS, nperseg=nper, hop=hop, NW=nw)
+    f, t, s = operators.call("multitaper.spectrogram", x, fs=FS, nperseg=nper, hop=hop, NW=nw)
     tapers = scipy.signal.windows.dpss(nper, nw, 4)
     cols = []
     for k in range(0, x.size - nper + 1, hop):
@@ -443,7 +442,7 @@ def test_spectral_features_match_formulas_and_a_tone() -> None:
     """Per-frame formulas written out here (rtol 1e-9); a tone's centroid is its frequency."""
     x = np.random.default_rng(4).standard_normal(2048)
     nfft, hop = 256, 128
-    out = registry.call("features.spectral", x, fs=FS, nfft=nfft, hop=hop)
+    out = operators.call("features.spectral", x, fs=FS, nfft=nfft, hop=hop)
     m = np.sqrt(stft_power(x, nfft, hop))
     fr = np.fft.rfftfreq(nfft, 1 / FS)
     c = (m * fr).sum(1) / m.sum(1)
@@ -459,7 +458,7 @@ def test_spectral_features_match_formulas_and_a_tone() -> None:
     flux = np.sqrt((np.maximum(np.diff(m, axis=0), 0) ** 2).sum(1))
     np.testing.assert_allclose(out["flux"], np.r_[0.0, flux], rtol=1e-9, atol=1e-12)
     assert out["times"].shape == c.shape
-    t = registry.call("features.spectral", tone(1000.0, 4096), fs=FS, nfft=512, hop=256)
+    t = operators.call("features.spectral", tone(1000.0, 4096), fs=FS, nfft=512, hop=256)
     np.testing.assert_allclose(t["centroid"], 1000.0, rtol=0.01)
     assert np.all(t["flatness"] < 1e-3)
 
@@ -468,29 +467,29 @@ def test_onset_detector_finds_clicks_to_the_sample_and_writes_annotations() -> N
     x = 0.01 * np.random.default_rng(5).standard_normal(16000)
     clicks = [3000, 9001, 12345]
     x[clicks] += 1.0
-    ev = registry.call("onsets.detect", x, fs=FS)
+    ev = operators.call("onsets.detect", x, fs=FS)
     assert ev["sample"].tolist() == clicks
     np.testing.assert_allclose(ev["times"], np.array(clicks) / FS)
     assert ev["strength"].max() == 1.0 and ev["strength"].min() >= 0.3
-    notes = plugins.events_to_annotations(ev, label="click")
+    notes = extensions.events_to_annotations(ev, label="click")
     assert notes[1] == {"sample_start": 9001, "sample_count": 0, "freq_lower": None,
                         "freq_upper": None, "label": "click", "comment": "strength=1"}
     # a tone starting at sample 5000 in near-silence: one onset within a hop
     y = np.where(np.arange(16000) >= 5000, tone(440.0, 16000), 0.0)
-    ev = registry.call("onsets.detect", y + 1e-4 * np.random.default_rng(6).standard_normal(
+    ev = operators.call("onsets.detect", y + 1e-4 * np.random.default_rng(6).standard_normal(
         16000), fs=FS)
     assert len(ev["sample"]) == 1 and abs(int(ev["sample"][0]) - 5000) <= 64
     # a steady tone has no onset
-    assert registry.call("onsets.detect", tone(440.0, 16000), fs=FS)["sample"].size == 0
+    assert operators.call("onsets.detect", tone(440.0, 16000), fs=FS)["sample"].size == 0
 
 
 def test_views_lists_image_operators_without_importing() -> None:
-    assert set(plugins.views()) >= {"mel.spectrogram", "mel.mfcc", "cqt.spectrogram",
+    assert set(extensions.views()) >= {"mel.spectrogram", "mel.mfcc", "cqt.spectrogram",
                                     "scalogram.morlet", "reassigned.spectrogram",
                                     "multitaper.spectrogram"}
-    assert plugins.output_kind("features.spectral") == "series"
-    assert plugins.output_kind("onsets.detect") == "events"
-    assert plugins.output_kind("fft") == "array"
+    assert extensions.output_kind("features.spectral") == "series"
+    assert extensions.output_kind("onsets.detect") == "events"
+    assert extensions.output_kind("fft") == "array"
 
 
 def test_folder_plugin_runs_in_a_pipeline_from_the_cli(pdir, tmp_path) -> None:

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 from specscope import compute
+from specscope.compute import operators
 from specscope.compute.errors import InputError
-from specscope.compute.operators import registry
-from specscope.compute.operators.registry import Param, RegistrationError, operator
+from specscope.compute.operators import Param, RegistrationError, declared, namespace, operator
 
 
 @pytest.fixture
@@ -18,10 +18,10 @@ def scratch():
     names: list[str] = []
     yield names
     for n in names:
-        registry.unregister(n)
+        operators.unregister(n)
 
 
-def test_issue_example_declares_and_runs(scratch) -> None:
+def test_documented_example_declares_and_runs(scratch) -> None:
     @operator("test.gain", family="basic", summary="Multiply by a constant",
               params=[Param("factor", float, 1.0, min=0.0, help="linear gain")])
     def gain(x, *, factor, xp):
@@ -39,7 +39,7 @@ def test_exports() -> None:
 
 
 def test_at_least_200_operators_with_schema() -> None:
-    items = registry.describe()
+    items = operators.describe()
     assert len(items) >= 200
     json.dumps(items)  # JSON-able
     for item in items:
@@ -173,10 +173,10 @@ def test_nan_policy_reject_is_checked_before_running() -> None:
 
 
 def test_history_and_streamable_metadata() -> None:
-    op = registry.get("stft")
+    op = operators.get("stft")
     assert op.history_for(op.validate({"nperseg": 256, "hop": 64})) == 192
-    assert registry.get("sosfilt").streamable and registry.get("sosfilt").history == 0
-    assert registry.get("fft").history is None  # needs the whole signal
+    assert operators.get("sosfilt").streamable and operators.get("sosfilt").history == 0
+    assert operators.get("fft").history is None  # needs the whole signal
 
 
 def test_sosfilt_streams_with_carried_state() -> None:
@@ -193,10 +193,10 @@ def test_sosfilt_streams_with_carried_state() -> None:
 
 
 def test_list_and_families() -> None:
-    fams = registry.families()
+    fams = operators.families()
     assert {"fft", "windows", "timefreq", "filter_design", "filtering", "analysis", "wavelets",
             "generators", "features", "basic"} <= set(fams)
-    names = [o.name for o in registry.list_operators("windows")]
+    names = [o.name for o in operators.list_operators("windows")]
     assert "dpss" in names and "kaiser" in names and names == sorted(names)
 
 
@@ -210,10 +210,58 @@ def test_cli_ops_json_lists_every_operator(capsys) -> None:
     args = parser.parse_args(["ops", "--json"])
     assert args.func(args) == 0
     items = json.loads(capsys.readouterr().out)
-    assert len(items) == len(registry.list_operators()) >= 200
+    assert len(items) == len(operators.list_operators()) >= 200
     args = parser.parse_args(["ops", "--family", "nope"])
     with pytest.raises(InputError, match="--family='nope' must be one of"):
         args.func(args)
     args = parser.parse_args(["backends"])
     assert args.func(args) == 0
     assert "numpy" in capsys.readouterr().out
+
+
+def test_namespace_prefixes_declarations_and_declared_reads_the_table(scratch) -> None:
+    with namespace("test"):
+        @operator("inner", family="basic", summary="declared under a namespace")
+        def inner(x):
+            return x + 1
+
+        with namespace(None):
+            @operator("test_top", family="basic", summary="declared at the top level")
+            def top(x):
+                return x
+    scratch += ["test.inner", "test_top"]
+    assert (inner.name, top.name) == ("test.inner", "test_top")
+    assert set(declared("test.")) == {"test.inner"}
+    assert declared()["test_top"] is top and operators.get("test.inner") is inner
+    @operator("test.outside", family="basic", summary="after the block: no prefix")
+    def outside(x):
+        return x
+    scratch.append("test.outside")
+    assert outside.name == "test.outside"
+
+
+def test_function_is_the_declared_function_for_composition() -> None:
+    rfft = operators.get("rfft")
+    x = np.random.default_rng(3).standard_normal(64)
+    np.testing.assert_allclose(rfft.function(x, n=None, axis=-1, norm="backward", xp=np),
+                               np.fft.rfft(x), rtol=1e-12)
+    assert operators.get("gain").function.__name__ == "gain"
+
+
+def test_public_ops_helpers_frame_and_take_magnitudes() -> None:
+    from specscope.compute.ops import frame_magnitudes, frames
+
+    x = np.arange(10.0)
+    np.testing.assert_array_equal(frames(x, 4, 3, np), [[0, 1, 2, 3], [3, 4, 5, 6], [6, 7, 8, 9]])
+    dtype, mag = frame_magnitudes(x, 4, 3, "boxcar", np, "test")
+    assert dtype == np.float64
+    np.testing.assert_allclose(mag, np.abs(np.fft.rfft(frames(x, 4, 3, np), axis=-1)))
+    with pytest.raises(InputError, match="test: nfft=16 is larger than the signal"):
+        frame_magnitudes(x, 16, 3, "hann", np, "test")
+
+
+def test_describe_operator_adds_plugin_and_output_kind() -> None:
+    d = operators.describe_operator("fft")
+    assert (d["name"], d["plugin"], d["output"]) == ("fft", None, "array")
+    d = operators.describe_operator("mel.spectrogram")
+    assert (d["plugin"], d["output"]) == ("mel", "image")

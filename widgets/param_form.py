@@ -1,7 +1,7 @@
 """ParamForm: a parameter form generated from an operator's schema.
 
 The schema is the list of parameter dicts that ``Operator.to_dict()`` (and
-``plugins.describe_operator``) give: name, type, default, required, min, max,
+``operators.describe_operator``) give: name, type, default, required, min, max,
 choices, unit, help.  Numbers get spin boxes with their range and unit,
 choices a combo box, booleans a check box; optional values (default None) and
 arrays a text field.  Values are checked by the operator itself when used.

@@ -20,6 +20,11 @@ and reused by later runs.
   turns tuning off: the default NumPy implementation runs.
 
 Every call records its run time; :func:`profile` summarises it per operator.
+
+This module knows operators only through the objects it is given (their
+implementations, :meth:`~specscope.compute.operators.registry.Operator.execute`);
+:mod:`specscope.compute.operators.dispatch` installs :func:`choose` and
+:func:`record` as the operators' run policy and looks operators up for :func:`tune`.
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SMALL_ELEMENTS",
+    "TUNE_DTYPES",
+    "TUNE_SIZES",
     "Profile",
     "choose",
     "enabled",
@@ -59,7 +66,7 @@ __all__ = [
     "set_enabled",
     "size_class",
     "stats",
-    "tune",
+    "tune_operators",
     "wisdom_path",
 ]
 
@@ -70,6 +77,9 @@ WISDOM_VERSION = 1
 #: timing stops after this many repeats or this many seconds per candidate
 _REPEATS = 3
 _BUDGET_S = 0.25
+#: what :func:`tune_operators` times by default: element counts and dtypes
+TUNE_SIZES = (1 << 12, 1 << 16, 1 << 20, 1000, 48000)
+TUNE_DTYPES = ("float32", "float64")
 
 _lock = threading.RLock()
 _state: dict[str, Any] = {"wisdom": None, "path": None, "enabled": None}
@@ -245,18 +255,28 @@ def _example_input(n: int, dtype: str) -> np.ndarray:
     return x.astype(dtype)
 
 
-def tune(operators: Iterable[str] | None = None,
-         sizes: Iterable[int] = (1 << 12, 1 << 16, 1 << 20, 1000, 48000),
-         dtypes: Iterable[str] = ("float32", "float64")) -> list[dict[str, Any]]:
-    """Time and remember choices for common sizes; returns one row per decision.
+def tune_operators(ops: Iterable[Operator], sizes: Iterable[int] = TUNE_SIZES,
+                   dtypes: Iterable[str] = TUNE_DTYPES) -> list[dict[str, Any]]:
+    """Time and remember choices of ``ops`` for common sizes; one row per decision.
 
-    Operators that need parameters without defaults, or take no input, are
-    skipped (they are tuned on first use instead).  Operators with a single
-    usable implementation are reported as ``"only"`` without timing.
+    Parameters
+    ----------
+    ops : iterable of Operator
+        The operators to tune.  Those that need parameters without defaults,
+        or take no input, are skipped (they are tuned on first use instead).
+    sizes : iterable of int
+        Element counts of the example inputs.
+    dtypes : iterable of str
+        ``float32``, ``float64``, ``complex64`` or ``complex128``.
+
+    Returns
+    -------
+    list of dict
+        ``operator``, ``size``, ``dtype``, ``class``, ``choice``
+        (``"backend:variant"``, ``"-"`` or ``"error: ..."``), ``timed`` and,
+        when timed, ``seconds`` per candidate.  An operator with a single usable
+        implementation is reported without timing.
     """
-    from .registry import get, list_operators
-
-    ops = list_operators() if operators is None else [get(n) for n in operators]
     sizes, dtypes = list(sizes), list(dtypes)
     for s in sizes:
         if isinstance(s, bool) or not isinstance(s, int) or s < 1:
@@ -336,7 +356,7 @@ _totals = Profile()
 
 
 def record(name: str, backend: str, seconds: float) -> None:
-    """Called by the registry after every operator call."""
+    """Add the time of one operator call to the totals and the active profiles."""
     with _lock:
         _totals.add(name, backend, seconds)
         for p in _active:

@@ -1,4 +1,4 @@
-"""The operator registry: one declaration per operator, built-in or plugin.
+"""Operator declarations: one per operator, built-in or plugin.
 
 An operator is declared once with :func:`operator`::
 
@@ -21,16 +21,23 @@ and, when its signature names them, ``xp`` (the array namespace) and ``fs``
 its CuPy path copies the data to the host and back.  Backend-specific
 implementations are added with ``@gain.implementation("cupy")``; several
 variants per backend are allowed (``@gain.implementation("numpy", "blocked")``)
-and :mod:`specscope.compute.operators.autotune` chooses among them.
+and ``backend="auto"`` chooses among them (see :func:`set_run_policy`).
+:attr:`Operator.function` is the declared function itself, for code that
+composes operators inside its own ``xp`` body.
 
 Results come back in the namespace of the input: NumPy in, NumPy out (even
 when ``backend="auto"`` ran it on the GPU); CuPy in, CuPy out.  Operators
 without an input array (windows, filter design, some generators) return NumPy
 arrays unless ``backend="cupy"`` is asked for.
+
+This module holds the table of declared operators and nothing that looks
+operators up by name: :mod:`specscope.compute.operators.dispatch` does that
+(loading built-ins and plugins on first use).
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import difflib
 import inspect
@@ -39,7 +46,7 @@ import numbers
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,21 +57,22 @@ from ..errors import InputError, RegistrationError, SpecscopeError
 from ..params import REQUIRED, Param
 
 __all__ = [
+    "NAN_POLICIES",
     "REQUIRED",
     "Implementation",
     "Operator",
     "Param",
     "RegistrationError",
-    "call",
-    "describe",
-    "families",
-    "get",
-    "list_operators",
+    "RunPolicy",
+    "declared",
+    "find",
+    "namespace",
     "operator",
+    "set_run_policy",
     "unregister",
 ]
 
-#: names reserved by :func:`call` itself
+#: keywords an operator call takes itself, so no parameter may use them
 _RESERVED = frozenset({"x", "backend", "fs", "name"})
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 NAN_POLICIES = ("propagate", "reject")
@@ -72,7 +80,11 @@ NAN_POLICIES = ("propagate", "reject")
 
 @dataclass
 class Implementation:
-    """One way to run an operator on one backend."""
+    """One way to run an operator on one backend.
+
+    ``fn`` is called with the input array, the validated parameters and, when
+    ``wants_xp`` / ``wants_fs``, the array namespace and the sample rate.
+    """
 
     fn: Callable[..., Any]
     backend: str
@@ -91,6 +103,7 @@ class Implementation:
     @classmethod
     def wrap(cls, fn: Callable[..., Any], backend: str, variant: str,
              native: bool = True) -> Implementation:
+        """An implementation of ``fn``, reading ``xp`` / ``fs`` from its signature."""
         try:
             names = inspect.signature(fn).parameters
         except (TypeError, ValueError):
@@ -109,6 +122,10 @@ class Operator:
     """A registered operator: schema, implementations and metadata.
 
     Call it like a function: ``op(x, backend="auto", fs=None, **params)``.
+    :attr:`function` is the declared function, undecorated: code that builds
+    on an operator inside its own implementation calls
+    ``op.function(x, xp=xp, fs=fs, **params)`` (no validation, no backend
+    choice, no copies).
     """
 
     name: str
@@ -130,6 +147,8 @@ class Operator:
     input_kind: str = "array"
     doc: str = ""
     implementations: dict[str, dict[str, Implementation]] = field(default_factory=dict)
+    #: the function :func:`operator` decorated (its default implementation)
+    function: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         self._by_name = {p.name: p for p in self.params}
@@ -172,6 +191,7 @@ class Operator:
         return out
 
     def get_implementation(self, backend: str, variant: str | None = None) -> Implementation:
+        """The implementation on ``backend`` called ``variant`` (the first one if None)."""
         variants = self.implementations.get(backend, {})
         if not variants:
             raise InputError(f"{self.name}: no implementation for backend={backend!r}; "
@@ -217,7 +237,14 @@ class Operator:
                  **params: Any) -> Any:
         return self.run(x, backend=backend, fs=fs, **params)
 
-    def _check_input(self, x: Any) -> Any:
+    def check_input(self, x: Any) -> Any:
+        """``x`` as this operator takes it (an array, a list of arrays or None).
+
+        Raises
+        ------
+        InputError
+            When the input is missing, not numeric, or NaN where NaN is rejected.
+        """
         if not self.takes_input:
             if x is not None:
                 raise InputError(f"{self.name} takes no input array; give its parameters "
@@ -276,19 +303,21 @@ class Operator:
 
     def run(self, x: Any = None, *, backend: str = "auto", fs: float | None = None,
             **params: Any) -> Any:
-        """Validate, choose a backend, run, and return the result (see module doc)."""
-        from . import autotune  # late: autotune times operators through this method
+        """Validate, choose an implementation, run, and return the result (see module doc).
 
+        ``backend="auto"`` asks the installed :class:`RunPolicy`; every call's
+        time is reported to it.
+        """
         values = self.validate(params)
         if fs is not None:
             if isinstance(fs, bool) or not isinstance(fs, numbers.Real) or not (
                     math.isfinite(fs) and fs > 0):
                 raise InputError(f"{self.name}: fs={fs!r} must be a positive sample rate in Hz")
             fs = float(fs)
-        x = self._check_input(x)
+        x = self.check_input(x)
         want, variant = self._parse_backend(backend)
         if want == "auto":
-            impl = autotune.choose(self, x, values, fs)
+            impl = _policy.choose(self, x, values, fs)
         else:
             impl = self.get_implementation(want, variant)
         t0 = time.perf_counter()
@@ -306,7 +335,7 @@ class Operator:
             home = "cupy" if want == "cupy" else "numpy"
         if home != impl.backend:
             result = _backend.to_device(result, home)
-        autotune.record(self.name, impl.backend, time.perf_counter() - t0)
+        _policy.record(self.name, impl.backend, time.perf_counter() - t0)
         return result
 
     def to_dict(self) -> dict[str, Any]:
@@ -335,27 +364,68 @@ def _is_array_type(t: Any) -> bool:
     return t == "array" or (isinstance(t, tuple) and "array" in t)
 
 
-# -- the registry ---------------------------------------------------------------------
+# -- running: the choice of backend="auto" ------------------------------------------
 
-_registry: dict[str, Operator] = {}
-_registry_lock = threading.RLock()
-_builtins_state = {"loaded": False}
-#: plugin hook: the namespace :func:`operator` prefixes names with while
-#: :mod:`specscope.compute.extensions.plugins` imports a plugin (None: no prefix)
+
+@dataclass
+class RunPolicy:
+    """How ``backend="auto"`` picks an implementation, and where call times go.
+
+    ``choose(op, x, values, fs)`` returns one of ``op``'s implementations for
+    the checked input and validated parameters; ``record(name, backend,
+    seconds)`` receives the time of every call.
+    """
+
+    choose: Callable[[Operator, Any, dict[str, Any], float | None], Implementation]
+    record: Callable[[str, str, float], None]
+
+
+def _first_on_home(op: Operator, x: Any, values: dict[str, Any],
+                   fs: float | None) -> Implementation:
+    home = _backend.backend_of(x) if hasattr(x, "dtype") else "numpy"
+    return op.get_implementation(home)
+
+
+def _ignore(name: str, backend: str, seconds: float) -> None:
+    pass
+
+
+_policy = RunPolicy(_first_on_home, _ignore)
+
+
+def set_run_policy(policy: RunPolicy) -> None:
+    """Install how ``backend="auto"`` chooses and where call times are recorded.
+
+    :mod:`specscope.compute.operators.dispatch` installs the autotuned choice
+    when the operators package is imported; until then the first
+    implementation on the input's backend runs.
+    """
+    global _policy
+    _policy = policy
+
+
+# -- the table of declared operators -------------------------------------------------
+
+_declared: dict[str, Operator] = {}
+_lock = threading.RLock()
+#: the namespace :func:`operator` prefixes names with (None: no prefix)
 _namespace: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "specscope_operator_namespace", default=None)
 
 
-def _ensure_builtins() -> None:
-    """Import the built-in operators on first use (keeps ``import`` light)."""
-    if _builtins_state["loaded"]:
-        return
-    with _registry_lock:
-        if _builtins_state["loaded"]:
-            return
-        _builtins_state["loaded"] = True
-        import importlib
-        importlib.import_module("specscope.compute.ops")
+@contextlib.contextmanager
+def namespace(prefix: str | None) -> Iterator[None]:
+    """Declare operators under ``prefix`` inside the block: ``"op"`` becomes ``"prefix.op"``.
+
+    A plugin is imported inside ``namespace(plugin_name)``; ``namespace(None)``
+    declares at the top level again (the built-ins, even when a plugin's
+    import is what first imports them).  The setting is per thread and task.
+    """
+    token = _namespace.set(prefix)
+    try:
+        yield
+    finally:
+        _namespace.reset(token)
 
 
 def operator(name: str, *, family: str, summary: str, params: Sequence[Param] = (),
@@ -400,7 +470,7 @@ def operator(name: str, *, family: str, summary: str, params: Sequence[Param] = 
     if nan_policy not in NAN_POLICIES:
         raise RegistrationError(f"{name}: nan_policy={nan_policy!r} must be one of "
                                 f"{', '.join(NAN_POLICIES)}")
-    prefix = _namespace.get()  # plugin hook: "op" declared by plugin "p" is "p.op"
+    prefix = _namespace.get()
     if prefix is not None and not name.startswith(prefix + "."):
         name = f"{prefix}.{name}"
     params = tuple(params)
@@ -419,18 +489,17 @@ def operator(name: str, *, family: str, summary: str, params: Sequence[Param] = 
         op = Operator(name=name, family=family, summary=summary, params=params,
                       reference=reference, history=history, streamable=streamable,
                       takes_input=takes_input, nan_policy=nan_policy, input_kind=input_kind,
-                      doc=inspect.getdoc(fn) or summary)
+                      doc=inspect.getdoc(fn) or summary, function=fn)
         default = Implementation.wrap(fn, "numpy", "default")
         op._add(default)
         derived = Implementation.wrap(fn, "cupy", "default", native=default.wants_xp)
         derived.derived = True
         op._add(derived)
-        op.__wrapped__ = fn  # type: ignore[attr-defined]
-        with _registry_lock:
-            if name in _registry:
+        with _lock:
+            if name in _declared:
                 raise RegistrationError(f"operator {name!r} is already registered; plugins "
                                         "register under their own namespace, 'plugin.op'")
-            _registry[name] = op
+            _declared[name] = op
         return op
 
     return decorate
@@ -438,77 +507,24 @@ def operator(name: str, *, family: str, summary: str, params: Sequence[Param] = 
 
 def unregister(name: str) -> None:
     """Remove an operator (plugin reloads and tests); unknown names are an error."""
-    with _registry_lock:
-        if name not in _registry:
+    with _lock:
+        if name not in _declared:
             raise InputError(f"operator {name!r} is not registered")
-        del _registry[name]
+        del _declared[name]
 
 
-def get(name: str) -> Operator:
-    """The operator called ``name``; :class:`InputError` with suggestions otherwise."""
-    if isinstance(name, Operator):
-        return name
-    _ensure_builtins()
-    try:
-        return _registry[name]
-    except (KeyError, TypeError):
-        pass
-    if isinstance(name, str) and "." in name:  # plugin hook: load "p" on first "p.op"
-        from ..extensions import plugins
-
-        if plugins.load_for_operator(name) and name in _registry:
-            return _registry[name]
-    try:
-        return _registry[name]
-    except (KeyError, TypeError):
-        close = difflib.get_close_matches(str(name), list(_registry), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise InputError(f"operator={name!r} is not registered{hint} "
-                         "(see 'specscope ops')") from None
+def find(name: str) -> Operator | None:
+    """The operator declared as ``name``, or None (nothing is loaded to find it)."""
+    return _declared.get(name)
 
 
-def list_operators(family: str | None = None) -> list[Operator]:
-    """Registered operators sorted by family and name, optionally of one family.
+def declared(prefix: str | None = None) -> dict[str, Operator]:
+    """A snapshot of the declared operators by name, optionally those starting with ``prefix``.
 
-    Plugins are loaded first (failures are recorded in their status, see
-    :func:`specscope.compute.extensions.plugins.list_plugins`, never raised here).
+    Only what is declared so far: :func:`specscope.compute.operators.list_operators`
+    loads the built-ins and plugins first.
     """
-    _ensure_builtins()
-    from ..extensions import plugins  # plugin hook
-
-    plugins.load_all()
-    with _registry_lock:
-        ops = list(_registry.values())
-    if family is not None:
-        ops = [o for o in ops if o.family == family]
-    return sorted(ops, key=lambda o: (o.family, o.name))
-
-
-def families() -> list[str]:
-    """Family names in use, sorted."""
-    return sorted({o.family for o in list_operators()})
-
-
-def describe(family: str | None = None) -> list[dict[str, Any]]:
-    """A JSON-able list describing every operator (see :meth:`Operator.to_dict`)."""
-    return [o.to_dict() for o in list_operators(family)]
-
-
-def call(name: str, x: Any = None, backend: str = "auto", fs: float | None = None,
-         **params: Any) -> Any:
-    """Run operator ``name`` on ``x``.
-
-    Parameters
-    ----------
-    name : str
-        A registered operator.
-    x : array_like, optional
-        Input (omitted for operators that take none, e.g. windows).
-    backend : str
-        ``"auto"`` (autotuned), ``"numpy"``, ``"cupy"``, or ``"backend:variant"``.
-    fs : float, optional
-        Sample rate in Hz for operators that use one (1.0 when omitted).
-    **params
-        The operator's parameters, validated against its schema.
-    """
-    return get(name).run(x, backend=backend, fs=fs, **params)
+    with _lock:
+        if prefix is None:
+            return dict(_declared)
+        return {n: op for n, op in _declared.items() if n.startswith(prefix)}

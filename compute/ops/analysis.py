@@ -7,7 +7,8 @@ import scipy.signal as ss
 from specscope.compute.errors import InputError
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
-from ._common import AXIS, scipy_fn
+from ..backend import scipy_fn
+from ._common import AXIS
 
 FAMILY = "analysis"
 WORN = Param("worN", int, 512, min=1, help="number of frequencies")

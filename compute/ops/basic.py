@@ -7,6 +7,7 @@ from specscope.compute.errors import InputError
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ._common import AXIS
+from .helpers import frames
 
 FAMILY = "basic"
 
@@ -270,7 +271,6 @@ def mean_channels(x, *, xp):
           reference="numpy.lib.stride_tricks.sliding_window_view(x, L)[..., ::hop, :]",
           history=lambda p: p["frame_length"] - 1)
 def frame(x, *, frame_length, hop, xp):
-    from ._common import frames
     return frames(x, frame_length, hop, xp)
 
 

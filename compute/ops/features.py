@@ -8,27 +8,15 @@ than one frame are rejected.  Outputs are shaped ``(..., n_frames)``.
 from __future__ import annotations
 
 import numpy as np
-from specscope.compute import spectral
 from specscope.compute.errors import InputError
 from specscope.compute.operators.registry import Param, operator
 
-from ._common import as_float, frames
+from .helpers import as_float, frame_magnitudes, frames
 
 FAMILY = "features"
 NFFT = Param("nfft", int, 512, min=2, unit="samples", help="frame length")
 HOP = Param("hop", int, 256, min=1, unit="samples", help="samples between frames")
 WINDOW = Param("window", "window", "hann")
-
-
-def _mag(x, nfft, hop, window, xp, name):
-    x = as_float(x, xp)
-    if x.dtype.kind == "c":
-        raise InputError(f"{name}: input must be real")
-    if x.shape[-1] < nfft:
-        raise InputError(f"{name}: nfft={nfft} is larger than the signal ({x.shape[-1]} "
-                         f"samples); choose nfft <= {x.shape[-1]}")
-    win = xp.asarray(spectral.get_window(window, nfft).astype(x.dtype))
-    return x.dtype, xp.abs(xp.fft.rfft(frames(x, nfft, hop, xp) * win, axis=-1))
 
 
 def _freqs(nfft, fs, dtype, xp):
@@ -46,7 +34,7 @@ def _hist(p):
 @operator("spectral_centroid", family=FAMILY, summary="Magnitude-weighted mean frequency (Hz)",
           params=[NFFT, HOP, WINDOW], reference="sum(f*|X|)/sum(|X|) per frame", history=_hist)
 def spectral_centroid(x, *, nfft, hop, window, fs, xp):
-    dt, m = _mag(x, nfft, hop, window, xp, "spectral_centroid")
+    dt, m = frame_magnitudes(x, nfft, hop, window, xp, "spectral_centroid")
     f = _freqs(nfft, fs, dt, xp)
     return (m @ f) / _safe(m.sum(-1), xp)
 
@@ -56,7 +44,7 @@ def spectral_centroid(x, *, nfft, hop, window, fs, xp):
           params=[NFFT, HOP, WINDOW, Param("p", float, 2.0, min=1.0)],
           reference="(sum(|X| |f-c|^p)/sum(|X|))^(1/p) per frame", history=_hist)
 def spectral_bandwidth(x, *, nfft, hop, window, p, fs, xp):
-    dt, m = _mag(x, nfft, hop, window, xp, "spectral_bandwidth")
+    dt, m = frame_magnitudes(x, nfft, hop, window, xp, "spectral_bandwidth")
     f = _freqs(nfft, fs, dt, xp)
     tot = _safe(m.sum(-1), xp)
     c = (m @ f) / tot
@@ -68,7 +56,7 @@ def spectral_bandwidth(x, *, nfft, hop, window, p, fs, xp):
           params=[NFFT, HOP, WINDOW, Param("amin", float, 1e-10, min=0.0, help="power floor")],
           reference="exp(mean(log(P)))/mean(P) per frame", history=_hist)
 def spectral_flatness(x, *, nfft, hop, window, amin, xp):
-    _, m = _mag(x, nfft, hop, window, xp, "spectral_flatness")
+    _, m = frame_magnitudes(x, nfft, hop, window, xp, "spectral_flatness")
     pw = xp.maximum(m * m, amin)
     return xp.exp(xp.mean(xp.log(pw), -1)) / xp.mean(pw, -1)
 
@@ -79,7 +67,7 @@ def spectral_flatness(x, *, nfft, hop, window, amin, xp):
           reference="smallest f with cumsum(|X|) >= roll_percent*sum(|X|)", history=_hist,
           nan_policy="reject")
 def spectral_rolloff(x, *, nfft, hop, window, roll_percent, fs, xp):
-    dt, m = _mag(x, nfft, hop, window, xp, "spectral_rolloff")
+    dt, m = frame_magnitudes(x, nfft, hop, window, xp, "spectral_rolloff")
     f = _freqs(nfft, fs, dt, xp)
     c = xp.cumsum(m, -1)
     thr = roll_percent * c[..., -1:]
@@ -92,7 +80,7 @@ def spectral_rolloff(x, *, nfft, hop, window, roll_percent, fs, xp):
           params=[NFFT, HOP, WINDOW], reference="sqrt(sum(max(|X_k|-|X_k-1|, 0)^2))",
           history=lambda p: 2 * p["nfft"] - p["hop"])
 def spectral_flux(x, *, nfft, hop, window, xp):
-    _, m = _mag(x, nfft, hop, window, xp, "spectral_flux")
+    _, m = frame_magnitudes(x, nfft, hop, window, xp, "spectral_flux")
     d = xp.maximum(xp.diff(m, axis=-2), 0)
     flux = xp.sqrt((d * d).sum(-1))
     zero = xp.zeros(flux.shape[:-1] + (1,), dtype=flux.dtype)
@@ -104,7 +92,7 @@ def spectral_flux(x, *, nfft, hop, window, xp):
           params=[NFFT, HOP, WINDOW], reference="-sum(p log2 p), p = P/sum(P)", history=_hist,
           nan_policy="reject")
 def spectral_entropy(x, *, nfft, hop, window, xp):
-    _, m = _mag(x, nfft, hop, window, xp, "spectral_entropy")
+    _, m = frame_magnitudes(x, nfft, hop, window, xp, "spectral_entropy")
     pw = m * m
     p = pw / _safe(pw.sum(-1, keepdims=True), xp)
     return -(xp.where(p > 0, p * xp.log2(xp.where(p > 0, p, 1)), 0)).sum(-1)
@@ -113,7 +101,7 @@ def spectral_entropy(x, *, nfft, hop, window, xp):
 @operator("spectral_crest", family=FAMILY, summary="Max over mean of the magnitude spectrum",
           params=[NFFT, HOP, WINDOW], reference="max(|X|)/mean(|X|) per frame", history=_hist)
 def spectral_crest(x, *, nfft, hop, window, xp):
-    _, m = _mag(x, nfft, hop, window, xp, "spectral_crest")
+    _, m = frame_magnitudes(x, nfft, hop, window, xp, "spectral_crest")
     return m.max(-1) / _safe(m.mean(-1), xp)
 
 
@@ -121,7 +109,7 @@ def spectral_crest(x, *, nfft, hop, window, xp):
           params=[NFFT, HOP, WINDOW], reference="f[argmax(|X|)] per frame", history=_hist,
           nan_policy="reject")
 def peak_frequency(x, *, nfft, hop, window, fs, xp):
-    dt, m = _mag(x, nfft, hop, window, xp, "peak_frequency")
+    dt, m = frame_magnitudes(x, nfft, hop, window, xp, "peak_frequency")
     return _freqs(nfft, fs, dt, xp)[xp.argmax(m, -1)]
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from specscope.compute.errors import InputError
-from specscope.compute.operators.registry import REQUIRED, Param, operator
+from specscope.compute.operators.registry import REQUIRED, Operator, Param, operator
 
-from ._common import AXES, AXIS, NORM, axes_tuple, scipy_fn
+from ..backend import scipy_fn
+from ._common import AXES, AXIS, NORM, axes_tuple
 
 FAMILY = "fft"
 N = Param("n", int, None, min=1, unit="samples", help="transform length (input length)")
@@ -18,21 +19,21 @@ DCT_NORM = Param("norm", str, None, choices=("backward", "ortho", "forward"),
 ORTHO = Param("orthogonalize", bool, None, help="orthogonalise the type 2/3 transform")
 
 
-def _one_d(name: str, summary: str) -> None:
+def _one_d(name: str, summary: str) -> Operator:
     def impl(x, *, n, axis, norm, xp):
         return scipy_fn(xp, f"fft.{name}")(x, n=n, axis=axis, norm=norm)
     impl.__doc__ = summary
-    operator(name, family=FAMILY, summary=summary, reference=f"scipy.fft.{name}",
+    return operator(name, family=FAMILY, summary=summary, reference=f"scipy.fft.{name}",
              params=[N, AXIS, NORM], history=None)(impl)
 
 
-for _name, _summary in [("fft", "Discrete Fourier transform"),
-                        ("ifft", "Inverse discrete Fourier transform"),
-                        ("rfft", "Discrete Fourier transform of real input (one-sided)"),
-                        ("irfft", "Inverse of rfft: real output"),
-                        ("hfft", "FFT of a Hermitian-symmetric signal (real spectrum)"),
-                        ("ihfft", "Inverse of hfft")]:
-    _one_d(_name, _summary)
+ONE_D = {_name: _one_d(_name, _summary) for _name, _summary in [
+    ("fft", "Discrete Fourier transform"),
+    ("ifft", "Inverse discrete Fourier transform"),
+    ("rfft", "Discrete Fourier transform of real input (one-sided)"),
+    ("irfft", "Inverse of rfft: real output"),
+    ("hfft", "FFT of a Hermitian-symmetric signal (real spectrum)"),
+    ("ihfft", "Inverse of hfft")]}
 
 
 def _n_d(name: str, summary: str, two_d: bool) -> None:
@@ -188,7 +189,5 @@ def _rfft_variant(x, *, n, axis, norm, xp):
     return xp.fft.rfft(x, n=n, axis=axis, norm=norm)
 
 
-from specscope.compute.operators.registry import get as _get
-
-_get("fft").implementation("numpy", "numpy_fft")(_fft_variant)
-_get("rfft").implementation("numpy", "numpy_fft")(_rfft_variant)
+ONE_D["fft"].implementation("numpy", "numpy_fft")(_fft_variant)
+ONE_D["rfft"].implementation("numpy", "numpy_fft")(_rfft_variant)

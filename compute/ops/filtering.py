@@ -7,7 +7,9 @@ import scipy.signal as ss
 from specscope.compute.errors import InputError
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
-from ._common import AXES, AXIS, as_float, axes_tuple, scipy_fn
+from ..backend import scipy_fn
+from ._common import AXES, AXIS, axes_tuple
+from .helpers import as_float
 
 FAMILY = "filtering"
 

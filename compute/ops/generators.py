@@ -6,7 +6,8 @@ import numpy as np
 from specscope.compute.errors import InputError
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
-from ._common import DTYPE, scipy_fn
+from ..backend import scipy_fn
+from ._common import DTYPE
 
 FAMILY = "generators"
 NSAMP = Param("n", int, REQUIRED, min=0, unit="samples", help="number of samples")

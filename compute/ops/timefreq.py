@@ -11,7 +11,9 @@ from specscope.compute import spectral
 from specscope.compute.errors import InputError
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
-from ._common import AXIS, as_float, frames, scipy_fn
+from ..backend import scipy_fn
+from ._common import AXIS
+from .helpers import as_float, frames
 
 FAMILY = "timefreq"
 
@@ -151,8 +153,8 @@ def _spectrogram_threaded(x, *, nfft, hop, window, mode, fs):
 
     x = np.asarray(x)
     if mode not in spectral.SCALINGS or x.ndim != 1 or (os.cpu_count() or 1) < 2:
-        return spectrogram_op.__wrapped__(x, nfft=nfft, hop=hop, window=window, mode=mode,
-                                          fs=fs)
+        return spectrogram_op.function(x, nfft=nfft, hop=hop, window=window, mode=mode,
+                                       fs=fs)
     if x.dtype.kind in "iub":
         x = x.astype(np.float32)
     params = spectral.StftParams(nfft, hop, window, mode)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
-from ._common import DTYPE, scipy_fn
+from ..backend import scipy_fn
+from ._common import DTYPE
 
 FAMILY = "windows"
 M = Param("M", int, REQUIRED, min=0, unit="samples", help="number of points")

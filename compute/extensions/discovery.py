@@ -1,8 +1,8 @@
-"""Plugins: operators from installed packages and plugin folders, loaded on first use.
+"""Finding plugins: shipped modules, entry points and plugin folders, read without importing.
 
 A plugin is a Python module (one file, or a package folder) that declares
-operators with the same :func:`~specscope.compute.operators.registry.operator` /
-:class:`~specscope.compute.operators.registry.Param` API as the built-ins.  Its operators
+operators with the same :func:`~specscope.compute.operators.operator` /
+:class:`~specscope.compute.operators.Param` API as the built-ins.  Its operators
 live under the plugin's name: ``@operator("detector", ...)`` in plugin
 ``clicks`` registers ``clicks.detector``.
 
@@ -20,61 +20,46 @@ it; a later one with the same name is reported as a clash and not loaded):
 Listing never imports a plugin: its name, version, summary and operators come
 from a ``plugin.toml`` inside a package plugin, a literal ``SPECSCOPE_PLUGIN``
 dict at module level, and the ``@operator("name", ...)`` decorators, all read
-with :mod:`tomllib` and :mod:`ast`.  A plugin is imported the first time one
-of its operators is asked for (``registry.get("clicks.detector")``) or when
-every operator is listed.
-
-Isolation: an import error, an exception in an operator and a result of the
-wrong kind, shape or dtype become a :class:`PluginError` naming the plugin and
-the operator; the plugin's status keeps the error and its traceback; other
-plugins and the app are unaffected.
+with :mod:`tomllib` and :mod:`ast`.  :mod:`.loading` imports a plugin.
 """
 
 from __future__ import annotations
 
 import ast
 import collections
-import functools
 import importlib
 import importlib.machinery
 import importlib.metadata
 import importlib.util
-import numbers
 import os
-import sys
 import threading
-import time
 import tomllib
 import traceback as _tb
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from .. import backend as _backend
-from ..errors import Cancelled, InputError, SpecscopeError
-from ..operators import registry
+from .._version import __version__
+from ..errors import InputError, SpecscopeError
+from .checks import OUTPUT_KINDS
 
 __all__ = [
     "ENTRY_POINT_GROUP",
-    "OUTPUT_KINDS",
+    "MODULE_PREFIX",
+    "SOURCES",
+    "CallError",
     "Plugin",
     "PluginError",
     "add_search_path",
-    "check_result",
-    "describe_operator",
-    "events_to_annotations",
+    "discover",
+    "forget",
     "get_plugin",
     "list_plugins",
-    "load",
-    "load_all",
-    "load_for_operator",
     "output_kind",
     "plugin_of",
+    "problems",
     "rescan",
-    "reset",
     "search_paths",
     "user_plugin_dir",
     "views",
@@ -82,12 +67,10 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "specscope.plugins"
 SOURCES = ("shipped", "entry point", "user folder", "path")
-#: what an operator returns, declared per operator in the plugin's metadata
-#: (``outputs = {"op": "image"}``); see :func:`check_result`
-OUTPUT_KINDS = ("array", "same", "image", "series", "events")
+#: module name prefix of plugins imported from a folder (``specscope_plugin_<name>``)
+MODULE_PREFIX = "specscope_plugin_"
 _METADATA_NAME = "SPECSCOPE_PLUGIN"
 _MANIFEST = "plugin.toml"
-_MODULE_PREFIX = "specscope_plugin_"
 _MAX_CALL_ERRORS = 20
 
 
@@ -193,7 +176,7 @@ class Plugin:
 # -- state ----------------------------------------------------------------------------
 
 _lock = threading.RLock()
-_state: dict[str, Any] = {"plugins": None, "problems": [], "loading": set()}
+_state: dict[str, Any] = {"plugins": None, "problems": []}
 _extra_dirs: list[Path] = []
 
 
@@ -232,34 +215,19 @@ def rescan() -> None:
     with _lock:
         _state["plugins"] = None
 
+def forget(forget_paths: bool = True) -> list[Plugin]:
+    """Forget the discovered plugins; return them (so the caller can unload them).
 
-def reset(unload: bool = True, forget_paths: bool = True) -> None:
-    """Forget discovered plugins (tests, a "rescan" button).
-
-    With ``unload``, operators of loaded plugins are removed from the registry
-    and folder plugins' modules from :data:`sys.modules`, so they import again.
+    With ``forget_paths`` the folders given to :func:`add_search_path` are
+    forgotten too.  Plugins still loaded are kept by the next discovery.
     """
     with _lock:
-        if unload and _state["plugins"]:
-            for p in _state["plugins"].values():
-                _unload(p)
+        known = list((_state["plugins"] or {}).values())
         _state["plugins"] = None
         _state["problems"] = []
         if forget_paths:
             _extra_dirs.clear()
-
-
-def _unload(p: Plugin) -> None:
-    for name in p.loaded_operators:
-        try:
-            registry.unregister(name)
-        except InputError:
-            pass
-    for mod in [m for m in sys.modules if m == p.module or m.startswith(p.module + ".")]:
-        del sys.modules[mod]
-    p.loaded_operators = []
-    if p.status == "loaded":
-        p.status = "available"
+        return known
 
 
 # -- reading metadata without importing ----------------------------------------------
@@ -479,21 +447,19 @@ def discover() -> dict[str, Plugin]:
         found: list[Plugin] = []
         shipped = _shipped_folder()
         if shipped is not None:
-            from .. import __version__
-
             for p in _folder_plugins(shipped, "shipped", "specscope.plugins."):
                 p.version = p.version or __version__
                 found.append(p)
         found += _entry_point_plugins()
         user = user_plugin_dir()
         if user.is_dir():
-            found += _folder_plugins(user, "user folder", _MODULE_PREFIX)
+            found += _folder_plugins(user, "user folder", MODULE_PREFIX)
         for d in search_paths():
             if not d.is_dir():
                 _state["problems"].append(f"plugin folder {d} does not exist "
                                           "(SPECSCOPE_PLUGINS or --plugins)")
                 continue
-            found += _folder_plugins(d, "path", _MODULE_PREFIX)
+            found += _folder_plugins(d, "path", MODULE_PREFIX)
         plugins: dict[str, Plugin] = {}
         clashes: list[Plugin] = []
         for p in found:
@@ -544,251 +510,7 @@ def plugin_of(operator: str) -> Plugin | None:
         return None
     return discover().get(operator.split(".", 1)[0])
 
-
-# -- loading --------------------------------------------------------------------------
-
-
-def _import(p: Plugin) -> None:
-    if p.source in ("shipped", "entry point"):
-        importlib.import_module(p.module)
-        return
-    path = Path(p.path)
-    if path.is_dir():
-        spec = importlib.util.spec_from_file_location(
-            p.module, path / "__init__.py", submodule_search_locations=[str(path)])
-    else:
-        spec = importlib.util.spec_from_file_location(p.module, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[p.module] = module
-    spec.loader.exec_module(module)
-
-
-def _registered_under(prefix: str) -> set[str]:
-    with registry._registry_lock:
-        return {n for n in registry._registry if n.startswith(prefix)}
-
-
-def load(name: str) -> Plugin:
-    """Import plugin ``name`` (once) and register its operators.
-
-    Raises
-    ------
-    PluginError
-        When it failed to import now or before, or clashes with another plugin.
-    InputError
-        When no plugin has this name.
-    """
-    with _lock:
-        p = get_plugin(name)
-        if p.status == "loaded" or name in _state["loading"]:
-            return p
-        if p.status in ("failed", "clash"):
-            raise p.as_error()
-        registry._ensure_builtins()
-        prefix = name + "."
-        before = _registered_under(prefix)
-        _state["loading"].add(name)
-        token = registry._namespace.set(name)
-        try:
-            _import(p)
-        except (Exception, SystemExit) as exc:
-            for op in _registered_under(prefix) - before:  # roll back a partial import
-                registry.unregister(op)
-            for mod in [m for m in sys.modules if m == p.module or m.startswith(p.module + ".")]:
-                del sys.modules[mod]
-            msg = " ".join(str(exc).split()) or type(exc).__name__
-            p.status = "failed"
-            p.error = (f"plugin {name!r} ({p.path}) failed to import: "
-                       f"{type(exc).__name__}: {msg}")
-            p.traceback = _tb.format_exc()
-            raise p.as_error() from exc
-        finally:
-            registry._namespace.reset(token)
-            _state["loading"].discard(name)
-        new = sorted(_registered_under(prefix) - before)
-        for opname in new:
-            _guard(p, registry._registry[opname])
-        p.loaded_operators = new
-        p.status = "loaded"
-        p.error = None
-        if not new:
-            p.warnings.append(f"plugin {name!r} registers no operators")
-        missing = [d for d in p.declared if f"{prefix}{d}" not in new]
-        if missing:
-            p.warnings.append("declared but not registered: " + ", ".join(missing))
-        return p
-
-
-def load_all() -> list[Plugin]:
-    """Load every plugin that is not loaded yet; failures stay in their status."""
-    for p in list(discover().values()):
-        if p.status == "available":
-            try:
-                load(p.name)
-            except PluginError:
-                pass
-    return list_plugins()
-
-
-def load_for_operator(name: str) -> bool:
-    """Registry hook: load the plugin of ``"plugin.op"``; False when there is none.
-
-    Raises :class:`PluginError` when that plugin cannot be loaded.
-    """
-    p = plugin_of(name)
-    if p is None:
-        rescan()  # a plugin dropped into a folder since the last scan
-        p = plugin_of(name)
-        if p is None:
-            return False
-    load(p.name)
-    return True
-
-
-# -- isolation of calls ---------------------------------------------------------------
-
-
-def _guard(p: Plugin, op: registry.Operator) -> None:
-    kind = p.output_kind(op.name)
-    for variants in op.implementations.values():
-        for impl in variants.values():
-            if not getattr(impl.fn, "_specscope_guarded", False):
-                impl.fn = _guarded(p, op, kind, impl.fn)
-
-
-def _record(p: Plugin, err: PluginError) -> PluginError:
-    p.call_errors.append(CallError(err.operator or "", str(err), err.traceback, time.time()))
-    return err
-
-
-def _guarded(p: Plugin, op: registry.Operator, kind: str,
-             fn: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(fn)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        try:
-            result = fn(*args, **kwargs)
-        except (SpecscopeError, Cancelled):
-            raise  # bad input named by the plugin itself, or a cancellation
-        except Exception as exc:
-            msg = " ".join(str(exc).split()) or type(exc).__name__
-            raise _record(p, PluginError(
-                f"plugin {p.name!r}, operator {op.name!r} failed: {type(exc).__name__}: {msg}",
-                plugin=p.name, operator=op.name, traceback=_tb.format_exc())) from exc
-        x = args[0] if op.takes_input and args else None
-        problem = check_result(kind, result, x)
-        if problem:
-            raise _record(p, PluginError(
-                f"plugin {p.name!r}, operator {op.name!r} returned {problem} "
-                f"(declared output: {kind!r})", plugin=p.name, operator=op.name))
-        return result
-
-    run._specscope_guarded = True  # type: ignore[attr-defined]
-    return run
-
-
-def _what(v: Any) -> str:
-    if v is None:
-        return "None"
-    return f"a {type(v).__name__}"
-
-
-def _shape(a: Any) -> tuple[int, ...]:
-    return tuple(int(s) for s in a.shape)
-
-
-def _is_array(a: Any) -> bool:
-    return isinstance(a, np.ndarray) or _backend.is_device_array(a)
-
-
-def _leaf_problem(v: Any, where: str) -> str | None:
-    if _is_array(v):
-        if np.dtype(v.dtype).kind not in "biufc":
-            return f"an array of dtype {v.dtype}{where} (numbers were expected)"
-        return None
-    if isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, (str, bytes)):
-        if isinstance(v, np.generic) and v.dtype.kind not in "biufc":
-            return f"a {v.dtype} scalar{where}"
-        return None
-    if isinstance(v, (tuple, list)):
-        for i, u in enumerate(v):
-            bad = _leaf_problem(u, f"{where}[{i}]")
-            if bad:
-                return bad
-        return None
-    if isinstance(v, dict):
-        for k, u in v.items():
-            if not isinstance(k, str):
-                return f"a dict with key {k!r}{where} (string keys were expected)"
-            bad = _leaf_problem(u, f"{where}[{k!r}]")
-            if bad:
-                return bad
-        return None
-    return f"{_what(v)}{where} (arrays or numbers were expected)"
-
-
-def check_result(kind: str, result: Any, x: Any = None) -> str | None:
-    """What is wrong with an operator's result for its declared output kind, or None.
-
-    Kinds
-    -----
-    ``array``
-        Numeric arrays or numbers, possibly in tuples, lists or dicts.
-    ``same``
-        One numeric array with the shape of the input.
-    ``image``
-        ``(freqs, times, values)``: 1-D ``freqs`` (n_f) and ``times`` (n_t) in Hz
-        and s, real ``values`` shaped ``(..., n_f, n_t)`` -- what a spectrogram
-        pane can show instead of the STFT.
-    ``series``
-        A dict with 1-D ``times`` and numeric arrays whose last axis has its length.
-    ``events``
-        A dict with 1-D ``times`` (s) and ``sample`` (int) and optional 1-D
-        arrays of the same length (``strength``, ...); see
-        :func:`events_to_annotations`.
-    """
-    if result is None:
-        return "None"
-    bad = _leaf_problem(result, "")
-    if bad:
-        return bad
-    if kind == "same":
-        if not _is_array(result):
-            return f"{_what(result)} (one array was expected)"
-        if x is not None and _is_array(x) and _shape(result) != _shape(x):
-            return f"shape {_shape(result)} for input shape {_shape(x)} (the same was expected)"
-    elif kind == "image":
-        if not isinstance(result, (tuple, list)) or len(result) != 3 or not all(
-                _is_array(a) for a in result):
-            return f"{_what(result)} ((freqs, times, values) arrays were expected)"
-        f, t, s = result
-        if f.ndim != 1 or t.ndim != 1:
-            return (f"freqs of shape {_shape(f)} and times of shape {_shape(t)} "
-                    "(1-D arrays were expected)")
-        if s.ndim < 2 or _shape(s)[-2:] != (f.shape[0], t.shape[0]):
-            return (f"values of shape {_shape(s)} for {f.shape[0]} freqs and {t.shape[0]} "
-                    f"times (..., {f.shape[0]}, {t.shape[0]}) was expected)")
-        if np.dtype(s.dtype).kind == "c":
-            return f"complex values ({s.dtype}; real power or magnitude was expected)"
-    elif kind in ("series", "events"):
-        if not isinstance(result, dict) or "times" not in result or not _is_array(
-                result["times"]) or result["times"].ndim != 1:
-            return f"{_what(result)} (a dict with 1-D 'times' was expected)"
-        n = result["times"].shape[0]
-        if kind == "events" and ("sample" not in result or not _is_array(result["sample"])
-                                 or np.dtype(result["sample"].dtype).kind not in "iu"):
-            return "events without an integer 'sample' array"
-        for k, v in result.items():
-            if not _is_array(v) or v.ndim < 1 or v.shape[-1] != n:
-                got = _shape(v) if _is_array(v) else _what(v)
-                return f"{k!r} of shape {got} for {n} times (last axis {n} was expected)"
-            if kind == "events" and v.ndim != 1:
-                return f"{k!r} of shape {_shape(v)} (1-D per event was expected)"
-    return None
-
-
-# -- for the CLI and the GUI ----------------------------------------------------------
+# -- output kinds and views -----------------------------------------------------------
 
 
 def output_kind(operator: str) -> str:
@@ -804,35 +526,3 @@ def views() -> list[str]:
     """
     return [op for p in list_plugins() if p.status in ("available", "loaded")
             for op in p.operators if p.output_kind(op) == "image"]
-
-
-def describe_operator(name: str) -> dict[str, Any]:
-    """Schema of an operator for a generated form: :meth:`Operator.to_dict` plus
-    ``plugin`` (name or None) and ``output`` (its output kind).  Loads its plugin;
-    raises :class:`PluginError` when that fails."""
-    op = registry.get(name)
-    d = op.to_dict()
-    p = plugin_of(op.name)
-    d["plugin"] = p.name if p is not None else None
-    d["output"] = output_kind(op.name)
-    return d
-
-
-def events_to_annotations(events: dict[str, Any], label: str = "onset",
-                          fs: float | None = None) -> list[dict[str, Any]]:
-    """Recording annotations (``Recording.annotations`` dicts) from an ``events`` result.
-
-    Each event becomes ``{"sample_start", "sample_count": 0, "freq_lower": None,
-    "freq_upper": None, "label", "comment"}``; the comment carries the strength.
-    """
-    problem = check_result("events", events)
-    if problem:
-        raise InputError(f"events must be an 'events' result; got {problem}")
-    ev = _backend.to_host(events)
-    strength = ev.get("strength")
-    out = []
-    for i, s in enumerate(np.asarray(ev["sample"]).tolist()):
-        comment = None if strength is None else f"strength={float(strength[i]):.4g}"
-        out.append({"sample_start": int(s), "sample_count": 0, "freq_lower": None,
-                    "freq_upper": None, "label": label, "comment": comment})
-    return out

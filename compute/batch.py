@@ -120,18 +120,22 @@ class Summary:
 
     @property
     def done(self) -> list[InputResult]:
+        """The inputs that succeeded."""
         return [r for r in self.results if r.ok]
 
     @property
     def failed(self) -> list[InputResult]:
+        """The inputs that failed."""
         return [r for r in self.results if not r.ok]
 
     @property
     def ok(self) -> bool:
+        """Whether every input succeeded."""
         return not self.failed
 
     @property
     def samples(self) -> int:
+        """Samples processed, all channels counted."""
         return sum(r.n_samples * max(1, r.n_channels) for r in self.done)
 
     def text(self) -> str:

@@ -112,6 +112,7 @@ class StftParams:
 
     @property
     def win(self) -> np.ndarray:
+        """The periodic window of length ``nfft``."""
         return get_window(self.window, self.nfft)
 
     def n_frames(self, n_samples: int) -> int:
@@ -119,6 +120,7 @@ class StftParams:
         return 0 if n_samples < self.nfft else (n_samples - self.nfft) // self.hop + 1
 
     def check_length(self, n_samples: int, what: str = "the recording") -> None:
+        """Raise :class:`InputError` when ``n_samples`` cannot hold one frame."""
         if n_samples < self.nfft:
             raise InputError(f"nfft={self.nfft} is larger than {what} "
                              f"({n_samples} samples); choose nfft <= {n_samples}")
@@ -135,6 +137,7 @@ class StftParams:
         return (k * self.hop + self.nfft / 2) / fs
 
     def scale(self, fs: float) -> float:
+        """Factor applied to the squared (or, for magnitude, plain) FFT values."""
         w = self.win
         if self.scaling == "psd":
             return 1.0 / (fs * float(np.sum(w * w)))
@@ -149,6 +152,7 @@ class StftParams:
 
     @property
     def units_suffix(self) -> str:
+        """What the scaling appends to the sample units (``"**2/Hz"`` for a PSD)."""
         return {"psd": "**2/Hz", "spectrum": "**2", "magnitude": ""}[self.scaling]
 
 
@@ -162,6 +166,7 @@ def _cast_window(window: str | tuple, nfft: int, ftype: type) -> np.ndarray:
 
 @lru_cache(maxsize=256)
 def _scale(params: StftParams, fs: float) -> float:
+    """:meth:`StftParams.scale`, cached: the window sum is not recomputed per block."""
     return params.scale(fs)
 
 

@@ -170,6 +170,7 @@ class ReaderSpec:
     options: frozenset[str] | None = None
 
     def accepts(self, path: Path) -> bool:
+        """Whether this reader takes ``path``: its content (``sniff``) or its suffix."""
         if self.sniff is not None:
             try:
                 if self.sniff(path):

@@ -1,7 +1,7 @@
 """Provenance of outputs: where a file came from and what made it.
 
 :func:`provenance` hashes the source; :func:`write_provenance` writes the
-``provenance`` group (and the historical root attributes) of an HDF5 output.
+``provenance`` group (and its root attributes) of an HDF5 output.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from .._version import __version__
 from ..errors import Cancelled, RecordingError
 from ..io import Recording
 
-#: file attributes of provenance, kept on the file root for older readers
+#: provenance attributes also written on the file root, for readers that look there
 PROVENANCE_ATTRS = ("source_path", "source_sha256", "specscope_version", "created_utc")
 #: distributions whose versions the provenance records (read from their metadata only:
 #: nothing is imported, so CuPy is never loaded on a CPU-only machine)
@@ -109,7 +109,7 @@ def write_provenance(f: Any, prov: dict[str, str], *, pipeline_json: str | None 
     UTC), ``backend``, ``specscope_version`` and ``version_<package>`` for numpy,
     scipy, h5py, hdf5 (and cupy/hdf5plugin when installed).  The pipeline JSON is
     a string dataset ``provenance/pipeline`` (attributes are limited to 64 KiB).
-    The four historical keys stay on the file root too.
+    :data:`PROVENANCE_ATTRS` are written on the file root too.
     """
     for k in PROVENANCE_ATTRS:
         if k in prov:

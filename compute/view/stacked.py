@@ -43,10 +43,12 @@ class StackedEngine:
 
     @property
     def duration(self) -> float:
+        """Length of the recording in seconds."""
         return self.engines[0].duration
 
     @property
     def n_channels(self) -> int:
+        """Number of stacked channels."""
         return len(self.engines)
 
     def split(self, y: float) -> tuple[int, float]:
@@ -60,6 +62,7 @@ class StackedEngine:
         return (edges[:-1] + edges[1:]) / 2, edges
 
     def column_frames(self, *args: object, **kwargs: object):
+        """:meth:`TileEngine.column_frames` (every channel shares the frame grid)."""
         return self.engines[0].column_frames(*args, **kwargs)
 
     def _stack(self, results: list[RenderResult]) -> RenderResult:
@@ -79,6 +82,10 @@ class StackedEngine:
 
     def render(self, t0: float, t1: float, n_cols: int, reduce: str = "mean", *,
                freq_scale: str = "linear", **kwargs: object) -> RenderResult | None:
+        """The channels' images stacked (see :meth:`TileEngine.render` for the arguments).
+
+        None when ``cached_only`` is given and some channel's tiles are not cached.
+        """
         if freq_scale != "linear":
             raise InputError("stacked channels are drawn on a linear frequency axis")
         results = [e.render(t0, t1, n_cols, reduce, **kwargs) for e in self.engines]
@@ -87,4 +94,5 @@ class StackedEngine:
         return self._stack(results)
 
     def preview(self, t0: float, t1: float, n_cols: int) -> RenderResult:
+        """The channels' quick previews stacked (:meth:`TileEngine.preview`)."""
         return self._stack([e.preview(t0, t1, n_cols) for e in self.engines])

@@ -63,6 +63,7 @@ class Tile:
 
     @property
     def nbytes(self) -> int:
+        """Memory held by the tile's arrays."""
         extra = 0 if self.maxs is self.sums else self.maxs.nbytes
         return self.sums.nbytes + extra + self.counts.nbytes
 
@@ -79,6 +80,7 @@ class TileCache:
         self.hits = self.misses = 0
 
     def get(self, key: tuple[int, int]) -> Tile | None:
+        """The tile of ``(level, index)``, marked as recently used; None when not cached."""
         with self._lock:
             tile = self._items.get(key)
             if tile is None:
@@ -89,10 +91,12 @@ class TileCache:
             return tile
 
     def peek(self, key: tuple[int, int]) -> bool:
+        """Whether ``(level, index)`` is cached (without counting a hit or miss)."""
         with self._lock:
             return key in self._items
 
     def put(self, key: tuple[int, int], tile: Tile) -> None:
+        """Cache a tile, dropping the least recently used ones beyond ``max_bytes``."""
         with self._lock:
             old = self._items.pop(key, None)
             if old is not None:
@@ -105,6 +109,7 @@ class TileCache:
 
     @property
     def nbytes(self) -> int:
+        """Bytes held by the cached tiles."""
         return self._bytes
 
     def __len__(self) -> int:
@@ -167,9 +172,11 @@ class TileEngine:
     # -- geometry ------------------------------------------------------------
     @property
     def duration(self) -> float:
+        """Length of the recording in seconds."""
         return self.recording.n_samples / self.fs
 
     def frame_centre(self, k: np.ndarray | float) -> np.ndarray:
+        """Time (s) of the centre of frame ``k``."""
         return (np.asarray(k, dtype=np.float64) * self.params.hop + self.params.nfft / 2) / self.fs
 
     def _frame_position(self, t: np.ndarray) -> np.ndarray:
@@ -184,6 +191,7 @@ class TileEngine:
 
     # -- tiles ---------------------------------------------------------------
     def has_tile(self, level: int, index: int) -> bool:
+        """Whether tile ``index`` of ``level`` is in the memory cache."""
         return self.cache.peek((level, index))
 
     def get_tile(self, level: int, index: int,

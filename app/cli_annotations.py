@@ -1,0 +1,197 @@
+"""CLI subcommands ``annotations list``, ``annotations convert`` and ``measure``.
+
+::
+
+    specscope annotations list FILE [--json] [--from FMT] [--recording REC]
+    specscope annotations convert IN OUT [--recording REC] [--from FMT] [--to FMT]
+    specscope measure FILE --start S --stop S [--fmin HZ --fmax HZ]
+                      [--nfft N --hop N --window W] [--channel C] [--json]
+
+``list`` prints the annotations of an annotation file (SigMF meta, Raven
+table, Audacity labels, CSV) or, for another recording, the regions its reader
+found.  ``convert`` reads one format and writes another; ``--recording`` gives
+the sample rate and band that SigMF samples, Raven boxes and new SigMF metas
+need.  ``measure`` prints :func:`specscope.compute.annotations.measure` of a
+box.  JSON output uses the model's field names.  :func:`register` adds the
+commands to the main parser; bad input raises
+:class:`~specscope.compute.errors.SpecscopeError` (one line, exit status 2 in
+the main CLI).  Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from specscope.compute.errors import InputError
+
+from .cli_common import add_recording_options, open_input
+from .cli_types import whole_number
+
+__all__ = ["cmd_convert", "cmd_list", "cmd_measure", "register"]
+
+
+def _hz(text: str) -> float:
+    from specscope.compute.params import parse_number
+
+    try:
+        return parse_number(text, "frequency")
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _seconds(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+
+
+def _open_recording(args: argparse.Namespace) -> Any:
+    return None if args.recording is None else open_input(args, args.recording)
+
+
+def _is_annotation_file(path: str, format: str | None) -> bool:
+    from specscope.compute.annotations import detect_format
+
+    if format is not None:
+        return True
+    try:
+        detect_format(path)
+    except InputError:
+        return False
+    return True
+
+
+def _text_line(a: Any) -> str:
+    band = (f"{a.freq_low_hz:g}-{a.freq_high_hz:g} Hz" if a.freq_low_hz is not None
+            else "all frequencies")
+    parts = [f"{a.start_s:.6f}-{a.stop_s:.6f} s", band]
+    if a.channel is not None:
+        parts.append(f"channel {a.channel}")
+    if a.label:
+        parts.append(repr(a.label))
+    if a.comment:
+        parts.append(f"({a.comment})")
+    return "  ".join(parts)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """``annotations list``: the annotations of a file."""
+    from specscope.compute.annotations import (
+        annotations_of_recording,
+        detect_format,
+        read_annotations,
+    )
+
+    rec = _open_recording(args)
+    try:
+        if _is_annotation_file(args.file, args.from_format):
+            fmt = args.from_format or detect_format(args.file)
+            items = read_annotations(args.file, format=fmt, recording=rec)
+        else:
+            with open_input(args) as own:
+                fmt = f"recording ({own.format})"
+                items = annotations_of_recording(own)
+    finally:
+        if rec is not None:
+            rec.close()
+    if args.json:
+        json.dump({"file": str(args.file), "format": fmt,
+                   "annotations": [a.to_dict() for a in items]}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    for a in items:
+        print(_text_line(a))
+    print(f"{len(items)} annotation{'s' if len(items) != 1 else ''} ({fmt})")
+    return 0
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    """``annotations convert``: read one annotation format, write another."""
+    from specscope.compute.annotations import detect_format, read_annotations, write_annotations
+
+    if Path(args.input).resolve() == Path(args.output).resolve():
+        raise InputError(f"{args.output}: is the input file; give another output name")
+    to = args.to_format or detect_format(args.output, reading=False)  # fail before reading
+    rec = _open_recording(args)
+    try:
+        items = read_annotations(args.input, format=args.from_format, recording=rec)
+        out = write_annotations(args.output, items, format=to, recording=rec)
+    finally:
+        if rec is not None:
+            rec.close()
+    if not args.quiet:
+        print(f"{out}: {len(items)} annotation{'s' if len(items) != 1 else ''} ({to})")
+    return 0
+
+
+def cmd_measure(args: argparse.Namespace) -> int:
+    """``measure``: duration, band power, peak, RMS and SNR of a box."""
+    from specscope.compute.annotations import measure
+
+    with open_input(args) as rec:
+        m = measure(rec, args.start, args.stop, args.fmin, args.fmax, nfft=args.nfft,
+                    hop=args.hop, window=args.window, channel=args.channel)
+    result = m.to_dict()
+    if args.json:
+        json.dump(result, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    width = max(len(k) for k in result)
+    for key, value in result.items():
+        shown = f"{value:.6g}" if isinstance(value, float) else str(value)
+        print(f"{key:<{width}}  {shown}")
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``annotations`` (``list``, ``convert``) and ``measure`` to the main CLI."""
+    formats = ["sigmf", "raven", "audacity", "csv"]
+    p = subparsers.add_parser(
+        "annotations", help="list or convert annotations (SigMF, Raven, Audacity, CSV)",
+        description="Annotation files: SigMF metadata, Raven selection tables, Audacity "
+                    "label files, CSV with the model's field names.")
+    sub = p.add_subparsers(dest="annotations_command", metavar="ACTION", required=True)
+
+    q = sub.add_parser("list", help="print the annotations of a file or recording")
+    q.add_argument("file", help="annotation file, SigMF recording or other recording")
+    q.add_argument("--json", action="store_true", help="print JSON")
+    q.add_argument("--from", dest="from_format", choices=formats,
+                   help="annotation format (default: from the name and content)")
+    q.add_argument("--recording", metavar="REC",
+                   help="the annotated recording (sample rate, band)")
+    add_recording_options(q)
+    q.set_defaults(func=cmd_list)
+
+    q = sub.add_parser("convert", help="convert an annotation file to another format")
+    q.add_argument("input", metavar="IN")
+    q.add_argument("output", metavar="OUT")
+    q.add_argument("--recording", metavar="REC",
+                   help="the annotated recording: needed for a new SigMF meta and for "
+                        "time-only annotations in a Raven table")
+    q.add_argument("--from", dest="from_format", choices=formats,
+                   help="format of IN (default: from the name and content)")
+    q.add_argument("--to", dest="to_format", choices=formats,
+                   help="format of OUT (default: from the name)")
+    q.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    add_recording_options(q)
+    q.set_defaults(func=cmd_convert)
+
+    p = subparsers.add_parser("measure", help="measure a box: band power, peak, RMS, SNR")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--start", type=_seconds, required=True, metavar="S", help="start in seconds")
+    p.add_argument("--stop", type=_seconds, required=True, metavar="S", help="end in seconds")
+    p.add_argument("--fmin", type=_hz, metavar="HZ", help="lower band edge (absolute Hz)")
+    p.add_argument("--fmax", type=_hz, metavar="HZ", help="upper band edge (absolute Hz)")
+    p.add_argument("--nfft", type=whole_number, default=1024, help="frame length (default 1024)")
+    p.add_argument("--hop", type=whole_number, default=256, help="frame step (default 256)")
+    p.add_argument("--window", default="hann", help="window name (default hann; kaiser,8)")
+    p.add_argument("--channel", type=whole_number, default=0,
+                   help="channel to measure (default 0)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    add_recording_options(p)
+    p.set_defaults(func=cmd_measure)

@@ -1,0 +1,213 @@
+"""What the annotation formats share: the recording's timebase, text files, atomic writes.
+
+:class:`Timebase` is what a format needs to know about the recording: the
+sample rate (SigMF counts samples), the band the spectrum covers (Raven tables
+need frequencies, Audacity marks "no frequency" with -1) and the channel count.
+:func:`atomic_write_text` publishes a file only once it is completely written:
+a temporary file in the destination's folder, flushed to disk, then moved over
+the destination with :func:`os.replace`, so a failed or killed write never
+leaves a half-written file nor damages the one it replaces.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, RecordingError
+
+__all__ = ["Timebase", "atomic_write_text", "cell_number", "clean_cell", "read_head", "read_text",
+           "text_lines"]
+
+#: files larger than this are not annotation files (a guard against opening samples)
+MAX_TEXT_BYTES = 64 << 20
+
+
+@dataclass(frozen=True)
+class Timebase:
+    """What the formats need to know about the annotated recording.
+
+    Parameters
+    ----------
+    sample_rate : float or None
+        Samples per second; ``None`` when unknown.
+    center_frequency : float or None
+        RF frequency of 0 Hz for IQ recordings.
+    is_complex : bool
+        IQ samples: the spectrum covers ``center ± fs/2``, else ``0..fs/2``.
+    n_samples : int or None
+        Length in samples, when known.
+    n_channels : int or None
+        Channel count, when known.
+    """
+
+    sample_rate: float | None = None
+    center_frequency: float | None = None
+    is_complex: bool = False
+    n_samples: int | None = None
+    n_channels: int | None = None
+
+    @classmethod
+    def of(cls, recording: Any = None, sample_rate: float | None = None) -> Timebase:
+        """The timebase of a :class:`~specscope.compute.io.Recording` (or none).
+
+        ``sample_rate`` is used when there is no recording.
+        """
+        if recording is None:
+            if sample_rate is not None and not (math.isfinite(sample_rate) and sample_rate > 0):
+                raise InputError(f"sample_rate={sample_rate!r} must be a number > 0")
+            return cls(sample_rate=None if sample_rate is None else float(sample_rate))
+        fs = float(recording.sample_rate) if recording.sample_rate else None
+        fc = recording.center_frequency
+        return cls(sample_rate=fs, center_frequency=None if fc is None else float(fc),
+                   is_complex=bool(recording.is_complex),
+                   n_samples=int(recording.n_samples), n_channels=int(recording.n_channels))
+
+    def band(self) -> tuple[float, float] | None:
+        """Lowest and highest frequency of the spectrum in absolute Hz, if known.
+
+        ``(0, fs/2)`` for real samples, ``(fc - fs/2, fc + fs/2)`` for IQ
+        (``fc`` = 0 when the centre frequency is unknown).
+        """
+        if self.sample_rate is None:
+            return None
+        half = self.sample_rate / 2
+        if self.is_complex:
+            fc = self.center_frequency or 0.0
+            return fc - half, fc + half
+        return 0.0, half
+
+
+def read_text(path: Path) -> str:
+    """The text of an annotation file (UTF-8, with or without BOM; else Windows-1252).
+
+    Raises
+    ------
+    RecordingError
+        The file is missing, unreadable, or too large to be an annotation file.
+    """
+    if path.is_dir():
+        raise RecordingError(f"{path}: is a folder, not an annotation file")
+    try:
+        size = path.stat().st_size
+        raw = path.read_bytes() if size <= MAX_TEXT_BYTES else b""
+    except FileNotFoundError:
+        raise RecordingError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise RecordingError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if size > MAX_TEXT_BYTES:
+        raise RecordingError(f"{path}: {size} bytes is too large for an annotation file")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        # tables saved by Windows tools in the ANSI code page
+        return raw.decode("cp1252", errors="replace")
+
+
+def read_head(path: Path, size: int = 4096) -> str:
+    """The first ``size`` bytes of a file as text (for telling formats apart); "" if unreadable."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(size)
+    except OSError:
+        return ""
+    if b"\0" in raw:
+        return ""  # binary: samples, not a table
+    return raw.decode("utf-8-sig", errors="replace")
+
+
+def text_lines(text: str) -> list[str]:
+    """Lines split at ``\\n``, ``\\r\\n`` or ``\\r`` only.
+
+    :meth:`str.splitlines` also splits at form feeds, NEL and other separators,
+    which labels may hold.
+    """
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def cell_number(text: str, where: str, name: str) -> float:
+    """A finite float from a table cell, or an :class:`InputError` naming ``where`` and ``name``."""
+    s = text.strip()
+    try:
+        x = float(s)
+    except ValueError:
+        shown = repr(s) if s else "an empty cell"
+        raise InputError(f"{where}: {name}: {shown} is not a number") from None
+    if not math.isfinite(x):
+        raise InputError(f"{where}: {name}: {s!r} must be a finite number")
+    return x
+
+
+def clean_cell(text: str) -> str:
+    """Text for a tab-separated cell: tabs and line breaks become spaces."""
+    return text.replace("\r\n", " ").replace("\t", " ").replace("\n", " ").replace("\r", " ")
+
+
+def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> None:
+    """Write ``text`` to ``path`` atomically.
+
+    The text goes to a temporary file in the same folder, is flushed to disk and
+    then moved over ``path`` with :func:`os.replace`.  An existing file keeps its
+    permission bits; a new file gets those ``open()`` gives.  On any error the
+    temporary file is removed and ``path`` is left as it was.
+
+    Raises
+    ------
+    RecordingError
+        The folder is missing or not writable, or ``path`` is a folder.
+    """
+    dest = Path(path)
+    if dest.is_dir():
+        raise RecordingError(f"{dest}: is a folder; give a file name")
+    folder = dest.parent if str(dest.parent) else Path(".")
+    if not folder.is_dir():
+        raise RecordingError(f"{dest}: the folder {folder} does not exist")
+    data = text.encode(encoding)
+    tmp = folder / f".{dest.name}.{uuid.uuid4().hex[:12]}.partial"
+    try:
+        # "x": a new file with the permissions open() gives (umask applied)
+        with open(tmp, "xb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        _remove(tmp)
+        raise RecordingError(f"{dest}: cannot write in {folder} "
+                             f"({exc.strerror or exc})") from None
+    try:
+        if dest.exists():
+            shutil.copymode(dest, tmp)
+        os.replace(tmp, dest)
+    except BaseException as exc:
+        _remove(tmp)
+        if isinstance(exc, OSError):
+            raise RecordingError(f"{dest}: cannot replace the file "
+                                 f"({exc.strerror or exc})") from None
+        raise
+    _fsync_folder(folder)
+
+
+def _remove(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename durable where the platform allows it (not on Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

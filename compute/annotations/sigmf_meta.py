@@ -1,0 +1,282 @@
+"""Annotations in SigMF metadata: the ``annotations`` array of a ``.sigmf-meta`` file.
+
+Each annotation segment is a JSON object keyed by ``core:sample_start``,
+``core:sample_count``, ``core:freq_lower_edge``, ``core:freq_upper_edge``,
+``core:label``, ``core:comment``, ``core:generator`` and ``core:uuid``; the
+channel, which SigMF has no core key for, is ``specscope:channel``.  Keys of
+other namespaces are kept in :attr:`Annotation.extra` and written back.
+
+Seconds and samples are converted with the recording's sample rate, or the
+meta's own ``global`` ``core:sample_rate`` when no recording is given: reading
+gives ``start_s = sample_start / fs``; writing rounds ``start_s * fs`` and
+``stop_s * fs`` to the nearest sample (ties to even) and stores their
+difference as ``core:sample_count``.  A SigMF round trip is therefore exact to
+the sample: annotations read from a meta are written back with the same
+sample indices, and times that are not on a sample come back moved to the
+nearest one.  A segment without ``core:sample_count`` runs to the end of the
+recording (SigMF: to the end of its capture).
+
+Writing into an existing ``.sigmf-meta`` replaces only its ``annotations``
+array (sorted by ``core:sample_start``, as SigMF requires); ``global``,
+``captures``, unknown keys and their order stay as they were, and the file is
+replaced atomically.  Writing to a new path writes a minimal meta from the
+recording: ``global`` (``core:datatype``, ``core:sample_rate``,
+``core:version``, ``core:num_channels``), one capture (with
+``core:frequency`` for RF recordings) and the annotations; it is marked
+``core:metadata_only`` when no ``.sigmf-data`` file lies next to it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, RecordingError
+from .common import Timebase, atomic_write_text, read_text
+from .model import Annotation, stable_uuid
+
+__all__ = ["CHANNEL_KEY", "SIGMF_VERSION", "annotation_objects", "meta_path", "read_sigmf",
+           "write_sigmf"]
+
+META = ".sigmf-meta"
+DATA = ".sigmf-data"
+#: the SigMF version written into new meta files
+SIGMF_VERSION = "1.2.0"
+#: the key holding :attr:`Annotation.channel` (SigMF has no core key for it)
+CHANNEL_KEY = "specscope:channel"
+CORE_KEYS = ("core:sample_start", "core:sample_count", "core:freq_lower_edge",
+             "core:freq_upper_edge", "core:label", "core:comment", "core:generator",
+             "core:uuid")
+_EXTENSION = {"name": "specscope", "version": "1.0.0", "optional": True}
+
+
+def meta_path(path: str | Path) -> Path:
+    """The ``.sigmf-meta`` of a SigMF pair (a ``.sigmf-data`` path names its meta)."""
+    p = Path(path)
+    if p.name.lower().endswith(DATA):
+        return p.with_name(p.name[: -len(DATA)] + META)
+    return p
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _load(path: Path) -> tuple[dict[str, Any], str]:
+    text = read_text(path)
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordingError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno} "
+                             f"({exc.msg})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("global"), dict):
+        raise RecordingError(f"{path}: not SigMF metadata (the top level must be an object "
+                             "with a \"global\" object)")
+    return doc, text
+
+
+def _sample_rate(path: Path, doc: dict[str, Any], timebase: Timebase) -> float:
+    if timebase.sample_rate:
+        return timebase.sample_rate
+    fs = doc["global"].get("core:sample_rate")
+    if fs is None:
+        raise InputError(f"{path}: global core:sample_rate is missing; give the recording "
+                         "(or its sample rate) to convert samples to seconds")
+    if not _is_number(fs) or fs <= 0:
+        raise RecordingError(f"{path}: global core:sample_rate={fs!r} must be a number > 0")
+    return float(fs)
+
+
+def _length(path: Path, timebase: Timebase) -> int:
+    """The recording's length in samples, for segments without ``core:sample_count``."""
+    if timebase.n_samples is not None:
+        return timebase.n_samples
+    from ..io import open_recording
+
+    try:
+        with open_recording(path) as rec:
+            return int(rec.n_samples)
+    except RecordingError as exc:
+        raise RecordingError(f"{path}: an annotation has no core:sample_count and the "
+                             f"recording's length is unknown ({exc})") from None
+
+
+def read_sigmf(path: str | Path, timebase: Timebase | None = None) -> list[Annotation]:
+    """The annotations of a SigMF meta file, in file order.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.sigmf-meta`` (or its ``.sigmf-data``).
+    timebase : Timebase, optional
+        The recording's; its sample rate takes precedence over the meta's.
+
+    Raises
+    ------
+    RecordingError
+        The file is not SigMF metadata or has no ``annotations`` list.
+    InputError
+        An annotation segment is invalid; the message names its index and key.
+    """
+    path = meta_path(path)
+    timebase = timebase or Timebase()
+    doc, _ = _load(path)
+    raw = doc.get("annotations")
+    if not isinstance(raw, list):
+        what = "has no \"annotations\" list" if raw is None else "\"annotations\" is not a list"
+        raise RecordingError(f"{path}: {what} (SigMF requires one, maybe empty)")
+    fs = _sample_rate(path, doc, timebase)
+    out = []
+    for i, obj in enumerate(raw):
+        where = f"{path}: annotations[{i}]"
+        if not isinstance(obj, dict):
+            raise InputError(f"{where}: must be an object, got {type(obj).__name__}")
+        start = obj.get("core:sample_start")
+        if not _is_int(start) or start < 0:
+            raise InputError(f"{where}: core:sample_start={start!r} must be a whole number >= 0")
+        count = obj.get("core:sample_count")
+        if count is None:
+            count = max(0, _length(path, timebase) - start)
+        elif not _is_int(count) or count < 0:
+            raise InputError(f"{where}: core:sample_count={count!r} must be a whole number >= 0")
+        lo, hi = obj.get("core:freq_lower_edge"), obj.get("core:freq_upper_edge")
+        for key, v in (("core:freq_lower_edge", lo), ("core:freq_upper_edge", hi)):
+            if v is not None and not _is_number(v):
+                raise InputError(f"{where}: {key}={v!r} must be a number (Hz)")
+        texts = {}
+        for key in ("core:label", "core:comment", "core:generator", "core:uuid"):
+            v = obj.get(key)
+            if v is not None and not isinstance(v, str):
+                raise InputError(f"{where}: {key}={v!r} must be a string")
+            texts[key] = v
+        channel = obj.get(CHANNEL_KEY)
+        if channel is not None and (not _is_int(channel) or channel < 0):
+            raise InputError(f"{where}: {CHANNEL_KEY}={channel!r} must be a whole number >= 0")
+        uid = texts["core:uuid"] or stable_uuid("sigmf", i, start, count, lo, hi,
+                                                texts["core:label"])
+        extra = {k: v for k, v in obj.items() if k not in CORE_KEYS and k != CHANNEL_KEY}
+        try:
+            out.append(Annotation(
+                start / fs, (start + count) / fs,
+                None if lo is None else float(lo), None if hi is None else float(hi),
+                label=texts["core:label"] or "", comment=texts["core:comment"] or "",
+                uuid=uid, generator=texts["core:generator"] or "", channel=channel,
+                extra=extra))
+        except InputError as exc:
+            raise InputError(f"{where}: {str(exc).removeprefix('Annotation: ')}") from None
+    return out
+
+
+def _to_sample(seconds: float, fs: float) -> int:
+    return round(seconds * fs)
+
+
+def annotation_objects(annotations: Sequence[Annotation], sample_rate: float
+                       ) -> list[dict[str, Any]]:
+    """SigMF annotation segments, sorted by ``core:sample_start``.
+
+    Parameters
+    ----------
+    annotations : sequence of Annotation
+    sample_rate : float
+        Samples per second of the recording.
+    """
+    rows = []
+    for a in annotations:
+        if not isinstance(a, Annotation):
+            raise InputError(f"expected Annotation objects, got {type(a).__name__}")
+        start = _to_sample(a.start_s, sample_rate)
+        obj: dict[str, Any] = {"core:sample_start": start,
+                               "core:sample_count": max(0, _to_sample(a.stop_s, sample_rate)
+                                                        - start)}
+        if a.freq_low_hz is not None:
+            obj["core:freq_lower_edge"] = a.freq_low_hz
+            obj["core:freq_upper_edge"] = a.freq_high_hz
+        for key, value in (("core:label", a.label), ("core:comment", a.comment),
+                           ("core:generator", a.generator)):
+            if value:
+                obj[key] = value
+        obj["core:uuid"] = a.uuid
+        if a.channel is not None:
+            obj[CHANNEL_KEY] = a.channel
+        for key, value in a.extra.items():
+            # keys of other SigMF namespaces go back; table columns (no namespace) do not
+            if ":" in str(key) and key not in obj and key not in CORE_KEYS:
+                obj[str(key)] = value
+        rows.append(obj)
+    rows.sort(key=lambda o: o["core:sample_start"])  # stable: equal starts keep their order
+    return rows
+
+
+def _indent(text: str) -> str | None:
+    """The indentation a JSON text uses (None: all on one line)."""
+    m = re.search(r"\n([ \t]+)\S", text)
+    if m is None:
+        return None
+    return m.group(1)
+
+
+def _datatype(timebase: Timebase) -> str:
+    return "cf32_le" if timebase.is_complex else "rf32_le"
+
+
+def write_sigmf(path: str | Path, annotations: Sequence[Annotation],
+                timebase: Timebase | None = None) -> Path:
+    """Write annotations into a SigMF meta file (see the module notes).
+
+    Parameters
+    ----------
+    path : str or Path
+        An existing ``.sigmf-meta`` (its ``annotations`` array is replaced) or a
+        new one (written from ``timebase``).
+    annotations : sequence of Annotation
+    timebase : Timebase, optional
+        The recording's; required for a new file.
+
+    Returns
+    -------
+    Path
+        The meta file written.
+    """
+    path = meta_path(path)
+    timebase = timebase or Timebase()
+    if path.exists():
+        doc, text = _load(path)
+        fs = _sample_rate(path, doc, timebase)
+        doc["annotations"] = annotation_objects(annotations, fs)
+        indent = _indent(text)
+        out = json.dumps(doc, indent=indent, ensure_ascii=False)
+        if text.endswith("\n"):
+            out += "\n"
+    else:
+        if not timebase.sample_rate:
+            raise InputError(f"{path}: a new SigMF meta needs the recording (its sample rate "
+                             "and sample type); give recording=")
+        objects = annotation_objects(annotations, timebase.sample_rate)
+        glob: dict[str, Any] = {"core:datatype": _datatype(timebase),
+                                "core:sample_rate": timebase.sample_rate,
+                                "core:version": SIGMF_VERSION}
+        if timebase.n_channels and timebase.n_channels > 1:
+            glob["core:num_channels"] = timebase.n_channels
+        glob["core:recorder"] = "specscope"
+        if any(CHANNEL_KEY in o for o in objects):
+            glob["core:extensions"] = [dict(_EXTENSION)]
+        data = path.with_name(path.name[: -len(META)] + DATA) \
+            if path.name.lower().endswith(META) else None
+        if data is None or not data.exists():
+            glob["core:metadata_only"] = True
+        capture: dict[str, Any] = {"core:sample_start": 0}
+        if timebase.center_frequency is not None:
+            capture["core:frequency"] = timebase.center_frequency
+        doc = {"global": glob, "captures": [capture], "annotations": objects}
+        out = json.dumps(doc, indent=4, ensure_ascii=False) + "\n"
+    atomic_write_text(path, out)
+    return path

@@ -15,8 +15,7 @@ import pytest
 import scipy.io
 import soundfile
 from specscope.compute import InputError, RecordingError, open_recording
-from specscope.compute.io import list_datasets
-from specscope.compute.io.raw import parse_sample_type
+from specscope.compute.io import list_datasets, parse_sample_type
 
 RNG = np.random.default_rng(1234)
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from specscope.compute import Cancelled, InputError, spectrogram
-from specscope.compute.io.memory import ArrayRecording
+from specscope.compute.io import ArrayRecording
 from specscope.compute.view import TILE_CELLS, TileEngine
 
 FS = 8000

@@ -176,7 +176,7 @@ def test_wav_flac_and_rf64_switch(tmp_path, wav):
 
 
 def test_sigmf_iq_round_trip(tmp_path):
-    from specscope.compute.io.sigmf import SigMFRecording
+    from specscope.compute.io import SigMFRecording
 
     rng = np.random.default_rng(3)
     iq = (rng.standard_normal(5000) + 1j * rng.standard_normal(5000)).astype(np.complex64)

@@ -1,4 +1,7 @@
-"""Parity of the basic, fft, window and generator operators with their references (see ``_parity``)."""
+"""Parity of the basic, fft, window and generator operators with their references.
+
+The machinery and the rules of the table are in :mod:`_parity`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Parity of the time-frequency, feature and wavelet operators with their references (see ``_parity``)."""
+"""Parity of the time-frequency, feature and wavelet operators with their references.
+
+The machinery and the rules of the table are in :mod:`_parity`.
+"""
 
 # ruff: noqa: PLC3002 - the table builds small references from lambdas called in place
 

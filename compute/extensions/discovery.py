@@ -147,9 +147,11 @@ class Plugin:
 
     @property
     def loaded(self) -> bool:
+        """True once imported and its operators registered."""
         return self.status == "loaded"
 
     def output_kind(self, operator: str) -> str:
+        """Declared output kind of one of its operators (qualified or not); ``"array"`` if none."""
         short = operator[len(self.name) + 1:] if operator.startswith(self.name + ".") \
             else operator
         return self.outputs.get(short, "array")
@@ -169,6 +171,7 @@ class Plugin:
         return d
 
     def as_error(self) -> PluginError:
+        """Its failure (import error, bad metadata or clash) as a :class:`PluginError`."""
         return PluginError(self.error or f"plugin {self.name!r} is {self.status}",
                            plugin=self.name, traceback=self.traceback)
 

@@ -38,7 +38,7 @@ __all__ = [
 
 registry.set_run_policy(RunPolicy(choose=autotune.choose, record=autotune.record))
 
-_builtins_lock = threading.Lock()
+_builtins_lock = threading.RLock()
 _builtins_loaded = False
 
 
@@ -48,10 +48,11 @@ def load_builtins() -> None:
     if _builtins_loaded:
         return
     with _builtins_lock:
-        if not _builtins_loaded:
-            from .. import ops  # noqa: F401 - imported for its declarations
-
-            _builtins_loaded = True
+        if _builtins_loaded:
+            return
+        # set first: a lookup made while the built-ins import must not import them again
+        _builtins_loaded = True
+        from .. import ops  # noqa: F401 - imported for its declarations
 
 
 def get(name: str | Operator) -> Operator:

@@ -456,6 +456,8 @@ def operator(name: str, *, family: str, summary: str, params: Sequence[Param] = 
         False for operators computed from parameters only.
     nan_policy : {"propagate", "reject"}
         What NaN in the input does.
+    input_kind : {"array", "sequence"}
+        ``"sequence"`` for operators taking a list of arrays (wavelet coefficients).
 
     Returns
     -------

@@ -13,36 +13,21 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from specscope.compute import __version__
-from specscope.compute.errors import Cancelled, InputError, SpecscopeError
+from specscope.compute.errors import SpecscopeError
 
-from . import cli_plugins
+from . import cli_annotations, cli_export, cli_filter, cli_live, cli_ops, cli_pipeline, cli_plugins
+from .cli_common import (
+    ProgressBar,
+    add_recording_options,
+    open_input,
+    recording_options,
+    run_command,
+)
 from .cli_types import whole_number
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "assets" / "examples" / "scene.wav"
-
-
-def _add_recording_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("recording options (for raw and headerless formats)")
-    g.add_argument("--format", dest="rec_format", metavar="NAME",
-                   help="reader to use instead of detecting it")
-    g.add_argument("--sample-rate", metavar="HZ", help="sample rate in Hz (2400000, 2.4e6, 2.4M)")
-    g.add_argument("--dtype", metavar="TYPE", help="raw sample type, e.g. cf32, ci16, cu8")
-    g.add_argument("--center-freq", metavar="HZ",
-                   help="centre frequency of an RF capture in Hz")
-    g.add_argument("--dataset", metavar="PATH", help="HDF5/MAT dataset or variable")
-    g.add_argument("--offset", type=int, metavar="BYTES", help="header bytes to skip")
-    g.add_argument("--raw-channels", type=int, metavar="N", dest="n_channels",
-                   help="interleaved channels in a raw file (default 1)")
-
-
-def _recording_options(args: argparse.Namespace) -> dict[str, Any]:
-    pairs = {"format": args.rec_format, "sample_rate": args.sample_rate, "dtype": args.dtype,
-             "center_frequency": args.center_freq, "dataset": args.dataset,
-             "offset": args.offset, "n_channels": args.n_channels}
-    return {k: v for k, v in pairs.items() if v is not None}
 
 
 def _add_stft_options(p: argparse.ArgumentParser, *, scaling: bool) -> None:
@@ -56,14 +41,8 @@ def _add_stft_options(p: argparse.ArgumentParser, *, scaling: bool) -> None:
     p.add_argument("--channel", type=int, default=0, help="channel to analyse (default 0)")
 
 
-def _open(args: argparse.Namespace):
-    from specscope.compute.io.base import open_recording
-
-    return open_recording(args.file, **_recording_options(args))
-
-
 def cmd_info(args: argparse.Namespace) -> int:
-    with _open(args) as rec:
+    with open_input(args) as rec:
         info = rec.info()
     if args.json:
         print(json.dumps(info, indent=2, default=str))
@@ -76,19 +55,17 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_spectrogram(args: argparse.Namespace) -> int:
-    from specscope.compute.output.spectrogram import export_spectrogram
+    from specscope.compute.output import export_spectrogram
     from specscope.compute.spectral import StftParams
 
     params = StftParams(args.nfft, args.hop, args.window, args.scaling)
-    with _open(args) as rec:
-        progress = None
-        if not args.quiet and sys.stderr.isatty():
-            def progress(f: float) -> None:
-                print(f"\r{f * 100:5.1f} %", end="", file=sys.stderr, flush=True)
-        out = export_spectrogram(rec, args.output, params, channel=args.channel,
-                                 progress=progress)
-        if progress is not None:
-            print(file=sys.stderr)
+    with open_input(args) as rec:
+        bar = ProgressBar(enabled=not args.quiet and sys.stderr.isatty())
+        try:
+            out = export_spectrogram(rec, args.output, params, channel=args.channel,
+                                     progress=bar)
+        finally:
+            bar.close()
     if not args.quiet:
         print(out)
     return 0
@@ -97,19 +74,17 @@ def cmd_spectrogram(args: argparse.Namespace) -> int:
 def cmd_open(args: argparse.Namespace) -> int:
     from specscope.compute.spectral import StftParams
 
-    from .document import ViewSettings
     from .gui import has_display, run_app
+    from .session import ViewSettings, last_session_path
 
     settings = ViewSettings(stft=StftParams(args.nfft, args.hop, args.window),
                             channel=args.channel)
     if args.file is not None and not Path(args.file).exists():
         raise SpecscopeError(f"{args.file}: no such file")
     session = None
-    if args.file is None and args.screenshot is None and not args.no_restore:
-        from .main_window import last_session_path
-
-        if last_session_path().is_file():
-            session = last_session_path()
+    if (args.file is None and args.screenshot is None and not args.no_restore
+            and last_session_path().is_file()):
+        session = last_session_path()
     screenshot = args.screenshot
     if screenshot is None and not has_display():
         screenshot = os.path.join(tempfile.gettempdir(), "specscope-screenshot.png")
@@ -118,7 +93,7 @@ def cmd_open(args: argparse.Namespace) -> int:
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     code = run_app(args.file, settings, screenshot, session=session,
-                   options=_recording_options(args))
+                   options=recording_options(args))
     if screenshot is not None and code == 0:
         print(Path(screenshot).resolve())
     return code
@@ -139,13 +114,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-restore", action="store_true",
                    help="without FILE, start empty instead of reopening the last session")
     _add_stft_options(p, scaling=False)
-    _add_recording_options(p)
+    add_recording_options(p)
     p.set_defaults(func=cmd_open)
 
     p = sub.add_parser("info", help="describe a recording")
     p.add_argument("file")
     p.add_argument("--json", action="store_true", help="print JSON")
-    _add_recording_options(p)
+    add_recording_options(p)
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("spectrogram", help="compute a spectrogram and export it to HDF5")
@@ -153,10 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="OUT.h5")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     _add_stft_options(p, scaling=True)
-    _add_recording_options(p)
+    add_recording_options(p)
     p.set_defaults(func=cmd_spectrogram)
-
-    from . import cli_export, cli_filter, cli_live, cli_ops, cli_pipeline, cli_plugins
 
     cli_plugins.add_global_options(ap)
     cli_ops.register(sub)
@@ -165,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_filter.register(sub)
     cli_live.register(sub)
     cli_plugins.register(sub)
+    cli_annotations.register(sub)
     return ap
 
 
@@ -173,17 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.command is None:
         args = ap.parse_args(["open", *(argv if argv is not None else sys.argv[1:])])
-    try:
+
+    def run(args: argparse.Namespace) -> int:
         cli_plugins.apply_global_options(args)
-        return int(args.func(args) or 0)
-    except (SpecscopeError, InputError) as exc:
-        if args.debug:
-            raise
-        print(f"specscope: error: {exc}", file=sys.stderr)
-        return 2
-    except Cancelled:
-        print("specscope: cancelled", file=sys.stderr)
-        return 130
-    except KeyboardInterrupt:
-        print("specscope: interrupted", file=sys.stderr)
-        return 130
+        return args.func(args)
+
+    return run_command(run, args, debug=args.debug)

@@ -21,6 +21,7 @@ from typing import Any
 
 from specscope.compute.errors import InputError
 
+from .cli_common import add_recording_options, recording_options
 from .cli_types import number
 
 _SPEC_OPTIONS = (  # (option, dest, kind, help)
@@ -50,7 +51,7 @@ _SPEC_OPTIONS = (  # (option, dest, kind, help)
 
 def spec_from_args(args: argparse.Namespace) -> Any:
     """A FilterSpec from ``--spec`` or the design options."""
-    from specscope.compute.filters.core import FilterSpec
+    from specscope.compute.filters import FilterSpec
 
     if args.spec:
         p = Path(args.spec)
@@ -80,8 +81,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_design(args: argparse.Namespace) -> int:
-    from specscope.compute.filters.core import design, verify
-    from specscope.compute.filters.formats import export_coefficients, write_coefficients
+    from specscope.compute.filters import design, export_coefficients, verify, write_coefficients
 
     spec = spec_from_args(args)
     d = design(spec, args.fs)
@@ -102,9 +102,8 @@ def cmd_design(args: argparse.Namespace) -> int:
 
 def _load_filter(path: str) -> Any:
     """A FilterSpec, Design (coefficient file) or Pipeline from a file."""
-    from specscope.compute.filters.core import FilterSpec
-    from specscope.compute.filters.formats import SUFFIXES, read_coefficients
-    from specscope.compute.pipeline.core import Pipeline
+    from specscope.compute.filters import SUFFIXES, FilterSpec, read_coefficients
+    from specscope.compute.pipeline import Pipeline
 
     p = Path(path)
     if not p.is_file():
@@ -129,13 +128,11 @@ def _load_filter(path: str) -> Any:
 
 def cmd_apply(args: argparse.Namespace) -> int:
     from specscope.compute.batch import process_file
-    from specscope.compute.filters.formats import filter_recording
-    from specscope.compute.pipeline.core import Pipeline
-
-    from .cli import _recording_options
+    from specscope.compute.output import filter_recording
+    from specscope.compute.pipeline import Pipeline
 
     what = _load_filter(args.filter)
-    options = _recording_options(args)
+    options = recording_options(args)
     if isinstance(what, Pipeline):
         out = process_file(what, args.input, args.output, recording_options=options).output
     else:
@@ -147,10 +144,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``filter design`` and ``filter apply`` to an argparse subparsers object."""
-    from specscope.compute.filters.core import DESIGNS
-    from specscope.compute.filters.formats import FORMATS
-
-    from .cli import _add_recording_options
+    from specscope.compute.filters import DESIGNS, FORMATS
 
     top = subparsers.add_parser("filter", help="design filters, export coefficients, "
                                                "filter recordings")
@@ -188,5 +182,5 @@ def register(subparsers: Any) -> None:
     p.add_argument("input", metavar="IN")
     p.add_argument("-o", "--output", required=True, metavar="OUT.h5")
     p.add_argument("-q", "--quiet", action="store_true")
-    _add_recording_options(p)
+    add_recording_options(p)
     p.set_defaults(func=cmd_apply)

@@ -14,8 +14,9 @@ import json
 import sys
 from typing import Any
 
-from specscope.compute.errors import Cancelled, InputError
+from specscope.compute.errors import Cancelled
 
+from .cli_common import require_at_least
 from .cli_types import number, whole_number
 
 #: the pipeline used without --pipeline: a spectrogram for the waterfall
@@ -33,16 +34,13 @@ def _gui() -> Any:
 
 
 def cmd_live(args: argparse.Namespace) -> int:
-    from specscope.compute.live.core import LiveSession, open_source
-    from specscope.compute.pipeline.core import Pipeline
+    from specscope.compute.live import LiveSession, open_source
+    from specscope.compute.pipeline import Pipeline
 
-    if args.block < 1:
-        raise InputError(f"--block {args.block} must be >= 1 sample")
-    if args.duration is not None and args.duration < 0:
-        raise InputError(f"--duration {args.duration:g} must be >= 0 seconds")
-    if args.rate < 0:
-        raise InputError(f"--rate {args.rate:g} must be >= 0 (1: real time, 0: as fast "
-                         "as possible)")
+    require_at_least("--block", args.block, 1, "sample")
+    if args.duration is not None:
+        require_at_least("--duration", args.duration, 0, "seconds")
+    require_at_least("--rate", args.rate, 0, hint="1: real time, 0: as fast as possible")
     run_live = None
     if not args.no_gui:
         run_live = _gui()

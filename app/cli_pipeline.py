@@ -13,44 +13,34 @@ import argparse
 import sys
 from typing import Any
 
-from specscope.compute.errors import InputError
-
+from .cli_common import ProgressBar, add_recording_options, recording_options, require_at_least
 from .cli_types import at_least
 
 
 class _Progress:
-    """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
+    """The batch's progress callback: inputs done (and failed) on the progress bar."""
 
     def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
+        self.bar = ProgressBar(enabled)
         self.failed = 0
 
     def __call__(self, done: int, total: int, result: Any) -> None:
         if result is not None and not result.ok:
             self.failed += 1
-        if not self.enabled:
-            return
-        width = 30
-        fill = int(width * done / max(1, total))
-        bar = "#" * fill + "-" * (width - fill)
         extra = f", {self.failed} failed" if self.failed else ""
-        print(f"\r[{bar}] {done}/{total} inputs{extra}", end="", file=sys.stderr, flush=True)
+        self.bar.draw(done / max(1, total), f"{done}/{total} inputs{extra}", force=True)
         if done == total:
-            print(file=sys.stderr)
+            self.bar.close()
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from specscope.compute.batch import run_batch
-    from specscope.compute.pipeline.core import Pipeline
+    from specscope.compute.pipeline import Pipeline
 
-    from .cli import _recording_options
-
-    if args.workers < 1:
-        raise InputError(f"--workers {args.workers} must be >= 1")
-    if args.chunk_samples < 1:
-        raise InputError(f"--chunk-samples {args.chunk_samples} must be >= 1")
+    require_at_least("--workers", args.workers, 1)
+    require_at_least("--chunk-samples", args.chunk_samples, 1)
     pipeline = Pipeline.load(args.pipeline)
-    options = _recording_options(args)
+    options = recording_options(args)
     progress = _Progress(not args.quiet and sys.stderr.isatty())
     summary = run_batch(pipeline, args.inputs, args.output, workers=args.workers,
                         executor="threads" if args.threads else "processes",
@@ -85,9 +75,7 @@ def cmd_rerun(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     """Add ``run`` and ``rerun`` to an argparse subparsers object."""
     from specscope.compute.batch import DEFAULT_TASK_SAMPLES
-    from specscope.compute.pipeline.core import DEFAULT_CHUNK_SAMPLES
-
-    from .cli import _add_recording_options
+    from specscope.compute.pipeline import DEFAULT_CHUNK_SAMPLES
 
     p = subparsers.add_parser(
         "run", help="run a pipeline over recordings, one HDF5 file per input",
@@ -112,7 +100,7 @@ def register(subparsers: Any) -> None:
                    help="run on Dask: 'local' starts a LocalCluster of --workers workers; "
                         "tcp://host:port uses a running scheduler")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
-    _add_recording_options(p)
+    add_recording_options(p)
     p.set_defaults(func=cmd_run)
 
     p = subparsers.add_parser(

@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from .document import ViewSettings
+from .session import ViewSettings
 
 SCREENSHOT_TIMEOUT_S = 120
 

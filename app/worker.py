@@ -5,7 +5,8 @@ kind supersedes the older one (a pending one is dropped, a running one is
 asked to cancel).  A job is a callable taking a :class:`TaskControl`, through
 which it reports progress (throttled) and checks for cancellation between
 chunks.  Results, errors and progress come back as Qt signals, delivered on
-the GUI thread; the job itself never touches a Qt object.
+the GUI thread, and to the :class:`JobCallbacks` given with the job; the job
+itself never touches a Qt object.
 """
 
 from __future__ import annotations
@@ -72,6 +73,20 @@ class Job:
 
 
 @dataclass(frozen=True)
+class JobCallbacks:
+    """What to call on the GUI thread when a job ends or hands over a partial result.
+
+    Each is optional: ``done(JobResult)``, ``partial(value)``, ``failed(message)``,
+    ``cancelled()``.
+    """
+
+    done: Callable[[JobResult], None] | None = None
+    partial: Callable[[object], None] | None = None
+    failed: Callable[[str], None] | None = None
+    cancelled: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
 class JobResult:
     """What a finished job returned, and where and how long it ran."""
 
@@ -108,14 +123,36 @@ class ComputeWorker(QObject):
         self._pending: dict[str, Job] = {}
         self._running: tuple[Job, TaskControl] | None = None
         self._stopping = False
+        self._callbacks: dict[int, JobCallbacks] = {}  # GUI thread only
+        # connected first, so a job's own callbacks run before other listeners
+        self.finished.connect(self._call_done)
+        self.failed.connect(self._call_failed)
+        self.cancelled.connect(self._call_cancelled)
+        self.partial.connect(self._call_partial)
         self._thread = _Loop(self)
         self._thread.setObjectName("specscope-compute")
         self._thread.start()
 
     # -- GUI-thread API ------------------------------------------------------
-    def submit(self, kind: str, fn: Callable[[TaskControl], Any], label: str = "") -> int:
-        """Queue a job; returns its id.  Supersedes earlier jobs of the same kind."""
+    def submit(self, kind: str, fn: Callable[[TaskControl], Any], label: str = "",
+               callbacks: JobCallbacks | None = None) -> int:
+        """Queue a job; returns its id.  Supersedes earlier jobs of the same kind.
+
+        Parameters
+        ----------
+        kind : str
+            Jobs of one kind supersede each other.
+        fn : callable
+            The job, run in the compute thread with a :class:`TaskControl`.
+        label : str
+            What the progress bar says.
+        callbacks : JobCallbacks, optional
+            Called on the GUI thread for this job's result, partial results,
+            failure or cancellation.
+        """
         job = Job(next(self._ids), kind, fn, label)
+        if callbacks is not None:
+            self._callbacks[job.id] = callbacks
         with self._cond:
             old = self._pending.pop(kind, None)
             if self._running is not None and self._running[0].kind == kind:
@@ -150,6 +187,26 @@ class ComputeWorker(QObject):
                 self._running[1].cancel()
             self._cond.notify()
         self._thread.wait(int(timeout_s * 1000))
+
+    def _call_done(self, job_id: int, kind: str, result: object) -> None:
+        cb = self._callbacks.pop(job_id, None)
+        if cb is not None and cb.done is not None:
+            cb.done(result)
+
+    def _call_failed(self, job_id: int, kind: str, message: str) -> None:
+        cb = self._callbacks.pop(job_id, None)
+        if cb is not None and cb.failed is not None:
+            cb.failed(message)
+
+    def _call_cancelled(self, job_id: int, kind: str) -> None:
+        cb = self._callbacks.pop(job_id, None)
+        if cb is not None and cb.cancelled is not None:
+            cb.cancelled()
+
+    def _call_partial(self, job_id: int, kind: str, value: object) -> None:
+        cb = self._callbacks.get(job_id)
+        if cb is not None and cb.partial is not None:
+            cb.partial(value)
 
     # -- compute-thread side -----------------------------------------------
     def _next_job(self) -> tuple[Job, TaskControl] | None:

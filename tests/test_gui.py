@@ -5,11 +5,12 @@ import threading
 import h5py
 import numpy as np
 import pytest
-from specscope.app.document import ViewSettings
+from PyQt6.QtCore import Qt
 from specscope.app.main_window import MainWindow
+from specscope.app.session import ViewSettings
 from specscope.compute import StftParams, open_recording
 from specscope.compute.spectral import to_db
-from specscope.compute.view.tiles import TileEngine
+from specscope.compute.view import TileEngine
 
 TIMEOUT_MS = 30000
 
@@ -39,7 +40,8 @@ def test_opens_example_and_draws_off_the_gui_thread(qtbot, window, example_path)
                     timeout=TIMEOUT_MS)
     assert all(tid != gui_thread for _, tid in threads), "computed on the GUI thread"
     img = window.view.image_data
-    t0, t1, width, reduce = window.last_request
+    r = window.last_request
+    t0, t1, width, reduce = r.t0, r.t1, r.width, r.reduce
     assert img is not None and img.dtype == np.float32
     assert img.shape == (513, width)
     assert width == window.view.plot_size_px()[0] > 100
@@ -58,7 +60,8 @@ def test_zoom_renders_the_new_span(qtbot, window, example_path):
     with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
                           check_params_cb=lambda i, kind, r: kind == "detail"):
         window.view.set_time_range(5.0, 6.0)
-    t0, t1, width, _ = window.last_request
+    r = window.last_request
+    t0, t1 = r.t0, r.t1
     assert (t0, t1) == pytest.approx((5.0, 6.0), abs=0.01)
     edges = window.last_image.column_edges
     assert edges[0] == pytest.approx(5.0, abs=0.01) and edges[-1] == pytest.approx(6.0, abs=0.01)
@@ -118,7 +121,7 @@ def test_cursor_readout(qtbot, window, example_path):
     t = (t_edges[j] + t_edges[j + 1]) / 2
     f = (f_edges[i] + f_edges[i + 1]) / 2
     assert window.view.value_at(t, f) == pytest.approx(img[i, j])
-    window._on_cursor(t, f, window.view.value_at(t, f))
+    window.show_cursor(t, f, window.view.value_at(t, f))
     assert f"{img[i, j]:.1f} dB" in window.cursor_label.text()
 
 
@@ -241,7 +244,7 @@ def test_export_view_values(qtbot, window, example_path, tmp_path):
     out = tmp_path / "view.h5"
     with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
                           check_params_cb=lambda i, kind, r: kind == "export"):
-        window.export_view(out)
+        window.exports.export_view(out)
     img = window.last_image
     with h5py.File(out, "r") as h:
         np.testing.assert_array_equal(h["level_db"][...], img.db.T)
@@ -255,14 +258,12 @@ def test_export_png(qtbot, window, example_path, tmp_path):
 
     open_and_wait(qtbot, window, example_path)
     out = tmp_path / "v.png"
-    window.export_png(out)
+    window.exports.export_png(out)
     img = QImage(str(out))
     assert img.width() == window.view.width() and img.height() == window.view.height()
 
 
 def test_keyboard_pans_and_zooms(qtbot, window, example_path):
-    from PyQt6.QtCore import Qt
-
     open_and_wait(qtbot, window, example_path)
     window.view.set_time_range(4.0, 8.0)
     qtbot.keyClick(window.view, Qt.Key.Key_Right)
@@ -276,10 +277,10 @@ def test_keyboard_pans_and_zooms(qtbot, window, example_path):
 def test_measurement_reference_and_harmonics(qtbot, window, example_path):
     open_and_wait(qtbot, window, example_path)
     window.view.set_reference(1.0, 1000.0)
-    window._on_cursor(1.5, 1500.0, window.view.value_at(1.5, 1500.0))
+    window.show_cursor(1.5, 1500.0, window.view.value_at(1.5, 1500.0))
     text = window.cursor_label.text()
     assert "Δt = +500.0 ms" in text and "Δf = +500.0 Hz" in text and "ΔL =" in text
-    window.act_harmonics.trigger()
+    window.menu_actions["harmonics"].trigger()
     window.view._update_harmonics(440.0)
     pos = [line.value() for line in window.view._harmonics]
     assert pos[:3] == pytest.approx([880.0, 1320.0, 1760.0])
@@ -329,3 +330,40 @@ def test_no_tile_is_computed_on_the_gui_thread(qtbot, window, example_path, monk
         window.controls.peak_hold.setChecked(True)
     assert seen, "no tile was computed at all"
     assert gui not in seen
+
+
+def _menu_shortcuts(menu, path):
+    """(keys, text, menu path) of every entry of ``menu`` that has a shortcut."""
+    from PyQt6.QtGui import QKeySequence
+
+    found = set()
+    for act in menu.actions():
+        if act.isSeparator():
+            continue
+        if act.menu() is not None:
+            found |= _menu_shortcuts(act.menu(), f"{path} › {act.text().replace('&', '')}")
+            continue
+        keys = " / ".join(k.toString(QKeySequence.SequenceFormat.NativeText)
+                          for k in act.shortcuts() if not k.isEmpty())
+        if keys:
+            found.add((keys, act.text().replace("&", ""), path))
+    return found
+
+
+def test_f1_lists_exactly_the_menu_shortcuts(qtbot, window):
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_F1)
+    qtbot.waitUntil(lambda: window.shortcuts_dialog is not None
+                    and window.shortcuts_dialog.isVisible(), timeout=TIMEOUT_MS)
+    table = window.shortcuts_dialog.table
+    rows = {tuple(table.item(i, j).text() for j in range(3)) for i in range(table.rowCount())}
+    expected = set()
+    for top in window.menuBar().actions():
+        expected |= _menu_shortcuts(top.menu(), top.text().replace("&", ""))
+    listed = {r for r in rows if r[2].split(" › ")[0] in ("File", "Edit", "View", "Help")}
+    assert listed == expected  # every menu shortcut, and nothing that is not one
+    keys = {k for k, _, _ in listed}
+    assert {"F1", "Ctrl+O", "Ctrl+E", "Ctrl+F", "Esc", "Home / Ctrl+0", "Z", "H"} <= keys
+    assert ("Ctrl+F", "Filter designer", "View") in listed
+    gestures = rows - listed
+    assert {r[0] for r in gestures} >= {"Left / Right", "Mouse drag / wheel", "N"}

@@ -6,10 +6,10 @@ import h5py
 import numpy as np
 import pytest
 import scipy.signal
-from specscope.app.document import ViewSettings
 from specscope.app.main_window import MainWindow
+from specscope.app.session import ViewSettings
 from specscope.compute import StftParams
-from specscope.compute.filters.formats import read_coefficients
+from specscope.compute.filters import read_coefficients
 
 TIMEOUT_MS = 30000
 
@@ -22,7 +22,7 @@ def window(qtbot, example_path):
     w.show()
     with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
         w.open_path(example_path)
-    w._designer_dock.setVisible(True)
+    w.designer_dock.setVisible(True)
     yield w
     w.worker.shutdown()
 
@@ -30,10 +30,7 @@ def window(qtbot, example_path):
 def settle(qtbot, window):
     """Wait until the view shows the current settings, computed to the end."""
     def done():
-        key = getattr(window, "_engine_key", None)
-        s = window.settings
-        return (key is not None and key[3] == s.designer and key[2] == s.processing
-                and not window._recompute_timer.isActive() and not window.worker.is_busy()
+        return (window.views.up_to_date() and not window.worker.is_busy()
                 and window.last_image is not None)
 
     qtbot.waitUntil(done, timeout=TIMEOUT_MS)
@@ -43,7 +40,7 @@ def settle(qtbot, window):
 def test_click_on_the_hum_line_notches_it_and_its_harmonics(qtbot, window):
     t, f = 5.0, 50.0
     before = [window.view.value_at(t, k * 50.0) for k in (1, 2, 3)]
-    window.notch_mode.setChecked(True)
+    window.designer_panel.notch_mode.setChecked(True)
     assert window.view.click_mode == "notch"
     window.view.notchRequested.emit(f)        # what a click on the line emits
     settle(qtbot, window)
@@ -67,13 +64,13 @@ def test_dragging_band_edges_designs_what_scipy_designs(qtbot, window):
     noise_before = window.view.value_at(4.4, 1000.0)
     window.designer.set_spec({"design": "butter", "btype": "bandpass", "order": 4,
                               "cutoff": [300.0, 3000.0]}, emit=False)
-    window.designer_apply.setChecked(True)
+    window.designer_panel.apply_box.setChecked(True)
     settle(qtbot, window)
     # drag the upper edge on the spectrogram: a live preview, then the commit on release
     window.view.filterLineMoved.emit("cutoff", 1, 2500.0, False)
-    assert window._preview_engine is not None
+    assert window.views.preview_engine is not None
     window.view.filterLineMoved.emit("cutoff", 1, 2000.0, True)
-    assert window._preview_engine is None
+    assert window.views.preview_engine is None
     settle(qtbot, window)
     assert json.loads(window.settings.designer)["cutoff"] == [300.0, 2000.0]
     sos = scipy.signal.butter(4, [300.0, 2000.0], btype="bandpass", fs=48000.0, output="sos")
@@ -105,13 +102,13 @@ def test_impossible_edge_keeps_the_last_valid_design(qtbot, window):
 def test_compare_before_after_difference(qtbot, window):
     window.designer.set_spec({"design": "butter", "btype": "highpass", "order": 6,
                               "cutoff": 1000.0}, emit=False)
-    window.designer_apply.setChecked(True)
+    window.designer_panel.apply_box.setChecked(True)
     settle(qtbot, window)
     after = window.last_image.db.copy()
-    window.compare.setCurrentText("before")
+    window.designer_panel.compare.setCurrentText("before")
     settle(qtbot, window)
     before = window.last_image.db.copy()
-    window.compare.setCurrentText("difference")
+    window.designer_panel.compare.setCurrentText("difference")
     settle(qtbot, window)
     diff = window.last_image.db
     np.testing.assert_allclose(diff, after - before, atol=1e-3)
@@ -125,10 +122,10 @@ def test_export_coefficients_and_the_filtered_recording(qtbot, window, tmp_path)
                               "cutoff": 4000.0}, emit=False)
     for suffix in ("json", "csv", "npz", "h", "py"):
         path = tmp_path / f"c.{suffix}"
-        assert window.export_coefficients(path)
+        assert window.designer_panel.export_coefficients(path)
         back = read_coefficients(path, fs=48000.0)
         np.testing.assert_allclose(back.sos, window.designer.design.sos, rtol=1e-6)
-    window.designer_apply.setChecked(True)
+    window.designer_panel.apply_box.setChecked(True)
     settle(qtbot, window)
     out = tmp_path / "filtered.h5"
     with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,

@@ -5,11 +5,11 @@ import json
 import h5py
 import numpy as np
 import pytest
-from specscope.app.document import ViewSettings
 from specscope.app.main_window import MainWindow
+from specscope.app.session import ViewSettings
 from specscope.compute import StftParams, open_recording
-from specscope.compute.pipeline.core import Pipeline
-from specscope.compute.view.tiles import plugin_image
+from specscope.compute.pipeline import Pipeline
+from specscope.compute.view import plugin_image
 
 TIMEOUT_MS = 30000
 
@@ -21,7 +21,7 @@ def window(qtbot, example_path):
     w.show()
     with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
         w.open_path(example_path)
-    qtbot.waitUntil(lambda: w.processing_editor.add.menu() is not None
+    qtbot.waitUntil(lambda: w.processing.editor.add.menu() is not None
                     and len(w.representation_menu.actions()) > 1, timeout=TIMEOUT_MS)
     yield w
     w.worker.shutdown()
@@ -34,7 +34,7 @@ def detail_done(window):
 def test_sample_wise_processing_changes_the_view(qtbot, window, example_path):
     before = window.last_image.db.copy()
     with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS, **detail_done(window)):
-        window._on_steps_changed([{"op": "gain", "params": {"factor": 10.0}}])
+        window.processing.set_steps([{"op": "gain", "params": {"factor": 10.0}}])
     qtbot.waitUntil(lambda: not np.array_equal(window.last_image.db, before),
                     timeout=TIMEOUT_MS)
     # power scales with the square of the gain: +20 dB everywhere
@@ -43,25 +43,24 @@ def test_sample_wise_processing_changes_the_view(qtbot, window, example_path):
                                                          "params": {"factor": 10.0}}]
     window.undo_stack.undo()
     assert window.settings.processing == "[]"
-    assert window.processing_editor.steps() == []
+    assert window.processing.editor.steps() == []
 
 
 def test_bad_step_is_named_in_the_editor(qtbot, window):
-    window._on_steps_changed([{"op": "gain", "params": {"factor": -1.0}}])
-    assert "factor=-1.0" in window.processing_editor.error.text()
+    window.processing.set_steps([{"op": "gain", "params": {"factor": -1.0}}])
+    assert "factor=-1.0" in window.processing.editor.error.text()
     assert window.settings.processing == "[]"
 
 
 def test_pipeline_save_open_and_export(qtbot, window, example_path, tmp_path):
     steps = [{"op": "filter", "params": {"design": "butter", "btype": "highpass", "order": 4,
                                           "cutoff": 500.0, "zero_phase": False}}]
-    window._on_steps_changed(steps)
-    qtbot.waitUntil(lambda: getattr(window, "_engine_key", (0, 0, ""))[2]
-                    == window.settings.processing, timeout=TIMEOUT_MS)
+    window.processing.set_steps(steps)
+    qtbot.waitUntil(window.views.up_to_date, timeout=TIMEOUT_MS)
     # the view filters too, or says that only the export does
-    assert window.engine.pipeline is not None or "without processing" in window.view_note
+    assert window.engine.pipeline is not None or "without processing" in window.views.view_note
     path = tmp_path / "p.json"
-    window.save_pipeline(path)
+    window.processing.save_pipeline(path)
     saved = Pipeline.load(path)
     assert saved.stft_params == StftParams(1024, 256)
     assert saved.to_dict()["steps"][0]["op"] == "filter"
@@ -95,9 +94,10 @@ def test_plugin_view_scalogram(qtbot, window, example_path):
     with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS, **detail_done(window)):
         window.view.set_time_range(1.0, 1.5)
     with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS, **detail_done(window)):
-        window.set_representation("scalogram.morlet")
-    qtbot.waitUntil(lambda: window._view_form is not None, timeout=TIMEOUT_MS)
-    t0, t1, w, _ = window.last_request
+        window.processing.set_representation("scalogram.morlet")
+    qtbot.waitUntil(lambda: window.processing.view_form is not None, timeout=TIMEOUT_MS)
+    r = window.last_request
+    t0, t1 = r.t0, r.t1
     params = json.loads(window.settings.view_params)
     with open_recording(example_path) as rec:
         x = rec.read(int(t0 * 48000), int(np.ceil(t1 * 48000)), 0)[:, 0]
@@ -106,15 +106,15 @@ def test_plugin_view_scalogram(qtbot, window, example_path):
     np.testing.assert_allclose(window.last_image.db, ref.db, atol=1e-4)
     assert window.view._bg is None  # no STFT background under another representation
     # the generated form edits the view's parameters
-    form = window._view_form
+    form = window.processing.view_form
     assert {p["name"] for p in form.schema} >= {"fmin", "n_freqs", "wavelet"}
     window.undo_stack.undo()
     assert window.settings.representation == "stft"
 
 
 def test_plugins_dialog_lists_shipped_plugins(qtbot, window):
-    window.show_plugins_dialog()
-    dlg = window._plugins_dialog
+    window.processing.show_plugins_dialog()
+    dlg = window.processing.plugins_dialog
     names = {dlg.table.item(r, 0).text() for r in range(dlg.table.rowCount())}
     assert {"mel", "cqt", "scalogram", "reassigned"} <= names
     dlg.close()

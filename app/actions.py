@@ -1,0 +1,255 @@
+"""The app's actions as data: one table builds the menus, their shortcuts and the F1 list.
+
+Each :class:`ActionSpec` names its menu, text, shortcuts, help line and the
+window method it calls; :func:`build_menus` turns the table into the menu
+bar's QActions, and :func:`shortcut_rows` reads the F1 list back from those
+QActions, so the list shows exactly the shortcuts the menus have.  Keys the
+spectrogram view and the filter designer handle themselves (arrows, wheel,
+clicks) are listed in :data:`VIEW_GESTURES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from PyQt6.QtCore import QObject
+from PyQt6.QtGui import QAction, QKeySequence
+from PyQt6.QtWidgets import QMainWindow, QMenu, QMenuBar
+from specscope.widgets.shortcuts_dialog import ShortcutRow
+
+__all__ = ["ACTIONS", "VIEW_GESTURES", "ActionSpec", "build_menus", "keys_text", "menu_actions",
+           "plain", "shortcut_rows"]
+
+Std = QKeySequence.StandardKey
+Shortcut = str | QKeySequence.StandardKey
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """One entry of a menu.
+
+    Parameters
+    ----------
+    id : str
+        Key of the QAction in the dict :func:`build_menus` returns.
+    menu : str
+        Title of the top-level menu (with its ``&`` mnemonic).
+    text : str
+        The entry's text (with its ``&`` mnemonic).
+    handler : str
+        ``kind="call"``: the window method called when the entry is chosen (with
+        the checked state when ``checkable``), a dotted path for a method of one
+        of the window's controllers (``"exports.export_dialog"``);
+        ``kind="dock"``: the window attribute holding the dock widget the entry
+        shows and hides; ``kind="submenu"``: the window attribute that receives
+        the submenu.
+    shortcuts : tuple
+        Key sequences (``"Ctrl+E"``) or standard keys (``QKeySequence.StandardKey``).
+    help : str
+        What the entry does: the status tip, and the F1 list's last column.
+    kind : {"call", "undo", "redo", "dock", "submenu"}
+        Where the QAction comes from: a new one, the undo stack, a dock's
+        toggle action, or a submenu filled later.
+    checkable : bool
+        An on/off entry.
+    needs_document : bool
+        Disabled until a recording is open.
+    separator_before : bool
+        A separator line above the entry.
+    """
+
+    id: str
+    menu: str
+    text: str
+    handler: str = ""
+    shortcuts: tuple[Shortcut, ...] = ()
+    help: str = ""
+    kind: Literal["call", "undo", "redo", "dock", "submenu"] = "call"
+    checkable: bool = False
+    needs_document: bool = False
+    separator_before: bool = False
+
+
+FILE, EDIT, VIEW, HELP = "&File", "&Edit", "&View", "&Help"
+
+ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("open", FILE, "&Open…", "open_dialog", (Std.Open,), "Open a recording"),
+    ActionSpec("open_session", FILE, "Open sess&ion…", "open_session_dialog",
+               ("Ctrl+Shift+O",), "Open a saved session: file, analysis, view and display"),
+    ActionSpec("save_session", FILE, "&Save session…", "save_session_dialog", (Std.Save,),
+               "Save the session: file, analysis, view and display", needs_document=True),
+    ActionSpec("open_pipeline", FILE, "Open p&ipeline…", "processing.open_pipeline_dialog",
+               help="Use a pipeline file's processing and spectrogram parameters",
+               separator_before=True),
+    ActionSpec("save_pipeline", FILE, "Save pipeli&ne…", "processing.save_pipeline_dialog",
+               help="Save the processing and spectrogram parameters as a pipeline file"),
+    ActionSpec("export", FILE, "&Export HDF5…", "exports.export_dialog", ("Ctrl+E",),
+               "Export the spectrogram of the whole recording to HDF5", needs_document=True,
+               separator_before=True),
+    ActionSpec("export_view", FILE, "Export &view values to HDF5…", "exports.export_view_dialog",
+               ("Ctrl+Shift+E",), "Export the values of the view to HDF5",
+               needs_document=True),
+    ActionSpec("export_png", FILE, "Export view as &PNG…", "exports.export_png_dialog", ("Ctrl+P",),
+               "Export the view as PNG", needs_document=True),
+    ActionSpec("quit", FILE, "&Quit", "close", (Std.Quit,), "Quit", separator_before=True),
+    ActionSpec("undo", EDIT, "&Undo", shortcuts=(Std.Undo,), help="Undo a parameter change",
+               kind="undo"),
+    ActionSpec("redo", EDIT, "&Redo", shortcuts=("Ctrl+Shift+Z", "Ctrl+Y"),
+               help="Redo a parameter change", kind="redo"),
+    ActionSpec("home", VIEW, "&Home (whole recording)", "view.reset_view",
+               ("Home", "Ctrl+0"), "Show the whole recording"),
+    ActionSpec("auto_levels", VIEW, "&Auto levels", "views.auto_levels", ("Ctrl+L",),
+               "Fit the dB range to the image"),
+    ActionSpec("zoom_box", VIEW, "&Zoom box (drag a rectangle)", "view.set_zoom_box", ("Z",),
+               "Drag a rectangle to zoom into it", checkable=True),
+    ActionSpec("harmonics", VIEW, "&Harmonic cursors", "set_harmonic_cursors", ("H",),
+               "Harmonic cursors at 2f, 3f, ... of the cursor", checkable=True),
+    ActionSpec("clear_reference", VIEW, "Clear &measurement reference", "view.clear_reference",
+               ("Backspace",), "Clear the reference of the Δt, Δf, ΔdB readout"),
+    ActionSpec("representation", VIEW, "&Representation", "representation_menu",
+               help="Show the STFT or a plugin's image of the signal", kind="submenu"),
+    ActionSpec("settings_dock", VIEW, "Spectrogram", "settings_dock",
+               help="Show / hide the spectrogram settings", kind="dock"),
+    ActionSpec("processing_dock", VIEW, "Processing", "processing_dock",
+               help="Show / hide the processing steps", kind="dock"),
+    ActionSpec("designer_dock", VIEW, "Filter designer", "designer_dock", ("Ctrl+F",),
+               "Show / hide the filter designer", kind="dock"),
+    ActionSpec("cancel", VIEW, "&Cancel computation", "cancel_jobs", ("Esc",),
+               "Cancel the running computation"),
+    ActionSpec("shortcuts", HELP, "&Keyboard shortcuts", "show_shortcuts", ("F1",),
+               "This list"),
+    ActionSpec("plugins", HELP, "&Plugins…", "processing.show_plugins_dialog",
+               help="Which plugins were found, loaded or failed"),
+    ActionSpec("about", HELP, "&About specscope", "show_about", help="Version"),
+)
+
+#: keys and gestures handled by the spectrogram view and the filter designer themselves
+VIEW_GESTURES: tuple[ShortcutRow, ...] = (
+    ShortcutRow("Left / Right", "Pan in time", "Spectrogram view"),
+    ShortcutRow("+ / -", "Zoom in / out in time", "Spectrogram view"),
+    ShortcutRow("Up / Down", "Pan in frequency (with Shift: zoom)", "Spectrogram view"),
+    ShortcutRow("Click / double-click", "Set / clear the measurement reference (Δt, Δf, ΔdB)",
+                "Spectrogram view"),
+    ShortcutRow("Mouse drag / wheel", "Pan / zoom (right-drag zooms each axis)",
+                "Spectrogram view"),
+    ShortcutRow("N", "Click a spectral line to notch it", "Filter designer"),
+)
+
+
+class _Slot(QObject):
+    """Calls ``slot`` for a triggered QAction; lives (and dies) with the action, so a
+    queued signal can never reach a deleted window."""
+
+    def __init__(self, slot: Callable[..., Any], checkable: bool, parent: QObject) -> None:
+        super().__init__(parent)
+        self._slot = slot
+        self._checkable = checkable
+
+    def __call__(self, checked: bool = False) -> None:
+        if self._checkable:
+            self._slot(checked)
+        else:
+            self._slot()
+
+
+def _key(s: Shortcut) -> QKeySequence:
+    return QKeySequence(s)
+
+
+def plain(text: str) -> str:
+    """A menu text without its ``&`` mnemonic."""
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
+
+
+def _resolve(window: object, path: str) -> Any:
+    for name in path.split("."):
+        window = getattr(window, name)
+    return window
+
+
+def build_menus(window: QMainWindow, menubar: QMenuBar,
+                specs: Sequence[ActionSpec] = ACTIONS) -> dict[str, QAction]:
+    """Fill ``menubar`` from ``specs``, calling methods of ``window``.
+
+    ``window.undo_stack`` provides the undo and redo entries.  Entries that
+    need a document start disabled.
+
+    Returns
+    -------
+    dict
+        The QAction of each spec, by id (a submenu's menuAction for ``kind="submenu"``).
+    """
+    menus: dict[str, QMenu] = {}
+    actions: dict[str, QAction] = {}
+    for spec in specs:
+        menu = menus.get(spec.menu)
+        if menu is None:
+            menu = menus[spec.menu] = menubar.addMenu(spec.menu)
+        if spec.separator_before:
+            menu.addSeparator()
+        if spec.kind == "submenu":
+            sub = menu.addMenu(spec.text)
+            setattr(window, spec.handler, sub)
+            actions[spec.id] = sub.menuAction()
+            continue
+        if spec.kind == "undo":
+            act = window.undo_stack.createUndoAction(window, spec.text)
+        elif spec.kind == "redo":
+            act = window.undo_stack.createRedoAction(window, spec.text)
+        elif spec.kind == "dock":
+            act = _resolve(window, spec.handler).toggleViewAction()
+        else:
+            act = QAction(spec.text, window)
+            act.setCheckable(spec.checkable)
+            act.triggered.connect(_Slot(_resolve(window, spec.handler), spec.checkable, act))
+            window.addAction(act)  # the shortcut works while the menu bar is hidden too
+        if spec.shortcuts:
+            act.setShortcuts([_key(s) for s in spec.shortcuts])
+        if spec.help:
+            act.setStatusTip(spec.help)
+        act.setData(spec.id)
+        if spec.needs_document:
+            act.setEnabled(False)
+        menu.addAction(act)
+        actions[spec.id] = act
+    return actions
+
+
+def _walk(menu: QMenu, path: str) -> list[tuple[QAction, str]]:
+    found = []
+    for act in menu.actions():
+        if act.isSeparator():
+            continue
+        if act.menu() is not None:
+            found += _walk(act.menu(), f"{path} › {plain(act.text())}")
+        else:
+            found.append((act, path))
+    return found
+
+
+def menu_actions(menubar: QMenuBar) -> list[tuple[QAction, str]]:
+    """Every entry of the menu bar with its menu path (``"View › Representation"``)."""
+    found = []
+    for top in menubar.actions():
+        if top.menu() is not None:
+            found += _walk(top.menu(), plain(top.text()))
+    return found
+
+
+def keys_text(act: QAction) -> str:
+    """The shortcuts of an action as shown to people: ``"Home / Ctrl+0"``."""
+    return " / ".join(k.toString(QKeySequence.SequenceFormat.NativeText)
+                      for k in act.shortcuts() if not k.isEmpty())
+
+
+def shortcut_rows(menubar: QMenuBar) -> list[ShortcutRow]:
+    """The F1 list: every menu entry that has a shortcut, then :data:`VIEW_GESTURES`.
+
+    Read from the QActions of ``menubar``, so it cannot differ from the menus.
+    """
+    helps = {s.id: s.help for s in ACTIONS}
+    rows = [ShortcutRow(keys_text(act), plain(act.text()), where, helps.get(act.data(), ""))
+            for act, where in menu_actions(menubar) if keys_text(act)]
+    return rows + list(VIEW_GESTURES)

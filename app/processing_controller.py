@@ -1,0 +1,214 @@
+"""Processing of the view: the steps editor, pipeline files, plugin views, the plugins list.
+
+The processing steps run before the spectrogram (``ViewSettings.processing``);
+they are checked against the recording before they become an undoable
+change.  A pipeline file gives the steps and the spectrogram parameters.  The
+operator catalogue (which loads the plugins) is fetched in the compute thread;
+it fills the steps editor and the View › Representation menu, whose plugin
+views get a parameter form generated from their schema.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PyQt6.QtCore import QObject
+from PyQt6.QtWidgets import QFileDialog, QGroupBox, QMenu, QVBoxLayout, QWidget
+from specscope.compute import extensions
+from specscope.compute.errors import SpecscopeError
+from specscope.compute.operators import describe_operator, list_operators
+from specscope.compute.pipeline import Pipeline
+from specscope.widgets.param_form import ParamForm
+from specscope.widgets.pipeline_editor import PipelineEditor
+from specscope.widgets.plugins_dialog import PluginsDialog
+
+from .shell import Shell
+from .worker import JobCallbacks, JobResult, TaskControl
+
+__all__ = ["PIPELINE_FILTER", "ProcessingController"]
+
+PIPELINE_FILTER = "Pipelines (*.json)"
+
+
+class ProcessingController(QObject):
+    """The steps editor (``editor``), pipeline files and plugin views of a :class:`Shell`.
+
+    ``view_box`` is the group box of the plugin view's parameters; the shell
+    places it.  :meth:`set_menu` hands over the Representation menu.
+    """
+
+    def __init__(self, shell: Shell, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.shell = shell
+        self.editor = PipelineEditor([], describe_operator, parent)
+        self.editor.stepsChanged.connect(self.set_steps)
+        self.view_box = QGroupBox("View")
+        self.view_box.setLayout(QVBoxLayout())
+        self.view_box.setVisible(False)
+        self.view_form: ParamForm | None = None
+        self.plugins_dialog: PluginsDialog | None = None
+        self.menu: QMenu | None = None
+        self._views: list[str] = []
+
+    # -- processing steps ----------------------------------------------------------
+    def set_steps(self, steps: list) -> bool:
+        """Use these processing steps: checked against the recording, then undoable."""
+        doc = self.shell.document
+        if doc is not None:
+            rec = doc.recording
+            try:
+                Pipeline.from_steps(steps).bind(rec.sample_rate, rec.is_complex)
+            except SpecscopeError as exc:
+                self.editor.show_error(str(exc))
+                return False
+        self.shell.change_settings(self.shell.settings.with_changes(
+            processing=json.dumps(steps)))
+        return True
+
+    def current_pipeline(self) -> Pipeline:
+        """The processing and spectrogram of the app, as a Pipeline."""
+        return Pipeline.from_dict(self.shell.settings.pipeline_dict())
+
+    def save_pipeline_dialog(self) -> None:
+        """Ask for a file and save the pipeline to it."""
+        path, _ = QFileDialog.getSaveFileName(self.shell.dialog_parent(), "Save pipeline",
+                                              "pipeline.json", PIPELINE_FILTER)
+        if path:
+            self.save_pipeline(path)
+
+    def save_pipeline(self, path: str | Path) -> bool:
+        """Save the processing and spectrogram as a pipeline file."""
+        try:
+            self.current_pipeline().save(path)
+        except (SpecscopeError, OSError) as exc:
+            self.shell.show_error(f"{path}: could not save the pipeline ({exc})")
+            return False
+        self.shell.show_message(f"Pipeline saved to {path}")
+        return True
+
+    def open_pipeline_dialog(self) -> None:
+        """Ask for a pipeline file and use it."""
+        path, _ = QFileDialog.getOpenFileName(self.shell.dialog_parent(), "Open pipeline", "",
+                                              PIPELINE_FILTER)
+        if path:
+            self.open_pipeline(path)
+
+    def open_pipeline(self, path: str | Path | Pipeline) -> bool:
+        """Use a pipeline's processing steps and spectrogram parameters (undoable)."""
+        settings = self.shell.settings
+        try:
+            pipe = path if isinstance(path, Pipeline) else Pipeline.load(path)
+            stft = pipe.stft_params or settings.stft
+            steps = pipe.signal_part().to_dict()["steps"]
+            if self.shell.document is not None:
+                rec = self.shell.document.recording
+                pipe.signal_part().bind(rec.sample_rate, rec.is_complex)
+        except SpecscopeError as exc:
+            self.shell.show_error(str(exc))
+            return False
+        self.shell.change_settings(settings.with_changes(stft=stft,
+                                                         processing=json.dumps(steps)))
+        return True
+
+    # -- catalogue and plugin views ------------------------------------------------
+    def set_menu(self, menu: QMenu) -> None:
+        """The View › Representation menu, filled once the catalogue is loaded."""
+        self.menu = menu
+
+    def load_catalogue(self) -> None:
+        """Operators for the steps editor and plugin views (in the compute thread: loading
+        the plugins imports them)."""
+        def job(control: TaskControl) -> tuple[list[dict], list[str]]:
+            ops = [o.to_dict() for o in list_operators()]
+            catalogue = [{"name": o["name"], "family": o["family"], "summary": o["summary"]}
+                         for o in ops if o.get("takes_input")
+                         and extensions.output_kind(o["name"]) in ("array", "same")]
+            return catalogue, extensions.views()
+
+        self.shell.worker.submit("catalogue", job, label="Loading operators",
+                                 callbacks=JobCallbacks(done=self._catalogue_ready))
+
+    def _catalogue_ready(self, result: JobResult) -> None:
+        catalogue, views = result.value
+        self.editor.set_catalogue(catalogue)
+        self._views = list(views)
+        if self.menu is None:
+            return
+        self.menu.clear()
+        for name in ["stft", *views]:
+            act = self.menu.addAction("Spectrogram (STFT)" if name == "stft" else name)
+            act.setData(name)
+            act.setCheckable(True)
+            act.triggered.connect(lambda _=False, n=name: self.set_representation(n))
+        self._sync_menu()
+
+    def set_representation(self, name: str) -> None:
+        """Show the STFT (tile engine) or a plugin's image operator (undoable)."""
+        settings = self.shell.settings
+        if name == settings.representation:
+            return
+        params = "{}"
+        if name != "stft":
+            try:
+                schema = describe_operator(name)["params"]
+            except SpecscopeError as exc:
+                self.shell.show_error(str(exc))
+                self._sync_menu()
+                return
+            params = json.dumps({p["name"]: p["default"] for p in schema
+                                 if not p.get("required")})
+        self.shell.change_settings(settings.with_changes(representation=name,
+                                                         view_params=params))
+
+    def representation_changed(self) -> None:
+        """The settings show another representation: menu and parameter form follow."""
+        self._sync_menu()
+        self._show_view_params()
+
+    def _sync_menu(self) -> None:
+        if self.menu is None:
+            return
+        for act in self.menu.actions():
+            act.setChecked(act.data() == self.shell.settings.representation)
+
+    def _show_view_params(self) -> None:
+        """The generated form of the current plugin view's parameters."""
+        if self.view_form is not None:
+            self.view_form.setParent(None)
+            self.view_form.deleteLater()
+            self.view_form = None
+        name = self.shell.settings.representation
+        self.view_box.setVisible(name != "stft")
+        if name == "stft":
+            return
+        try:
+            schema = describe_operator(name)["params"]
+        except SpecscopeError as exc:
+            self.shell.show_error(str(exc), dialog=False)
+            return
+        self.view_box.setTitle(f"View: {name}")
+        self.view_form = ParamForm(schema, json.loads(self.shell.settings.view_params))
+        self.view_form.changed.connect(self._view_params_edited)
+        self.view_box.layout().addWidget(self.view_form)
+
+    def _view_params_edited(self) -> None:
+        try:
+            values = self.view_form.values()
+        except SpecscopeError as exc:
+            self.shell.show_error(str(exc), dialog=False)
+            return
+        self.shell.change_settings(
+            self.shell.settings.with_changes(view_params=json.dumps(values)), undoable=False)
+
+    # -- plugins -------------------------------------------------------------------
+    def show_plugins_dialog(self) -> None:
+        """The list of plugins: found, loaded, failed and why."""
+        def fetch():
+            return ([p.to_dict(traceback=True) for p in extensions.list_plugins()],
+                    extensions.problems())
+
+        dlg = PluginsDialog(*fetch(), refresh=lambda: (extensions.rescan(), fetch())[1],
+                            parent=self.shell.dialog_parent())
+        dlg.open()
+        self.plugins_dialog = dlg

@@ -1,0 +1,219 @@
+"""The session, without Qt: what is open, how it is looked at, and session files.
+
+:class:`ViewSettings` holds the analysis and view settings (immutable, replaced
+on change, so undo keeps old ones); :class:`Document` is an opened recording
+with its settings.  A session file (``specscope/session/1`` JSON) keeps the
+file, the analysis, the visible range and the display levels:
+:func:`session_state` builds it, :func:`write_session` writes it atomically,
+:func:`load_session` reads and checks it and :func:`settings_from_session`
+turns it back into settings.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from specscope.compute.errors import InputError
+from specscope.compute.io import Recording
+from specscope.compute.paths import cache_dir
+from specscope.compute.spectral import StftParams, window_text
+
+__all__ = ["SESSION_FORMAT", "Document", "ViewSettings", "describe_change",
+           "last_session_path", "load_session", "session_state", "settings_from_session",
+           "write_session"]
+
+SESSION_FORMAT = "specscope/session/1"
+
+
+@dataclass(frozen=True)
+class ViewSettings:
+    """Analysis settings of the spectrogram view; immutable, replaced on change."""
+
+    stft: StftParams = field(default_factory=StftParams)
+    channel: int = 0
+    reduce: str = "mean"
+    freq_scale: str = "linear"
+    #: processing steps before the spectrogram, as pipeline JSON (immutable, comparable)
+    processing: str = "[]"
+    #: "stft" (the tile engine) or a plugin operator whose output is an image
+    representation: str = "stft"
+    #: parameters of that operator, as JSON
+    view_params: str = "{}"
+    #: the filter designer's filter (pipeline filter-step params as JSON), "" when off
+    designer: str = ""
+    #: what the view shows of the designer's filter: "after", "before" or "difference"
+    compare: str = "after"
+
+    @property
+    def steps(self) -> list[dict]:
+        """Processing steps, the designer's filter last when it is on."""
+        steps = json.loads(self.processing)
+        if self.designer:
+            steps.append({"op": "filter", "params": json.loads(self.designer)})
+        return steps
+
+    @property
+    def base_steps(self) -> list[dict]:
+        """Processing steps without the designer's filter (the "before" view)."""
+        return json.loads(self.processing)
+
+    @property
+    def shows_difference(self) -> bool:
+        """Whether the view shows the designer's filter as after minus before, in dB."""
+        return bool(self.designer) and self.compare == "difference"
+
+    def pipeline_dict(self) -> dict:
+        """The processing and the spectrogram as one pipeline (``pipeline/1`` JSON)."""
+        from specscope.compute.pipeline import SCHEMA
+
+        st = self.stft
+        spec = {"op": "spectrogram", "params": {"nfft": st.nfft, "hop": st.hop,
+                                                 "window": window_text(st.window),
+                                                 "scaling": st.scaling}}
+        return {"specscope": SCHEMA, "name": "specscope session", "steps": [*self.steps, spec]}
+
+    def with_changes(self, **kw: object) -> ViewSettings:
+        """A copy with the given fields replaced."""
+        return replace(self, **kw)
+
+
+@dataclass
+class Document:
+    """An opened recording, the settings it is viewed with and the options it was opened with."""
+
+    recording: Recording
+    settings: ViewSettings = field(default_factory=ViewSettings)
+    #: reader options given to ``open_recording`` (sample rate, dtype, ... of raw files)
+    options: dict = field(default_factory=dict)
+
+    @property
+    def path(self) -> Path:
+        return self.recording.path
+
+    def summary(self) -> str:
+        """One line for the status bar."""
+        r = self.recording
+        kind = "complex" if r.is_complex else "real"
+        centre = f", centre {_fmt_hz(r.center_frequency)}" if r.center_frequency else ""
+        return (f"{r.path.name} — {r.format}, {_fmt_hz(r.sample_rate)}, {r.n_channels} ch, "
+                f"{kind}{centre}, {_fmt_duration(r.duration)}")
+
+
+def describe_change(old: ViewSettings, new: ViewSettings) -> str:
+    """A short text of what changed between two settings (the undo history shows it)."""
+    parts = []
+    for name in ("nfft", "hop", "window", "scaling"):
+        if getattr(old.stft, name) != getattr(new.stft, name):
+            parts.append(f"{name} {getattr(new.stft, name)}")
+    for name in ("channel", "reduce", "freq_scale"):
+        if getattr(old, name) != getattr(new, name):
+            parts.append(f"{name} {getattr(new, name)}")
+    return "change " + ", ".join(parts) if parts else "change settings"
+
+
+# -- session files ----------------------------------------------------------------------
+
+def last_session_path() -> Path:
+    """Where the app remembers the last session (reopened by ``specscope open``)."""
+    return cache_dir("last-session.json")
+
+
+def session_state(path: Path | None, settings: ViewSettings,
+                  view: tuple[float, float, float, float], levels: tuple[float, float],
+                  colormap: str) -> dict[str, Any]:
+    """The state a session file keeps: file, analysis, view, display.
+
+    Parameters
+    ----------
+    path : Path or None
+        The open recording.
+    settings : ViewSettings
+        The analysis settings.
+    view : (t0, t1, f0, f1)
+        The visible range in seconds and Hz.
+    levels : (low, high)
+        The dB range of the colour map.
+    colormap : str
+        The colour map's name.
+    """
+    s = settings
+    t0, t1, f0, f1 = view
+    lo, hi = levels
+    window = list(s.stft.window) if isinstance(s.stft.window, tuple) else s.stft.window
+    return {"specscope": SESSION_FORMAT,
+            "file": str(path.resolve()) if path is not None else None,
+            "analysis": {"nfft": s.stft.nfft, "hop": s.stft.hop, "window": window,
+                         "scaling": s.stft.scaling, "channel": s.channel,
+                         "reduce": s.reduce, "freq_scale": s.freq_scale},
+            "view": {"t0": t0, "t1": t1, "f0": f0, "f1": f1},
+            "display": {"db_low": lo, "db_high": hi, "colormap": colormap}}
+
+
+def write_session(path: str | Path, state: dict[str, Any]) -> None:
+    """Write a session file atomically (a partial file, then a rename); OSError on failure."""
+    tmp = Path(str(path) + ".partial")
+    tmp.write_text(json.dumps(state, indent=2))
+    tmp.replace(path)
+
+
+def load_session(path: str | Path) -> dict[str, Any]:
+    """Read and check a session file; :class:`InputError` names what is wrong."""
+    p = Path(path)
+    try:
+        state = json.loads(p.read_text())
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read the session ({exc.strerror})") from None
+    except ValueError as exc:
+        raise InputError(f"{p}: not a session file (invalid JSON: {exc})") from None
+    if not isinstance(state, dict) or state.get("specscope") != SESSION_FORMAT:
+        raise InputError(f"{p}: not a specscope session (expected \"specscope\": "
+                         f"\"{SESSION_FORMAT}\")")
+    try:
+        a, v, d = state["analysis"], state["view"], state["display"]
+        if isinstance(a["window"], list):
+            a["window"] = tuple(a["window"])
+        StftParams(int(a["nfft"]), int(a["hop"]), a["window"], a["scaling"])
+        if a.get("reduce", "mean") not in ("mean", "max"):
+            raise InputError(f"{p}: analysis.reduce={a['reduce']!r} must be mean or max")
+        if a.get("freq_scale", "linear") not in ("linear", "log", "mel"):
+            raise InputError(f"{p}: analysis.freq_scale={a['freq_scale']!r} must be "
+                             "linear, log or mel")
+        a.setdefault("reduce", "mean")
+        a.setdefault("freq_scale", "linear")
+        a.setdefault("channel", 0)
+        for k in ("t0", "t1", "f0", "f1"):
+            float(v[k])
+        float(d["db_low"]), float(d["db_high"])
+        d.setdefault("colormap", "inferno")
+        if not state.get("file"):
+            raise InputError(f"{p}: the session names no recording")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"{p}: incomplete session ({type(exc).__name__}: {exc})") from None
+    return state
+
+
+def settings_from_session(state: dict[str, Any]) -> ViewSettings:
+    """The analysis settings of a session read by :func:`load_session`."""
+    a = state["analysis"]
+    return ViewSettings(stft=StftParams(a["nfft"], a["hop"], a["window"], a["scaling"]),
+                        channel=a["channel"], reduce=a["reduce"], freq_scale=a["freq_scale"])
+
+
+def _fmt_hz(hz: float) -> str:
+    for scale, unit in ((1e9, "GHz"), (1e6, "MHz"), (1e3, "kHz")):
+        if abs(hz) >= scale and abs(hz) % (scale / 1000) == 0:
+            return f"{hz / scale:g} {unit}"
+    return f"{hz:g} Hz"
+
+
+def _fmt_duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.3f} s"
+    m, s = divmod(seconds, 60)
+    if m < 60:
+        return f"{int(m)}:{s:06.3f}"
+    h, m = divmod(m, 60)
+    return f"{int(h)}:{int(m):02d}:{s:06.3f}"

@@ -13,7 +13,7 @@ import scipy.signal as ss
 import soundfile
 from specscope.compute import InputError, RecordingError, open_recording, read_spectrogram
 from specscope.compute.batch import rerun, run_batch
-from specscope.compute.pipeline.core import SETTLE_TOL, Pipeline
+from specscope.compute.pipeline import SETTLE_TOL, Pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "assets" / "pipelines" / "hum_bandpass.json"
@@ -209,7 +209,7 @@ def test_runner_and_cli_do_not_import_qt(wavs, tmp_path):
     code = f"""
 import sys
 from specscope.compute.batch import run_batch
-from specscope.compute.pipeline.core import Pipeline
+from specscope.compute.pipeline import Pipeline
 s = run_batch(Pipeline.load({str(EXAMPLE)!r}), [{str(paths[2])!r}], {str(tmp_path / "o")!r})
 assert s.ok
 from specscope.app import cli

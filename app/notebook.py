@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 from specscope.compute.errors import InputError
-from specscope.compute.io.base import Recording
-from specscope.compute.io.memory import ArrayRecording
-from specscope.compute.pipeline.core import Pipeline
+from specscope.compute.io import ArrayRecording, Recording
+from specscope.compute.pipeline import Pipeline
 
 #: windows opened by show(), kept alive while the notebook holds none
 _WINDOWS: list[Any] = []

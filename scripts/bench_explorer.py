@@ -34,7 +34,7 @@ import scipy.signal
 import soundfile
 from specscope.compute import open_recording
 from specscope.compute.paths import cache_dir
-from specscope.compute.view.tiles import TileEngine, render_progressive
+from specscope.compute.view import TileEngine, render_progressive
 
 FS = 48_000
 WIDTH = 1600

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import scipy.signal as ss
 from specscope.compute.errors import InputError, SpecscopeError
-from specscope.compute.io.memory import ArrayRecording
+from specscope.compute.io import ArrayRecording
 from specscope.compute.live import (
     BlockRing,
     FileSource,

@@ -11,7 +11,8 @@
 table, Audacity labels, CSV) or, for another recording, the regions its reader
 found.  ``convert`` reads one format and writes another; ``--recording`` gives
 the sample rate and band that SigMF samples, Raven boxes and new SigMF metas
-need.  ``measure`` prints :func:`specscope.compute.annotations.measure` of a
+need (without a recording, ``--sample-rate`` gives the rate alone).
+``measure`` prints :func:`specscope.compute.annotations.measure` of a
 box.  JSON output uses the model's field names.  :func:`register` adds the
 commands to the main parser; bad input raises
 :class:`~specscope.compute.errors.SpecscopeError` (one line, exit status 2 in
@@ -23,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from specscope.compute.errors import InputError
@@ -54,6 +54,28 @@ def _open_recording(args: argparse.Namespace) -> Any:
     return None if args.recording is None else open_input(args, args.recording)
 
 
+def _own_recording(args: argparse.Namespace, path: str, format: str | None) -> Any:
+    """A SigMF meta's own recording (its length ends open segments), if it opens."""
+    from specscope.compute.annotations import detect_format
+    from specscope.compute.errors import SpecscopeError
+
+    try:
+        if (format or detect_format(path)) != "sigmf":
+            return None
+        return open_input(args, path)
+    except SpecscopeError:
+        return None  # metadata only, or no data file: the meta alone has to do
+
+
+def _sample_rate(args: argparse.Namespace) -> float | None:
+    """``--sample-rate`` without ``--recording``: the rate of the annotated recording."""
+    from specscope.compute.params import parse_number
+
+    if args.recording is not None or args.sample_rate is None:
+        return None
+    return parse_number(args.sample_rate, "--sample-rate", positive=True)
+
+
 def _is_annotation_file(path: str, format: str | None) -> bool:
     from specscope.compute.annotations import detect_format
 
@@ -67,7 +89,7 @@ def _is_annotation_file(path: str, format: str | None) -> bool:
 
 
 def _text_line(a: Any) -> str:
-    band = (f"{a.freq_low_hz:g}-{a.freq_high_hz:g} Hz" if a.freq_low_hz is not None
+    band = (f"{a.freq_low_hz:.10g}-{a.freq_high_hz:.10g} Hz" if a.freq_low_hz is not None
             else "all frequencies")
     parts = [f"{a.start_s:.6f}-{a.stop_s:.6f} s", band]
     if a.channel is not None:
@@ -87,11 +109,15 @@ def cmd_list(args: argparse.Namespace) -> int:
         read_annotations,
     )
 
+    table = _is_annotation_file(args.file, args.from_format)
     rec = _open_recording(args)
+    if rec is None and table:
+        rec = _own_recording(args, args.file, args.from_format)
     try:
-        if _is_annotation_file(args.file, args.from_format):
+        if table:
             fmt = args.from_format or detect_format(args.file)
-            items = read_annotations(args.file, format=fmt, recording=rec)
+            items = read_annotations(args.file, format=fmt, recording=rec,
+                                     sample_rate=_sample_rate(args))
         else:
             with open_input(args) as own:
                 fmt = f"recording ({own.format})"
@@ -114,13 +140,15 @@ def cmd_convert(args: argparse.Namespace) -> int:
     """``annotations convert``: read one annotation format, write another."""
     from specscope.compute.annotations import detect_format, read_annotations, write_annotations
 
-    if Path(args.input).resolve() == Path(args.output).resolve():
-        raise InputError(f"{args.output}: is the input file; give another output name")
     to = args.to_format or detect_format(args.output, reading=False)  # fail before reading
     rec = _open_recording(args)
+    if rec is None:
+        rec = _own_recording(args, args.input, args.from_format)
     try:
-        items = read_annotations(args.input, format=args.from_format, recording=rec)
-        out = write_annotations(args.output, items, format=to, recording=rec)
+        fs = _sample_rate(args)
+        items = read_annotations(args.input, format=args.from_format, recording=rec,
+                                 sample_rate=fs)
+        out = write_annotations(args.output, items, format=to, recording=rec, sample_rate=fs)
     finally:
         if rec is not None:
             rec.close()

@@ -344,7 +344,10 @@ def test_sigmf_segment_without_count_runs_to_the_end(sigmf_pair):
     doc = json.loads(sigmf_pair.read_text())
     del doc["annotations"][2]["core:sample_count"]
     sigmf_pair.write_text(json.dumps(doc))
-    got = read_annotations(sigmf_pair)  # the length comes from the data file
+    with pytest.raises(InputError) as info:
+        read_annotations(sigmf_pair)  # the length is the recording's
+    one_line_error(info.value, "annotations[2]", "core:sample_count", "recording=")
+    got = read_annotations(sigmf_pair, recording=open_recording(sigmf_pair))
     assert got[2].stop_s == 10000 / 1e6
     rec = ArrayRecording(np.zeros(8000, np.complex64), 1e6)
     assert read_annotations(sigmf_pair, recording=rec)[2].stop_s == 8000 / 1e6
@@ -685,6 +688,12 @@ def test_cli_list_json(capsys, sigmf_pair):
     doc = json.loads(out)
     assert doc["format"] == "sigmf"
     assert [a["start_s"] for a in doc["annotations"]] == [0.001, 0.004, 0.006]
+    # a segment without core:sample_count runs to the end of the recording's own data
+    doc = json.loads(sigmf_pair.read_text())
+    del doc["annotations"][2]["core:sample_count"]
+    sigmf_pair.write_text(json.dumps(doc))
+    code, out, _ = run_cli(capsys, "annotations", "list", sigmf_pair, "--json")
+    assert code == 0 and json.loads(out)["annotations"][2]["stop_s"] == 0.01
     code, out, _ = run_cli(capsys, "annotations", "list", DATA / "Table.1.selections.txt")
     assert code == 0 and "3 annotations (raven)" in out and "'frog'" in out
 
@@ -715,6 +724,11 @@ def test_cli_convert_between_formats(capsys, tmp_path, bird_wav, sigmf_pair):
     after = json.loads(sigmf_pair.read_text())
     assert after["global"] == before["global"] and after["captures"] == before["captures"]
     assert len(after["annotations"]) == 5
+    # the sample rate alone is enough for Raven's band
+    code, out, _ = run_cli(capsys, "annotations", "convert", DATA / "birds.labels.txt",
+                           tmp_path / "rate.selections.txt", "--sample-rate", "96k")
+    assert code == 0
+    assert read_annotations(tmp_path / "rate.selections.txt", sample_rate=96000) == back
     # without the recording Raven cannot hold the time-only labels
     code, _, err = run_cli(capsys, "annotations", "convert", DATA / "birds.labels.txt",
                            tmp_path / "x.selections.txt")

@@ -115,9 +115,9 @@ class Measurement:
         return asdict(self)
 
 
-def _check_time(name: str, value: Any) -> float:
+def _check_number(name: str, value: Any, unit: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InputError(f"{name}={value!r} must be a number of seconds")
+        raise InputError(f"{name}={value!r} must be a number ({unit})")
     x = float(value)
     if not math.isfinite(x):
         raise InputError(f"{name}={value!r} must be finite")
@@ -224,8 +224,8 @@ def measure(recording: Any, start_s: float, stop_s: float, freq_low_hz: float | 
     fs = float(recording.sample_rate)
     n = int(recording.n_samples)
     duration = n / fs
-    start = _check_time("start_s", start_s)
-    stop = _check_time("stop_s", stop_s)
+    start = _check_number("start_s", start_s, "s")
+    stop = _check_number("stop_s", stop_s, "s")
     if start < 0 or start >= duration:
         raise InputError(f"start_s={start_s!r} must be in [0, {duration:g}) s (the recording's "
                          "length)")
@@ -236,8 +236,8 @@ def measure(recording: Any, start_s: float, stop_s: float, freq_low_hz: float | 
         raise InputError("give both freq_low_hz and freq_high_hz (--fmin and --fmax) or neither")
     lo = hi = None
     if freq_low_hz is not None:
-        lo = _check_time("freq_low_hz", freq_low_hz)
-        hi = _check_time("freq_high_hz", freq_high_hz)
+        lo = _check_number("freq_low_hz", freq_low_hz, "Hz")
+        hi = _check_number("freq_high_hz", freq_high_hz, "Hz")
         if hi < lo:
             raise InputError(f"freq_high_hz={freq_high_hz!r} must be >= "
                              f"freq_low_hz={freq_low_hz!r}")

@@ -14,7 +14,7 @@ difference as ``core:sample_count``.  A SigMF round trip is therefore exact to
 the sample: annotations read from a meta are written back with the same
 sample indices, and times that are not on a sample come back moved to the
 nearest one.  A segment without ``core:sample_count`` runs to the end of the
-recording (SigMF: to the end of its capture).
+recording (SigMF: to the end of its capture); reading one needs the recording.
 
 Writing into an existing ``.sigmf-meta`` replaces only its ``annotations``
 array (sorted by ``core:sample_start``, as SigMF requires); ``global``,
@@ -95,18 +95,13 @@ def _sample_rate(path: Path, doc: dict[str, Any], timebase: Timebase) -> float:
     return float(fs)
 
 
-def _length(path: Path, timebase: Timebase) -> int:
+def _length(where: str, timebase: Timebase) -> int:
     """The recording's length in samples, for segments without ``core:sample_count``."""
-    if timebase.n_samples is not None:
-        return timebase.n_samples
-    from ..io import open_recording
-
-    try:
-        with open_recording(path) as rec:
-            return int(rec.n_samples)
-    except RecordingError as exc:
-        raise RecordingError(f"{path}: an annotation has no core:sample_count and the "
-                             f"recording's length is unknown ({exc})") from None
+    if timebase.n_samples is None:
+        # the length is the data file's; the caller opens the recording (io reads this package)
+        raise InputError(f"{where}: core:sample_count is missing (to the end of the "
+                         "recording) and the recording's length is unknown; give recording=")
+    return timebase.n_samples
 
 
 def read_sigmf(path: str | Path, timebase: Timebase | None = None) -> list[Annotation]:
@@ -144,7 +139,7 @@ def read_sigmf(path: str | Path, timebase: Timebase | None = None) -> list[Annot
             raise InputError(f"{where}: core:sample_start={start!r} must be a whole number >= 0")
         count = obj.get("core:sample_count")
         if count is None:
-            count = max(0, _length(path, timebase) - start)
+            count = max(0, _length(where, timebase) - start)
         elif not _is_int(count) or count < 0:
             raise InputError(f"{where}: core:sample_count={count!r} must be a whole number >= 0")
         lo, hi = obj.get("core:freq_lower_edge"), obj.get("core:freq_upper_edge")

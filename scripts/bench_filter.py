@@ -18,7 +18,7 @@ import statistics
 import time
 
 import numpy as np
-from specscope.compute.filters.core import (
+from specscope.compute.filters import (
     FilterSpec,
     analyze,
     block_filter,
@@ -26,8 +26,8 @@ from specscope.compute.filters.core import (
     notch_from_click,
     verify,
 )
-from specscope.compute.io.memory import ArrayRecording
-from specscope.compute.view.tiles import TileEngine, render_progressive
+from specscope.compute.io import ArrayRecording
+from specscope.compute.view import TileEngine, render_progressive
 
 FS = 48000.0
 

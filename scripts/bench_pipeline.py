@@ -48,7 +48,7 @@ def make_recording(path: Path, seconds: float, seed: int, block: int = 1 << 22) 
 
 def batch(inputs: list[Path], out: Path, **kw) -> tuple[float, bool]:
     from specscope.compute.batch import run_batch
-    from specscope.compute.pipeline.core import Pipeline
+    from specscope.compute.pipeline import Pipeline
 
     shutil.rmtree(out, ignore_errors=True)
     t0 = time.perf_counter()
@@ -58,7 +58,7 @@ def batch(inputs: list[Path], out: Path, **kw) -> tuple[float, bool]:
 
 _CHILD = r"""
 import json, os, resource, sys, time
-from specscope.compute.pipeline.core import Pipeline
+from specscope.compute.pipeline import Pipeline
 from specscope.compute.batch import run_batch
 import h5py, scipy.signal, soundfile  # everything imported before the cap
 def vm_kib(key):

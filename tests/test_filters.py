@@ -10,26 +10,24 @@ import numpy as np
 import pytest
 import scipy.signal as ss
 from specscope.compute import InputError
-from specscope.compute.filters.core import (
+from specscope.compute.filters import (
+    FORMATS,
     Design,
     FilterSpec,
     FilterSpecError,
     analyze,
     block_filter,
     design,
-    notch_from_click,
-    verify,
-)
-from specscope.compute.filters.formats import (
-    FORMATS,
     export_coefficients,
-    filter_recording,
+    notch_from_click,
     parse_coefficients,
     read_coefficients,
+    verify,
     write_coefficients,
 )
-from specscope.compute.io.memory import ArrayRecording
-from specscope.compute.pipeline.core import Pipeline
+from specscope.compute.io import ArrayRecording
+from specscope.compute.output import filter_recording
+from specscope.compute.pipeline import Pipeline
 
 FS = 48000.0
 # SOS from the same scipy calls: identical up to float rounding in the design
@@ -400,7 +398,7 @@ def test_filter_recording_to_hdf5_with_spec_and_coefficients(tmp_path):
 
 
 def test_block_filter_with_context_matches_whole_filtering():
-    from specscope.compute.view.tiles import TileEngine
+    from specscope.compute.view import TileEngine
 
     rng = np.random.default_rng(3)
     x = rng.standard_normal(200000).astype(np.float64)

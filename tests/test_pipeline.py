@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import scipy.signal as ss
 from specscope.compute import InputError, RecordingError
-from specscope.compute.io.memory import ArrayRecording
-from specscope.compute.pipeline.core import SETTLE_TOL, Pipeline
+from specscope.compute.io import ArrayRecording
+from specscope.compute.pipeline import SETTLE_TOL, Pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "assets" / "pipelines" / "hum_bandpass.json"
@@ -330,8 +330,8 @@ def test_block_function_for_the_tile_engine():
 
 
 def test_tile_engine_with_filters_matches_the_filtered_signal():
-    from specscope.compute.io.memory import ArrayRecording
-    from specscope.compute.view.tiles import TileEngine
+    from specscope.compute.io import ArrayRecording
+    from specscope.compute.view import TileEngine
 
     fs = 8000.0
     x = _signal(n=40000)
@@ -347,7 +347,7 @@ def test_tile_engine_with_filters_matches_the_filtered_signal():
 
 
 def test_tile_engine_accepts_a_samplewise_pipeline():
-    from specscope.compute.view.tiles import TileEngine
+    from specscope.compute.view import TileEngine
 
     x = _signal(n=20000)
     p = _pipe(("gain", {"factor": 2.0}))
@@ -426,7 +426,7 @@ def test_push_rows_equals_push_per_channel_bit_for_bit(steps, dtype):
 
 def test_sos_rows_without_scipy_kernel_carry_the_same_state(monkeypatch):
     """The wrapper path (no private scipy kernel) and a switch in mid-stream agree."""
-    from specscope.compute.pipeline import core as pl
+    from specscope.compute.filters import apply as filter_apply
 
     x = _signal(FS, channels=2)
     bound = _pipe(("filter", {"design": "butter", "order": 4, "cutoff": 800.0})).bind(FS)
@@ -434,7 +434,7 @@ def test_sos_rows_without_scipy_kernel_carry_the_same_state(monkeypatch):
     want = np.stack([stage.whole(x[:, c]) for c in range(2)])
     st = stage.new_rows_state(2)
     first = stage.push_rows(st, x[:3000].T, False)
-    monkeypatch.setattr(pl, "_SOS_KERNEL", [None])
+    monkeypatch.setattr(filter_apply, "_SOS_KERNEL", [None])
     rest = stage.push_rows(st, x[3000:].T, True)
     np.testing.assert_array_equal(np.concatenate([first, rest], axis=1), want)
 

@@ -34,7 +34,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 from specscope.compute.errors import SpecscopeError
-from specscope.compute.filters import core as filters
+from specscope.compute import filters
 
 from .param_form import ParamForm
 

@@ -1,4 +1,4 @@
-"""Filter coefficients to and from files, and filtering a recording to HDF5.
+"""Filter coefficients to and from files.
 
 Formats (:data:`FORMATS`), chosen by name or by the file suffix:
 
@@ -35,11 +35,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, RecordingError
-from .core import Design, FilterSpec
+from .designed import Design
+from .spec import FilterSpec
 
-__all__ = ["FORMATS", "SUFFIXES", "export_coefficients", "filter_pipeline",
-           "filter_recording", "parse_coefficients", "read_coefficients",
-           "write_coefficients"]
+__all__ = ["FORMATS", "SUFFIXES", "export_coefficients", "parse_coefficients",
+           "read_coefficients", "write_coefficients"]
 
 TAG = "specscope/filter/1"
 FORMATS = ("json", "csv", "npz", "c", "python")
@@ -268,7 +268,7 @@ def _scipy_code(d: Design) -> list[str]:
 
 def read_coefficients(path: str | os.PathLike[str], fmt: str | None = None,
                       fs: float | None = None) -> Design:
-    """A :class:`~specscope.compute.filters.core.Design` from a coefficient file.
+    """A :class:`~specscope.compute.filters.Design` from a coefficient file.
 
     ``fs`` overrides (or supplies, when the file has none) the sample rate.
     """
@@ -422,51 +422,3 @@ def _parse_python(text: str, fs: float | None) -> Design:
     fields = {"sos": found.get("sos_stored"), "b": found.get("b_stored"),
               "a": found.get("a_stored"), "sample_rate": found.get("fs")}
     return _design_from(fields, fs, found.get("spec"))
-
-
-# -- filtering a recording -----------------------------------------------------------
-
-
-def filter_pipeline(what: FilterSpec | Design, name: str = "filter") -> Any:
-    """A one-step :class:`~specscope.compute.pipeline.core.Pipeline` applying a spec or design.
-
-    A spec becomes a ``filter`` step (designed for each recording's rate); a
-    design without a spec (imported coefficients) becomes an ``sosfilt`` or
-    FIR ``lfilter`` step with its coefficients.
-    """
-    from ..pipeline.core import Pipeline
-
-    if isinstance(what, FilterSpec):
-        return Pipeline.from_steps([{"op": "filter", "params": what.to_params()}], name)
-    if what.spec is not None:
-        return Pipeline.from_steps([{"op": "filter", "params": what.spec.to_params()}], name)
-    if what.form == "sos":
-        step = {"op": "sosfilt", "params": {"sos": what.sos.tolist()}}
-    elif what.form == "fir":
-        step = {"op": "lfilter", "params": {"b": what.b.tolist(), "a": [1.0]}}
-    else:
-        raise InputError("an imported comb filter cannot run in a pipeline; export it as sos")
-    return Pipeline.from_steps([step], name)
-
-
-def filter_recording(what: FilterSpec | Design, source: str | os.PathLike[str],
-                     out: str | os.PathLike[str], **kwargs: Any) -> Path:
-    """Filter a recording file into HDF5 through the pipeline runner (crash-safe).
-
-    The output holds the filtered signal, the pipeline JSON (with the spec),
-    the designed coefficients (group ``pipeline/coefficients``) and the
-    provenance; ``kwargs`` go to :func:`~specscope.compute.batch.process_file`
-    (``chunk_samples``, ``recording_options``, ``progress``...).  A design whose
-    sample rate differs from the recording's is refused.
-    """
-    from .. import open_recording
-    from ..batch import process_file
-
-    if isinstance(what, Design):
-        rec = open_recording(source, **kwargs.get("recording_options", {}))
-        if abs(rec.sample_rate - what.sample_rate) > 1e-9 * what.sample_rate:
-            raise InputError(f"{Path(source).name}: sample rate {rec.sample_rate:g} Hz differs "
-                             f"from the filter's {what.sample_rate:g} Hz")
-    r = process_file(filter_pipeline(what), source, out, **kwargs)
-    return Path(r.output)
-

@@ -1,0 +1,261 @@
+"""A pipeline bound to a sample rate: its stages, chunked streaming, the tile engine's function.
+
+:class:`BoundPipeline` designs the filters of a pipeline for one sample rate,
+builds its stages and streams a recording through them
+(:meth:`BoundPipeline.stream`), telling the chunked runs of exports and batch
+jobs what history they need (``lookback``, ``lookahead``, ``exact_split``).
+:class:`PipelineResult` is what :meth:`Pipeline.run` returns.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import Cancelled, InputError
+from ..filters import block_filter
+from ..spectral import StftParams
+from .stages import (
+    Designed,
+    SamplewiseStage,
+    SpectrogramStage,
+    Stage,
+    filter_stage,
+    operator_stage,
+)
+
+__all__ = ["DEFAULT_CHUNK_SAMPLES", "BlockChain", "BoundPipeline", "PipelineResult"]
+
+#: samples read per chunk by :meth:`Pipeline.run`
+DEFAULT_CHUNK_SAMPLES = 1 << 20
+
+
+@dataclass
+class PipelineResult:
+    """What :meth:`Pipeline.run` returns.
+
+    Attributes
+    ----------
+    kind : {"signal", "spectrogram"}
+    data : ndarray
+        ``signal``: shaped (channels, samples); ``spectrogram``: (channels,
+        frequencies, frames), power (``psd``, ``spectrum``) or amplitude.
+    sample_rate : float
+    first_sample : int
+        Recording sample of the first output sample, or where frame 0 starts.
+    times : ndarray
+        Seconds from the start of the recording: of each sample, or of each
+        frame centre.
+    frequencies : ndarray or None
+        Bin frequencies in Hz (plus the recording's centre frequency).
+    coefficients : dict
+        Designed filters by step index (see :meth:`BoundPipeline.coefficients`).
+    """
+
+    kind: str
+    data: np.ndarray
+    sample_rate: float
+    first_sample: int
+    times: np.ndarray
+    frequencies: np.ndarray | None
+    coefficients: dict[int, Designed]
+
+
+class BlockChain:
+    """Functions applied in turn to a block; ``context`` samples needed around it.
+
+    What :meth:`BoundPipeline.block_function` gives the tile engine.
+    """
+
+    def __init__(self, fns: list[Callable[[np.ndarray, float], Any]],
+                 context: tuple[int, int]) -> None:
+        self.fns = fns
+        self.context = context
+
+    def __call__(self, x: np.ndarray, fs: float) -> np.ndarray:
+        for fn in self.fns:
+            x = np.asarray(fn(x, fs))
+        return x
+
+
+class BoundPipeline:
+    """A pipeline designed for one sample rate: its stages and what chunking needs."""
+
+    def __init__(self, pipeline: Any, fs: float, complex_input: bool = False) -> None:
+        if isinstance(fs, bool) or not isinstance(fs, numbers.Real) or not (
+                math.isfinite(fs) and fs > 0):
+            raise InputError(f"fs={fs!r} must be a positive sample rate in Hz")
+        self.pipeline = pipeline
+        self.sample_rate = float(fs)
+        self.complex_input = bool(complex_input)
+        self.stages: list[Stage] = []
+        self.designed: dict[int, Designed] = {}
+        self.spectrogram: SpectrogramStage | None = None
+        for step in pipeline.steps:
+            if step.op == "filter":
+                stage, d = filter_stage(step, self.sample_rate)
+                self.designed[step.index] = d
+                self.stages.append(stage)
+            elif step.op == "spectrogram":
+                v = step.values
+                self.spectrogram = SpectrogramStage(
+                    step, StftParams(v["nfft"], v["hop"], v["window"], v["scaling"]),
+                    self.sample_rate)
+            else:
+                self.stages.append(operator_stage(step, self.sample_rate, complex_input))
+        #: whether the time-domain output is complex (two-sided spectra)
+        self.complex_output = self.complex_input or any(s.makes_complex for s in self.stages)
+
+    # -- what chunked runs need ---------------------------------------------------------
+    @property
+    def kind(self) -> str:
+        return "spectrogram" if self.spectrogram is not None else "signal"
+
+    @property
+    def stft(self) -> StftParams | None:
+        return None if self.spectrogram is None else self.spectrogram.params
+
+    @property
+    def lookback(self) -> int:
+        """Input samples before an output sample that it depends on (IIR: settling)."""
+        return sum(s.lookback for s in self.stages)
+
+    @property
+    def lookahead(self) -> int:
+        return sum(s.lookahead for s in self.stages)
+
+    @property
+    def drop(self) -> int:
+        """Leading input samples without a time-domain output (valid-mode steps)."""
+        return sum(s.drop for s in self.stages)
+
+    @property
+    def streams(self) -> bool:
+        """Whether a chunked run is possible (no step needs the whole signal)."""
+        return all(s.streams for s in self.stages)
+
+    @property
+    def exact_split(self) -> bool:
+        """Whether a range computed from a cold start ``lookback`` samples early is exact."""
+        return all(s.exact_split for s in self.stages)
+
+    def signal_length(self, n_input: int) -> int:
+        return max(0, n_input - self.drop)
+
+    def output_length(self, n_input: int) -> int:
+        n = self.signal_length(n_input)
+        return n if self.stft is None else self.stft.n_frames(n)
+
+    def frequencies(self, center_frequency: float | None = None) -> np.ndarray | None:
+        if self.stft is None:
+            return None
+        return self.stft.frequencies(self.sample_rate, self.complex_output) + (
+            center_frequency or 0.0)
+
+    def coefficients(self) -> dict[int, Designed]:
+        """Designed filters by step index."""
+        return dict(self.designed)
+
+    # -- the tile engine's block function -------------------------------------------------
+    def block_function(self) -> BlockChain:
+        """``f(x, fs)`` running the time-domain stages over an independent block.
+
+        Sample-wise steps run as they are; ``filter`` steps through
+        :func:`~specscope.compute.filters.block_filter`, the same
+        :class:`~specscope.compute.filters.StreamFilter` as their stages,
+        from rest, which needs ``f.context = (before, after)`` samples around
+        each block (the tile engine reads and trims them).  Other steps with
+        history are refused with an error naming the step.
+        """
+        fns: list[Callable[[np.ndarray, float], Any]] = []
+        before = after = 0
+        for stage in self.stages:
+            step = stage.step
+            if isinstance(stage, SamplewiseStage):
+                fns.append(_whole_of(stage))
+            elif step.op == "filter":
+                bf = block_filter(self.designed[step.index].design)
+                fns.append(bf)
+                before += bf.context[0]
+                after += bf.context[1]
+            else:
+                raise step.error("needs history across blocks, which a block-wise view "
+                                 "cannot give it; the export applies it")
+        return BlockChain(fns, (before, after))
+
+    # -- streaming ----------------------------------------------------------------------
+    def stream(self, read: Callable[[int, int], np.ndarray], read_start: int, read_stop: int,
+               *, chunk_samples: int = DEFAULT_CHUNK_SAMPLES, skip: int = 0,
+               take: int | None = None,
+               progress: Callable[[float], None] | None = None,
+               cancelled: Callable[[], bool] | None = None) -> Iterator[np.ndarray]:
+        """Blocks of output for input ``read_start:read_stop``.
+
+        ``read(a, b)`` returns samples ``a:b`` shaped (samples, channels).  The
+        time-domain signal leaves the stages, loses its first ``skip`` samples
+        and is cut after ``take`` samples; then it is yielded, shaped
+        (channels, samples), or transformed into spectrogram frames, shaped
+        (channels, frequencies, frames).
+        """
+        if chunk_samples < 1:
+            raise InputError(f"chunk_samples={chunk_samples} must be >= 1")
+        n_in = read_stop - read_start
+        if not self.streams and n_in > chunk_samples:
+            bad = next(s for s in self.stages if not s.streams)
+            raise bad.step.error(f"needs the whole signal at once; the range has {n_in} "
+                                 f"samples, more than chunk_samples={chunk_samples} "
+                                 "(raise it, or drop the step)")
+        states: list[dict[str, Any]] | None = None
+        spec_state: dict[str, Any] = {}
+        passed = 0
+        skipped = 0
+        pos = read_start
+        while pos < read_stop or states is None:
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            end = min(read_stop, pos + chunk_samples)
+            final = end >= read_stop
+            block = np.asarray(read(pos, end))
+            if block.ndim == 1:
+                block = block[:, None]
+            if states is None:
+                states = [s.new_rows_state(block.shape[1]) for s in self.stages]
+                if self.spectrogram is not None:
+                    spec_state = self.spectrogram.new_rows_state(block.shape[1])
+            # all channels at once, shaped (channels, samples)
+            sig = block.T
+            for stage, st in zip(self.stages, states, strict=True):
+                sig = stage.push_rows(st, sig, final)
+            if block.shape[1] == 0:
+                sig = np.zeros((0, 0))
+            if skipped < skip:
+                k = min(skip - skipped, sig.shape[1])
+                sig = sig[:, k:]
+                skipped += k
+            if take is not None:
+                sig = sig[:, :max(0, take - passed)]
+            passed += sig.shape[1]
+            if self.spectrogram is not None:
+                frames = self.spectrogram.push_rows(spec_state, sig, final,
+                                                    self.complex_output)
+                out = np.ascontiguousarray(frames.transpose(0, 2, 1))
+            else:
+                out = np.ascontiguousarray(sig)
+            if out.shape[-1]:
+                yield out
+            pos = end
+            if progress is not None and n_in:
+                progress((pos - read_start) / n_in)
+            if final or (take is not None and passed >= take):
+                break
+
+
+def _whole_of(stage: Stage) -> Callable[[np.ndarray, float], Any]:
+    def run(x: np.ndarray, fs: float) -> Any:
+        return stage.whole(x)
+    return run

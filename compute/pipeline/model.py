@@ -1,0 +1,512 @@
+"""Pipelines: the one representation of processing, saved as JSON.
+
+A pipeline is a list of steps, each naming an operator of the registry (built
+in or from a plugin) and its parameters, and optionally ending with a
+spectrogram.  What the app shows, what ``specscope run`` executes, what a
+notebook calls and what a Dask worker runs is the same :class:`Pipeline`::
+
+    {
+      "specscope": "pipeline/1",
+      "name": "hum removal and band-pass",
+      "steps": [
+        {"op": "filter", "params": {"design": "iircomb", "frequency": 50.0, "q": 30,
+                                    "kind": "notch"}},
+        {"op": "filter", "params": {"design": "butter", "btype": "bandpass", "order": 4,
+                                    "cutoff": [300.0, 3000.0], "zero_phase": false}},
+        {"op": "spectrogram", "params": {"nfft": 1024, "hop": 256, "window": "hann",
+                                         "scaling": "psd"}}
+      ]
+    }
+
+Step kinds
+----------
+``filter``
+    A filter designed in Hz, for the recording's sample rate, when the pipeline
+    is bound to it (:meth:`Pipeline.bind`).  The params are a
+    :class:`specscope.compute.filters.FilterSpec` (``spec.to_params()``), designed
+    by :func:`specscope.compute.filters.design`, the one design path shared with
+    the filter designer and ``specscope filter``.  IIR designs (``butter``,
+    ``cheby1``, ``cheby2``, ``ellip``, ``bessel`` -- fixed or minimum order --,
+    ``iirnotch``, ``iirpeak``, ``notches``) become second-order sections applied
+    with ``sosfilt``; FIR designs (``firwin``, ``remez``, ``firls``, ``firwin2``)
+    become taps ``b`` applied as ``lfilter(b, 1)`` (a direct convolution, or
+    FFT blocks from :data:`~specscope.compute.filters.FFT_MIN_TAPS` taps on);
+    ``iircomb`` keeps scipy's ``(b, a)``, whose only non-zero taps are 0 and
+    ``N = fs / frequency``, and is applied as ``N`` interleaved first-order
+    recursions, which is ``lfilter(b, a)`` computed in O(1) per sample (its SOS
+    form has ``N / 2`` sections).  ``zero_phase: true`` filters forwards and
+    backwards (``sosfiltfilt`` / ``filtfilt``).
+``spectrogram``
+    The short-time power spectrum of :func:`specscope.compute.spectral.spectrogram`
+    (``nfft``, ``hop``, ``window``, ``scaling`` as :class:`StftParams`).  It
+    must be the last step.
+any registry operator
+    ``{"op": "gain", "params": {"factor": 2.0}}``.  Operators with a namespace,
+    ``"myplugin.op"``, load the plugin ``myplugin`` on demand.  A step must map
+    a signal to a signal of the same sample rate.
+
+Chunked runs
+------------
+:meth:`Pipeline.run` reads a recording in chunks and gives the same numbers
+as processing it whole (:meth:`Pipeline.__call__`), because each step runs as
+a stream with declared history:
+
+* sample-wise operators (history 0): chunk by chunk;
+* IIR filters: carried state (``sosfilt`` ``zi``), identical to a whole run;
+* FIR filters: a direct convolution over the carried last ``numtaps - 1`` inputs,
+  identical to a whole run; long FIRs (from
+  :data:`~specscope.compute.filters.FFT_MIN_TAPS` taps) by FFT over the same
+  carried inputs, equal to a whole run to float rounding;
+* operators with history ``h`` whose output has the input's length (median,
+  Savitzky-Golay): recomputed over an overlap of ``h`` samples on both sides,
+  exact;  operators whose output is ``h`` samples shorter (``moving_average``,
+  ``fm_demod``): the last ``h`` inputs are carried, exact;
+* the spectrogram: frames straddling chunk borders are computed from a carried
+  buffer, exact;
+* ``zero_phase`` filters cannot stream: the backward pass needs the future.
+  They run over an overlap of ``edge`` samples on both sides of each chunk
+  (FIR: ``numtaps``, exact; IIR: the length after which the impulse response
+  has lost all but ``SETTLE_TOL`` of its L1 norm, so a chunked run differs from
+  a whole run by at most about ``SETTLE_TOL * max|x|``); see
+  :attr:`~specscope.compute.pipeline.BoundPipeline.lookback`;
+* operators that need the whole signal (history ``None``, e.g. ``detrend``)
+  run only when the range fits in one chunk; otherwise :meth:`Pipeline.run`
+  fails before reading any data, naming the step.
+
+Pipeline files are data: they are parsed as JSON, never executed or unpickled.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import os
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import backend as _backend
+from .. import operators
+from ..errors import InputError, RecordingError
+from ..extensions import PluginError
+from ..filters import DESIGN_PARAM, FILTER_DESIGNS, Design, FilterSpec
+from ..params import Param, json_types
+from ..spectral import SCALINGS, StftParams
+from .binding import DEFAULT_CHUNK_SAMPLES, BoundPipeline, PipelineResult
+from .stages import strip_op_prefix
+from .step import Step
+
+__all__ = ["MAX_FILE_BYTES", "SCHEMA", "Pipeline", "load"]
+
+#: value of the ``"specscope"`` field of a pipeline file
+SCHEMA = "pipeline/1"
+#: largest pipeline file read (they are small, hand-written documents)
+MAX_FILE_BYTES = 1 << 20
+_TOP_FIELDS = ("specscope", "name", "description", "steps")
+_STEP_FIELDS = ("op", "params")
+_OP_NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
+
+_SPECTROGRAM_PARAMS = (
+    Param("nfft", int, 1024, min=2, max=1 << 22, unit="samples", help="frame length"),
+    Param("hop", int, 256, min=1, unit="samples", help="samples between frames"),
+    Param("window", "window", "hann", help="window name or (name, parameter)"),
+    Param("scaling", str, "psd", choices=SCALINGS),
+)
+
+
+# -- steps ---------------------------------------------------------------------------------
+
+
+def _resolve_operator(name: str, where: str) -> operators.Operator:
+    try:
+        return operators.get(name)  # loads the plugin of a "plugin.op" name on first use
+    except PluginError as exc:
+        raise InputError(f"{where}: {exc}") from None
+    except InputError:
+        pass
+    if "." in name:
+        ns = name.split(".", 1)[0]
+        raise InputError(f"{where}: operator {name!r} needs the plugin {ns!r}, which is "
+                         "not installed") from None
+    known = [o.name for o in operators.list_operators()] + ["filter", "spectrogram"]
+    close = difflib.get_close_matches(name, known, n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise InputError(f"{where}: op={name!r} is not an operator{hint} (see 'specscope ops')")
+
+
+
+def _spectrogram_values(params: dict[str, Any], where: str) -> dict[str, Any]:
+    """The spectrogram step's parameters, each checked by its :class:`Param`."""
+    names = [p.name for p in _SPECTROGRAM_PARAMS]
+    for k in params:
+        if k not in names:
+            close = difflib.get_close_matches(k, names, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise InputError(f"{where}: unknown parameter {k!r}{hint} (parameters: "
+                             f"{', '.join(names)})")
+    try:
+        values = {p.name: p.validate(params[p.name]) if p.name in params else p.default
+                  for p in _SPECTROGRAM_PARAMS}
+        StftParams(values["nfft"], values["hop"], values["window"], values["scaling"])
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+    return values
+
+
+def _filter_values(params: dict[str, Any], where: str) -> dict[str, Any]:
+    """The filter step's values (every field of its design), validated by the one
+    design path, :class:`~specscope.compute.filters.FilterSpec`."""
+    if "design" not in params:
+        raise InputError(f"{where}: parameter 'design' is required (one of "
+                         f"{', '.join(FILTER_DESIGNS)})")
+    try:
+        design = DESIGN_PARAM.validate(params["design"])
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+    where = f"{where.split(' (')[0]} (filter {design})"
+    try:
+        return FilterSpec.from_params(params).values()
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+
+
+def _parse_step(raw: Any, index: int) -> Step:
+    where = f"steps[{index}]"
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: must be an object {{\"op\": ..., \"params\": {{...}}}}, "
+                         f"got {type(raw).__name__}")
+    for k in raw:
+        if k not in _STEP_FIELDS:
+            raise InputError(f"{where}: unknown field {k!r} (a step has: "
+                             f"{', '.join(_STEP_FIELDS)})")
+    if "op" not in raw:
+        raise InputError(f"{where}: missing field 'op' (an operator name, 'filter' or "
+                         "'spectrogram')")
+    op = raw["op"]
+    if not isinstance(op, str) or not _OP_NAME.match(op):
+        raise InputError(f"{where}: op={op!r} is not an operator name (lower-case words "
+                         "joined by '_', 'plugin.op' for plugins)")
+    params = raw.get("params", {})
+    if not isinstance(params, dict):
+        raise InputError(f"{where} ({op}): params must be an object, got "
+                         f"{type(params).__name__}")
+    where = f"{where} ({op})"
+    if op == "filter":
+        values = _filter_values(params, where)
+    elif op == "spectrogram":
+        values = _spectrogram_values(params, where)
+    else:
+        operator = _resolve_operator(op, where)
+        if not operator.takes_input or operator.input_kind != "array":
+            raise InputError(f"{where}: {op} does not take a signal; a pipeline step must "
+                             "map a signal to a signal")
+        if "zi" in params:
+            raise InputError(f"{where}: zi is managed by the pipeline (state carried across "
+                             "chunks); remove it")
+        try:
+            values = operator.validate(params)
+        except InputError as exc:
+            raise InputError(f"{where}: {strip_op_prefix(str(exc), op)}") from None
+    return Step(op, json_types(copy.deepcopy(params)), values, index)
+
+
+
+
+# -- the pipeline -------------------------------------------------------------------------
+
+
+class Pipeline:
+    """Processing steps, loadable from and savable to JSON (schema ``pipeline/1``).
+
+    Build one with :meth:`load`, :meth:`from_dict` or :meth:`from_steps`;
+    apply it to arrays with ``pipeline(x, fs)`` or to recordings, chunked, with
+    :meth:`run`.  See the module documentation for the file format.
+    """
+
+    def __init__(self, steps: Sequence[Step], name: str = "", description: str = "",
+                 source: str | None = None) -> None:
+        self.steps: tuple[Step, ...] = tuple(steps)
+        self.name = name
+        self.description = description
+        #: the file it was loaded from, if any
+        self.source = source
+        self._bound: dict[tuple[float, bool], BoundPipeline] = {}
+
+    # -- construction -------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, d: Any, *, source: str | None = None) -> Pipeline:
+        """Validate a pipeline document (already parsed JSON)."""
+        try:
+            return cls._from_dict(d, source)
+        except InputError as exc:
+            if source:
+                raise InputError(f"{Path(source).name}: {exc}") from None
+            raise
+
+    @classmethod
+    def _from_dict(cls, d: Any, source: str | None) -> Pipeline:
+        if not isinstance(d, dict):
+            raise InputError(f"a pipeline must be a JSON object with \"specscope\": "
+                             f"\"{SCHEMA}\" and \"steps\", got {type(d).__name__}")
+        if "specscope" not in d:
+            raise InputError(f"missing field 'specscope' (expected \"specscope\": \"{SCHEMA}\")")
+        tag = d["specscope"]
+        if tag != SCHEMA:
+            if isinstance(tag, str) and tag.startswith("pipeline/"):
+                raise InputError(f"specscope={tag!r} is a pipeline schema version this "
+                                 f"specscope does not read (it reads {SCHEMA!r})")
+            raise InputError(f"specscope={tag!r} must be {SCHEMA!r}")
+        for k in d:
+            if k not in _TOP_FIELDS:
+                raise InputError(f"unknown field {k!r} (a pipeline has: "
+                                 f"{', '.join(_TOP_FIELDS)})")
+        if "steps" not in d:
+            raise InputError("missing field 'steps' (a list of {\"op\": ..., \"params\": ...})")
+        name, desc = d.get("name", ""), d.get("description", "")
+        if not isinstance(name, str) or not isinstance(desc, str):
+            raise InputError("name and description must be strings")
+        raw_steps = d["steps"]
+        if not isinstance(raw_steps, list):
+            raise InputError(f"steps must be a list, got {type(raw_steps).__name__}")
+        steps = [_parse_step(s, i) for i, s in enumerate(raw_steps)]
+        for s in steps[:-1]:
+            if s.op == "spectrogram":
+                raise InputError(f"{s.label}: the spectrogram must be the last step; "
+                                 f"{steps[s.index + 1].label} follows it")
+        return cls(steps, name, desc, source)
+
+    @classmethod
+    def from_steps(cls, steps: Sequence[dict[str, Any]], name: str = "") -> Pipeline:
+        """A pipeline from ``[{"op": ..., "params": {...}}, ...]``."""
+        return cls.from_dict({"specscope": SCHEMA, "name": name, "steps": list(steps)})
+
+    @classmethod
+    def from_filter(cls, what: FilterSpec | Design, name: str = "filter") -> Pipeline:
+        """A one-step pipeline applying a filter spec or design.
+
+        A spec (or a design made from one) becomes a ``filter`` step, designed
+        for each recording's rate; a design without a spec (imported
+        coefficients) becomes an ``sosfilt`` or FIR ``lfilter`` step with its
+        coefficients.
+        """
+        spec = what if isinstance(what, FilterSpec) else what.spec
+        if spec is not None:
+            return cls.from_steps([{"op": "filter", "params": spec.to_params()}], name)
+        if what.form == "sos":
+            step = {"op": "sosfilt", "params": {"sos": what.sos.tolist()}}
+        elif what.form == "fir":
+            step = {"op": "lfilter", "params": {"b": what.b.tolist(), "a": [1.0]}}
+        else:
+            raise InputError("an imported comb filter cannot run in a pipeline; export it as "
+                             "sos")
+        return cls.from_steps([step], name)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Pipeline:
+        """Read and validate a pipeline file (JSON; never executed or unpickled)."""
+        p = Path(path)
+        if not p.is_file():
+            raise RecordingError(f"{p}: no such pipeline file")
+        if p.stat().st_size > MAX_FILE_BYTES:
+            raise InputError(f"{p.name}: {p.stat().st_size} bytes is too large for a "
+                             f"pipeline file (at most {MAX_FILE_BYTES})")
+        raw = p.read_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(f"{p.name}: not a pipeline file (binary content; pipeline files "
+                             "are JSON text)") from None
+        return cls.from_dict(cls._parse_json(text, p.name), source=str(p))
+
+    @classmethod
+    def from_json(cls, text: str) -> Pipeline:
+        return cls.from_dict(cls._parse_json(text, "pipeline"))
+
+    @staticmethod
+    def _parse_json(text: str, name: str) -> Any:
+        def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            for k, v in items:
+                if k in out:
+                    raise InputError(f"{name}: field {k!r} appears twice")
+                out[k] = v
+            return out
+
+        def constant(c: str) -> Any:
+            raise InputError(f"{name}: {c} is not a number JSON allows")
+
+        try:
+            return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{name}: not a JSON pipeline file: {exc.msg} at line "
+                             f"{exc.lineno} column {exc.colno}") from None
+
+    # -- serialisation ------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The pipeline document (JSON types)."""
+        d: dict[str, Any] = {"specscope": SCHEMA}
+        if self.name:
+            d["name"] = self.name
+        if self.description:
+            d["description"] = self.description
+        d["steps"] = [{"op": s.op, "params": copy.deepcopy(s.params)} for s in self.steps]
+        return d
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the pipeline as JSON (atomically: temporary file, then rename)."""
+        p = Path(path)
+        tmp = p.with_name(f".{p.name}.partial")
+        tmp.write_text(self.to_json() + "\n", encoding="utf-8")
+        os.replace(tmp, p)
+        return p
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Pipeline) and self.to_dict() == other.to_dict()
+
+    def __hash__(self) -> int:
+        return hash(self.to_json(None))
+
+    def __repr__(self) -> str:
+        ops = ", ".join(s.op if s.op != "filter" else f"filter:{s.values['design']}"
+                        for s in self.steps)
+        return f"<Pipeline {self.name!r}: {ops}>"
+
+    # -- introspection ------------------------------------------------------------------
+    def operators(self) -> list[str]:
+        """Registry operators the pipeline runs (design and filtering included), sorted."""
+        names: set[str] = set()
+        for s in self.steps:
+            if s.op == "filter":
+                spec = FilterSpec.from_params(s.params)
+                names.update(spec.operators())
+                fir = spec.form == "fir"
+                if s.values["zero_phase"]:
+                    names.add("sosfiltfilt" if spec.form == "sos" else "filtfilt")
+                elif fir:
+                    names.add("convolve")
+                elif spec.form == "sos":
+                    names.add("sosfilt")
+            else:
+                names.add(s.op)
+        return sorted(names)
+
+    def plugins(self) -> list[str]:
+        """Namespaces of the plugin operators the pipeline needs."""
+        return sorted({n.split(".", 1)[0] for n in self.operators() if "." in n})
+
+    @property
+    def stft_params(self) -> StftParams | None:
+        """The final spectrogram's parameters, or None for a time-domain pipeline."""
+        last = self.steps[-1] if self.steps else None
+        if last is None or last.op != "spectrogram":
+            return None
+        v = last.values
+        return StftParams(v["nfft"], v["hop"], v["window"], v["scaling"])
+
+    def signal_part(self) -> Pipeline:
+        """The steps before the spectrogram, as a pipeline (the time-domain part)."""
+        d = self.to_dict()
+        if self.stft_params is not None:
+            d["steps"] = d["steps"][:-1]
+        return Pipeline.from_dict(d)
+
+    def block_function(self, fs: float,
+                       complex_input: bool = False) -> Callable[[np.ndarray, float], Any]:
+        """``f(x, fs)`` for :class:`~specscope.compute.view.TileEngine`'s ``pipeline``.
+
+        The time-domain steps (:meth:`signal_part`) bound to ``fs``; see
+        :meth:`BoundPipeline.block_function` (filters need ``f.context``
+        samples around each block; steps with other history are refused).
+        """
+        return self.signal_part().bind(fs, complex_input).block_function()
+
+    # -- running ------------------------------------------------------------------------
+    def bind(self, fs: float, complex_input: bool = False) -> BoundPipeline:
+        """Design the filters for sample rate ``fs`` and check every step (no data read)."""
+        key = (float(fs), bool(complex_input))
+        if key not in self._bound:
+            self._bound[key] = BoundPipeline(self, fs, complex_input)
+        return self._bound[key]
+
+    def __call__(self, x: Any, fs: float) -> Any:
+        """Apply the pipeline to a whole array (NumPy or CuPy), time along the last axis.
+
+        Returns the processed signal, or for a pipeline ending with a
+        spectrogram the spectra shaped (..., frequencies, frames), like
+        :func:`~specscope.compute.spectral.spectrogram`.
+        """
+        if not _backend.is_device_array(x):
+            x = np.asarray(x)
+        if x.ndim == 0:
+            raise InputError("expected a signal, got a scalar")
+        if x.dtype.kind not in "biufc":
+            raise InputError(f"expected numeric samples, got dtype {x.dtype}")
+        if x.dtype.kind in "biu":
+            x = x.astype(np.float32)
+        bound = self.bind(fs, x.dtype.kind == "c")
+        lead = x.shape[:-1]
+        flat = x.reshape(-1, x.shape[-1])
+        xp = _backend.get_xp(_backend.backend_of(x))
+        outs = []
+        for row in flat:
+            y = row
+            for stage in bound.stages:
+                y = stage.whole(y)
+            if bound.stft is not None:
+                p = bound.stft
+                p.check_length(y.shape[0], "the signal")
+                *_, y = operators.call("spectrogram", y, backend=_backend.backend_of(y),
+                                      fs=bound.sample_rate, nfft=p.nfft, hop=p.hop,
+                                      window=p.window, mode=p.scaling)
+            outs.append(y)
+        out = xp.stack(outs) if outs else xp.zeros((0,))
+        return out.reshape(*lead, *out.shape[1:])
+
+    def run(self, recording: Any, start: int | None = None, stop: int | None = None, *,
+            chunk_samples: int = DEFAULT_CHUNK_SAMPLES,
+            channels: int | list[int] | None = None,
+            progress: Callable[[float], None] | None = None,
+            cancelled: Callable[[], bool] | None = None) -> PipelineResult:
+        """Run over samples ``start:stop`` of a recording, reading ``chunk_samples`` at a time.
+
+        The numbers equal ``pipeline(recording.read(start, stop).T, fs)`` (see the
+        module documentation for the one approximate case, zero-phase IIR
+        filters).  Every step is checked and every filter designed before any
+        data is read.
+        """
+        bound = self.bind(recording.sample_rate, recording.is_complex)
+        a, b, _ = slice(start, stop).indices(recording.n_samples)
+        b = max(a, b)
+        chans = recording.channel_list(channels)
+        if bound.stft is not None:
+            bound.stft.check_length(bound.signal_length(b - a),
+                                    f"the range {a}:{b} of {recording.path.name}")
+        blocks = list(bound.stream(lambda i, j: recording.read(i, j, chans), a, b,
+                                   chunk_samples=chunk_samples, progress=progress,
+                                   cancelled=cancelled))
+        fs = bound.sample_rate
+        first = a + bound.drop
+        if bound.stft is None:
+            data = np.concatenate(blocks, axis=-1) if blocks else np.zeros((len(chans), 0))
+            times = (first + np.arange(data.shape[-1])) / fs
+            freqs = None
+        else:
+            p = bound.stft
+            n_freq = bound.frequencies().size
+            data = np.concatenate(blocks, axis=-1) if blocks else np.zeros(
+                (len(chans), n_freq, 0))
+            times = (first + np.arange(data.shape[-1]) * p.hop + p.nfft / 2) / fs
+            freqs = bound.frequencies(recording.center_frequency)
+        return PipelineResult(bound.kind, data, fs, first, times, freqs, bound.coefficients())
+
+
+def load(path: str | os.PathLike[str]) -> Pipeline:
+    """Shorthand for :meth:`Pipeline.load`."""
+    return Pipeline.load(path)

@@ -1,0 +1,444 @@
+"""Pipeline stages: each time-domain step as a stream with declared history.
+
+A stage takes chunks (1-D, or all channels at once shaped ``(channels, n)``)
+with a state it carries from chunk to chunk and returns what a run over the
+whole signal returns for them:
+
+* sample-wise operators (history 0): chunk by chunk (:class:`SamplewiseStage`);
+* filters: :class:`FilterStage`, through the one filter application of
+  :mod:`specscope.compute.filters.apply` (carried ``sosfilt`` state, FIR
+  history, comb phases); zero-phase filters run over an overlap
+  (:class:`CenteredStage`);
+* operators with history ``h`` whose output has the input's length: recomputed
+  over an overlap of ``h`` samples on both sides (:class:`CenteredStage`);
+  operators whose output is ``h`` samples shorter: the last ``h`` inputs are
+  carried (:class:`ValidStage`);
+* operators that need the whole signal (:class:`WholeStage`);
+* the spectrogram: frames straddling chunk borders from a carried buffer
+  (:class:`SpectrogramStage`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import backend as _backend
+from .. import operators
+from ..errors import InputError, SpecscopeError
+from ..filters import (
+    Design,
+    FilterSpec,
+    StreamFilter,
+    design,
+    stream_filter,
+    zero_phase_function,
+)
+from ..spectral import FRAMES_PER_BLOCK, StftParams, stft_frame_rows
+from .step import Step
+
+__all__ = [
+    "CenteredStage",
+    "Designed",
+    "FilterStage",
+    "SamplewiseStage",
+    "SpectrogramStage",
+    "Stage",
+    "ValidStage",
+    "WholeStage",
+    "filter_stage",
+    "operator_stage",
+    "strip_op_prefix",
+]
+
+
+def strip_op_prefix(msg: str, name: str) -> str:
+    """An operator's error message without its leading ``"name: "``."""
+    return msg[len(name) + 2:] if msg.startswith(name + ": ") else msg
+
+
+class _HostOp:
+    """A registry operator's NumPy implementation, its parameters validated once.
+
+    ``operators.call`` validates every parameter on every call.  A stream calls
+    the same operator with the same parameters for every block, so a stage
+    validates them when the pipeline is bound and then runs the implementation
+    ``operators.call(..., backend="numpy")`` chooses, the way it runs it: the
+    same input check, the same errors, the call recorded for
+    :func:`specscope.compute.operators.autotune.profile`.  ``varying`` parameters (a
+    carried ``zi``) are the stage's own arrays and are passed as they are.
+    """
+
+    def __init__(self, op: operators.Operator | str, fs: float | None = None,
+                 **params: Any) -> None:
+        self.op = operators.get(op) if isinstance(op, str) else op
+        self.impl = self.op.get_implementation("numpy")
+        kwargs = dict(self.op.validate(params))
+        if self.impl.wants_xp:
+            kwargs["xp"] = np
+        if self.impl.wants_fs:
+            kwargs["fs"] = self.impl.fs_default if fs is None else float(fs)
+        self.kwargs = kwargs
+        self._record = operators.autotune.record
+
+    def __call__(self, x: np.ndarray, **varying: Any) -> Any:
+        op = self.op
+        x = op.check_input(x)
+        kwargs = {**self.kwargs, **varying} if varying else self.kwargs
+        t0 = time.perf_counter()
+        try:
+            result = self.impl.fn(x, **kwargs)
+        except SpecscopeError:
+            raise
+        except (ValueError, TypeError, ZeroDivisionError, IndexError) as exc:
+            msg = " ".join(str(exc).split()) or type(exc).__name__
+            raise InputError(f"{op.name}: {msg}") from exc
+        self._record(op.name, "numpy", time.perf_counter() - t0)
+        return result
+
+
+class Stage:
+    """One time-domain step as a stream: push chunks, get the whole-run output back."""
+
+    #: input samples before an output sample it depends on (IIR: settling length)
+    lookback = 0
+    #: input samples after an output sample it depends on
+    lookahead = 0
+    #: leading samples a whole run does not emit (outputs of "valid" operators)
+    drop = 0
+    #: True when a cold start ``lookback`` samples early gives exactly the same output
+    exact_split = True
+    #: False when the step needs the whole signal at once
+    streams = True
+    #: True when real input gives complex output (hilbert, frequency_shift)
+    makes_complex = False
+
+    def __init__(self, step: Step) -> None:
+        self.step = step
+
+    def new_state(self) -> dict[str, Any]:
+        return {}
+
+    def push(self, st: dict[str, Any], x: np.ndarray, final: bool) -> np.ndarray:
+        raise NotImplementedError
+
+    # Several channels at once: ``push_rows`` takes a chunk shaped (channels, n)
+    # and returns (channels, m), each row equal, bit for bit, to what ``push``
+    # returns for that channel alone.  Stages that can, filter all channels in
+    # one call; the others run ``push`` channel by channel (this default).
+    def new_rows_state(self, channels: int) -> dict[str, Any]:
+        """State of a stream of ``channels`` channels (for :meth:`push_rows`)."""
+        return {"rows": [self.new_state() for _ in range(channels)]}
+
+    def push_rows(self, st: dict[str, Any], x: Any, final: bool) -> Any:
+        """Push a chunk shaped (channels, n); returns (channels, m)."""
+        rows = st["rows"]
+        if not rows:
+            return x[:, :0]
+        ys = [self.push(s, x[c], final) for c, s in enumerate(rows)]
+        return _backend.get_xp(_backend.backend_of(ys[0])).stack(ys)
+
+    def whole(self, x: Any) -> Any:
+        """Run on a whole 1-D signal (NumPy or CuPy)."""
+        return self.push(self.new_state(), x, True)
+
+    def _call(self, fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except InputError as exc:
+            raise self.step.error(str(exc)) from None
+
+
+
+class SamplewiseStage(Stage):
+    #: True when the operator, given (channels, n), returns each row as it would alone
+    #: (checked on a probe when the pipeline is bound)
+    rows_ok = False
+
+    def __init__(self, step: Step, op: operators.Operator, fs: float) -> None:
+        super().__init__(step)
+        self.op, self.fs = op, fs
+        self._host = _HostOp(op, fs, **step.values)
+
+    def push(self, st, x, final):
+        if _backend.backend_of(x) == "numpy":
+            return self._call(lambda: self._host(x))
+        return self._call(lambda: self.op.run(x, backend=_backend.backend_of(x), fs=self.fs,
+                                              **self.step.values))
+
+    def new_rows_state(self, channels):
+        return super().new_rows_state(channels) if not self.rows_ok else {}
+
+    def push_rows(self, st, x, final):
+        if not self.rows_ok:
+            return super().push_rows(st, x, final)
+        return self.push(st, x, final)
+
+
+
+class FilterStage(Stage):
+    """A causal filter: a :class:`~specscope.compute.filters.StreamFilter` and its state.
+
+    All channels of a chunk go through the filter in one call (``push_rows``).
+    """
+
+    def __init__(self, step: Step, fn: StreamFilter) -> None:
+        super().__init__(step)
+        self.filter = fn
+        self.lookback, self.exact_split = fn.lookback, fn.exact_split
+
+    def new_state(self):
+        return self.filter.new_state()
+
+    def push(self, st, x, final):
+        return self._call(lambda: self.filter(st, x, final))
+
+    def new_rows_state(self, channels):
+        return self.filter.new_state(channels)
+
+    def push_rows(self, st, x, final):
+        return self._call(lambda: self.filter(st, x, final))
+
+
+class CenteredStage(Stage):
+    """A same-length step whose output at ``i`` depends on inputs ``i-r .. i+r``.
+
+    Streams by recomputing over an overlap of ``r`` samples on each side of a chunk;
+    the edge handling of the operator applies only at the true ends of the signal.
+    """
+
+    def __init__(self, step: Step, fn: Callable[[Any], Any], radius: int,
+                 exact: bool = True) -> None:
+        super().__init__(step)
+        self.fn = fn
+        self.lookback = self.lookahead = int(radius)
+        self.exact_split = exact
+
+    def new_state(self):
+        return {"buf": None, "pos0": 0, "emitted": 0}
+
+    def whole(self, x):
+        return self._call(lambda: self.fn(x))
+
+    def push(self, st, x, final):
+        xp = _backend.get_xp(_backend.backend_of(x))
+        buf = x if st["buf"] is None else xp.concatenate([st["buf"], x])
+        pos0, e, r = st["pos0"], st["emitted"], self.lookback
+        total = pos0 + buf.shape[0]
+        new_e = total if final else max(e, total - r)
+        if new_e <= e:
+            st["buf"] = buf
+            return buf[:0]
+        y = self._call(lambda: self.fn(buf))
+        if y.shape[0] != buf.shape[0]:
+            raise self.step.error(f"returned {y.shape[0]} samples for {buf.shape[0]}; "
+                                  "expected the same length")
+        out = y[e - pos0:new_e - pos0]
+        keep = max(pos0, new_e - r)
+        st["buf"], st["pos0"], st["emitted"] = buf[keep - pos0:], keep, new_e
+        return out
+
+
+class ValidStage(Stage):
+    """A step whose output is ``h`` samples shorter: output ``j`` uses inputs ``j .. j+h``."""
+
+    def __init__(self, step: Step, fn: Callable[[Any], Any], h: int) -> None:
+        super().__init__(step)
+        self.fn, self.lookback, self.drop = fn, int(h), int(h)
+
+    def new_state(self):
+        return {"tail": None}
+
+    def whole(self, x):
+        return self._call(lambda: self.fn(x))
+
+    def push(self, st, x, final):
+        xp = _backend.get_xp(_backend.backend_of(x))
+        z = x if st["tail"] is None else xp.concatenate([st["tail"], x])
+        h = self.lookback
+        st["tail"] = z[max(0, z.shape[0] - h):]
+        if z.shape[0] <= h:
+            return z[:0]
+        return self._call(lambda: self.fn(z))
+
+
+class WholeStage(Stage):
+    """A step that needs the whole signal (history None)."""
+
+    streams = False
+    exact_split = False
+
+    def __init__(self, step: Step, fn: Callable[[Any], Any]) -> None:
+        super().__init__(step)
+        self.fn = fn
+
+    def new_state(self):
+        return {"parts": []}
+
+    def whole(self, x):
+        return self._call(lambda: self.fn(x))
+
+    def push(self, st, x, final):
+        st["parts"].append(x)
+        if not final:
+            return x[:0]
+        xp = _backend.get_xp(_backend.backend_of(x))
+        whole = xp.concatenate(st["parts"]) if len(st["parts"]) > 1 else st["parts"][0]
+        st["parts"] = []
+        return self._call(lambda: self.fn(whole))
+
+
+class SpectrogramStage:
+    """Frames of the STFT as a stream: a buffer carries the samples of straddling frames."""
+
+    def __init__(self, step: Step, params: StftParams, fs: float) -> None:
+        self.step, self.params, self.fs = step, params, fs
+
+    def new_state(self):
+        return {"buf": None}
+
+    def push(self, st, x, final, two_sided: bool) -> np.ndarray:
+        """A 1-D chunk -> frames shaped (frequencies, frames)."""
+        return self.push_rows(st, x, final, two_sided).T
+
+    def new_rows_state(self, channels: int) -> dict[str, Any]:
+        return {"buf": None}
+
+    def push_rows(self, st, x, final, two_sided: bool) -> np.ndarray:
+        """A chunk shaped (..., n) -> frames shaped (..., frames, frequencies).
+
+        All channels are transformed at once; each equals its 1-D stream.
+        """
+        p = self.params
+        buf = x if st["buf"] is None else np.concatenate([st["buf"], x], axis=-1)
+        k = p.n_frames(buf.shape[-1])
+        if k <= FRAMES_PER_BLOCK:
+            out = stft_frame_rows(buf, p, self.fs, first=0, last=k, two_sided=two_sided)
+        else:
+            n_freq = p.nfft if two_sided else p.nfft // 2 + 1
+            ftype = np.float32 if buf.dtype in (np.float32, np.complex64) else np.float64
+            out = np.empty((*buf.shape[:-1], k, n_freq), ftype)
+            for k0 in range(0, k, FRAMES_PER_BLOCK):
+                k1 = min(k0 + FRAMES_PER_BLOCK, k)
+                out[..., k0:k1, :] = stft_frame_rows(buf, p, self.fs, first=k0, last=k1,
+                                                     two_sided=two_sided)
+        st["buf"] = buf[..., k * p.hop:]
+        return out
+
+
+# -- designing filters ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Designed:
+    """Coefficients of a ``filter`` step, designed for one sample rate."""
+
+    form: str  # "sos", "fir" or "comb"
+    coefficients: dict[str, np.ndarray]
+    sample_rate: float
+    settle: int = 0
+    #: the design itself (None for coefficients given to an operator step)
+    design: Design | None = field(default=None, repr=False, compare=False)
+
+
+def filter_stage(step: Step, fs: float) -> tuple[Stage, Designed]:
+    """The stage of a ``filter`` step designed for ``fs``, and its design.
+
+    The design goes through :func:`specscope.compute.filters.design`, the one
+    design path; causal filters stream with carried state, zero-phase ones
+    run over an overlap (FIR: exact; IIR: the settling length).
+    """
+    try:
+        d = design(FilterSpec.from_params(step.params), fs)
+        settle = d.settle
+    except InputError as exc:
+        raise step.error(str(exc)) from None
+    designed = Designed(d.form, d.coefficients, fs, settle, d)
+    c = d.coefficients
+    if not step.values["zero_phase"]:
+        return FilterStage(step, stream_filter(d.form, c, settle)), designed
+    fn = zero_phase_function(d.form, c)
+    if d.form == "fir":
+        return CenteredStage(step, fn, c["b"].size, exact=True), designed
+    return CenteredStage(step, fn, settle, exact=False), designed
+
+
+def _coefficient_stage(step: Step) -> Stage:
+    """``sosfilt`` or FIR ``lfilter`` steps: coefficients given, applied as filters are."""
+    if step.op == "sosfilt":
+        sos = np.asarray(step.values["sos"], dtype=float)
+        if sos.ndim != 2 or sos.shape[1] != 6:
+            raise step.error(f"sos must be shaped (n_sections, 6), got {sos.shape}")
+        try:
+            settle = Design.from_coefficients(1.0, sos=sos).settle
+        except InputError as exc:
+            raise step.error(str(exc)) from None
+        return FilterStage(step, stream_filter("sos", {"sos": sos}, settle))
+    b = np.atleast_1d(np.asarray(step.values["b"], dtype=float))
+    a = np.atleast_1d(np.asarray(step.values["a"], dtype=float))
+    if a.size == 1:
+        return FilterStage(step, stream_filter("fir", {"b": b / a[0]}))
+    raise step.error("lfilter with a denominator: give the filter as sos (sosfilt) or as "
+                     "a 'filter' step; pipelines carry sosfilt state exactly")
+
+
+def operator_stage(step: Step, fs: float, complex_input: bool) -> Stage:
+    op = operators.get(step.op)
+
+    def fn(x):
+        return op.run(x, backend=_backend.backend_of(x), fs=fs, **step.values)
+
+    if op.name in ("sosfilt", "lfilter"):
+        return _coefficient_stage(step)
+    history = op.history_for(step.values)
+    rng = np.random.default_rng(0)
+    m = max(256, 4 * int(history or 0) + 64)
+    probe = rng.standard_normal(m)
+    if complex_input:
+        probe = probe + 1j * rng.standard_normal(m)
+    try:
+        y = fn(probe)
+    except InputError as exc:
+        raise step.error(strip_op_prefix(str(exc), op.name)) from None
+    if not isinstance(y, np.ndarray) or y.ndim != 1:
+        what = type(y).__name__ if not isinstance(y, np.ndarray) else f"shape {y.shape}"
+        raise step.error(f"returns {what} for a 1-D signal; a pipeline step must map a "
+                         "signal to a signal (put spectra last with the 'spectrogram' step)")
+    if history is None:
+        if y.shape[0] != m:
+            raise step.error(f"changes the number of samples ({m} -> {y.shape[0]}); "
+                             "pipelines keep the sample rate (resampling is not supported)")
+        whole = WholeStage(step, fn)
+        whole.makes_complex = y.dtype.kind == "c" and not complex_input
+        return whole
+    history = int(history)
+    stage: Stage
+    if y.shape[0] == m:
+        stage = SamplewiseStage(step, op, fs) if history == 0 else CenteredStage(step, fn, history)
+    elif y.shape[0] == m - history:
+        stage = ValidStage(step, fn, history)
+    else:
+        raise step.error(f"changes the number of samples ({m} -> {y.shape[0]}) by other than its "
+                     f"declared history ({history})")
+    stage.makes_complex = y.dtype.kind == "c" and not complex_input
+    if isinstance(stage, SamplewiseStage):
+        stage.rows_ok = _rows_agree(fn, probe, y)
+    return stage
+
+
+def _rows_agree(fn: Callable[[Any], Any], probe: np.ndarray, y: np.ndarray) -> bool:
+    """Whether ``fn`` on (2, n) gives each row, bit for bit, as it gives it alone."""
+    two = np.stack([probe, probe[::-1] * 0.5])
+    try:
+        y2 = fn(two)
+        y1 = fn(two[1].copy())
+    except Exception:  # noqa: BLE001 -- any failure: run channel by channel
+        return False
+    return (isinstance(y2, np.ndarray) and y2.shape == (2, y.shape[0])
+            and y2.dtype == y.dtype and isinstance(y1, np.ndarray) and y1.dtype == y.dtype
+            and bool(np.array_equal(y2[0], y, equal_nan=True))
+            and bool(np.array_equal(y2[1], y1, equal_nan=True)))

@@ -1,0 +1,29 @@
+"""One validated pipeline step (:class:`Step`): what the stages and the model share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InputError
+
+__all__ = ["Step"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One validated step: ``op`` and its parameters (as given and completed)."""
+
+    op: str
+    params: dict[str, Any]
+    values: dict[str, Any] = field(repr=False, compare=False)
+    index: int = 0
+
+    @property
+    def label(self) -> str:
+        if self.op == "filter":
+            return f"steps[{self.index}] (filter {self.values['design']})"
+        return f"steps[{self.index}] ({self.op})"
+
+    def error(self, msg: str) -> InputError:
+        return InputError(f"{self.label}: {msg}")

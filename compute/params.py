@@ -22,7 +22,7 @@ import numpy as np
 from . import backend as _backend
 from .errors import InputError, RegistrationError
 
-__all__ = ["REQUIRED", "Param", "json_types", "parse_number", "type_name"]
+__all__ = ["REQUIRED", "Param", "json_types", "parse_count", "parse_number", "type_name"]
 
 
 class _Required:
@@ -270,4 +270,23 @@ def parse_number(value: Any, name: str, *, positive: bool = False,
         raise InputError(f"{prefix}{name}={value!r} must be finite")
     if positive and x <= 0:
         raise InputError(f"{prefix}{name}={value!r} must be > 0")
+    return x
+
+
+def parse_count(value: Any, name: str, *, minimum: int = 0, where: str = "") -> int:
+    """A whole number >= ``minimum`` (ints or integer strings)."""
+    prefix = f"{where}: " if where else ""
+    x: int | None = None
+    if isinstance(value, str):
+        try:
+            x = int(value.strip(), 0)
+        except ValueError:
+            x = None
+    elif (isinstance(value, (int, np.integer)) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer()):
+        x = int(value)
+    if x is None:
+        raise InputError(f"{prefix}{name}={value!r} must be a whole number")
+    if x < minimum:
+        raise InputError(f"{prefix}{name}={value!r} must be >= {minimum}")
     return x

@@ -340,25 +340,6 @@ def open_recording(path: str | os.PathLike[str], *, format: str | None = None,
 
 
 
-def parse_count(value: Any, name: str, *, minimum: int = 0, where: str = "") -> int:
-    """A whole number >= ``minimum`` (ints or integer strings)."""
-    prefix = f"{where}: " if where else ""
-    x: int | None = None
-    if isinstance(value, str):
-        try:
-            x = int(value.strip(), 0)
-        except ValueError:
-            x = None
-    elif (isinstance(value, (int, np.integer)) and not isinstance(value, bool)) or (
-            isinstance(value, float) and value.is_integer()):
-        x = int(value)
-    if x is None:
-        raise InputError(f"{prefix}{name}={value!r} must be a whole number")
-    if x < minimum:
-        raise InputError(f"{prefix}{name}={value!r} must be >= {minimum}")
-    return x
-
-
 def time_axis(shape: tuple[int, ...]) -> int:
     """Axis holding time in a 1-D or 2-D array: 0, unless axis 1 is longer.
 

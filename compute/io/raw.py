@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, RecordingError
-from ..params import parse_number
-from .base import Recording, parse_count, register_reader
+from ..params import parse_count, parse_number
+from .base import Recording, register_reader
 
 # -- sample types --------------------------------------------------------------------
 

@@ -1,34 +1,67 @@
 """specscope.compute — the Qt-free core.
 
-Recordings (:func:`open_recording`, :class:`ArrayRecording`), short-time
-spectra (:func:`spectrogram`, :class:`StftParams`), display images at any zoom
-(:class:`TileEngine`) and HDF5 export (:func:`export_spectrogram`).  Nothing
-here imports Qt: a notebook, the CLI and a cluster worker use it without a GUI.
+Recordings (:func:`open_recording`, :class:`ArrayRecording`), short-time spectra
+(:func:`spectrogram`, :class:`StftParams`), display images at any zoom
+(:class:`TileEngine`), processing (:class:`Pipeline`, :class:`FilterSpec`), the
+operator core (:func:`call`, :func:`operator`, :class:`Param`), annotations and
+measurements (:class:`Annotation`, :func:`measure`) and HDF5 export
+(:func:`export_spectrogram`).  Nothing here imports Qt: a notebook, the CLI and a
+cluster worker use it without a GUI.
+
+The rooms, one concept each: ``io`` (readers), ``operators`` (registry, autotune,
+dispatch), ``ops`` (built-in operators), ``extensions`` (plugins), ``filters``,
+``pipeline``, ``view`` (tile engine), ``output`` (files), ``annotations``,
+``live`` and ``batch``.
 """
 
 from ._version import __version__
+from .annotations import (
+    Annotation,
+    Measurement,
+    measure,
+    read_annotations,
+    write_annotations,
+)
+from .backend import available_backends
 from .errors import Cancelled, InputError, RecordingError, SpecscopeError
-from .io import Recording, open_recording, readers, register_reader
-from .io.memory import ArrayRecording
-from .output.spectrogram import export_spectrogram, read_spectrogram
+from .filters import FilterSpec, design
+from .io import ArrayRecording, Recording, open_recording, readers, register_reader
+from .operators import call, operator
+from .output import export_spectrogram, read_spectrogram
+from .params import Param
+from .pipeline import Pipeline
 from .spectral import StftParams, get_window, spectrogram, to_db
-from .view.tiles import RenderResult, TileEngine, render_progressive
+from .view import RenderResult, TileEngine, render_progressive
 
 __all__ = [
-    "__version__", "Cancelled", "InputError", "RecordingError", "SpecscopeError",
-    "Recording", "ArrayRecording", "open_recording", "readers", "register_reader",
-    "StftParams", "get_window", "spectrogram", "to_db",
-    "TileEngine", "RenderResult", "render_progressive",
-    "export_spectrogram", "read_spectrogram",
+    "Annotation",
+    "ArrayRecording",
+    "Cancelled",
+    "FilterSpec",
+    "InputError",
+    "Measurement",
+    "Param",
+    "Pipeline",
+    "Recording",
+    "RecordingError",
+    "RenderResult",
+    "SpecscopeError",
+    "StftParams",
+    "TileEngine",
+    "__version__",
+    "available_backends",
+    "call",
+    "design",
+    "export_spectrogram",
+    "get_window",
+    "measure",
+    "open_recording",
+    "read_annotations",
+    "read_spectrogram",
+    "readers",
+    "register_reader",
+    "render_progressive",
+    "spectrogram",
+    "to_db",
+    "write_annotations",
 ]
-
-# operator core (issue 3): registry, backends
-from .backend import available_backends
-from .operators.registry import Param, call, operator
-
-__all__ += ["Param", "available_backends", "call", "operator"]
-
-# pipelines (issue 5): the one representation of processing
-from .pipeline.core import Pipeline
-
-__all__ += ["Pipeline"]

@@ -4,7 +4,7 @@ import threading
 import time
 
 import pytest
-from specscope.app.worker import ComputeWorker
+from specscope.app.worker import ComputeWorker, JobCallbacks
 from specscope.compute.errors import InputError
 
 
@@ -87,3 +87,25 @@ def test_progress_is_reported(qtbot, worker):
         worker.submit("k", job)
     qtbot.wait(50)
     assert seen and seen[-1] == 1.0 and seen == sorted(seen)
+
+
+def test_callbacks_of_a_job_run_on_the_gui_thread(qtbot, worker):
+    gui = threading.get_ident()
+    seen = []
+    done = JobCallbacks(done=lambda r: seen.append(("done", r.value, threading.get_ident())))
+    failed = JobCallbacks(failed=lambda m: seen.append(("failed", m, threading.get_ident())))
+    with qtbot.waitSignal(worker.finished, timeout=5000):
+        worker.submit("a", lambda c: 42, callbacks=done)
+    with qtbot.waitSignal(worker.failed, timeout=5000):
+        worker.submit("b", lambda c: (_ for _ in ()).throw(InputError("bad x")), callbacks=failed)
+    assert seen == [("done", 42, gui), ("failed", "bad x", gui)]
+
+
+def test_a_superseded_job_gets_its_cancelled_callback(qtbot, worker):
+    gate = threading.Event()
+    cancelled = []
+    worker.submit("busy", lambda c: gate.wait(5))
+    worker.submit("k", lambda c: 1, callbacks=JobCallbacks(cancelled=lambda: cancelled.append(1)))
+    worker.submit("k", lambda c: 2)  # supersedes the pending one
+    gate.set()
+    assert cancelled == [1]

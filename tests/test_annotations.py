@@ -14,6 +14,7 @@ import scipy.signal
 import soundfile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from specscope.compute import files as files_module
 from specscope.compute.annotations import (
     FIELDS,
     FORMATS,
@@ -26,7 +27,6 @@ from specscope.compute.annotations import (
     read_annotations,
     write_annotations,
 )
-from specscope.compute.annotations import common as common_module
 from specscope.compute.errors import InputError, RecordingError, SpecscopeError
 from specscope.compute.io import ArrayRecording, open_recording
 
@@ -362,7 +362,7 @@ def test_sigmf_failed_write_leaves_the_file_untouched(sigmf_pair, monkeypatch):
     def fail(src, dst):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(common_module.os, "replace", fail)
+    monkeypatch.setattr(files_module.os, "replace", fail)
     with pytest.raises(RecordingError) as info:
         write_annotations(sigmf_pair, [Annotation(0, 0.001)])
     one_line_error(info.value, "burst.sigmf-meta", "No space left")

@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError
+from ..files import atomic_write_text
 from .common import (
     Timebase,
-    atomic_write_text,
     cell_number,
     clean_cell,
     read_text,

@@ -1,27 +1,23 @@
-"""What the annotation formats share: the recording's timebase, text files, atomic writes.
+"""What the annotation formats share: the recording's timebase and text files.
 
 :class:`Timebase` is what a format needs to know about the recording: the
 sample rate (SigMF counts samples), the band the spectrum covers (Raven tables
 need frequencies, Audacity marks "no frequency" with -1) and the channel count.
-:func:`atomic_write_text` publishes a file only once it is completely written:
-a temporary file in the destination's folder, flushed to disk, then moved over
-the destination with :func:`os.replace`, so a failed or killed write never
-leaves a half-written file nor damages the one it replaces.
+The formats publish their files with :func:`specscope.compute.files.atomic_write_text`,
+so a failed or killed write never leaves a half-written file nor damages the one
+it replaces.
 """
 
 from __future__ import annotations
 
 import math
-import os
-import shutil
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, RecordingError
 
-__all__ = ["Timebase", "atomic_write_text", "cell_number", "clean_cell", "read_head", "read_text",
+__all__ = ["Timebase", "cell_number", "clean_cell", "read_head", "read_text",
            "text_lines"]
 
 #: files larger than this are not annotation files (a guard against opening samples)
@@ -146,68 +142,3 @@ def cell_number(text: str, where: str, name: str) -> float:
 def clean_cell(text: str) -> str:
     """Text for a tab-separated cell: tabs and line breaks become spaces."""
     return text.replace("\r\n", " ").replace("\t", " ").replace("\n", " ").replace("\r", " ")
-
-
-def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> None:
-    """Write ``text`` to ``path`` atomically.
-
-    The text goes to a temporary file in the same folder, is flushed to disk and
-    then moved over ``path`` with :func:`os.replace`.  An existing file keeps its
-    permission bits; a new file gets those ``open()`` gives.  On any error the
-    temporary file is removed and ``path`` is left as it was.
-
-    Raises
-    ------
-    RecordingError
-        The folder is missing or not writable, or ``path`` is a folder.
-    """
-    dest = Path(path)
-    if dest.is_dir():
-        raise RecordingError(f"{dest}: is a folder; give a file name")
-    folder = dest.parent if str(dest.parent) else Path(".")
-    if not folder.is_dir():
-        raise RecordingError(f"{dest}: the folder {folder} does not exist")
-    data = text.encode(encoding)
-    tmp = folder / f".{dest.name}.{uuid.uuid4().hex[:12]}.partial"
-    try:
-        # "x": a new file with the permissions open() gives (umask applied)
-        with open(tmp, "xb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-    except OSError as exc:
-        _remove(tmp)
-        raise RecordingError(f"{dest}: cannot write in {folder} "
-                             f"({exc.strerror or exc})") from None
-    try:
-        if dest.exists():
-            shutil.copymode(dest, tmp)
-        os.replace(tmp, dest)
-    except BaseException as exc:
-        _remove(tmp)
-        if isinstance(exc, OSError):
-            raise RecordingError(f"{dest}: cannot replace the file "
-                                 f"({exc.strerror or exc})") from None
-        raise
-    _fsync_folder(folder)
-
-
-def _remove(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename durable where the platform allows it (not on Windows)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

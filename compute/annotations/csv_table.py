@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError
-from .common import Timebase, atomic_write_text, cell_number, read_text
+from ..files import atomic_write_text
+from .common import Timebase, cell_number, read_text
 from .model import FIELDS, Annotation, stable_uuid
 
 __all__ = ["read_csv", "write_csv"]

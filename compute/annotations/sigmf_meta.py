@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, RecordingError
-from .common import Timebase, atomic_write_text, read_text
+from ..files import atomic_write_text
+from .common import Timebase, read_text
 from .model import Annotation, stable_uuid
 
 __all__ = ["CHANNEL_KEY", "SIGMF_VERSION", "annotation_objects", "meta_path", "read_sigmf",

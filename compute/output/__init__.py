@@ -1,20 +1,14 @@
 """Files out: crash-safe HDF5, provenance; spectrogram, pipeline, filtered and range exports.
 
-Every writer publishes its file atomically (:func:`atomic_file`,
-:func:`atomic_h5`) and records where the data came from
+Every writer publishes its file atomically (:func:`atomic_file` of
+:mod:`specscope.compute.files`, :func:`atomic_h5`) and records where the data came from
 (:func:`write_provenance`).  The HDF5 layouts are documented in
 ``docs/hdf5-layout.md``.
 """
 
+from ..files import STALE_PARTIAL_S, atomic_file, clean_stale_partials
 from .filtered import filter_recording
-from .hdf5 import (
-    STALE_PARTIAL_S,
-    atomic_file,
-    atomic_h5,
-    clean_stale_partials,
-    compression_options,
-    dataset_options,
-)
+from .hdf5 import atomic_h5, compression_options, dataset_options
 from .provenance import (
     PROVENANCE_ATTRS,
     package_versions,

@@ -1,12 +1,8 @@
-"""Crash-safe files: atomic publication, HDF5 dataset options, stale partials.
+"""Crash-safe HDF5 files and the options of every dataset.
 
-A file is written to a temporary name in the destination folder, checked,
-then moved into place with ``os.replace``: a failed, cancelled or killed
-export never leaves a partial file under the requested name and never damages
-a file already there.  A killed export leaves its temporary file
-(``.<name>.<random>.partial``) behind; the next export to the same
-destination removes those older than :data:`STALE_PARTIAL_S` seconds
-(environment variable ``SPECSCOPE_STALE_PARTIAL_S``).
+:func:`atomic_h5` writes an HDF5 file through :func:`specscope.compute.files.atomic_file`
+(a temporary name in the destination folder, moved into place on success) and
+reopens it to check its data before publishing it.
 
 Every HDF5 dataset is chunked with gzip + shuffle (zstd through blosc when the
 optional ``hdf5plugin`` package is importable) and fletcher32 checksums
@@ -16,20 +12,11 @@ optional ``hdf5plugin`` package is importable) and fletcher32 checksums
 from __future__ import annotations
 
 import os
-import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
-from ..errors import RecordingError
-
-#: temporary files of killed exports older than this (seconds) are removed by the next
-#: export to the same destination
-STALE_PARTIAL_S = 15 * 60
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
+from ..files import atomic_file
 
 
 def compression_options() -> dict[str, Any]:
@@ -54,93 +41,6 @@ def dataset_options(shape: tuple[int, ...], chunks: tuple[int, ...] | None = Non
                             "fletcher32": True}
     opts.update(compression_options())
     return opts
-
-
-def clean_stale_partials(dest: str | os.PathLike[str],
-                         max_age_s: float | None = None) -> list[Path]:
-    """Remove temporary files of killed exports to ``dest`` older than ``max_age_s``.
-
-    Only names made by this module for this destination (``.<name>.*.partial`` in
-    its folder) are considered.  Returns the removed paths.
-    """
-    dest = Path(dest)
-    if max_age_s is None:
-        try:
-            max_age_s = float(os.environ.get("SPECSCOPE_STALE_PARTIAL_S", STALE_PARTIAL_S))
-        except ValueError:
-            max_age_s = STALE_PARTIAL_S
-    folder = dest.parent if str(dest.parent) else Path(".")
-    prefix = f".{dest.name}."
-    removed = []
-    now = time.time()
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return removed
-    for e in entries:
-        if not (e.name.startswith(prefix) and e.name.endswith(".partial")):
-            continue
-        middle = e.name[len(prefix):-len(".partial")]
-        if not middle or "." in middle:  # mkstemp's random part only
-            continue
-        try:
-            if e.is_file(follow_symlinks=False) and \
-                    now - e.stat(follow_symlinks=False).st_mtime >= max_age_s:
-                os.unlink(e.path)
-                removed.append(Path(e.path))
-        except OSError:
-            continue
-    return removed
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename durable (best effort; not every platform can open a folder)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-@contextmanager
-def atomic_file(path: str | os.PathLike[str], *, what: str = "file") -> Iterator[Path]:
-    """A temporary path in ``path``'s folder, moved over ``path`` when the body succeeds.
-
-    The body writes the yielded path (and may raise to abandon it); on success
-    the data is fsynced and ``os.replace`` publishes it.  Stale temporary files
-    of killed runs to the same destination are removed first.
-    """
-    dest = Path(path)
-    if dest.is_dir():
-        raise RecordingError(f"{dest}: is a folder; give a {what} name")
-    folder = dest.parent if str(dest.parent) else Path(".")
-    if not folder.is_dir():
-        raise RecordingError(f"{dest}: the folder {folder} does not exist")
-    clean_stale_partials(dest)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{dest.name}.", suffix=".partial")
-    except OSError as exc:
-        raise RecordingError(f"{dest}: cannot write in {folder} "
-                             f"({exc.strerror or exc})") from None
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give what open() would
-        os.replace(tmp, dest)
-        _fsync_folder(folder)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def _check_dataset(name: str, obj: Any) -> None:

@@ -55,9 +55,9 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import Cancelled, InputError, RecordingError
+from ..files import atomic_file
 from ..io import open_recording
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
-from .hdf5 import atomic_file
 from .provenance import recording_provenance
 from .signal import recording_meta, write_pipeline_output
 

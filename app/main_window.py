@@ -119,8 +119,8 @@ class MainWindow(QMainWindow):
         self.views.levelsFitted.connect(self.controls.set_levels)
         self.view.levelsChanged.connect(self.controls.set_levels)
         self.view.cursorMoved.connect(self.show_cursor)
-        self.view.viewportChanged.connect(
-            lambda t0, t1, f0, f1, w, h: self.views.set_viewport(t0, t1, w))
+        # bound methods, not lambdas: Qt disconnects them when the window is destroyed
+        self.view.viewportChanged.connect(self._viewport_changed)
         self.overview.regionChanged.connect(self.view.set_time_range)
 
         self.undo_stack = QUndoStack(self)
@@ -159,7 +159,14 @@ class MainWindow(QMainWindow):
                                             Qt.DockWidgetArea.BottomDockWidgetArea)
         self.designer_dock.setVisible(False)
         self.designer_dock.visibilityChanged.connect(self._designer_shown)
-        self.designer_panel.panelWanted.connect(lambda: self.designer_dock.setVisible(True))
+        self.designer_panel.panelWanted.connect(self._show_designer)
+
+    def _show_designer(self) -> None:
+        self.designer_dock.setVisible(True)
+
+    def _viewport_changed(self, t0: float, t1: float, f0: float, f1: float, width: int,
+                          height: int) -> None:
+        self.views.set_viewport(t0, t1, width)
 
     def _designer_shown(self, visible: bool) -> None:
         if visible:  # leave the spectrogram most of the height
@@ -174,7 +181,7 @@ class MainWindow(QMainWindow):
         self.message_label = QLabel("")
         self._message_timer = QTimer(self)
         self._message_timer.setSingleShot(True)
-        self._message_timer.timeout.connect(lambda: self.message_label.setText(""))
+        self._message_timer.timeout.connect(self._clear_message)
         self.backend_label = QLabel(f"compute: {backend_name}")
         self.progress_bar = QProgressBar()
         self.progress_bar.setMaximumWidth(160)
@@ -479,6 +486,9 @@ class MainWindow(QMainWindow):
         self.show_error(message, dialog=False)
 
     # -- messages --------------------------------------------------------------------
+    def _clear_message(self) -> None:
+        self.message_label.setText("")
+
     def show_message(self, text: str, timeout_ms: int = 5000, *, error: bool = False) -> None:
         """A transient message in the status bar (file info and readout stay)."""
         self.message_label.setStyleSheet("color: #c00000;" if error else "")

@@ -187,6 +187,8 @@ class ComputeWorker(QObject):
                 self._running[1].cancel()
             self._cond.notify()
         self._thread.wait(int(timeout_s * 1000))
+        # results still queued for the GUI thread reach no callback of a closed window
+        self._callbacks.clear()
 
     def _call_done(self, job_id: int, kind: str, result: object) -> None:
         cb = self._callbacks.pop(job_id, None)

@@ -56,6 +56,7 @@ __all__ = [
     "get_window",
     "measure",
     "open_recording",
+    "operator",
     "read_annotations",
     "read_spectrogram",
     "readers",

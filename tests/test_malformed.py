@@ -110,8 +110,8 @@ def build_corpus(d: Path) -> list[tuple[str, Path, list[str], int, int]]:
         cases.append((name, p, list(opts), info, spec))
 
     off = _data_size_offset(wav)
-    # a zero data size: libsndfile reads it as holding no frames -> nothing to show
-    add("zero_size.wav", wav[:off] + struct.pack("<I", 0) + wav[off + 4:], info=0, spec=2)
+    # a zero data size, as a killed recorder leaves it: the samples after it are read
+    add("zero_size.wav", wav[:off] + struct.pack("<I", 0) + wav[off + 4:], info=0, spec=0)
     # a wrapped (0xFFFFFFFF) data size, as streaming writers leave it: read to the end
     add("wrapped_size.wav", wav[:off] + struct.pack("<I", 0xFFFFFFFF) + wav[off + 4:],
         info=0, spec=0)
@@ -209,6 +209,8 @@ def test_corpus_through_the_cli(tmp_path):
         assert rec.n_samples == 4000
     with open_recording(tmp_path / "wrapped_size.wav") as rec:
         assert rec.n_samples == 4000
+    with open_recording(tmp_path / "zero_size.wav") as rec:
+        assert rec.n_samples == 4000 and "0 bytes" in rec.warnings[0]
     with open_recording(tmp_path / "past_end.sigmf-meta") as rec:
         assert rec.annotations == [] and any("past the" in w for w in rec.warnings)
 

@@ -1,0 +1,60 @@
+"""Files and plugins that misbehave: damaged headers, noise named like audio."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+import soundfile
+from specscope.compute import RecordingError, open_recording
+
+FS = 8000
+
+
+def _zero_data_size_wav(path, x):
+    """A WAV as a killed recorder leaves it: data and RIFF sizes never filled in."""
+    soundfile.write(path, x, FS, subtype="PCM_16")
+    raw = bytearray(path.read_bytes())
+    at = raw.index(b"data")
+    raw[at + 4:at + 8] = struct.pack("<I", 0)
+    raw[4:8] = struct.pack("<I", at + 8 - 8)
+    path.write_bytes(bytes(raw) + b"\x01")  # and half a frame at the end
+    return at + 8
+
+
+def test_wav_with_zero_data_size_reads_the_samples_that_follow(tmp_path):
+    x = (0.2 * np.random.default_rng(0).standard_normal((34300, 2))).astype(np.float32)
+    good = tmp_path / "good.wav"
+    soundfile.write(good, x, FS, subtype="PCM_16")
+    expected = soundfile.read(good, dtype="float32", always_2d=True)[0]
+    path = tmp_path / "crashed.wav"
+    _zero_data_size_wav(path, x)
+    assert path.stat().st_size >= 137_000
+    with open_recording(path) as rec:
+        assert rec.n_samples == 34300 and rec.n_channels == 2
+        assert len(rec.warnings) == 1 and "0 bytes" in rec.warnings[0]
+        assert "34300 samples" in rec.warnings[0]
+        np.testing.assert_array_equal(rec.read(), expected)
+        np.testing.assert_array_equal(rec.read(30000, 34300), expected[30000:])
+
+
+def test_random_bytes_named_wav_give_one_line_and_a_quiet_stderr(tmp_path, capfd):
+    # these bytes make libsndfile's MPEG decoder print notes on fd 2
+    path = tmp_path / "x.wav"
+    path.write_bytes(np.random.default_rng(1).bytes(20000))
+    with pytest.raises(RecordingError) as err:
+        open_recording(path)
+    msg = str(err.value)
+    assert msg == f"{path}: not a WAV file (no RIFF/RIFX/RF64 header)"
+    out, errout = capfd.readouterr()
+    assert errout == "" and out == ""
+
+
+def test_libsndfile_notes_are_silenced_even_past_the_header_check(tmp_path, capfd):
+    # a RIFF header over noise still reaches libsndfile: nothing on fd 2
+    path = tmp_path / "y.wav"
+    path.write_bytes(b"RIFF" + np.random.default_rng(1).bytes(20000))
+    with pytest.raises(RecordingError, match="y.wav"):
+        open_recording(path)
+    assert capfd.readouterr().err == ""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from PyQt6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -13,10 +15,30 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from specscope.compute.io import extension_sample_type
 
 #: sample types offered (the reader accepts more spellings, and _be for big-endian)
 SAMPLE_TYPES = ("cf32", "cf64", "ci16", "ci8", "cu8", "cu16", "rf32", "rf64", "ri16", "ri8",
                 "ru8", "cf32_be", "ci16_be", "rf32_be", "ri16_be")
+
+#: plain words for the reader's option names
+_OPTION_WORDS = {"sample_rate": "the sample rate", "dtype": "the sample type",
+                 "center_frequency": "the centre frequency", "offset": "the header size",
+                 "n_channels": "the number of channels", "dataset": "the dataset"}
+
+
+def plain_message(message: str) -> str:
+    """A reader's message in the words of this dialog, without command-line spellings.
+
+    ``give sample_rate= (--sample-rate HZ, e.g. --sample-rate 2.4M)`` becomes
+    ``give the sample rate``.
+    """
+    text = re.sub(r"\s*\(--[^()]*\)", "", message)
+    text = re.sub(r"\b([a-z_]+)=(?=[\s,;.)]|$)",
+                  lambda m: _OPTION_WORDS.get(m[1], m[0]), text)
+    # name='value' -> the sample type 'value'
+    return re.sub(r"\b([a-z_]+)=(?=['\"\d-])",
+                  lambda m: _OPTION_WORDS[m[1]] + " " if m[1] in _OPTION_WORDS else m[0], text)
 
 
 class RecordingOptionsDialog(QDialog):
@@ -31,13 +53,18 @@ class RecordingOptionsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Open {file_name}")
         lay = QVBoxLayout(self)
-        note = QLabel(f"{message}\n\nspecscope does not guess these: please give them.")
+        note = QLabel(f"{plain_message(message)}\n\n"
+                      "specscope does not guess these: please give them.")
         note.setWordWrap(True)
         lay.addWidget(note)
         form = QFormLayout()
         self.dtype = QComboBox()
         self.dtype.setEditable(True)
         self.dtype.addItems(SAMPLE_TYPES)
+        # the extension names the type of .ci16, .cu8, .cfile ... files
+        named = extension_sample_type(file_name)
+        if named is not None:
+            self.dtype.setCurrentText(named)
         self.dtype.setToolTip("c = complex (IQ), r = real; f = float, i = signed, u = unsigned; "
                               "bits; _be = big-endian")
         self.sample_rate = QLineEdit()

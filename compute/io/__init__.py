@@ -4,8 +4,9 @@ from . import audio, hdf5, numpy_files, raw, sigmf  # noqa: F401  (register the 
 from .base import ReaderSpec, Recording, open_recording, readers, register_reader, split_member
 from .hdf5 import list_datasets
 from .memory import ArrayRecording
-from .raw import parse_sample_type
+from .raw import extension_sample_type, parse_sample_type
 from .sigmf import SigMFRecording
 
-__all__ = ["ArrayRecording", "ReaderSpec", "Recording", "SigMFRecording", "list_datasets",
+__all__ = ["ArrayRecording", "ReaderSpec", "Recording", "SigMFRecording",
+           "extension_sample_type", "list_datasets",
            "open_recording", "parse_sample_type", "readers", "register_reader", "split_member"]

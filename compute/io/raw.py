@@ -53,6 +53,25 @@ EXTENSION_TYPES = {
     ".rf32": "rf32", ".rf64": "rf64", ".ri16": "ri16", ".ri8": "ri8", ".ru8": "ru8",
     ".ri32": "ri32", ".ru16": "ru16",
 }
+
+
+def extension_sample_type(path: str | os.PathLike[str]) -> str | None:
+    """The sample type a file's extension names (``x.cs16`` -> ``"ci16"``), else ``None``.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file; only its suffix is looked at.
+
+    Returns
+    -------
+    str or None
+        The canonical stem (``"cf32"``, ``"ci16"``, ``"cu8"`` ...), or ``None`` for
+        ``.iq``, ``.raw`` and other suffixes that name no type.
+    """
+    return EXTENSION_TYPES.get(Path(path).suffix.lower())
+
+
 #: extensions the raw reader accepts without naming a type
 GENERIC_EXTENSIONS = (".iq", ".raw", ".bin", ".dat")
 EXAMPLE_TYPES = "cf32, cf64, ci16, ci8, cu8, cu16, rf32, rf64, ri16, ri8, ru8 (add _be for big-endian)"

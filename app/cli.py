@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from specscope.compute import __version__
-from specscope.compute.errors import SpecscopeError
+from specscope.compute.errors import InputError, SpecscopeError
 
 from . import cli_annotations, cli_export, cli_filter, cli_live, cli_ops, cli_pipeline, cli_plugins
 from .cli_common import (
@@ -41,14 +41,44 @@ def _add_stft_options(p: argparse.ArgumentParser, *, scaling: bool) -> None:
     p.add_argument("--channel", type=int, default=0, help="channel to analyse (default 0)")
 
 
-def cmd_info(args: argparse.Namespace) -> int:
-    with open_input(args) as rec:
+def _info_without_rate(args: argparse.Namespace, exc: InputError) -> dict:
+    """What is known of a file that opens once a sample rate is given (.npy, raw, ...).
+
+    The file is opened again with a placeholder rate; when that fails too, the
+    first error stands.  The placeholder is never shown: rate and duration read
+    unknown.
+    """
+    from specscope.compute.io import open_recording
+
+    try:
+        rec = open_recording(args.file, **{**recording_options(args), "sample_rate": 1.0})
+    except SpecscopeError:
+        raise exc from None
+    with rec:
         info = rec.info()
+    meta = info.get("metadata") or {}
+    known = {"shape": meta.get("shape"), "dtype": meta.get("stored_dtype", meta.get("dtype"))}
+    info.update({k: v for k, v in known.items() if v is not None})
+    info["sample_rate"] = None
+    info["duration_s"] = None
+    return info
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    try:
+        with open_input(args) as rec:
+            info = rec.info()
+    except InputError as exc:
+        if recording_options(args).get("sample_rate") is not None:
+            raise
+        info = _info_without_rate(args, exc)
     if args.json:
         print(json.dumps(info, indent=2, default=str))
     else:
         width = max(len(k) for k in info)
         for k, v in info.items():
+            if k in ("sample_rate", "duration_s") and v is None:
+                v = "unknown (give --sample-rate)"
             if k != "metadata":
                 print(f"{k:<{width}}  {v}")
     return 0

@@ -92,3 +92,29 @@ def test_raw_dialog_without_a_typed_extension_keeps_the_first_type(qtbot):
     dlg = RecordingOptionsDialog("x.iq", "x.iq: give dtype= (--dtype TYPE)")
     qtbot.addWidget(dlg)
     assert dlg.dtype.currentText() == SAMPLE_TYPES[0]
+
+
+# -- specscope info without a sample rate -------------------------------------------
+
+def test_info_describes_an_npy_without_a_sample_rate(tmp_path, capsys):
+    from specscope.app.cli import main
+
+    path = tmp_path / "x.npy"
+    np.save(path, np.zeros((1000, 3), np.int16))
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    lines = {ln.split()[0]: ln.split(None, 1)[1] for ln in out.splitlines()}
+    assert lines["sample_rate"] == "unknown (give --sample-rate)"
+    assert lines["shape"] == "[1000, 3]" and lines["dtype"] == "int16"
+    assert lines["n_channels"] == "3" and lines["n_samples"] == "1000"
+    assert main(["info", str(path), "--json"]) == 0
+    import json
+
+    info = json.loads(capsys.readouterr().out)
+    assert info["sample_rate"] is None and info["shape"] == [1000, 3]
+    # a given rate is used; a bad file still fails in one line
+    assert main(["info", str(path), "--sample-rate", "8k"]) == 0
+    assert "8000.0" in capsys.readouterr().out
+    (tmp_path / "bad.npy").write_bytes(b"not numpy")
+    assert main(["info", str(tmp_path / "bad.npy")]) == 2
+    assert "bad.npy" in capsys.readouterr().err

@@ -1,9 +1,11 @@
-"""CLI subcommands of filters: ``filter design`` and ``filter apply``.
+"""CLI subcommands of filters: ``filter design``, ``filter notch`` and ``filter apply``.
 
 :func:`register` adds ``filter`` to the main CLI's argparse subparsers::
 
     specscope filter design --design butter --btype bandpass --order 4 \\
         --cutoff 300 3000 --fs 48000 [--format json|csv|c|python|npz] [-o FILE]
+    specscope filter notch IN --near 50 [--harmonics N|all] [--start S --stop S] \\
+        [-o SPEC.json]
     specscope filter apply SPEC.json|PIPELINE.json|COEFFS IN -o OUT.h5
 
 Handlers return an exit status; bad input raises
@@ -100,6 +102,57 @@ def cmd_design(args: argparse.Namespace) -> int:
     return 0
 
 
+def _harmonics(text: str) -> int | str:
+    """``all`` or a whole number >= 1 (the ``--harmonics`` of ``filter notch``)."""
+    if text.strip().lower() in ("all", "nyquist"):
+        return "all"
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 'all' or a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 'all' or a whole number >= 1")
+    return n
+
+
+def cmd_notch(args: argparse.Namespace) -> int:
+    """Measure the line near ``--near`` in the recording and write a notch spec for it."""
+    from specscope.compute.filters import find_line, notch_for_line
+
+    from .cli_common import open_input, require_at_least
+
+    require_at_least("--near", args.near, 0.0, "Hz")
+    require_at_least("--q", args.q, 0.1)
+    with open_input(args, args.input) as rec:
+        fs = float(rec.sample_rate)
+        start = 0 if args.start is None else round(args.start * fs)
+        stop = rec.n_samples if args.stop is None else round(args.stop * fs)
+        if not 0 <= start < stop <= rec.n_samples:
+            raise InputError(f"--start {args.start} / --stop {args.stop}: the range must lie "
+                             f"inside the recording (0 – {rec.duration:g} s) and not be empty")
+        x = rec.read(start, stop, channels=args.channel)
+    fit = find_line(x, fs, args.near, tolerance_hz=args.tolerance,
+                    max_harmonics=args.harmonics if isinstance(args.harmonics, int) else None)
+    spec = notch_for_line(fit, fs, q=args.q, harmonics=args.harmonics,
+                          zero_phase=args.zero_phase)
+    if not args.quiet:
+        what = (f"comb at {spec.frequency:.4f} Hz" if spec.design == "iircomb" else
+                f"{spec.harmonics} notches" if spec.design == "notches" else "one notch")
+        print(f"line: {fit.describe()} (±{fit.stderr_hz:.4f} Hz, bins "
+              f"{fit.resolution_hz:.3f} Hz); {what}, q={spec.q:g}", file=sys.stderr)
+    text = json.dumps(spec.to_params(), indent=2) + "\n"
+    if args.output:
+        from specscope.compute.files import atomic_file
+
+        with atomic_file(args.output, what="spec file name ending in .json") as tmp:
+            tmp.write_text(text, encoding="utf-8")
+        if not args.quiet:
+            print(args.output)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def _load_filter(path: str) -> Any:
     """A FilterSpec, Design (coefficient file) or Pipeline from a file."""
     from specscope.compute.filters import SUFFIXES, FilterSpec, read_coefficients
@@ -172,6 +225,31 @@ def register(subparsers: Any) -> None:
                    help="identifier for the C and Python exports")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(func=cmd_design)
+
+    p = sub.add_parser(
+        "notch", help="measure a spectral line (hum) in a recording and write a notch spec",
+        description="Measure the line near --near Hz in IN (a long Welch spectrum, peaks "
+                    "interpolated, the fundamental fitted across its harmonics) and write a "
+                    "spec that notches it and its harmonics above the noise floor; "
+                    "'filter apply', pipelines and the designer read it.")
+    p.add_argument("input", metavar="IN")
+    p.add_argument("--near", type=number, required=True, metavar="HZ",
+                   help="roughly where the line is")
+    p.add_argument("--tolerance", type=number, metavar="HZ",
+                   help="how far from --near the line may be (default max(2, near/4))")
+    p.add_argument("--harmonics", type=_harmonics, default="all", metavar="N|all",
+                   help="notch harmonics 1..N that stand above the floor, or all of them "
+                        "(default all)")
+    p.add_argument("--q", type=number, default=30.0,
+                   help="quality factor: each notch is frequency/q Hz wide (default 30)")
+    p.add_argument("--start", type=number, metavar="S", help="measure from S seconds")
+    p.add_argument("--stop", type=number, metavar="S", help="measure up to S seconds")
+    p.add_argument("--channel", type=int, metavar="N", help="channel (default: all, averaged)")
+    p.add_argument("--zero-phase", action="store_true", help="forward-backward filtering")
+    p.add_argument("-o", "--output", metavar="SPEC.json", help="write the spec to a file")
+    p.add_argument("-q", "--quiet", action="store_true")
+    add_recording_options(p)
+    p.set_defaults(func=cmd_notch)
 
     p = sub.add_parser(
         "apply", help="filter a recording into HDF5",

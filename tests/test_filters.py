@@ -12,6 +12,7 @@ import scipy.signal as ss
 from specscope.compute import InputError
 from specscope.compute.filters import (
     FORMATS,
+    MAX_NOTCH_HARMONICS,
     Design,
     FilterSpec,
     FilterSpecError,
@@ -151,9 +152,13 @@ def test_comb_keeps_scipy_ba_and_analyses_analytically():
 def test_notch_from_click_variants():
     assert notch_from_click(60.0, FS).design == "iirnotch"
     s = notch_from_click(49.3, FS, harmonics="nyquist")
-    assert s.design == "notches" and s.harmonics is None
-    d = design(s, FS)
-    assert d.sections == int(np.ceil(24000 / 49.3)) - 1
+    # 486 harmonics lie below Nyquist: capped, never hundreds of sections
+    assert s.design == "notches" and s.harmonics == MAX_NOTCH_HARMONICS
+    assert design(s, FS).sections == MAX_NOTCH_HARMONICS
+    with pytest.raises(FilterSpecError) as e:
+        design(FilterSpec("notches", frequency=49.3, q=30.0), FS)
+    assert e.value.field == "harmonics" and "486 harmonics" in str(e.value)
+    assert design(FilterSpec("notches", frequency=1000.0, q=30.0), FS).sections == 23
     s10 = notch_from_click(60.0, FS, harmonics=10)
     d10 = design(s10, FS)
     an = analyze(d10, 24001)  # 1 Hz grid: every harmonic is a grid point

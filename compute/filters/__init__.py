@@ -15,9 +15,12 @@ Quick tour::
     y = stream_filter(d.form, d.coefficients, d.settle).whole(x)   # filtered samples
 
     hum = notch_from_click(50.0, fs=48000, harmonics="nyquist")  # comb for hum + harmonics
+    fit = find_line(samples, fs, near=48.0)    # LineFit: 49.93 Hz, harmonics 1-7 above the floor
+    spec = notch_for_line(fit, fs)             # notches for those harmonics only
 
 Modules: :mod:`.spec` (:class:`FilterSpec`, the parameter table, form schemas),
-:mod:`.design` (:func:`design`), :mod:`.designed` (:class:`Design`: coefficients,
+:mod:`.design` (:func:`design`), :mod:`.lines`
+(:func:`find_line`), :mod:`.designed` (:class:`Design`: coefficients,
 response, roots, delay, settling), :mod:`.analysis` (:func:`analyze`,
 :func:`verify`), :mod:`.apply` (:class:`StreamFilter` and the block function of
 the tile engine), :mod:`.formats` (coefficient files).
@@ -37,7 +40,14 @@ from .apply import (
     stream_filter,
     zero_phase_function,
 )
-from .design import design, notch_from_click, remez_length
+from .design import (
+    COMB_MIN_HARMONICS,
+    MAX_NOTCH_HARMONICS,
+    design,
+    notch_for_line,
+    notch_from_click,
+    remez_length,
+)
 from .designed import SETTLE_TOL, Call, Design, impulse_settle
 from .formats import (
     FORMATS,
@@ -47,6 +57,7 @@ from .formats import (
     read_coefficients,
     write_coefficients,
 )
+from .lines import LineFit, find_line, line_spectrum
 from .spec import (
     BTYPES,
     DESIGN_PARAM,
@@ -61,11 +72,13 @@ from .spec import (
 
 __all__ = [
     "BTYPES",
+    "COMB_MIN_HARMONICS",
     "DESIGNS",
     "DESIGN_PARAM",
     "FFT_MIN_TAPS",
     "FILTER_DESIGNS",
     "FORMATS",
+    "MAX_NOTCH_HARMONICS",
     "MAX_NUMTAPS",
     "MAX_ORDER",
     "SETTLE_TOL",
@@ -81,6 +94,7 @@ __all__ = [
     "FilterSpec",
     "FilterSpecError",
     "FirFilter",
+    "LineFit",
     "SosFilter",
     "StreamFilter",
     "Verdict",
@@ -89,7 +103,10 @@ __all__ = [
     "design",
     "export_coefficients",
     "field_schema",
+    "find_line",
     "impulse_settle",
+    "line_spectrum",
+    "notch_for_line",
     "notch_from_click",
     "parse_coefficients",
     "read_coefficients",

@@ -6,7 +6,10 @@ pipeline's ``filter`` step and ``specscope filter`` all call it, so a filter
 designed by dragging is, coefficient for coefficient, the filter a pipeline
 applies and the CLI prints.  Every scipy call goes through the operator
 registry and is kept in :attr:`Design.calls` (what the Python export replays).
-:func:`notch_from_click` turns a spectral line clicked in the app into a spec.
+:func:`notch_from_click` turns a frequency into a notch spec; :func:`notch_for_line`
+turns a line measured by :func:`~specscope.compute.filters.find_line` (a click
+refined on the recording's samples) into one that notches only the harmonics
+standing above the noise floor.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from ..params import json_types
 from ..spectral import parse_window
 from .analysis import analyze, verify
 from .designed import Call, Design
+from .lines import LineFit
 from .spec import (
     IIR_DESIGNS,
     MAX_NUMTAPS,
@@ -36,10 +40,17 @@ from .spec import (
     field_text,
 )
 
-__all__ = ["REMEZ_REFINE", "design", "notch_from_click", "remez_length"]
+__all__ = ["COMB_MIN_HARMONICS", "MAX_NOTCH_HARMONICS", "REMEZ_REFINE", "design",
+           "notch_for_line", "notch_from_click", "remez_length"]
 
 #: the error of every impossible specification (a short name for the checks below)
 _fail = FilterSpecError
+
+#: most notches (one section each) designed for "every harmonic up to Nyquist"
+MAX_NOTCH_HARMONICS = 40
+#: a line dividing the sample rate with at least this many harmonics above the floor
+#: gets the comb (one recursion) instead of a notch per harmonic
+COMB_MIN_HARMONICS = 16
 
 #: lengthenings tried when the equiripple length estimate misses the tolerance
 REMEZ_REFINE = 12
@@ -184,6 +195,13 @@ def _design_iir(spec: FilterSpec, fs: float) -> Design:
 def _design_notches(spec: FilterSpec, fs: float) -> Design:
     nyq = fs / 2.0
     top = math.ceil(nyq / spec.frequency) - 1
+    if spec.harmonics is None and top > MAX_NOTCH_HARMONICS:
+        # hundreds of sections ring for seconds and cost a section per sample each
+        raise _fail("harmonics", f"harmonics: {top} harmonics of {spec.frequency:g} Hz lie "
+                                 f"below Nyquist, more than the {MAX_NOTCH_HARMONICS} notches "
+                                 "designed for 'up to Nyquist'; give harmonics (those above "
+                                 "the noise floor), or use iircomb when the frequency divides "
+                                 "the sample rate")
     h = top if spec.harmonics is None else min(spec.harmonics, top)
     k = np.arange(1, h + 1)
     # scipy.signal.iirnotch for every harmonic at once (same bandwidth frequency / q)
@@ -318,16 +336,26 @@ def _check_numtaps(n: int, culprit: str, spec: FilterSpec) -> None:
                              "band or relax rp/rs")
 
 
+def _divisor(frequency: float, fs: float, tolerance_hz: float) -> float | None:
+    """``fs / n`` (n >= 4 whole) when within ``tolerance_hz`` of ``frequency``, else None."""
+    n = round(fs / frequency)
+    if n >= 4 and abs(fs / n - frequency) <= tolerance_hz:
+        return fs / n
+    return None
+
+
 def notch_from_click(frequency: float, fs: float, *, q: float = 30.0,
                      harmonics: int | str | None = None, zero_phase: bool = False
                      ) -> FilterSpec:
-    """A spec that removes the spectral line clicked at ``frequency`` Hz.
+    """A spec that removes a line at exactly ``frequency`` Hz (no measurement).
 
     ``harmonics``: None for one notch; an int N for the harmonics 1..N (those
-    below Nyquist); ``"nyquist"`` for every harmonic below Nyquist.  All
-    harmonics up to Nyquist of a frequency that divides ``fs`` give scipy's
-    comb (``iircomb``: one cheap recursion; it also removes DC), otherwise a
-    cascade of notches (``notches``), each ``frequency / q`` Hz wide.
+    below Nyquist); ``"nyquist"`` for every harmonic below Nyquist: scipy's
+    comb (``iircomb``: one cheap recursion; it also removes DC) when the
+    frequency divides ``fs``, otherwise notches (``notches``, each
+    ``frequency / q`` Hz wide) for the first :data:`MAX_NOTCH_HARMONICS`
+    harmonics at most.  To notch a line seen in a recording, measure it first
+    (:func:`~specscope.compute.filters.find_line`) and use :func:`notch_for_line`.
     """
     if isinstance(frequency, bool) or not isinstance(frequency, numbers.Real) or not (
             0 < frequency < fs / 2):
@@ -337,13 +365,66 @@ def notch_from_click(frequency: float, fs: float, *, q: float = 30.0,
     if harmonics is None:
         return FilterSpec("iirnotch", frequency=f, q=q, zero_phase=zero_phase)
     if harmonics == "nyquist":
-        ratio = fs / f
-        if abs(ratio - round(ratio)) <= 1e-9 * ratio and round(ratio) >= 4:
+        if _divisor(f, fs, 1e-9 * f) is not None:
             return FilterSpec("iircomb", frequency=f, q=q, zero_phase=zero_phase)
-        return FilterSpec("notches", frequency=f, q=q, zero_phase=zero_phase)
+        top = math.ceil(fs / 2 / f) - 1
+        return FilterSpec("notches", frequency=f, q=q,
+                          harmonics=min(top, MAX_NOTCH_HARMONICS), zero_phase=zero_phase)
     if isinstance(harmonics, bool) or not isinstance(harmonics, numbers.Integral) or \
             harmonics < 1:
         raise _fail("harmonics", f"harmonics={harmonics!r} must be None, 'nyquist' or a "
                                  "whole number >= 1")
     return FilterSpec("notches", frequency=f, q=q, harmonics=int(harmonics),
                       zero_phase=zero_phase)
+
+
+def notch_for_line(fit: LineFit, fs: float, *, q: float = 30.0,
+                   harmonics: int | str | None = "all", zero_phase: bool = False
+                   ) -> FilterSpec:
+    """A spec that notches a measured line and only its harmonics above the noise floor.
+
+    Parameters
+    ----------
+    fit : LineFit
+        The line, from :func:`~specscope.compute.filters.find_line`.
+    fs : float
+        Sample rate in Hz.
+    q : float
+        Quality factor: every notch is ``frequency / q`` Hz wide.
+    harmonics : {"all", None} or int
+        ``"all"`` (or ``"nyquist"``): every harmonic found above the floor;
+        an int N: those up to N; None: the fundamental only.
+    zero_phase : bool
+        Filter forwards and backwards.
+
+    Returns
+    -------
+    FilterSpec
+        ``iircomb`` when the line divides ``fs`` (within three standard errors)
+        and at least :data:`COMB_MIN_HARMONICS` harmonics stand out; otherwise
+        ``notches`` up to the highest harmonic found (at most
+        :data:`MAX_NOTCH_HARMONICS`), or one ``iirnotch``.
+    """
+    if not isinstance(fit, LineFit):
+        raise _fail(None, f"expected a LineFit, got {type(fit).__name__}")
+    f = float(fit.frequency_hz)
+    if not 0 < f < fs / 2:
+        raise _fail("frequency", f"frequency={f:g} must be between 0 Hz and the Nyquist "
+                                 f"frequency {fs / 2:g} Hz")
+    if harmonics is None:
+        return FilterSpec("iirnotch", frequency=f, q=q, zero_phase=zero_phase)
+    ks = fit.harmonics
+    if harmonics not in ("all", "nyquist"):
+        if isinstance(harmonics, bool) or not isinstance(harmonics, numbers.Integral) or \
+                harmonics < 1:
+            raise _fail("harmonics", f"harmonics={harmonics!r} must be None, 'all' or a "
+                                     "whole number >= 1")
+        ks = tuple(k for k in ks if k <= harmonics) or (1,)
+    exact = _divisor(f, fs, max(3.0 * fit.stderr_hz, 1e-9 * f))
+    if harmonics in ("all", "nyquist") and exact is not None and \
+            len(ks) >= COMB_MIN_HARMONICS:
+        return FilterSpec("iircomb", frequency=exact, q=q, zero_phase=zero_phase)
+    top = min(max(ks), MAX_NOTCH_HARMONICS)
+    if top == 1:
+        return FilterSpec("iirnotch", frequency=f, q=q, zero_phase=zero_phase)
+    return FilterSpec("notches", frequency=f, q=q, harmonics=top, zero_phase=zero_phase)

@@ -13,6 +13,7 @@ Wiring into the main parser (``app/cli.py``)::
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import sys
 from typing import Any
@@ -47,22 +48,31 @@ def _list(args: argparse.Namespace) -> int:
     if args.load:
         extensions.load_all()
     items = extensions.list_plugins()
+    # listing imports nothing; a module-level import that cannot be found is known
+    # without running the plugin, and is shown as the failure it will be
+    unmet = {id(p): extensions.missing_imports(p) for p in items}
+    rows = []
+    for p in items:
+        d = p.to_dict(traceback=args.traceback)
+        if unmet[id(p)]:
+            d.update(status="failed", error=unmet[id(p)])
+        rows.append(d)
     if args.json:
-        json.dump({"plugins": [p.to_dict(traceback=args.traceback) for p in items],
-                   "problems": extensions.problems()}, sys.stdout, indent=1)
+        json.dump({"plugins": rows, "problems": extensions.problems()}, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
-    for p in items:
+    for p, d in zip(items, rows, strict=True):
         version = f" {p.version}" if p.version else ""
-        print(f"{p.name}{version}  [{p.source}]  {p.status}  {p.path}")
+        status = "not loaded yet" if d["status"] == "available" else d["status"]
+        print(f"{p.name}{version}  [{p.source}]  {status}  {p.path}")
         if p.summary:
             print(f"    {p.summary}")
         if p.operators:
             ops = ", ".join(f"{o} ({p.output_kind(o)})" if p.output_kind(o) != "array" else o
                             for o in p.operators)
             print(f"    operators: {ops}")
-        if p.error:
-            print(f"    error: {p.error}")
+        if d["error"]:
+            print(f"    error: {d['error']}")
         for w in p.warnings:
             print(f"    warning: {w}")
         for e in p.call_errors:
@@ -71,8 +81,13 @@ def _list(args: argparse.Namespace) -> int:
             print("    " + p.traceback.rstrip().replace("\n", "\n    "))
     for problem in extensions.problems():
         print(f"warning: {problem}")
-    failed = sum(p.status in ("failed", "clash") for p in items)
-    print(f"{len(items)} plugins, {failed} failed")
+    count = collections.Counter(d["status"] for d in rows)
+    failed = count["failed"] + count["clash"]
+    line = f"{len(items)} plugins: {count['loaded']} loaded, {failed} failed"
+    if count["available"]:
+        line += (f", {count['available']} not loaded yet (listing does not import them; "
+                 "--load does)")
+    print(line)
     return 0
 
 
@@ -231,7 +246,8 @@ def _add_actions(sub: Any) -> None:
     q = sub.add_parser("list", help="plugins found: source, version, operators, status, errors")
     q.add_argument("--json", action="store_true", help="machine-readable listing")
     q.add_argument("--load", action="store_true",
-                   help="import every plugin first (shows import errors)")
+                   help="import every plugin first (shows every import error; without it, "
+                        "only modules that cannot be found are)")
     q.add_argument("--traceback", action="store_true", help="include tracebacks of errors")
     q.set_defaults(func=_list)
     q = sub.add_parser("check", help="run each plugin operator on test signals on every "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import struct
 
 import numpy as np
@@ -118,3 +119,71 @@ def test_info_describes_an_npy_without_a_sample_rate(tmp_path, capsys):
     (tmp_path / "bad.npy").write_bytes(b"not numpy")
     assert main(["info", str(tmp_path / "bad.npy")]) == 2
     assert "bad.npy" in capsys.readouterr().err
+
+
+# -- plugins ---------------------------------------------------------------------------
+
+@pytest.fixture
+def plugin_dir(tmp_path, monkeypatch):
+    """An empty plugin folder (given with --plugins), an empty user folder, a clean state."""
+    from specscope.compute import extensions
+
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    monkeypatch.delenv("SPECSCOPE_PLUGINS", raising=False)
+    monkeypatch.setenv("SPECSCOPE_DATA_DIR", str(tmp_path / "data"))
+    extensions.reset()
+    yield folder
+    extensions.reset()
+
+
+BAD_IMPORT = """\
+from specscope.compute.operators import operator
+import no_such_module_xyz  # noqa
+
+@operator("first", family="basic", summary="s", reference="x")
+def first(x):
+    return x
+"""
+
+
+def test_plugins_list_shows_a_plugin_whose_import_fails_as_failed(plugin_dir, capsys):
+    import json
+    import sys
+
+    from specscope.app.cli import main
+
+    (plugin_dir / "badimport.py").write_text(BAD_IMPORT)
+    (plugin_dir / "raises.py").write_text('raise RuntimeError("at import")\n')
+    assert main(["--plugins", str(plugin_dir), "plugins", "list"]) == 0
+    out = capsys.readouterr().out
+    assert f"badimport  [path]  failed  {plugin_dir / 'badimport.py'}" in out
+    assert (f"    error: plugin 'badimport' ({plugin_dir / 'badimport.py'}) cannot be "
+            "imported: no module named 'no_such_module_xyz' (badimport.py, line 2)") in out
+    # an import that fails only when run is not claimed to work
+    assert f"raises  [path]  not loaded yet  {plugin_dir / 'raises.py'}" in out
+    assert "available" not in out
+    last = out.splitlines()[-1]
+    assert re.fullmatch(r"\d+ plugins: 0 loaded, 1 failed, \d+ not loaded yet \(listing does "
+                        r"not import them; --load does\)", last), last
+    assert "specscope_plugin_raises" not in sys.modules  # listing imported nothing
+    assert main(["--plugins", str(plugin_dir), "plugins", "list", "--json"]) == 0
+    rows = {p["name"]: p for p in json.loads(capsys.readouterr().out)["plugins"]}
+    assert rows["badimport"]["status"] == "failed"
+    assert "no_such_module_xyz" in rows["badimport"]["error"]
+    # --load imports: every failure is known
+    assert main(["--plugins", str(plugin_dir), "plugins", "list", "--load"]) == 0
+    out = capsys.readouterr().out
+    assert "error: plugin 'raises'" in out and "RuntimeError: at import" in out
+    n, loaded = re.fullmatch(r"(\d+) plugins: (\d+) loaded, 2 failed",
+                             out.splitlines()[-1]).groups()
+    assert int(n) == int(loaded) + 2
+
+
+def test_optional_imports_do_not_fail_a_plugin(plugin_dir):
+    from specscope.compute import extensions
+
+    (plugin_dir / "opt.py").write_text("try:\n    import no_such_module_xyz\nexcept ImportError:"
+                                       "\n    pass\nimport numpy\nfrom . import x\n")
+    extensions.add_search_path(plugin_dir)
+    assert extensions.missing_imports(extensions.get_plugin("opt")) is None

@@ -32,6 +32,7 @@ import importlib.machinery
 import importlib.metadata
 import importlib.util
 import os
+import sys
 import threading
 import tomllib
 import traceback as _tb
@@ -56,6 +57,7 @@ __all__ = [
     "forget",
     "get_plugin",
     "list_plugins",
+    "missing_imports",
     "output_kind",
     "plugin_of",
     "problems",
@@ -490,6 +492,55 @@ def list_plugins() -> list[Plugin]:
         items = list(plugins.values()) + list(_state.get("clashes", []))
     order = {s: i for i, s in enumerate(SOURCES)}
     return sorted(items, key=lambda p: (order.get(p.source, 9), p.name, p.status == "clash"))
+
+
+def missing_imports(plugin: Plugin) -> str | None:
+    """A module the plugin imports at module level that cannot be found, as one line.
+
+    Read without running the plugin: the ``import`` statements at the top level
+    of its files (not those under ``try``/``if``, which may be optional) are
+    looked up with :func:`importlib.util.find_spec` by their top-level name.
+    Relative imports are inside the plugin and not checked.  A plugin can still
+    fail when imported for other reasons; only :func:`~.loading.load` tells.
+
+    Returns
+    -------
+    str or None
+        ``"plugin 'x' (PATH) cannot be imported: no module named 'y' (x.py, line 3)"``,
+        or ``None`` when every such module is found (or the plugin is already
+        loaded or failed).
+    """
+    if plugin.status != "available" or not plugin.path:
+        return None
+    location = Path(plugin.path)
+    try:
+        files = _source_files(location, location.is_dir())
+    except OSError:
+        return None
+    for path in files:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top == "__future__" or top in sys.modules:
+                    continue
+                try:
+                    found = importlib.util.find_spec(top) is not None
+                except (ImportError, ValueError):
+                    found = False
+                if not found:
+                    return (f"plugin {plugin.name!r} ({plugin.path}) cannot be imported: no "
+                            f"module named {top!r} ({path.name}, line {node.lineno})")
+    return None
 
 
 def problems() -> list[str]:

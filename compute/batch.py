@@ -64,6 +64,7 @@ from typing import Any
 
 import numpy as np
 
+from . import extensions
 from .errors import InputError, RecordingError, SpecscopeError
 from .io import open_recording, split_member
 from .output import (
@@ -222,6 +223,7 @@ def _task(spec: dict[str, Any]) -> dict[str, Any]:
     """One task: a whole input into its output, or one part into a part file."""
     t0 = time.perf_counter()
     try:
+        _use_plugin_paths(spec.get("plugin_paths", ()))
         pipeline = Pipeline.from_dict(spec["pipeline"])
         with _open(spec["path"], spec["options"]) as rec:
             meta = recording_meta(rec)
@@ -248,6 +250,18 @@ def _task(spec: dict[str, Any]) -> dict[str, Any]:
         return {"ok": False, "error": _one_line(exc), "seconds": time.perf_counter() - t0,
                 "traceback": traceback.format_exc() if not isinstance(exc, SpecscopeError)
                 else None}
+
+
+def _use_plugin_paths(paths: Sequence[str]) -> None:
+    """Make the submitting process's plugin folders known here, before operators resolve.
+
+    A worker process (or Dask worker) knows ``SPECSCOPE_PLUGINS`` only when it
+    inherited it; folders given with ``--plugins`` travel in the task spec.
+    """
+    known = {str(p) for p in extensions.search_paths()}
+    missing = [p for p in paths if p not in known]
+    if missing:
+        extensions.add_search_path(*missing)
 
 
 def _write_part(path: Path, bound: BoundPipeline, read: Callable[[int, int], np.ndarray],
@@ -400,7 +414,7 @@ def _prepare(pipeline: Pipeline, path: str, out: Path, options: dict[str, Any],
     spec = {"pipeline": pipeline.to_dict(), "path": str(path), "options": dict(options),
             "out": str(out), "start": a, "stop": b, "channels": chans,
             "chunk_samples": int(chunk_samples), "task_samples": task_samples or 0,
-            "meta": meta}
+            "meta": meta, "plugin_paths": [str(p) for p in extensions.search_paths()]}
     parts = _plan(bound, a, b, task_samples) or []
     part_specs = [dict(spec, part=part, part_path=str(_part_path(out, i)))
                   for i, part in enumerate(parts)]

@@ -187,3 +187,47 @@ def test_optional_imports_do_not_fail_a_plugin(plugin_dir):
                                        "\n    pass\nimport numpy\nfrom . import x\n")
     extensions.add_search_path(plugin_dir)
     assert extensions.missing_imports(extensions.get_plugin("opt")) is None
+
+
+TWICE = '''
+"""Scales its input."""
+from specscope.compute.operators import Param, operator
+
+SPECSCOPE_PLUGIN = {"outputs": {"scale": "same"}}
+
+
+@operator("scale", family="basic", summary="Scaled input",
+          params=[Param("factor", float, 2.0, min=0.0)], reference="x * factor")
+def scale(x, *, factor, xp):
+    return x * factor
+'''
+
+
+def test_run_with_workers_finds_plugins_given_with_the_option(plugin_dir, tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import h5py
+
+    (plugin_dir / "twice.py").write_text(TWICE)
+    x = (0.1 * np.random.default_rng(2).standard_normal(4000)).astype(np.float32)
+    inputs = []
+    for i in range(2):
+        inputs.append(tmp_path / f"in{i}.wav")
+        soundfile.write(inputs[-1], x, FS, subtype="FLOAT")
+    pipe = tmp_path / "pipe.json"
+    pipe.write_text(json.dumps({"specscope": "pipeline/1", "steps": [
+        {"op": "twice.scale", "params": {"factor": 3.0}}]}))
+    env = {k: v for k, v in os.environ.items() if k != "SPECSCOPE_PLUGINS"}
+    env.update(SPECSCOPE_DATA_DIR=str(tmp_path / "data"), SPECSCOPE_NO_AUTOTUNE="1")
+    res = subprocess.run([sys.executable, "-m", "specscope.app", "--plugins", str(plugin_dir),
+                          "run", str(pipe), *map(str, inputs), "-o", str(tmp_path / "out"),
+                          "--workers", "2", "-q"],
+                         env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == ""
+    for i in range(2):
+        with h5py.File(tmp_path / "out" / f"in{i}.h5", "r") as f:
+            np.testing.assert_allclose(f["signal"][:, 0], 3.0 * x, rtol=1e-6)

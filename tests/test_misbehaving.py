@@ -231,3 +231,41 @@ def test_run_with_workers_finds_plugins_given_with_the_option(plugin_dir, tmp_pa
     for i in range(2):
         with h5py.File(tmp_path / "out" / f"in{i}.h5", "r") as f:
             np.testing.assert_allclose(f["signal"][:, 0], 3.0 * x, rtol=1e-6)
+
+
+# -- operators that mirror scipy keep scipy's parameter names --------------------------
+
+#: parameters of filtering operators that cannot carry scipy's name, and why
+NOT_SCIPY_NAMES = {
+    ("lfiltic", "past_x"): "scipy's x; here x is the operator's input (b)",
+    ("order_filter", "size"): "a neighbourhood length, where scipy takes a domain array",
+}
+
+
+def test_filtering_operators_use_scipys_parameter_names():
+    import inspect
+
+    import scipy.signal as ss
+    from specscope.compute import operators
+
+    checked, wrong = 0, []
+    for op in operators.list_operators():
+        if op.family != "filtering" or not (op.reference or "").startswith("scipy.signal."):
+            continue
+        fn = getattr(ss, op.reference.removeprefix("scipy.signal."))
+        names = set(inspect.signature(fn).parameters)
+        checked += 1
+        wrong += [f"{op.name}.{p.name}" for p in op.params
+                  if p.name not in names and (op.name, p.name) not in NOT_SCIPY_NAMES]
+    assert checked >= 10 and not wrong, wrong
+
+
+def test_oaconvolve_takes_in2_like_scipy():
+    import scipy.signal as ss
+    from specscope.compute import InputError, operators
+
+    x, k = np.arange(50.0), np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(operators.call("oaconvolve", x, in2=k), ss.oaconvolve(x, k))
+    np.testing.assert_allclose(operators.call("correlate", x, in2=k), ss.correlate(x, k))
+    with pytest.raises(InputError, match="kernel"):
+        operators.call("oaconvolve", x, kernel=k)

@@ -191,30 +191,30 @@ CASES: list[Case] = [
     Case("lfiltic", lambda x, a, y, past_x: ss.lfiltic(x, a, y, past_x),
          {"a": A, "y": [0.5, -0.2, 0.1], "past_x": [1.0, 0.3]}, make=lambda n, d: B,
          lengths=(None,), batch=False, float32=False),
-    Case("convolve", lambda x, kernel, mode, method: ss.convolve(x, kernel, mode, method),
-         [{"kernel": KERN, "mode": m, "method": "auto"} for m in ("full", "same", "valid")],
+    Case("convolve", lambda x, in2, mode, method: ss.convolve(x, in2, mode, method),
+         [{"in2": KERN, "mode": m, "method": "auto"} for m in ("full", "same", "valid")],
          complex=True, batch=False),
-    Case("fftconvolve", lambda x, kernel, mode, axes: ss.fftconvolve(x, kernel, mode, axes),
-         [{"kernel": KERN, "mode": m, "axes": None} for m in ("full", "same", "valid")],
+    Case("fftconvolve", lambda x, in2, mode, axes: ss.fftconvolve(x, in2, mode, axes),
+         [{"in2": KERN, "mode": m, "axes": None} for m in ("full", "same", "valid")],
          complex=True, batch=False, atol32=5e-4),
-    Case("oaconvolve", lambda x, kernel, mode, axes: ss.oaconvolve(x, kernel, mode, axes),
-         [{"kernel": KERN, "mode": m, "axes": None} for m in ("full", "same", "valid")],
+    Case("oaconvolve", lambda x, in2, mode, axes: ss.oaconvolve(x, in2, mode, axes),
+         [{"in2": KERN, "mode": m, "axes": None} for m in ("full", "same", "valid")],
          complex=True, batch=False, atol32=5e-4),
-    Case("correlate", lambda x, kernel, mode, method: ss.correlate(x, kernel, mode, method),
-         [{"kernel": KERN, "mode": m, "method": "direct"} for m in ("full", "same", "valid")],
+    Case("correlate", lambda x, in2, mode, method: ss.correlate(x, in2, mode, method),
+         [{"in2": KERN, "mode": m, "method": "direct"} for m in ("full", "same", "valid")],
          complex=True, batch=False),
     Case("correlation_lags", lambda in1_len, in2_len, mode: ss.correlation_lags(
         in1_len, in2_len, mode), [{"in1_len": a, "in2_len": b, "mode": m}
                                   for a, b in ((5, 3), (3, 5), (97, 4))
                                   for m in ("full", "same", "valid")]),
-    Case("convolve2d", lambda x, kernel, mode, boundary, fillvalue: ss.convolve2d(
-        x, kernel, mode, boundary, fillvalue),
-         [{"kernel": np.ones((2, 3)), "mode": "full", "boundary": "fill", "fillvalue": 0.0},
-          {"kernel": np.ones((2, 3)), "mode": "same", "boundary": "wrap", "fillvalue": 0.0}],
+    Case("convolve2d", lambda x, in2, mode, boundary, fillvalue: ss.convolve2d(
+        x, in2, mode, boundary, fillvalue),
+         [{"in2": np.ones((2, 3)), "mode": "full", "boundary": "fill", "fillvalue": 0.0},
+          {"in2": np.ones((2, 3)), "mode": "same", "boundary": "wrap", "fillvalue": 0.0}],
          make=image, batch=False),
-    Case("correlate2d", lambda x, kernel, mode, boundary, fillvalue: ss.correlate2d(
-        x, kernel, mode, boundary, fillvalue),
-         [{"kernel": np.arange(6.0).reshape(2, 3), "mode": "valid", "boundary": "fill",
+    Case("correlate2d", lambda x, in2, mode, boundary, fillvalue: ss.correlate2d(
+        x, in2, mode, boundary, fillvalue),
+         [{"in2": np.arange(6.0).reshape(2, 3), "mode": "valid", "boundary": "fill",
            "fillvalue": 0.0}], make=image, batch=False, lengths=(2, 5, 31)),
     Case("upfirdn", lambda x, h, up, down, axis, mode, cval: ss.upfirdn(
         h, x, up, down, axis, mode, cval),

@@ -206,7 +206,7 @@ class FirFilter(StreamFilter):
         if _backend.backend_of(z) == "numpy":
             return _timed("convolve", lambda: ss.convolve(z, self.b, mode="valid",
                                                           method="direct"))
-        return operators.call("convolve", z, backend="cupy", kernel=self.b, mode="valid",
+        return operators.call("convolve", z, backend="cupy", in2=self.b, mode="valid",
                              method="direct")
 
 

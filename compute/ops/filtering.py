@@ -20,7 +20,9 @@ ZI = Param("zi", "array", None, help="initial filter state; when given, returns 
 PADTYPE = Param("padtype", str, "odd", choices=("odd", "even", "constant"),
                 help="edge extension (None: pass padlen=0)")
 PADLEN = Param("padlen", int, None, min=0, unit="samples")
-KERNEL = Param("kernel", "array", REQUIRED, help="second operand")
+# scipy's names: a pipeline written against scipy.signal reads the same here
+IN2 = Param("in2", "array", REQUIRED, help="second operand (a kernel, or the signal to "
+           "correlate with)")
 MODE = Param("mode", str, "full", choices=("full", "valid", "same"))
 METHOD = Param("method", str, "auto", choices=("auto", "direct", "fft"))
 
@@ -100,41 +102,41 @@ def lfiltic(x, *, a, y, past_x):
 
 
 def _conv_history(p):
-    k = p.get("kernel")
+    k = p.get("in2")
     return None if k is None else int(np.asarray(k).shape[-1]) - 1 if np.ndim(k) else 0
 
 
 @operator("convolve", family=FAMILY, summary="Convolution with a kernel",
-          params=[KERNEL, MODE, METHOD], reference="scipy.signal.convolve", history=_conv_history)
-def convolve(x, *, kernel, mode, method, xp):
-    return scipy_fn(xp, "signal.convolve")(x, kernel, mode=mode, method=method)
+          params=[IN2, MODE, METHOD], reference="scipy.signal.convolve", history=_conv_history)
+def convolve(x, *, in2, mode, method, xp):
+    return scipy_fn(xp, "signal.convolve")(x, in2, mode=mode, method=method)
 
 
 @convolve.implementation("numpy", "fft")
-def _convolve_fft(x, *, kernel, mode, method, xp):
-    if x.ndim != kernel.ndim or x.size == 0 or kernel.size == 0:
-        return scipy_fn(xp, "signal.convolve")(x, kernel, mode=mode, method="direct")
-    return scipy_fn(xp, "signal.fftconvolve")(x, kernel, mode=mode)
+def _convolve_fft(x, *, in2, mode, method, xp):
+    if x.ndim != in2.ndim or x.size == 0 or in2.size == 0:
+        return scipy_fn(xp, "signal.convolve")(x, in2, mode=mode, method="direct")
+    return scipy_fn(xp, "signal.fftconvolve")(x, in2, mode=mode)
 
 
 @operator("fftconvolve", family=FAMILY, summary="Convolution by FFT",
-          params=[KERNEL, MODE, AXES], reference="scipy.signal.fftconvolve",
+          params=[IN2, MODE, AXES], reference="scipy.signal.fftconvolve",
           history=_conv_history)
-def fftconvolve(x, *, kernel, mode, axes, xp):
-    return scipy_fn(xp, "signal.fftconvolve")(x, kernel, mode=mode, axes=axes_tuple(axes))
+def fftconvolve(x, *, in2, mode, axes, xp):
+    return scipy_fn(xp, "signal.fftconvolve")(x, in2, mode=mode, axes=axes_tuple(axes))
 
 
 @operator("oaconvolve", family=FAMILY, summary="Convolution by overlap-add",
-          params=[KERNEL, MODE, AXES], reference="scipy.signal.oaconvolve",
+          params=[IN2, MODE, AXES], reference="scipy.signal.oaconvolve",
           history=_conv_history)
-def oaconvolve(x, *, kernel, mode, axes, xp):
-    return scipy_fn(xp, "signal.oaconvolve")(x, kernel, mode=mode, axes=axes_tuple(axes))
+def oaconvolve(x, *, in2, mode, axes, xp):
+    return scipy_fn(xp, "signal.oaconvolve")(x, in2, mode=mode, axes=axes_tuple(axes))
 
 
 @operator("correlate", family=FAMILY, summary="Cross-correlation with a second signal",
-          params=[KERNEL, MODE, METHOD], reference="scipy.signal.correlate", history=None)
-def correlate(x, *, kernel, mode, method, xp):
-    return scipy_fn(xp, "signal.correlate")(x, kernel, mode=mode, method=method)
+          params=[IN2, MODE, METHOD], reference="scipy.signal.correlate", history=None)
+def correlate(x, *, in2, mode, method, xp):
+    return scipy_fn(xp, "signal.correlate")(x, in2, mode=mode, method=method)
 
 
 @operator("correlation_lags", family=FAMILY, summary="Lag of each output of correlate",
@@ -149,18 +151,18 @@ _FILL = Param("fillvalue", float, 0.0)
 
 
 @operator("convolve2d", family=FAMILY, summary="2-D convolution",
-          params=[KERNEL, MODE, _BOUNDARY, _FILL], reference="scipy.signal.convolve2d",
+          params=[IN2, MODE, _BOUNDARY, _FILL], reference="scipy.signal.convolve2d",
           history=None)
-def convolve2d(x, *, kernel, mode, boundary, fillvalue, xp):
-    return scipy_fn(xp, "signal.convolve2d")(x, kernel, mode=mode, boundary=boundary,
+def convolve2d(x, *, in2, mode, boundary, fillvalue, xp):
+    return scipy_fn(xp, "signal.convolve2d")(x, in2, mode=mode, boundary=boundary,
                                              fillvalue=fillvalue)
 
 
 @operator("correlate2d", family=FAMILY, summary="2-D cross-correlation",
-          params=[KERNEL, MODE, _BOUNDARY, _FILL], reference="scipy.signal.correlate2d",
+          params=[IN2, MODE, _BOUNDARY, _FILL], reference="scipy.signal.correlate2d",
           history=None)
-def correlate2d(x, *, kernel, mode, boundary, fillvalue, xp):
-    return scipy_fn(xp, "signal.correlate2d")(x, kernel, mode=mode, boundary=boundary,
+def correlate2d(x, *, in2, mode, boundary, fillvalue, xp):
+    return scipy_fn(xp, "signal.correlate2d")(x, in2, mode=mode, boundary=boundary,
                                               fillvalue=fillvalue)
 
 

@@ -69,6 +69,7 @@ from .errors import InputError, RecordingError, SpecscopeError
 from .io import open_recording, split_member
 from .output import (
     atomic_h5,
+    export_range,
     recording_meta,
     recording_provenance,
     sha256_file,
@@ -631,6 +632,8 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
             channels = json.loads(_attr(f, "channels"))
             chunk = int(f.attrs["chunk_samples"])
             task = int(f.attrs["task_samples"]) or None
+            # a range export read lookback samples before its start to warm its steps up
+            is_range = "range_first" in f.attrs
     except OSError as exc:
         raise RecordingError(f"{out}: not an HDF5 file ({_one_line(exc)})") from None
     pipeline = Pipeline.from_json(text)
@@ -642,13 +645,17 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
     tmpdir = out.parent / f".{out.stem}.rerun"
     tmpdir.mkdir(exist_ok=True)
     try:
-        summary = run_batch(pipeline, [source], tmpdir, workers=1, chunk_samples=chunk,
-                            task_samples=task, recording_options=options, start=start,
-                            stop=stop, channels=channels)
-        r = summary.results[0]
-        if not r.ok:
-            raise RecordingError(f"{out.name}: rerun failed: {r.error}")
-        fresh = Path(r.output or "")
+        if is_range:
+            fresh = _rerun_range(out, pipeline, source, tmpdir, options, start, stop,
+                                 channels, chunk)
+        else:
+            summary = run_batch(pipeline, [source], tmpdir, workers=1, chunk_samples=chunk,
+                                task_samples=task, recording_options=options, start=start,
+                                stop=stop, channels=channels)
+            r = summary.results[0]
+            if not r.ok:
+                raise RecordingError(f"{out.name}: rerun failed: {r.error}")
+            fresh = Path(r.output or "")
         if not verify:
             os.replace(fresh, out)
             return RerunResult(str(out), None)
@@ -657,6 +664,18 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
         for p in tmpdir.iterdir():
             p.unlink()
         tmpdir.rmdir()
+
+
+def _rerun_range(out: Path, pipeline: Pipeline, source: str, tmpdir: Path,
+                 options: dict[str, Any], start: int, stop: int, channels: list[int],
+                 chunk: int) -> Path:
+    """Export the range again as the export did: from ``lookback`` samples before it."""
+    fresh = tmpdir / out.name
+    try:
+        return export_range(source, fresh, pipeline=pipeline, start=start, stop=stop,
+                            channels=channels, options=options, chunk_samples=chunk)
+    except SpecscopeError as exc:
+        raise RecordingError(f"{out.name}: rerun failed: {_one_line(exc)}") from None
 
 
 def _compare(stored: Path, fresh: Path) -> RerunResult:

@@ -269,3 +269,29 @@ def test_oaconvolve_takes_in2_like_scipy():
     np.testing.assert_allclose(operators.call("correlate", x, in2=k), ss.correlate(x, k))
     with pytest.raises(InputError, match="kernel"):
         operators.call("oaconvolve", x, kernel=k)
+
+
+# -- rerun of a range export ------------------------------------------------------------
+
+def test_rerun_verify_of_a_range_export_with_an_iir_band_pass_is_identical(tmp_path, capsys):
+    import h5py
+    from specscope.app.cli import main
+    from specscope.compute.output import export_range
+    from specscope.compute.pipeline import Pipeline
+
+    fs = 16000
+    x = (0.3 * np.random.default_rng(0).standard_normal(3 * fs)).astype(np.float32)
+    src = tmp_path / "src.wav"
+    soundfile.write(src, x, fs, subtype="FLOAT")
+    pipe = Pipeline.from_steps([{"op": "filter", "params": {
+        "design": "butter", "order": 4, "cutoff": [300.0, 3000.0], "btype": "bandpass"}}])
+    out = export_range(src, tmp_path / "range.h5", pipeline=pipe, start=20000, stop=30000)
+    with h5py.File(out, "r") as f:
+        stored = f["signal"][...]
+        assert f.attrs["range_read_start"] < 20000  # the export warmed up before its start
+    assert main(["rerun", "--verify", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == f"{out}: identical"
+    assert main(["rerun", str(out)]) == 0
+    with h5py.File(out, "r") as f:
+        np.testing.assert_array_equal(f["signal"][...], stored)
+        assert int(f.attrs["start_sample"]) == 20000

@@ -132,8 +132,9 @@ VIEW_GESTURES: tuple[ShortcutRow, ...] = (
     ShortcutRow("Up / Down", "Pan in frequency (with Shift: zoom)", "Spectrogram view"),
     ShortcutRow("Click / double-click", "Set / clear the measurement reference (Δt, Δf, ΔdB)",
                 "Spectrogram view"),
-    ShortcutRow("Mouse drag / wheel", "Pan / zoom (right-drag zooms each axis)",
-                "Spectrogram view"),
+    ShortcutRow("Mouse drag / wheel", "Pan / zoom time around the cursor (right-drag zooms "
+                "each axis)", "Spectrogram view"),
+    ShortcutRow("Shift+wheel", "Zoom frequency around the cursor", "Spectrogram view"),
     ShortcutRow("N", "Click a spectral line to notch it", "Filter designer"),
 )
 

@@ -126,8 +126,8 @@ class DesignerController(QObject):
         self.shell.change_settings(self.shell.settings.with_changes(designer=params))
 
     def _compare_changed(self, mode: str) -> None:
+        # the view keeps levels per quantity: before/after share them, difference has its own
         self.shell.change_settings(self.shell.settings.with_changes(compare=mode))
-        self.views.levels_set = False  # a difference in dB needs other levels than a level
 
     def _designer_changed(self, params: dict) -> None:
         """Every change while dragging: re-filter only the visible span (fast preview)."""

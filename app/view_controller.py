@@ -419,7 +419,9 @@ class ViewController(QObject):
         differs = self.shell.settings.shows_difference
         if differs:
             self.view.clear_background()  # another quantity: dB of after over before
-        if not self.levels_set and (self.shell.settings.representation != "stft" or differs):
+        # before and after share their levels; the difference keeps its own symmetric ones
+        kept = self.view.set_quantity("difference" if differs else "level")
+        if not self.levels_set or not kept:
             self.auto_levels()
             self.levels_set = True
         if wave is None:
@@ -428,12 +430,17 @@ class ViewController(QObject):
             self.view.set_waveform(wave.t0, wave.fs, wave.samples)
         agg = (f", {img.frames_per_column:.1f} frames/column ({img.reduce}, "
                f"level {img.level})" if img.frames_per_column > 1.0 else "")
-        self.shell.show_message(f"{img.db.shape[1]} columns × {img.db.shape[0]} bins in "
-                                f"{result.seconds * 1000:.0f} ms{agg}", 5000)
+        missing = self.view.missing_note()
+        self.shell.show_message(f"{missing + '. ' if missing else ''}{img.db.shape[1]} columns "
+                                f"× {img.db.shape[0]} bins in {result.seconds * 1000:.0f} ms"
+                                f"{agg}", 15000 if missing else 5000, error=bool(missing))
         self._maybe_image_shown()
 
     def _envelope_done(self, request: EnvelopeRequest, result: JobResult) -> None:
         self.view.overview.set_envelope(*result.value)
+        missing = self.view.missing_note()
+        if missing:
+            self.shell.show_message(missing, 30000, error=True)
 
     def _show_overview(self, img: DisplayImage) -> None:
         if self.shell.settings.shows_difference:

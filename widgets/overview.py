@@ -1,28 +1,63 @@
-"""OverviewPlot: the whole recording as a min/max envelope, with the visible span."""
+"""OverviewPlot: the whole recording as a min/max envelope, with the visible span.
+
+Stretches of NaN samples (buckets whose minimum or maximum is NaN) are drawn
+in :data:`MISSING_COLOR` across the strip, and listed in
+:attr:`OverviewPlot.missing_spans`.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import QObject, pyqtSignal
+from PyQt6.QtCore import QObject, QRectF, pyqtSignal
+
+from .time_axis import TimeAxis
+
+__all__ = ["MISSING_COLOR", "OverviewPlot", "nan_spans"]
+
+#: colour of stretches without valid samples (NaN), in the overview and the spectrogram
+MISSING_COLOR = (0, 230, 120, 255)
 
 
 class _Signals(QObject):
     regionChanged = pyqtSignal(float, float)
+    missingChanged = pyqtSignal()
+
+
+def nan_spans(edges: np.ndarray, mins: np.ndarray, maxs: np.ndarray) -> list[tuple[float, float]]:
+    """Time spans (s) of the envelope buckets holding NaN samples, neighbours merged.
+
+    Parameters
+    ----------
+    edges : array
+        Bucket edges (s), one more than buckets.
+    mins, maxs : array
+        Minimum and maximum sample of each bucket (NaN where a sample is NaN).
+    """
+    bad = np.isnan(np.asarray(mins, dtype=float)) | np.isnan(np.asarray(maxs, dtype=float))
+    if not bad.any():
+        return []
+    step = np.diff(np.concatenate([[0], bad.astype(np.int8), [0]]))
+    starts, stops = np.flatnonzero(step == 1), np.flatnonzero(step == -1)
+    return [(float(edges[a]), float(edges[b])) for a, b in zip(starts, stops, strict=True)]
 
 
 class OverviewPlot(pg.PlotItem):
     """A thin plot of the waveform envelope; the bright region is the visible span.
 
-    ``signals.regionChanged(t0, t1)`` is emitted when the person drags the region.
+    ``signals.regionChanged(t0, t1)`` is emitted when the person drags the region;
+    ``signals.missingChanged()`` when a new envelope changed :attr:`missing_spans`.
     Meant to sit under a spectrogram in the same layout column, so the time
     axes line up.
     """
 
     def __init__(self, left_axis_width: int = 64) -> None:
-        super().__init__()
+        super().__init__(axisItems={"bottom": TimeAxis("bottom")})
         self.signals = _Signals()
         self.regionChanged = self.signals.regionChanged
+        self.missingChanged = self.signals.missingChanged
+        #: spans (s) of NaN samples in the recording, from the last envelope
+        self.missing_spans: list[tuple[float, float]] = []
         self.setMaximumHeight(80)
         self.setMenuEnabled(False)
         self.setMouseEnabled(x=False, y=False)
@@ -30,34 +65,79 @@ class OverviewPlot(pg.PlotItem):
         self.getAxis("left").setWidth(left_axis_width)
         self.getAxis("left").setStyle(showValues=False)
         self.getAxis("left").setTicks([[]])
-        self.setLabel("bottom", "", units="s")
         pen = pg.mkPen((120, 180, 255), width=1)
         self._lo = pg.PlotDataItem(pen=pen)
         self._hi = pg.PlotDataItem(pen=pen)
         self._fill = pg.FillBetweenItem(self._lo, self._hi, brush=pg.mkBrush(80, 140, 230, 140))
         for item in (self._lo, self._hi, self._fill):
             self.addItem(item)
+        self._missing = pg.ImageItem(axisOrder="row-major")
+        self._missing.setZValue(5)
+        self.addItem(self._missing)
         self.region = pg.LinearRegionItem(values=(0, 1), brush=pg.mkBrush(255, 255, 255, 40),
                                           pen=pg.mkPen((255, 255, 255, 200), width=1))
         self.region.setZValue(10)
         self.addItem(self.region)
         self._quiet = False
+        self._extent: tuple[float, float] | None = None
         self.region.sigRegionChanged.connect(self._on_region)
         self.setToolTip("The whole recording; drag the bright region to move the view")
 
+    def set_extent(self, t0: float, t1: float) -> None:
+        """The recording's time span: the strip's axis, the region's bounds.
+
+        A new span (another recording) puts the region over all of it; the same
+        span keeps the region where it is.
+        """
+        if not t1 > t0:
+            return
+        new = self._extent != (t0, t1)
+        self._extent = (t0, t1)
+        self.setXRange(t0, t1, padding=0)
+        self._quiet = True
+        try:
+            # bounds before the region: a region is clamped to the bounds it is given
+            self.region.setBounds((t0, t1))
+            if new:
+                self.region.setRegion((t0, t1))
+        finally:
+            self._quiet = False
+
     def set_envelope(self, edges: np.ndarray, mins: np.ndarray, maxs: np.ndarray) -> None:
         """Bucket edges (s) and the minimum and maximum sample of each bucket."""
+        edges = np.asarray(edges, dtype=float)
         centres = (edges[:-1] + edges[1:]) / 2
-        self._lo.setData(centres, mins)
-        self._hi.setData(centres, maxs)
-        self.setXRange(float(edges[0]), float(edges[-1]), padding=0)
-        peak = float(max(np.max(np.abs(mins)), np.max(np.abs(maxs)), 1e-12))
+        self.missing_spans = nan_spans(edges, mins, maxs)
+        lo, hi = np.nan_to_num(mins), np.nan_to_num(maxs)  # NaN buckets: drawn as gaps
+        self._lo.setData(centres, lo)
+        self._hi.setData(centres, hi)
+        peak = float(max(np.max(np.abs(lo)), np.max(np.abs(hi)), 1e-12)) if lo.size else 1.0
         self.setYRange(-peak, peak, padding=0.05)
-        self.region.setBounds((float(edges[0]), float(edges[-1])))
+        self.set_extent(float(edges[0]), float(edges[-1]))
+        self._draw_missing(edges, mins, maxs, peak)
+        self.missingChanged.emit()
+
+    def _draw_missing(self, edges: np.ndarray, mins: np.ndarray, maxs: np.ndarray,
+                      peak: float) -> None:
+        if not self.missing_spans:
+            self._missing.clear()
+            return
+        bad = np.isnan(np.asarray(mins, dtype=float)) | np.isnan(np.asarray(maxs, dtype=float))
+        rgba = np.zeros((1, bad.size, 4), np.uint8)
+        rgba[0, bad] = MISSING_COLOR
+        self._missing.setImage(rgba, autoLevels=False)
+        self._missing.setRect(QRectF(float(edges[0]), -peak, float(edges[-1] - edges[0]),
+                                     2 * peak))
 
     def clear_envelope(self) -> None:
+        """Forget the envelope (a new recording is coming); its span comes with set_extent."""
         self._lo.setData([], [])
         self._hi.setData([], [])
+        self._missing.clear()
+        self._extent = None
+        if self.missing_spans:
+            self.missing_spans = []
+            self.missingChanged.emit()
 
     def set_region(self, t0: float, t1: float) -> None:
         """Show the visible span (does not emit regionChanged)."""

@@ -4,19 +4,42 @@ The view knows nothing of where images come from: it is given a dB image and
 its axes, and it emits signals (cursor position, level changes).  Changing the
 levels or the colour map re-levels the existing image through its lookup table;
 nothing is recomputed.
+
+Levels belong to a *quantity*: ``"level"`` (a spectrogram in dB: the STFT,
+before or after a filter, a plugin's image) or ``"difference"`` (after minus
+before, in dB, on a symmetric scale).  Each keeps its own range while the
+view switches between them (:meth:`SpectrogramView.set_quantity`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import QPointF, QRectF, QTimer, pyqtSignal
+from PyQt6.QtCore import QPointF, QRectF, Qt, QTimer, pyqtSignal
+from specscope.compute.view import auto_levels, difference_levels
 
 from .frequency_axis import FrequencyAxis, forward, inverse
-from .overview import OverviewPlot
+from .overview import MISSING_COLOR, OverviewPlot
+from .time_axis import TimeAxis, format_time
 
 #: colour maps offered in menus (all bundled with pyqtgraph)
 COLORMAPS = ("inferno", "viridis", "magma", "plasma", "cividis", "turbo", "CET-L1")
+#: the modifier that makes the wheel zoom frequency instead of time
+FREQUENCY_WHEEL_MODIFIER = Qt.KeyboardModifier.ShiftModifier
+#: what each quantity's levels are fitted with
+QUANTITIES = {"level": auto_levels, "difference": difference_levels}
+
+
+class TimeZoomViewBox(pg.ViewBox):
+    """A ViewBox whose wheel zooms time around the cursor, and frequency with Shift.
+
+    Over an axis the wheel zooms that axis, as in pyqtgraph.
+    """
+
+    def wheelEvent(self, ev, axis=None):
+        if axis is None:
+            axis = 1 if ev.modifiers() & FREQUENCY_WHEEL_MODIFIER else 0
+        super().wheelEvent(ev, axis=axis)
 
 
 class SpectrogramView(pg.GraphicsLayoutWidget):
@@ -27,7 +50,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
     cursorMoved(float, float, float)
         Time (s), frequency (Hz) and level (dB, NaN outside the image) under the mouse.
     levelsChanged(float, float)
-        The dB range, after the colour bar was dragged.
+        The dB range, after the colour bar was dragged or a quantity's kept
+        levels came back (:meth:`set_quantity`).
     viewportChanged(float, float, float, float, int, int)
         The visible time span (s), frequency span (Hz) and plot size in device
         pixels, after zooming, panning or resizing settled (debounced).
@@ -39,7 +63,13 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
     against frequency, sharing the frequency axis), a waveform row shown when
     zoomed in to samples, and the overview of the whole recording.  Keys:
     Left/Right pan, Ctrl++ / Ctrl+- zoom time, Shift+Up/Down zoom frequency,
-    Up/Down pan frequency.
+    Up/Down pan frequency.  The wheel zooms time around the cursor; with Shift
+    it zooms frequency.
+
+    NaN cells of an image in stretches the overview found NaN samples in are
+    drawn in :data:`~specscope.widgets.overview.MISSING_COLOR`
+    (:meth:`missing_note` says where); other NaN cells (outside the recording,
+    between stacked channels) stay transparent.
 
     Two images share the colour map: a *background* of the whole recording at
     coarse resolution, shown where the *detail* image of the visible span has
@@ -59,8 +89,10 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         super().__init__(parent)
         self.setBackground("k")
         self.freq_axis = FrequencyAxis("left")
-        self.plot: pg.PlotItem = self.addPlot(row=0, col=0, axisItems={"left": self.freq_axis})
-        self.plot.setLabel("bottom", "Time", units="s")
+        self.plot: pg.PlotItem = self.addPlot(
+            row=0, col=0, viewBox=TimeZoomViewBox(),
+            axisItems={"left": self.freq_axis, "bottom": TimeAxis("bottom")})
+        self.plot.setLabel("bottom", "Time")
         self.freq_axis.set_scale("linear")
         self.plot.showGrid(x=False, y=False)
         self.plot.getAxis("left").setWidth(64)
@@ -71,6 +103,16 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.background)
         self.plot.addItem(self.image)
+        # NaN samples: a mask over each image, in a colour no colour map has
+        self._missing_bg = pg.ImageItem(axisOrder="row-major")
+        self._missing_bg.setZValue(-0.5)
+        self._missing = pg.ImageItem(axisOrder="row-major")
+        self._missing.setZValue(0.5)
+        self.plot.addItem(self._missing_bg)
+        self.plot.addItem(self._missing)
+        #: what the image shows ("level" or "difference") and the levels each had last
+        self.quantity = "level"
+        self._kept_levels: dict[str, tuple[float, float]] = {}
         self._cmap_name = COLORMAPS[0]
         self.colorbar = pg.ColorBarItem(values=(-120.0, 0.0), colorMap=pg.colormap.get(self._cmap_name),
                                         label="Level (dB)", interactive=True, rounding=0.5)
@@ -100,6 +142,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         #: the whole recording's waveform envelope, with the visible span
         self.overview = OverviewPlot(left_axis_width=64)
         self.addItem(self.overview, row=2, col=0)
+        self.overview.missingChanged.connect(self._update_missing)
         # measurement: a reference point and harmonic cursors
         self._ref_marker = pg.ScatterPlotItem(size=11, symbol="+", pen=pg.mkPen("c", width=2),
                                               brush=None)
@@ -144,6 +187,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
             f0 = max(f0, 1e-3)
             min_df = None
         self._extent = (t0, t1, f0, f1)
+        self.overview.set_extent(t0, t1)
         y0, y1 = (float(v) for v in forward(self.freq_scale, [f0, f1]))
         if self.freq_scale != "linear":
             min_df = None
@@ -185,6 +229,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.background.clear()
         self._db = None
         self._bg = None
+        self._update_missing()
 
     def set_background(self, db: np.ndarray, time_edges: np.ndarray,
                        freq_edges: np.ndarray) -> None:
@@ -193,6 +238,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._bg = (db, np.asarray(time_edges), np.asarray(freq_edges))
         self.background.setImage(db, autoLevels=False, levels=self.levels())
         self.background.setRect(_rect(time_edges, forward(self.freq_scale, freq_edges)))
+        self._draw_missing(self._missing_bg, self._bg)
 
     def set_image(self, db: np.ndarray, time_edges: np.ndarray, freq_edges: np.ndarray,
                   *, reset_view: bool = False) -> None:
@@ -201,6 +247,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._db, self._t_edges, self._f_edges = db, np.asarray(time_edges), np.asarray(freq_edges)
         self.image.setImage(db, autoLevels=False, levels=self.levels())
         self.image.setRect(_rect(time_edges, forward(self.freq_scale, freq_edges)))
+        self._draw_missing(self._missing, (db, self._t_edges, self._f_edges))
         if self._extent is None:
             self.set_extent(float(time_edges[0]), float(time_edges[-1]),
                             float(freq_edges[0]), float(freq_edges[-1]))
@@ -220,6 +267,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         """Drop the whole-recording image (alternative views have none)."""
         self._bg = None
         self.background.clear()
+        self._missing_bg.clear()
 
     def clear_image(self) -> None:
         """Forget both images and the extent (a new recording is coming)."""
@@ -231,6 +279,9 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._extent = None
         self.image.clear()
         self.background.clear()
+        self._missing.clear()
+        self._missing_bg.clear()
+        self._kept_levels.clear()  # another recording: its own levels
 
     @property
     def image_data(self) -> np.ndarray | None:
@@ -275,7 +326,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         w, h = self.plot_size_px()
         self.viewportChanged.emit(t0, t1, f0, f1, w, h)
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         timer = getattr(self, "_viewport_timer", None)  # None during construction
         if timer is not None:
@@ -292,6 +343,28 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
             raise ValueError(f"dB range {low}..{high}: the top must be above the bottom")
         self.colorbar.setLevels((low, high))
         self.slice.setXRange(low, high, padding=0.02)
+        self._kept_levels[self.quantity] = (float(low), float(high))
+
+    def set_quantity(self, quantity: str) -> bool:
+        """What the image shows: ``"level"`` or ``"difference"`` (after minus before, dB).
+
+        Each quantity keeps its levels: switching back shows the range it had.
+
+        Returns
+        -------
+        bool
+            Whether the quantity has levels already (set, fitted or dragged since
+            the recording was opened); when False, :meth:`auto_levels` fits them.
+        """
+        if quantity not in QUANTITIES:
+            raise ValueError(f"quantity {quantity!r} must be one of {', '.join(QUANTITIES)}")
+        if quantity != self.quantity:
+            self.quantity = quantity
+            kept = self._kept_levels.get(quantity)
+            if kept is not None:
+                self.set_levels(*kept)
+                self.levelsChanged.emit(*kept)
+        return quantity in self._kept_levels
 
     def set_colormap(self, name: str) -> None:
         cmap = pg.colormap.get(name)
@@ -323,19 +396,65 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         return self._cmap_name
 
     def auto_levels(self) -> tuple[float, float]:
-        """Levels that show the noise floor dark and the strongest lines bright."""
-        src = self._bg[0] if self._bg is not None else self._db
-        if src is None:
+        """Fit the levels to the image and return them.
+
+        A level image: the noise floor dark and the strongest lines bright, digital
+        silence and NaN left out (:func:`specscope.compute.view.auto_levels`), from
+        the whole recording's background when there is one; a difference image: a
+        range symmetric about 0 dB.
+        """
+        src = self._db
+        if self.quantity == "level" and self._bg is not None:
+            src = self._bg[0]  # the whole recording: the same levels at every zoom
+        if src is None or not np.isfinite(src).any():
             return self.levels()
-        finite = src[np.isfinite(src)]
-        if finite.size == 0:
-            return self.levels()
-        hi = float(np.ceil(np.percentile(finite, 99.95) / 5.0) * 5.0 + 5.0)
-        lo = float(np.floor(np.percentile(finite, 2.0) / 5.0) * 5.0)
-        if hi - lo < 20:
-            lo = hi - 20
+        lo, hi = QUANTITIES[self.quantity](src)
         self.set_levels(lo, hi)
         return lo, hi
+
+    # -- NaN samples ---------------------------------------------------------
+    def _draw_missing(self, item: pg.ImageItem,
+                      layer: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> None:
+        """Cover the NaN cells of ``layer`` lying in stretches of NaN samples."""
+        spans = self.overview.missing_spans
+        if layer is None or not spans:
+            item.clear()
+            return
+        db, te, fe = layer
+        cols = np.zeros(db.shape[1], bool)
+        for a, b in spans:
+            cols |= (te[:-1] < b) & (te[1:] > a)
+        mask = np.isnan(db) & cols[None, :]
+        if not mask.any():
+            item.clear()
+            return
+        rgba = np.zeros((*db.shape, 4), np.uint8)
+        rgba[mask] = MISSING_COLOR
+        item.setImage(rgba, autoLevels=False)
+        item.setRect(_rect(te, forward(self.freq_scale, fe)))
+
+    def _update_missing(self) -> None:
+        detail = None if self._db is None else (self._db, self._t_edges, self._f_edges)
+        self._draw_missing(self._missing, detail)
+        self._draw_missing(self._missing_bg, self._bg)
+
+    def missing_mask(self) -> np.ndarray | None:
+        """Cells of the detail image drawn as NaN samples (bool, shaped like the image)."""
+        data = self._missing.image
+        if data is None or self._db is None or data.shape[:2] != self._db.shape:
+            return None
+        return data[..., 3] > 0
+
+    def missing_note(self) -> str:
+        """A warning naming the stretches of NaN samples ("" when the recording has none)."""
+        spans = self.overview.missing_spans
+        if not spans:
+            return ""
+        a, b = spans[0]
+        first = f"{format_time(a, 1e-3, 'clock')}–{format_time(b, 1e-3, 'clock')}"
+        more = f" and {len(spans) - 1} more" if len(spans) > 1 else ""
+        return (f"Warning: the recording has NaN samples at {first}{more}, "
+                "shown in green")
 
     # -- readout -----------------------------------------------------------
     def value_at(self, t: float, f: float) -> float:
@@ -505,7 +624,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.waveform.setYRange(-peak, peak, padding=0.05)
 
     # -- keyboard ------------------------------------------------------------
-    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def keyPressEvent(self, event) -> None:
         Qt = pg.QtCore.Qt
         key, mods = event.key(), event.modifiers()
         vb = self.plot.getViewBox()
@@ -540,6 +659,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
     def _on_bar_levels(self, bar: pg.ColorBarItem) -> None:
         lo, hi = self.levels()
         self.slice.setXRange(lo, hi, padding=0.02)
+        self._kept_levels[self.quantity] = (lo, hi)
         self.levelsChanged.emit(lo, hi)
 
 

@@ -1,6 +1,7 @@
 """Display images of recordings: the tile engine, stacked channels, operator images."""
 
 from .images import DisplayImage, RenderResult
+from .levels import auto_levels, difference_levels
 from .plugin_images import plugin_image
 from .stacked import StackedEngine
 from .tiles import (
@@ -25,6 +26,8 @@ __all__ = [
     "Tile",
     "TileCache",
     "TileEngine",
+    "auto_levels",
+    "difference_levels",
     "plugin_image",
     "render_progressive",
 ]

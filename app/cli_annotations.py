@@ -8,9 +8,10 @@
                       [--nfft N --hop N --window W] [--channel C] [--json]
 
 ``list`` prints the annotations of an annotation file (SigMF meta, Raven
-table, Audacity labels, CSV) or, for another recording, the regions its reader
-found.  ``convert`` reads one format and writes another; ``--recording`` gives
-the sample rate and band that SigMF samples, Raven boxes and new SigMF metas
+table, Audacity labels, CSV, the ``/annotations`` table of a specscope HDF5
+export) or, for another recording, the annotations its reader found.
+``convert`` reads one format and writes another; ``--recording`` gives the
+sample rate and band that SigMF samples, Raven boxes and new SigMF metas
 need (without a recording, ``--sample-rate`` gives the rate alone).
 ``measure`` prints :func:`specscope.compute.annotations.measure` of a
 box.  JSON output uses the model's field names.  :func:`register` adds the
@@ -78,14 +79,16 @@ def _sample_rate(args: argparse.Namespace) -> float | None:
 
 def _is_annotation_file(path: str, format: str | None) -> bool:
     from specscope.compute.annotations import detect_format
+    from specscope.compute.annotations.hdf5_table import has_table
 
     if format is not None:
         return True
     try:
-        detect_format(path)
+        found = detect_format(path)
     except InputError:
         return False
-    return True
+    # an HDF5 recording without a table is listed through its reader
+    return found != "hdf5" or has_table(path)
 
 
 def _text_line(a: Any) -> str:
@@ -178,11 +181,12 @@ def cmd_measure(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``annotations`` (``list``, ``convert``) and ``measure`` to the main CLI."""
-    formats = ["sigmf", "raven", "audacity", "csv"]
+    formats = ["sigmf", "raven", "audacity", "csv", "hdf5"]
     p = subparsers.add_parser(
-        "annotations", help="list or convert annotations (SigMF, Raven, Audacity, CSV)",
+        "annotations", help="list or convert annotations (SigMF, Raven, Audacity, CSV, HDF5)",
         description="Annotation files: SigMF metadata, Raven selection tables, Audacity "
-                    "label files, CSV with the model's field names.")
+                    "label files, CSV with the model's field names, the /annotations "
+                    "table of specscope's HDF5 exports.")
     sub = p.add_subparsers(dest="annotations_command", metavar="ACTION", required=True)
 
     q = sub.add_parser("list", help="print the annotations of a file or recording")

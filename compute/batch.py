@@ -46,7 +46,9 @@ attribute and ``time`` (s) and ``channel`` dimension scales, which
   (the JSON), ``source_options`` (JSON), ``start_sample``, ``stop_sample``,
   ``first_sample``, ``channels``, ``chunk_samples``, ``task_samples``;
 * group ``pipeline`` (attribute ``json``) with ``coefficients/step_<i>``
-  holding the designed ``sos`` or ``b``/``a`` of each filter step.
+  holding the designed ``sos`` or ``b``/``a`` of each filter step;
+* group ``annotations``: the input's annotations inside the output's range
+  and channels, from the output's first sample.
 
 Nothing here imports Qt.
 """
@@ -243,7 +245,7 @@ def _task(spec: dict[str, Any]) -> dict[str, Any]:
                 blocks = bound.stream(read, spec["start"], spec["stop"],
                                       chunk_samples=spec["chunk_samples"])
                 write_pipeline_output(Path(spec["out"]), pipeline, bound, meta, spec, blocks,
-                                      prov)
+                                      prov, annotations=rec.annotations)
             else:
                 _write_part(Path(spec["part_path"]), bound, read, part, spec["chunk_samples"])
         return {"ok": True, "seconds": time.perf_counter() - t0, "meta": meta}
@@ -291,8 +293,9 @@ def _assemble(spec: dict[str, Any], part_paths: Sequence[Path]) -> None:
         meta = recording_meta(rec)
         bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
         prov = recording_provenance(rec)
+        annotations = rec.annotations
     write_pipeline_output(Path(spec["out"]), pipeline, bound, meta, spec,
-                          _iter_part_blocks(part_paths), prov)
+                          _iter_part_blocks(part_paths), prov, annotations=annotations)
 
 
 # -- executors ----------------------------------------------------------------------------

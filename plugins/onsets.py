@@ -1,7 +1,11 @@
 """Onset / transient detector: spectral-flux peaks, refined to the sample, as annotations.
 
-Turn its result into recording annotations with
-:func:`specscope.compute.extensions.events_to_annotations`.
+Turn its result into annotations with
+:func:`specscope.compute.extensions.events_to_annotations`; pass
+``generator="onsets.detect"`` so each annotation says which detector found it::
+
+    events = operators.call("onsets.detect", x, fs=fs)
+    notes = extensions.events_to_annotations(events, fs=fs, generator="onsets.detect")
 """
 
 from __future__ import annotations

@@ -171,7 +171,7 @@ def test_format_detection_by_name_and_content(tmp_path):
     with pytest.raises(InputError) as info:
         detect_format(tmp_path / "out.xyz", reading=False)
     one_line_error(info.value, "out.xyz", "sigmf", "raven", "audacity", "csv")
-    assert set(FORMATS) == {"sigmf", "raven", "audacity", "csv"}
+    assert set(FORMATS) == {"sigmf", "raven", "audacity", "csv", "hdf5"}
 
 
 # -- round trips -------------------------------------------------------------------------
@@ -335,7 +335,7 @@ def test_sigmf_rewrite_keeps_everything_but_the_annotations(sigmf_pair):
         sigmf.validate.validate(after)
     # the reader of recordings still opens it and sees the annotations
     reopened = open_recording(sigmf_pair)
-    assert [r["label"] for r in reopened.annotations] == ["burst A", "burst B (FSK)", "late"]
+    assert [r.label for r in reopened.annotations] == ["burst A", "burst B (FSK)", "late"]
     assert [round(a.start_s, 9) for a in annotations_of_recording(reopened)] == [
         0.001, 0.004, 0.0095]
 

@@ -251,10 +251,10 @@ def test_sigmf_metadata_captures_annotations(tmp_path):
             assert rec.is_complex and rec.center_frequency == 915e6
             assert rec.start_time == "2024-05-01T12:00:00.000Z"
             assert rec.path.name == "rec.sigmf-data"
-            assert rec.annotations[0] == {
-                "sample_start": 100, "sample_count": 50, "freq_lower": 914.9e6,
-                "freq_upper": 915.1e6, "label": "burst", "comment": "strong"}
-            assert rec.annotations[1]["sample_count"] == 100  # cut at the end
+            a = rec.annotations[0]
+            assert (a.start_s, a.stop_s, a.freq_low_hz, a.freq_high_hz, a.label,
+                    a.comment) == (100e-6, 150e-6, 914.9e6, 915.1e6, "burst", "strong")
+            assert rec.annotations[1].stop_s == 1000e-6  # cut at the end
             assert any("past the end" in w for w in rec.warnings)
             assert any("centre frequency changes" in w for w in rec.warnings)
             np.testing.assert_array_equal(assert_pieces_equal_whole(rec), expected)

@@ -471,9 +471,11 @@ def test_onset_detector_finds_clicks_to_the_sample_and_writes_annotations() -> N
     assert ev["sample"].tolist() == clicks
     np.testing.assert_allclose(ev["times"], np.array(clicks) / FS)
     assert ev["strength"].max() == 1.0 and ev["strength"].min() >= 0.3
-    notes = extensions.events_to_annotations(ev, label="click")
-    assert notes[1] == {"sample_start": 9001, "sample_count": 0, "freq_lower": None,
-                        "freq_upper": None, "label": "click", "comment": "strength=1"}
+    notes = extensions.events_to_annotations(ev, label="click", fs=FS,
+                                             generator="onsets.detect")
+    assert (notes[1].start_s, notes[1].stop_s, notes[1].freq_low_hz, notes[1].label,
+            notes[1].comment, notes[1].generator) == (9001 / FS, 9001 / FS, None, "click",
+                                                      "strength=1", "onsets.detect")
     # a tone starting at sample 5000 in near-silence: one onset within a hop
     y = np.where(np.arange(16000) >= 5000, tone(440.0, 16000), 0.0)
     ev = operators.call("onsets.detect", y + 1e-4 * np.random.default_rng(6).standard_normal(

@@ -196,8 +196,8 @@ def test_sigmf_iq_round_trip(tmp_path):
         assert rec.center_frequency == 433.9e6
         assert rec.start_time == "2024-05-01T12:00:00.001000Z"
         assert rec.metadata["datatype"] == "cf32_le"
-        assert rec.annotations[0]["sample_start"] == 500
-        assert rec.annotations[0]["label"] == "burst"
+        assert round(rec.annotations[0].start_s * 1e6) == 500
+        assert rec.annotations[0].label == "burst"
         np.testing.assert_array_equal(rec.read()[:, 0], iq[1000:3000])
         assert rec.verify_checksum() is True
     with pytest.raises(InputError, match="complex"):

@@ -2,9 +2,11 @@
 
 :class:`Annotation` is the model (a box in time and, optionally, frequency,
 with a label).  :func:`read_annotations` / :func:`write_annotations` read and
-write SigMF metadata, Raven selection tables, Audacity label files and CSV
-(:data:`FORMATS`); :func:`measure` measures a box of a recording.  Nothing here
-imports Qt.
+write SigMF metadata, Raven selection tables, Audacity label files, CSV and
+the ``/annotations`` table of specscope's HDF5 exports (:data:`FORMATS`);
+:func:`clip_annotations` cuts them to a range of a recording (what an export
+of that range carries); :func:`measure` measures a box of a recording.  Nothing
+here imports Qt, nor the readers of recordings (which use this package).
 """
 
 from .formats import (
@@ -15,9 +17,10 @@ from .formats import (
     read_annotations,
     write_annotations,
 )
+from .hdf5_table import TABLE_FORMAT
 from .measure import Measurement, measure, measure_annotation
-from .model import FIELDS, Annotation
+from .model import FIELDS, Annotation, clip_annotations
 
-__all__ = ["FIELDS", "FORMATS", "Annotation", "AnnotationFormat", "Measurement",
-           "annotations_of_recording", "detect_format", "measure", "measure_annotation",
-           "read_annotations", "write_annotations"]
+__all__ = ["FIELDS", "FORMATS", "TABLE_FORMAT", "Annotation", "AnnotationFormat",
+           "Measurement", "annotations_of_recording", "clip_annotations", "detect_format",
+           "measure", "measure_annotation", "read_annotations", "write_annotations"]

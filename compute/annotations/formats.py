@@ -1,6 +1,7 @@
 """Reading and writing annotation files: one entry point, the format found from the file.
 
-:data:`FORMATS` names the formats (``sigmf``, ``raven``, ``audacity``, ``csv``);
+:data:`FORMATS` names the formats (``sigmf``, ``raven``, ``audacity``, ``csv``,
+``hdf5``);
 :func:`read_annotations` and :func:`write_annotations` pick one from the
 ``format`` argument, else from the file name, else (reading) from the content:
 
@@ -12,12 +13,14 @@ raven      ``.selections.txt``, ``.tsv``        a header with ``Selection`` and
                                                 ``Begin Time (s)``
 audacity   ``.txt`` (``.labels.txt``)           ``start<TAB>end...`` lines
 csv        ``.csv``                             a header with ``start_s,stop_s``
+hdf5       ``.h5`` ``.hdf5`` ``.he5`` ``.nc``       the HDF5 signature; the
+                                                ``/annotations`` table of exports
 ========== ==================================== =====================================
 
 A ``.txt`` file is read as Raven when its first line is a Raven header, else as
 Audacity labels.  Each format's module documents what it carries and how exact
-its round trip is.  :func:`annotations_of_recording` turns the regions a
-reader found in a recording (:attr:`Recording.annotations`) into annotations.
+its round trip is.  :func:`annotations_of_recording` gives the annotations of a
+recording (:attr:`Recording.annotations`, which readers fill with annotations).
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ from ..errors import InputError, RecordingError
 from .audacity import is_audacity_line, read_audacity, write_audacity
 from .common import Timebase, read_head
 from .csv_table import is_csv_header, read_csv, write_csv
-from .model import Annotation, stable_uuid
+from .hdf5_table import is_hdf5, read_hdf5, write_hdf5
+from .model import Annotation
 from .raven import is_raven_header, read_raven, write_raven
 from .sigmf_meta import meta_path, read_sigmf, write_sigmf
 
@@ -62,6 +66,8 @@ FORMATS: MappingProxyType[str, AnnotationFormat] = MappingProxyType({
                                  (".labels.txt", ".txt"), read_audacity, write_audacity),
     "csv": AnnotationFormat("csv", "CSV with the model's field names", (".csv",),
                             read_csv, write_csv),
+    "hdf5": AnnotationFormat("hdf5", "the /annotations table of a specscope HDF5 export",
+                             (".h5", ".hdf5", ".he5", ".nc"), read_hdf5, write_hdf5),
 })
 
 
@@ -85,6 +91,8 @@ def _by_suffix(path: Path) -> str | None:
 
 
 def _by_content(path: Path) -> str | None:
+    if is_hdf5(path):
+        return "hdf5"
     first = next((line for line in read_head(path).splitlines() if line.strip()), None)
     if first is None:
         return None
@@ -109,10 +117,11 @@ def detect_format(path: str | os.PathLike[str], *, reading: bool = True) -> str:
     """
     p = Path(path)
     by_name = _by_suffix(p)
-    if reading and p.is_file() and by_name in (None, "audacity", "raven"):
+    if reading and p.is_file() and by_name in (None, "audacity", "raven", "hdf5"):
         # ".txt" is shared by Audacity and Raven; the header tells them apart
         found = _by_content(p)
-        if found is not None and (by_name is None or found in ("audacity", "raven")):
+        if found is not None and (by_name is None or found in ("audacity", "raven")
+                                  or found == by_name):
             return found
     if by_name is not None:
         return by_name
@@ -130,7 +139,7 @@ def read_annotations(path: str | os.PathLike[str], *, format: str | None = None,
     ----------
     path : str or PathLike
         The annotation file (for SigMF the ``.sigmf-meta`` or ``.sigmf-data``).
-    format : {"sigmf", "raven", "audacity", "csv"}, optional
+    format : {"sigmf", "raven", "audacity", "csv", "hdf5"}, optional
         Found from the file name and content when omitted.
     recording : Recording, optional
         The annotated recording: its sample rate converts SigMF samples to
@@ -170,7 +179,7 @@ def write_annotations(path: str | os.PathLike[str], annotations: Sequence[Annota
         Destination.  An existing ``.sigmf-meta`` keeps everything but its
         ``annotations`` array; other formats replace the file.
     annotations : sequence of Annotation
-    format : {"sigmf", "raven", "audacity", "csv"}, optional
+    format : {"sigmf", "raven", "audacity", "csv", "hdf5"}, optional
         Found from the file name when omitted.
     recording : Recording, optional
         Needed for a new SigMF meta (sample rate, sample type) and for time-only
@@ -200,26 +209,19 @@ def write_annotations(path: str | os.PathLike[str], annotations: Sequence[Annota
 
 
 def annotations_of_recording(recording: Any) -> list[Annotation]:
-    """The regions a reader found in a recording, as annotations.
+    """The annotations a reader found in a recording (:attr:`Recording.annotations`).
 
-    Converts :attr:`Recording.annotations` (dicts with ``sample_start``,
-    ``sample_count``, ``freq_lower``, ``freq_upper``, ``label``, ``comment``)
-    with the recording's sample rate; a ``sample_count`` of ``None`` runs to
-    the end.  For a SigMF recording prefer :func:`read_annotations` on its meta,
-    which also gives uuids, generators and channels.
+    Readers give :class:`Annotation` objects with times in seconds from the
+    recording's first sample; this checks them and returns a new list.
+
+    Raises
+    ------
+    InputError
+        The recording holds something else than annotations.
     """
-    fs = float(recording.sample_rate)
-    out = []
-    for i, region in enumerate(recording.annotations):
-        start = int(region.get("sample_start", 0))
-        count = region.get("sample_count")
-        stop = recording.n_samples if count is None else start + int(count)
-        lo, hi = region.get("freq_lower"), region.get("freq_upper")
-        if lo is None or hi is None:
-            lo = hi = None
-        label = region.get("label") or ""
-        out.append(Annotation(start / fs, stop / fs, lo, hi, label=label,
-                              comment=region.get("comment") or "",
-                              uuid=stable_uuid("recording", i, start, stop, lo, hi, label),
-                              generator=""))
+    out = list(getattr(recording, "annotations", None) or [])
+    for a in out:
+        if not isinstance(a, Annotation):
+            raise InputError(f"{getattr(recording, 'path', 'recording')}: annotations must "
+                             f"be Annotation objects, got {type(a).__name__}")
     return out

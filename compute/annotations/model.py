@@ -16,14 +16,14 @@ import dataclasses
 import math
 import numbers
 import uuid as _uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from ..errors import InputError
 
-__all__ = ["FIELDS", "Annotation", "new_uuid", "stable_uuid"]
+__all__ = ["FIELDS", "Annotation", "clip_annotations", "new_uuid", "stable_uuid"]
 
 #: the model's field names, in the order of :meth:`Annotation.to_dict`
 FIELDS = ("start_s", "stop_s", "freq_low_hz", "freq_high_hz", "label", "comment", "uuid",
@@ -218,3 +218,53 @@ class Annotation:
             if values.get(name, "") is None:
                 values[name] = ""
         return cls(**values)
+
+
+def clip_annotations(annotations: Sequence[Annotation], start_s: float, stop_s: float, *,
+                     channels: Sequence[int] | None = None) -> list[Annotation]:
+    """The annotations inside ``[start_s, stop_s)``, clipped and shifted to start at 0.
+
+    What an export of part of a recording carries: each annotation that
+    overlaps the range (or, of zero length, lies in it) is cut to the range
+    and moved so that ``start_s`` becomes 0.  Uuid, label and the other
+    fields are kept, so a clipped annotation is still the same one.
+
+    Parameters
+    ----------
+    annotations : sequence of Annotation
+        Times in seconds from the recording's first sample.
+    start_s, stop_s : float
+        The range in the same seconds; ``start_s`` may be negative (a view
+        that begins before the recording).
+    channels : sequence of int, optional
+        The source channels the output holds, in its order.  An annotation of
+        another channel is left out; one of a kept channel gets its position
+        in the output.  ``None`` keeps every annotation's channel as it is.
+
+    Returns
+    -------
+    list of Annotation
+        In the order given.
+    """
+    t0, t1 = float(start_s), float(stop_s)
+    order = None if channels is None else [int(c) for c in channels]
+    out = []
+    for a in annotations:
+        if not isinstance(a, Annotation):
+            raise InputError(f"expected Annotation objects, got {type(a).__name__}")
+        if a.start_s == a.stop_s:
+            inside = t0 <= a.start_s < t1
+        else:
+            inside = a.stop_s > t0 and a.start_s < t1
+        if not inside:
+            continue
+        channel = a.channel
+        if order is not None and channel is not None:
+            if channel not in order:
+                continue
+            channel = order.index(channel)
+        # max(0, ...): a start rounded a hair below the range edge is still inside it
+        start = max(0.0, max(a.start_s, t0) - t0)
+        stop = max(start, min(a.stop_s, t1) - t0)
+        out.append(a.replace(start_s=start, stop_s=stop, channel=channel))
+    return out

@@ -40,8 +40,8 @@ from ..files import atomic_write_text
 from .common import Timebase, read_text
 from .model import Annotation, stable_uuid
 
-__all__ = ["CHANNEL_KEY", "SIGMF_VERSION", "annotation_objects", "meta_path", "read_sigmf",
-           "write_sigmf"]
+__all__ = ["CHANNEL_KEY", "SIGMF_VERSION", "annotation_objects", "annotation_of_segment",
+           "meta_path", "put_annotations", "read_sigmf", "write_sigmf"]
 
 META = ".sigmf-meta"
 DATA = ".sigmf-data"
@@ -130,45 +130,69 @@ def read_sigmf(path: str | Path, timebase: Timebase | None = None) -> list[Annot
         what = "has no \"annotations\" list" if raw is None else "\"annotations\" is not a list"
         raise RecordingError(f"{path}: {what} (SigMF requires one, maybe empty)")
     fs = _sample_rate(path, doc, timebase)
-    out = []
-    for i, obj in enumerate(raw):
-        where = f"{path}: annotations[{i}]"
-        if not isinstance(obj, dict):
-            raise InputError(f"{where}: must be an object, got {type(obj).__name__}")
-        start = obj.get("core:sample_start")
-        if not _is_int(start) or start < 0:
-            raise InputError(f"{where}: core:sample_start={start!r} must be a whole number >= 0")
-        count = obj.get("core:sample_count")
-        if count is None:
-            count = max(0, _length(where, timebase) - start)
-        elif not _is_int(count) or count < 0:
-            raise InputError(f"{where}: core:sample_count={count!r} must be a whole number >= 0")
-        lo, hi = obj.get("core:freq_lower_edge"), obj.get("core:freq_upper_edge")
-        for key, v in (("core:freq_lower_edge", lo), ("core:freq_upper_edge", hi)):
-            if v is not None and not _is_number(v):
-                raise InputError(f"{where}: {key}={v!r} must be a number (Hz)")
-        texts = {}
-        for key in ("core:label", "core:comment", "core:generator", "core:uuid"):
-            v = obj.get(key)
-            if v is not None and not isinstance(v, str):
-                raise InputError(f"{where}: {key}={v!r} must be a string")
-            texts[key] = v
-        channel = obj.get(CHANNEL_KEY)
-        if channel is not None and (not _is_int(channel) or channel < 0):
-            raise InputError(f"{where}: {CHANNEL_KEY}={channel!r} must be a whole number >= 0")
-        uid = texts["core:uuid"] or stable_uuid("sigmf", i, start, count, lo, hi,
-                                                texts["core:label"])
-        extra = {k: v for k, v in obj.items() if k not in CORE_KEYS and k != CHANNEL_KEY}
-        try:
-            out.append(Annotation(
-                start / fs, (start + count) / fs,
-                None if lo is None else float(lo), None if hi is None else float(hi),
-                label=texts["core:label"] or "", comment=texts["core:comment"] or "",
-                uuid=uid, generator=texts["core:generator"] or "", channel=channel,
-                extra=extra))
-        except InputError as exc:
-            raise InputError(f"{where}: {str(exc).removeprefix('Annotation: ')}") from None
-    return out
+    return [annotation_of_segment(obj, i, fs, timebase.n_samples, f"{path}: annotations[{i}]")
+            for i, obj in enumerate(raw)]
+
+
+def annotation_of_segment(obj: Any, index: int, sample_rate: float,
+                          n_samples: int | None = None, where: str = "") -> Annotation:
+    """One SigMF annotation segment as an :class:`Annotation`.
+
+    Parameters
+    ----------
+    obj : dict
+        The segment (``core:sample_start``, ...).
+    index : int
+        Its position in the ``annotations`` array (part of the uuid given to
+        a segment without ``core:uuid``).
+    sample_rate : float
+        Samples per second.
+    n_samples : int, optional
+        The recording's length, for a segment without ``core:sample_count``.
+    where : str
+        Names the segment in error messages.
+
+    Raises
+    ------
+    InputError
+        The segment is invalid; the message names ``where`` and the key.
+    """
+    where = where or f"annotations[{index}]"
+    if not isinstance(obj, dict):
+        raise InputError(f"{where}: must be an object, got {type(obj).__name__}")
+    start = obj.get("core:sample_start")
+    if not _is_int(start) or start < 0:
+        raise InputError(f"{where}: core:sample_start={start!r} must be a whole number >= 0")
+    count = obj.get("core:sample_count")
+    if count is None:
+        count = max(0, _length(where, Timebase(n_samples=n_samples)) - start)
+    elif not _is_int(count) or count < 0:
+        raise InputError(f"{where}: core:sample_count={count!r} must be a whole number >= 0")
+    lo, hi = obj.get("core:freq_lower_edge"), obj.get("core:freq_upper_edge")
+    for key, v in (("core:freq_lower_edge", lo), ("core:freq_upper_edge", hi)):
+        if v is not None and not _is_number(v):
+            raise InputError(f"{where}: {key}={v!r} must be a number (Hz)")
+    texts = {}
+    for key in ("core:label", "core:comment", "core:generator", "core:uuid"):
+        v = obj.get(key)
+        if v is not None and not isinstance(v, str):
+            raise InputError(f"{where}: {key}={v!r} must be a string")
+        texts[key] = v
+    channel = obj.get(CHANNEL_KEY)
+    if channel is not None and (not _is_int(channel) or channel < 0):
+        raise InputError(f"{where}: {CHANNEL_KEY}={channel!r} must be a whole number >= 0")
+    uid = texts["core:uuid"] or stable_uuid("sigmf", index, start, count, lo, hi,
+                                            texts["core:label"])
+    extra = {k: v for k, v in obj.items() if k not in CORE_KEYS and k != CHANNEL_KEY}
+    try:
+        return Annotation(
+            start / sample_rate, (start + count) / sample_rate,
+            None if lo is None else float(lo), None if hi is None else float(hi),
+            label=texts["core:label"] or "", comment=texts["core:comment"] or "",
+            uuid=uid, generator=texts["core:generator"] or "", channel=channel,
+            extra=extra)
+    except InputError as exc:
+        raise InputError(f"{where}: {str(exc).removeprefix('Annotation: ')}") from None
 
 
 def _to_sample(seconds: float, fs: float) -> int:
@@ -212,6 +236,38 @@ def annotation_objects(annotations: Sequence[Annotation], sample_rate: float
     return rows
 
 
+def put_annotations(doc: dict[str, Any], annotations: Sequence[Annotation],
+                    sample_rate: float, *, declare: bool = True) -> dict[str, Any]:
+    """Set the ``annotations`` array of a SigMF metadata document (in place).
+
+    Parameters
+    ----------
+    doc : dict
+        The metadata document.
+    annotations : sequence of Annotation
+    sample_rate : float
+        Samples per second of its samples.
+    declare : bool
+        When a segment carries a channel (``specscope:channel``), declare the
+        ``specscope`` extension in ``global`` ``core:extensions``, as SigMF
+        asks of every namespace used.  Off to leave ``global`` untouched.
+
+    Returns
+    -------
+    dict
+        ``doc``.
+    """
+    objects = annotation_objects(annotations, sample_rate)
+    doc["annotations"] = objects
+    if declare and any(CHANNEL_KEY in o for o in objects):
+        glob = doc.setdefault("global", {})
+        declared = glob.setdefault("core:extensions", [])
+        if isinstance(declared, list) and not any(
+                isinstance(e, dict) and e.get("name") == _EXTENSION["name"] for e in declared):
+            declared.append(dict(_EXTENSION))
+    return doc
+
+
 def _indent(text: str) -> str | None:
     """The indentation a JSON text uses (None: all on one line)."""
     m = re.search(r"\n([ \t]+)\S", text)
@@ -246,8 +302,7 @@ def write_sigmf(path: str | Path, annotations: Sequence[Annotation],
     timebase = timebase or Timebase()
     if path.exists():
         doc, text = _load(path)
-        fs = _sample_rate(path, doc, timebase)
-        doc["annotations"] = annotation_objects(annotations, fs)
+        put_annotations(doc, annotations, _sample_rate(path, doc, timebase), declare=False)
         indent = _indent(text)
         out = json.dumps(doc, indent=indent, ensure_ascii=False)
         if text.endswith("\n"):
@@ -256,15 +311,12 @@ def write_sigmf(path: str | Path, annotations: Sequence[Annotation],
         if not timebase.sample_rate:
             raise InputError(f"{path}: a new SigMF meta needs the recording (its sample rate "
                              "and sample type); give recording=")
-        objects = annotation_objects(annotations, timebase.sample_rate)
         glob: dict[str, Any] = {"core:datatype": _datatype(timebase),
                                 "core:sample_rate": timebase.sample_rate,
                                 "core:version": SIGMF_VERSION}
         if timebase.n_channels and timebase.n_channels > 1:
             glob["core:num_channels"] = timebase.n_channels
         glob["core:recorder"] = "specscope"
-        if any(CHANNEL_KEY in o for o in objects):
-            glob["core:extensions"] = [dict(_EXTENSION)]
         data = path.with_name(path.name[: -len(META)] + DATA) \
             if path.name.lower().endswith(META) else None
         if data is None or not data.exists():
@@ -272,7 +324,8 @@ def write_sigmf(path: str | Path, annotations: Sequence[Annotation],
         capture: dict[str, Any] = {"core:sample_start": 0}
         if timebase.center_frequency is not None:
             capture["core:frequency"] = timebase.center_frequency
-        doc = {"global": glob, "captures": [capture], "annotations": objects}
+        doc = put_annotations({"global": glob, "captures": [capture]}, annotations,
+                              timebase.sample_rate)
         out = json.dumps(doc, indent=4, ensure_ascii=False) + "\n"
     atomic_write_text(path, out)
     return path

@@ -2,7 +2,8 @@
 
 Every result of a plugin operator is checked against the output kind its
 plugin declares for it (:data:`OUTPUT_KINDS`); :func:`events_to_annotations`
-turns an ``events`` result into recording annotations.
+turns an ``events`` result into annotations
+(:class:`~specscope.compute.annotations.Annotation`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Any
 import numpy as np
 
 from .. import backend as _backend
+from ..annotations import Annotation
+from ..annotations.model import stable_uuid
 from ..errors import InputError
 
 __all__ = ["OUTPUT_KINDS", "check_result", "events_to_annotations"]
@@ -123,20 +126,50 @@ def check_result(kind: str, result: Any, x: Any = None) -> str | None:
 
 
 def events_to_annotations(events: dict[str, Any], label: str = "onset",
-                          fs: float | None = None) -> list[dict[str, Any]]:
-    """Recording annotations (``Recording.annotations`` dicts) from an ``events`` result.
+                          fs: float | None = None, *, generator: str = "",
+                          channel: int | None = None) -> list[Annotation]:
+    """Annotations from an ``events`` result: one zero-length annotation per event.
 
-    Each event becomes ``{"sample_start", "sample_count": 0, "freq_lower": None,
-    "freq_upper": None, "label", "comment"}``; the comment carries the strength.
+    Parameters
+    ----------
+    events : dict
+        An ``events`` result (see :func:`check_result`).
+    label : str
+        The label of every annotation.
+    fs : float, optional
+        Samples per second: the annotation starts at ``sample / fs``; without
+        it, at the event's ``times``.
+    generator : str
+        Who found the events: the detector operator's name (``"onsets.detect"``).
+    channel : int, optional
+        The channel the detector ran on.
+
+    Returns
+    -------
+    list of Annotation
+        In event order.  The comment carries the strength (``strength=0.42``)
+        when the result has one, and each annotation's
+        :attr:`~specscope.compute.annotations.Annotation.extra` holds the
+        event's other per-event values.
     """
     problem = check_result("events", events)
     if problem:
         raise InputError(f"events must be an 'events' result; got {problem}")
-    ev = _backend.to_host(events)
+    if fs is not None and (isinstance(fs, bool) or not isinstance(fs, numbers.Real)
+                           or not fs > 0):
+        raise InputError(f"fs={fs!r} must be a number > 0")
+    ev = {k: np.asarray(v) for k, v in _backend.to_host(events).items()}
+    samples = ev["sample"].tolist()
+    times = (ev["sample"] / float(fs)) if fs is not None else ev["times"]
+    others = [k for k in ev if k not in ("times", "sample")]
     strength = ev.get("strength")
     out = []
-    for i, s in enumerate(np.asarray(ev["sample"]).tolist()):
-        comment = None if strength is None else f"strength={float(strength[i]):.4g}"
-        out.append({"sample_start": int(s), "sample_count": 0, "freq_lower": None,
-                    "freq_upper": None, "label": label, "comment": comment})
+    for i, s in enumerate(samples):
+        comment = "" if strength is None else f"strength={float(strength[i]):.4g}"
+        extra = {"sample": int(s), **{k: ev[k][i].item() for k in others}}
+        # an event a detector places before the first sample is at the first sample
+        t = max(0.0, float(times[i]))
+        out.append(Annotation(t, t, label=label, comment=comment,
+                              uuid=stable_uuid("event", generator, channel, i, int(s), label),
+                              generator=generator, channel=channel, extra=extra))
     return out

@@ -20,6 +20,7 @@ from typing import Any, Self
 
 import numpy as np
 
+from ..annotations import Annotation
 from ..errors import InputError, RecordingError, SpecscopeError
 
 
@@ -54,10 +55,8 @@ class Recording(ABC):
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.metadata: dict[str, Any] = {}
-        #: regions of interest: dicts with ``sample_start``, ``sample_count``
-        #: (``None`` = to the end), ``freq_lower``, ``freq_upper`` (Hz or ``None``),
-        #: ``label`` and ``comment`` (str or ``None``)
-        self.annotations: list[dict[str, Any]] = []
+        #: regions of interest the file carries, times in seconds from the first sample
+        self.annotations: list[Annotation] = []
         #: problems found in the file that did not stop it from opening
         self.warnings: list[str] = []
         self._lock = threading.Lock()
@@ -146,7 +145,7 @@ class Recording(ABC):
             "center_frequency": self.center_frequency,
             "start_time": self.start_time,
             "units": self.units,
-            "annotations": self.annotations,
+            "annotations": [a.to_dict() for a in self.annotations],
             "warnings": self.warnings,
             "metadata": self.metadata,
         }

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from ..annotations import Annotation
+from ..annotations.sigmf_meta import annotation_of_segment
 from ..errors import Cancelled, InputError, RecordingError
 from ..params import parse_number
 from .base import Recording, register_reader
@@ -236,14 +238,17 @@ class SigMFRecording(Recording):
         })
         self.sha512 = glob.get("core:sha512")
 
-    def _annotations(self, raw: list[Any], m: str) -> list[dict[str, Any]]:
+    def _annotations(self, raw: list[Any], m: str) -> list[Annotation]:
+        """The segments as annotations; a segment that does not fit is mended or skipped
+        with a warning (the samples stay readable)."""
         out = []
         for i, a in enumerate(raw):
             if not isinstance(a, dict):
                 self.warnings.append(f"annotations[{i}] is not an object; ignored")
                 continue
-            start = a.get("core:sample_start")
-            count = a.get("core:sample_count")
+            seg = dict(a)
+            start = seg.get("core:sample_start")
+            count = seg.get("core:sample_count")
             if not _is_int(start) or start < 0:
                 self.warnings.append(f"annotations[{i}] core:sample_start={start!r} is not a "
                                      "whole number >= 0; ignored")
@@ -251,6 +256,7 @@ class SigMFRecording(Recording):
             if count is not None and (not _is_int(count) or count < 0):
                 self.warnings.append(f"annotations[{i}] core:sample_count={count!r} is not a "
                                      "whole number >= 0; read as to the end")
+                seg.pop("core:sample_count")
                 count = None
             if start >= self.n_samples:
                 self.warnings.append(f"annotations[{i}] starts at sample {start}, past the "
@@ -259,21 +265,23 @@ class SigMFRecording(Recording):
             if count is not None and start + count > self.n_samples:
                 self.warnings.append(f"annotations[{i}] runs past the end; cut at sample "
                                      f"{self.n_samples}")
-                count = self.n_samples - start
-            lo, hi = a.get("core:freq_lower_edge"), a.get("core:freq_upper_edge")
-            lo = float(lo) if _is_number(lo) else None
-            hi = float(hi) if _is_number(hi) else None
-            if lo is not None and hi is not None and lo > hi:
+                seg["core:sample_count"] = self.n_samples - start
+            lo, hi = seg.get("core:freq_lower_edge"), seg.get("core:freq_upper_edge")
+            if (lo is None) != (hi is None) or not all(
+                    v is None or _is_number(v) for v in (lo, hi)):
+                self.warnings.append(f"annotations[{i}] has one frequency edge or one that "
+                                     "is not a number; read as time only")
+                seg.pop("core:freq_lower_edge", None)
+                seg.pop("core:freq_upper_edge", None)
+            elif lo is not None and lo > hi:
                 self.warnings.append(f"annotations[{i}] has freq_lower_edge > "
                                      "freq_upper_edge; swapped")
-                lo, hi = hi, lo
-            label = a.get("core:label")
-            comment = a.get("core:comment")
-            out.append({
-                "sample_start": start, "sample_count": count, "freq_lower": lo,
-                "freq_upper": hi, "label": str(label) if label is not None else "",
-                "comment": str(comment) if comment is not None else None,
-            })
+                seg["core:freq_lower_edge"], seg["core:freq_upper_edge"] = hi, lo
+            try:
+                out.append(annotation_of_segment(seg, i, self.sample_rate, self.n_samples,
+                                                 f"annotations[{i}]"))
+            except InputError as exc:
+                self.warnings.append(f"{exc}; ignored")
         return out
 
     def _read(self, start: int, stop: int) -> np.ndarray:

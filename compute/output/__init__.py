@@ -2,11 +2,13 @@
 
 Every writer publishes its file atomically (:func:`atomic_file` of
 :mod:`specscope.compute.files`, :func:`atomic_h5`) and records where the data came from
-(:func:`write_provenance`).  The HDF5 layouts are documented in
+(:func:`write_provenance`) and carries the recording's annotations inside it
+(:func:`write_annotation_table`).  The HDF5 layouts are documented in
 ``docs/hdf5-layout.md``.
 """
 
 from ..files import STALE_PARTIAL_S, atomic_file, clean_stale_partials
+from .annotation_table import write_annotation_table
 from .filtered import filter_recording
 from .hdf5 import atomic_h5, compression_options, dataset_options
 from .provenance import (
@@ -25,6 +27,7 @@ from .range import (
     RangePlan,
     audio_container,
     export_range,
+    label_path,
     output_kind,
     plan_range,
     seconds_to_samples,
@@ -61,6 +64,7 @@ __all__ = [
     "export_recording",
     "export_spectrogram",
     "filter_recording",
+    "label_path",
     "output_kind",
     "package_versions",
     "plan_range",
@@ -70,6 +74,7 @@ __all__ = [
     "recording_provenance",
     "seconds_to_samples",
     "sha256_file",
+    "write_annotation_table",
     "write_display_image",
     "write_pipeline_output",
     "write_provenance",

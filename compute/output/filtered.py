@@ -83,5 +83,5 @@ def filter_recording(what: FilterSpec | Design, source: str | os.PathLike[str],
         blocks = bound.stream(read, 0, n, chunk_samples=int(chunk_samples),
                               progress=progress, cancelled=cancelled)
         write_pipeline_output(Path(out), pipeline, bound, meta, spec, blocks, prov,
-                              cancelled)
+                              cancelled, annotations=rec.annotations)
     return Path(out)

@@ -8,10 +8,19 @@ file in the destination folder, checked, then ``os.replace``):
   layout of ``docs/hdf5-layout.md`` (that of every pipeline output,
   :func:`~specscope.compute.output.write_pipeline_output`);
 * ``.wav`` / ``.flac``: the (filtered) real signal through soundfile; a WAV
-  that would pass :data:`RF64_THRESHOLD` bytes is written as RF64;
+  that would pass :data:`RF64_THRESHOLD` bytes is written as RF64.  Audio
+  files have no place for annotations: when the recording has any, those
+  inside the range are written next to it as an Audacity label file
+  ``NAME.labels.txt`` (:func:`label_path`; empty when none fall in the
+  range, so it never keeps the labels of an earlier export);
 * ``.sigmf-meta`` / ``.sigmf-data``: the signal as SigMF, ``cf32_le`` for
   complex (IQ) signals, ``rf32_le`` for real ones, with sample rate, centre
   frequency, start time and the annotations inside the range.
+
+Every output carries the recording's annotations that lie in the range and
+the exported channels, cut to the range and shifted so that the output's
+first sample is time 0 (the HDF5 ``/annotations`` table, the SigMF
+``annotations`` array, the label file of audio).
 
 Time range
 ----------
@@ -54,6 +63,8 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
+from ..annotations import Annotation, clip_annotations, write_annotations
+from ..annotations.sigmf_meta import put_annotations
 from ..errors import Cancelled, InputError, RecordingError
 from ..files import atomic_file
 from ..io import open_recording
@@ -69,6 +80,7 @@ __all__ = [
     "RangePlan",
     "audio_container",
     "export_range",
+    "label_path",
     "output_kind",
     "plan_range",
     "seconds_to_samples",
@@ -289,16 +301,34 @@ def _export(rec: Any, out: Path, kind: str, pipeline: Pipeline, start: int | Non
                  "exact_range": bool(plan.exact), "range_read_start": int(plan.read_start)}
         write_pipeline_output(out, pipeline, bound, meta, spec, blocks(), prov, cancelled,
                               first=plan.first, n_out=plan.count, progress=progress,
-                              extra=extra)
+                              extra=extra, annotations=rec.annotations)
         return out
     if kind == "audio":
-        return _write_audio(out, rec, bound, plan, chans, blocks(), subtype, rf64_threshold,
+        path = _write_audio(out, rec, bound, plan, chans, blocks(), subtype, rf64_threshold,
                             progress, cancelled)
+        if rec.annotations:
+            write_annotations(label_path(path), _range_annotations(rec, bound, plan, chans),
+                              format="audacity", sample_rate=bound.sample_rate)
+        return path
     return _write_sigmf(out, rec, pipeline, bound, plan, chans, blocks(), progress,
                         cancelled)
 
 
+def _range_annotations(rec: Any, bound: BoundPipeline, plan: RangePlan,
+                       chans: list[int]) -> list[Annotation]:
+    """The recording's annotations inside the exported samples, from the output's time 0."""
+    fs = bound.sample_rate
+    return clip_annotations(rec.annotations, plan.first / fs, (plan.first + plan.count) / fs,
+                            channels=chans)
+
+
 # -- audio ------------------------------------------------------------------------------
+
+
+def label_path(audio: str | os.PathLike[str]) -> Path:
+    """The Audacity label file written next to an audio export: ``NAME.labels.txt``."""
+    p = Path(audio)
+    return p.with_name(p.stem + ".labels.txt")
 
 
 def audio_container(suffix: str, n_frames: int, n_channels: int, subtype: str,
@@ -418,26 +448,7 @@ def _write_sigmf(out: Path, rec: Any, pipeline: Pipeline, bound: BoundPipeline,
     when = _shift_time(rec.start_time, plan.first / fs)
     if when is not None:
         capture["core:datetime"] = when
-    annotations = []
-    for a in rec.annotations:
-        s0 = int(a["sample_start"])
-        count = a.get("sample_count")
-        s1 = rec.n_samples if count is None else s0 + int(count)
-        lo, hi = max(s0, plan.first), min(s1, plan.first + plan.count)
-        if hi <= lo:
-            continue
-        item: dict[str, Any] = {"core:sample_start": lo - plan.first,
-                                "core:sample_count": hi - lo}
-        if a.get("freq_lower") is not None:
-            item["core:freq_lower_edge"] = a["freq_lower"]
-        if a.get("freq_upper") is not None:
-            item["core:freq_upper_edge"] = a["freq_upper"]
-        if a.get("label"):
-            item["core:label"] = a["label"]
-        if a.get("comment"):
-            item["core:comment"] = a["comment"]
-        annotations.append(item)
-    doc = {
+    doc: dict[str, Any] = {
         "global": {
             "core:datatype": datatype, "core:sample_rate": fs, "core:version": "1.0.0",
             "core:num_channels": len(chans), "core:sha512": sha.hexdigest(),
@@ -451,8 +462,8 @@ def _write_sigmf(out: Path, rec: Any, pipeline: Pipeline, bound: BoundPipeline,
             "specscope:exact_range": bool(plan.exact),
         },
         "captures": [capture],
-        "annotations": annotations,
     }
+    put_annotations(doc, _range_annotations(rec, bound, plan, chans), fs)
     with atomic_file(meta_path, what="file name ending in .sigmf-meta") as tmp:
         tmp.write_text(json.dumps(doc, indent=2), encoding="utf-8")
     return meta_path

@@ -7,7 +7,8 @@ pipelines a ``signal`` dataset shaped (samples, channels) with ``time`` and
 ``channel`` scales, which :func:`~specscope.compute.open_recording` opens as a
 recording.  Both carry the provenance group, the run's header attributes (the
 pipeline, source options, range, channels, chunking: what ``rerun`` needs)
-and the designed filter coefficients.  :func:`export_recording` runs a
+the designed filter coefficients and the recording's annotations inside the
+output (the ``/annotations`` table).  :func:`export_recording` runs a
 pipeline over one channel of an open recording into such a file.  The layout
 is documented in ``docs/hdf5-layout.md``.
 """
@@ -22,9 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from ..annotations import Annotation
 from ..errors import Cancelled, RecordingError
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, SCHEMA, BoundPipeline, Pipeline
 from ..spectral import window_text
+from .annotation_table import write_annotation_table
 from .hdf5 import atomic_h5, dataset_options
 from .provenance import recording_provenance, write_provenance
 from .spectrogram import create_spectrogram_datasets
@@ -81,7 +84,8 @@ def write_pipeline_output(out: Path, pipeline: Pipeline, bound: BoundPipeline,
                           cancelled: Callable[[], bool] | None = None, *,
                           first: int | None = None, n_out: int | None = None,
                           progress: Callable[[float], None] | None = None,
-                          extra: dict[str, Any] | None = None) -> None:
+                          extra: dict[str, Any] | None = None,
+                          annotations: Sequence[Annotation] | None = None) -> None:
     """Write the output blocks of a pipeline run into ``out`` (crash-safe HDF5).
 
     Parameters
@@ -114,6 +118,10 @@ def write_pipeline_output(out: Path, pipeline: Pipeline, bound: BoundPipeline,
         ``progress(fraction)`` after each block.
     extra : dict, optional
         Attributes for the file root.
+    annotations : sequence of Annotation, optional
+        The recording's; those inside the output's time range and channels
+        are written as the ``/annotations`` table, shifted to the output's
+        first sample (:func:`write_annotation_table`).
     """
     fs = bound.sample_rate
     start, stop = spec["start"], spec["stop"]
@@ -144,6 +152,11 @@ def write_pipeline_output(out: Path, pipeline: Pipeline, bound: BoundPipeline,
         for k, v in (extra or {}).items():
             f.attrs[k] = v
         _write_header(f, pipeline, bound, spec, first)
+        # what the output covers in source samples: its samples, or its frames' extent
+        covered = n_out if bound.stft is None else (
+            (n_out - 1) * bound.stft.hop + bound.stft.nfft if n_out else 0)
+        write_annotation_table(f, annotations, start_s=first / fs,
+                               stop_s=(first + covered) / fs, channels=spec["channels"])
         pos = 0
         tds = None
         for block in blocks:
@@ -230,5 +243,6 @@ def export_recording(pipeline: Pipeline, recording: Any, out: str | os.PathLike[
 
     prov = recording_provenance(recording, cancelled)
     blocks = bound.stream(read, 0, n, chunk_samples=int(chunk_samples))
-    write_pipeline_output(Path(out), pipeline, bound, meta, spec, blocks, prov, cancelled)
+    write_pipeline_output(Path(out), pipeline, bound, meta, spec, blocks, prov, cancelled,
+                          annotations=recording.annotations)
     return Path(out)

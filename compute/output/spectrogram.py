@@ -4,7 +4,9 @@
 blocks and writes it crash-safe (:func:`~specscope.compute.output.atomic_h5`)
 with its provenance; :func:`create_spectrogram_datasets` is the layout shared
 with pipeline outputs; :func:`write_display_image` writes the dB image of a
-view with its axes.  The layout is documented in ``docs/hdf5-layout.md``.
+view with its axes.  Both carry the recording's annotations inside what they
+show (the ``/annotations`` table).  The layout is documented in
+``docs/hdf5-layout.md``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 from ..errors import Cancelled
 from ..io import Recording
 from ..spectral import FRAMES_PER_BLOCK, StftParams, stft_frames, window_text
+from .annotation_table import write_annotation_table
 from .hdf5 import atomic_h5, dataset_options
 from .provenance import provenance, recording_provenance, write_provenance
 
@@ -115,6 +118,9 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
                                              "scaling": params.scaling}}]})
         ds = create_spectrogram_datasets(f, times, freqs, attrs, prov,
                                          pipeline_json=pipeline_json)
+        covered = (n_frames - 1) * params.hop + params.nfft if n_frames else 0
+        write_annotation_table(f, recording.annotations, start_s=0.0, stop_s=covered / fs,
+                               channels=[int(channel)])
         for k0 in range(0, n_frames, FRAMES_PER_BLOCK):
             if cancelled is not None and cancelled():
                 raise Cancelled()
@@ -194,4 +200,8 @@ def write_display_image(image: Any, out: str | os.PathLike[str], recording: Reco
                  "frequency_scale": freq_scale}
         for k, v in attrs.items():
             ds.attrs[k] = v
+        # the image's time 0 is its first column edge
+        write_annotation_table(f, recording.annotations, start_s=float(t_edges[0]),
+                               stop_s=float(t_edges[-1]),
+                               channels=[int(channel)] if channel >= 0 else None)
     return Path(out)

@@ -513,30 +513,31 @@ class Explorer(ipywidgets.VBox):
         self._selection: Annotation | None = None
         self._annotations: list[Annotation] = []
         self._boxes: list[Any] = []
-        self._selection_box: QGraphicsRectItem | None = None
         self._drag_from: tuple[float, float] | None = None
-        self._freq = ipywidgets.Dropdown(options=list(SCALES), value=self.shell.settings.freq_scale,
-                                         description="Frequency",
-                                         layout=ipywidgets.Layout(width="190px"))
-        self._cmap = ipywidgets.Dropdown(options=list(COLORMAPS), value=self.view.colormap_name,
-                                         description="Colours",
-                                         layout=ipywidgets.Layout(width="190px"))
+        narrow = ipywidgets.Layout(width="190px")
+        #: the toolbar: frequency axis, colour map, box selection (on: a drag selects)
+        self.freq_picker = ipywidgets.Dropdown(options=list(SCALES), description="Frequency",
+                                               value=self.shell.settings.freq_scale,
+                                               layout=narrow)
+        self.colormap_picker = ipywidgets.Dropdown(options=list(COLORMAPS), description="Colours",
+                                                   value=self.view.colormap_name, layout=narrow)
         fit = ipywidgets.Button(description="Fit levels", layout=ipywidgets.Layout(width="90px"))
         home = ipywidgets.Button(description="Whole", tooltip="Show the whole recording",
                                  layout=ipywidgets.Layout(width="70px"))
-        self._select = ipywidgets.ToggleButton(description="Select",
+        self.select_button = ipywidgets.ToggleButton(description="Select",
                                                tooltip="Drag a box to select (else drag pans)",
                                                layout=ipywidgets.Layout(width="70px"))
-        self._freq.observe(self._freq_picked, names="value")
-        self._cmap.observe(self._cmap_picked, names="value")
+        self.freq_picker.observe(self._freq_picked, names="value")
+        self.colormap_picker.observe(self._cmap_picked, names="value")
         fit.on_click(lambda _: self._fit_levels())
         home.on_click(lambda _: self._whole())
-        self._select.observe(self._select_toggled, names="value")
+        self.select_button.observe(self._select_toggled, names="value")
         self.readout = ipywidgets.HTML("")
         self.status = ipywidgets.HTML("")
         self.view.cursorMoved.connect(self._cursor)
         self.shell.on_message = self._message
-        self.children = [ipywidgets.HBox([self._freq, self._cmap, fit, home, self._select]),
+        tools = [self.freq_picker, self.colormap_picker, fit, home, self.select_button]
+        self.children = [ipywidgets.HBox(tools),
                          self.canvas, ipywidgets.HBox([self.readout, self.status])]
         if pipeline is not None:
             self.pipeline = pipeline
@@ -607,7 +608,7 @@ class Explorer(ipywidgets.VBox):
         if scale not in SCALES:
             raise InputError(f"freq_scale={scale!r}: choose one of {', '.join(SCALES)}")
         self.shell.change_settings(self.shell.settings.with_changes(freq_scale=scale))
-        self._freq.value = scale
+        self.freq_picker.value = scale
         self._draw_boxes()
         self._changed()
 
@@ -630,7 +631,7 @@ class Explorer(ipywidgets.VBox):
     @colormap.setter
     def colormap(self, name: str) -> None:
         self.view.set_colormap(name)
-        self._cmap.value = name
+        self.colormap_picker.value = name
         self._changed()
 
     @property
@@ -698,7 +699,7 @@ class Explorer(ipywidgets.VBox):
             self.freq_scale = change["new"]
         except SpecscopeError as exc:
             self._message(f"Error: {exc}")
-            self._freq.value = change["old"]
+            self.freq_picker.value = change["old"]
 
     def _cmap_picked(self, change: dict) -> None:
         self.colormap = change["new"]
@@ -824,14 +825,15 @@ class DesignerWidget(ipywidgets.VBox):
         self.canvas = FrameCanvas(self.designer, *size)
         #: an explorer whose pipeline follows each finished change of the design
         self.target = target
-        self._method = ipywidgets.Dropdown(options=[(label, key) for key, label in METHODS.items()],
-                                           value=self.designer.spec.design,
-                                           description="Method")
-        self._method.observe(self._method_picked, names="value")
+        #: the design method (a combo box's popup cannot open in a frame)
+        self.method_picker = ipywidgets.Dropdown(
+            options=[(label, key) for key, label in METHODS.items()],
+            value=self.designer.spec.design, description="Method")
+        self.method_picker.observe(self._method_picked, names="value")
         self.summary = ipywidgets.HTML("")
         self.designer.specChanged.connect(self._spec_changed)
         self.designer.specCommitted.connect(self._spec_committed)
-        self.children = [self._method, self.canvas, self.summary]
+        self.children = [self.method_picker, self.canvas, self.summary]
         self._spec_changed(self.designer.params())
         if target is not None:
             target.pipeline = self.pipeline
@@ -871,7 +873,7 @@ class DesignerWidget(ipywidgets.VBox):
         combo = self.designer.method
         combo.setCurrentIndex(combo.findData(change["new"]))  # the designer converts
         if self.designer.spec.design != change["new"]:  # refused: the error is shown
-            self._method.value = self.designer.spec.design
+            self.method_picker.value = self.designer.spec.design
         self.canvas.request_draw()
 
     def _spec_changed(self, params: dict) -> None:
@@ -879,8 +881,8 @@ class DesignerWidget(ipywidgets.VBox):
         error = self.designer.error.text()
         self.summary.value = f"<code>{text}</code>" + (
             f"<br><span style='color:#c00'>{error}</span>" if error else "")
-        if self._method.value != self.designer.spec.design:
-            self._method.value = self.designer.spec.design
+        if self.method_picker.value != self.designer.spec.design:
+            self.method_picker.value = self.designer.spec.design
 
     def _spec_committed(self, params: dict) -> None:
         if self.target is not None:

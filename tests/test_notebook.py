@@ -12,16 +12,16 @@ import pytest
 
 pytest.importorskip("jupyter_rfb")
 
-from PyQt6.QtCore import QEvent, QPointF, Qt  # noqa: E402
-from PyQt6.QtGui import QMouseEvent  # noqa: E402
-from PyQt6.QtWidgets import QApplication  # noqa: E402
-from specscope.app.notebook_explorer import design_filter, explore  # noqa: E402
-from specscope.compute.annotations import Annotation  # noqa: E402
-from specscope.compute.errors import InputError  # noqa: E402
-from specscope.compute.filters import FilterSpec  # noqa: E402
-from specscope.compute.io import ArrayRecording  # noqa: E402
-from specscope.compute.pipeline import Pipeline  # noqa: E402
-from specscope.widgets.filter_designer import FilterDesigner  # noqa: E402
+from PyQt6.QtCore import QEvent, QPointF, Qt
+from PyQt6.QtGui import QMouseEvent
+from PyQt6.QtWidgets import QApplication
+from specscope.app.notebook_explorer import design_filter, explore
+from specscope.compute.annotations import Annotation
+from specscope.compute.errors import InputError
+from specscope.compute.filters import FilterSpec
+from specscope.compute.io import ArrayRecording
+from specscope.compute.pipeline import Pipeline
+from specscope.widgets.filter_designer import FilterDesigner
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "assets" / "notebooks" / "explore.ipynb"
@@ -146,7 +146,7 @@ def test_selection_annotations_colours_and_frequency_axis(explorer):
     w = explorer
     w.set_view(4.0, 6.0, 0.0, 12000.0)
     plain = w.snapshot()
-    w._select.value = True  # the toolbar's Select button
+    w.select_button.value = True  # the toolbar's Select button
     a, b = w.to_pixel(4.5, 8000.0), w.to_pixel(5.5, 2000.0)
     drag(w.canvas, a, b)
     sel = w.selection
@@ -170,7 +170,7 @@ def test_selection_annotations_colours_and_frequency_axis(explorer):
     linear = w.snapshot()
     w.freq_scale = "log"
     log = w.snapshot()
-    assert w.freq_scale == "log" and w._freq.value == "log"
+    assert w.freq_scale == "log" and w.freq_picker.value == "log"
     assert (log != linear).any(axis=2).mean() > 0.2
     with pytest.raises(InputError):
         w.freq_scale = "bark"
@@ -236,7 +236,7 @@ def test_designer_sets_an_explorers_pipeline_and_refuses_bad_specs(explorer):
     assert w.pipeline.to_dict()["steps"][0] == d.pipeline_step
     before = d.snapshot()
     d.spec = FilterSpec("butter", btype="lowpass", order=4, cutoff=5000.0)
-    assert d.spec.design == "butter" and d._method.value == "butter"
+    assert d.spec.design == "butter" and d.method_picker.value == "butter"
     assert not np.array_equal(d.snapshot(), before)
     with pytest.raises(InputError):
         d.spec = {"design": "butter", "btype": "lowpass", "order": 4, "cutoff": 30000.0}

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.signal as ss
-from specscope.compute.errors import InputError, SpecscopeError
+from specscope.compute.errors import InputError, RecordingError, SpecscopeError
 from specscope.compute.io import ArrayRecording
 from specscope.compute.live import (
     BlockRing,
@@ -381,13 +381,14 @@ def test_killed_recording_is_readable(tmp_path):
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     assert proc.returncode == -signal.SIGKILL
-    with h5py.File(out, "r", swmr=True) as f:
+    # any HDF5 tool opens it: plain h5py, no SWMR, no recovery
+    with h5py.File(out, "r") as f:
         samples = f["samples"][...]
         assert not bool(f.attrs["complete"])
     assert samples.shape[0] >= n and samples.shape[0] % 400 == 0
     ref = GeneratorSource("tone", sample_rate=FS, frequency=300.0).blocks(samples.shape[0])
     np.testing.assert_array_equal(samples, ref)
-    # the killed file itself opens as a recording (read in SWMR mode)
+    # the killed file itself opens as a recording
     with open_recording(out, dataset="/samples") as rec:
         assert rec.n_samples == samples.shape[0] and rec.sample_rate == FS
         np.testing.assert_array_equal(rec.read(0, 400), ref[:400])
@@ -395,6 +396,38 @@ def test_killed_recording_is_readable(tmp_path):
     with open_recording(fixed) as rec:
         assert rec.n_samples == samples.shape[0]
         np.testing.assert_array_equal(rec.read(0, 400), ref[:400])
+
+
+_SWMR_WRITER = textwrap.dedent("""
+    import os, sys
+    import h5py, numpy as np
+    f = h5py.File(sys.argv[1], "w", libver="latest")
+    d = f.create_dataset("x", shape=(0,), maxshape=(None,), dtype="f4", chunks=(64,))
+    f.swmr_mode = True
+    d.resize((100,))
+    d[:] = np.arange(100)
+    f.flush()
+    os.kill(os.getpid(), 9)
+""")
+
+
+def test_clear_write_flags_opens_a_killed_swmr_file_everywhere(tmp_path):
+    import h5py
+    from specscope.compute.live.recorder import clear_write_flags
+
+    out = tmp_path / "swmr.h5"
+    proc = subprocess.run([sys.executable, "-c", _SWMR_WRITER, str(out)], timeout=60,
+                          check=False)
+    assert proc.returncode == -signal.SIGKILL
+    with pytest.raises(OSError, match="already open for write"):
+        h5py.File(out, "r")
+    assert clear_write_flags(out) is True
+    with h5py.File(out, "r") as f:
+        np.testing.assert_array_equal(f["x"][...], np.arange(100))
+    assert clear_write_flags(out) is False  # nothing left to clear
+    (tmp_path / "x.bin").write_bytes(b"0" * 64)
+    with pytest.raises(RecordingError, match="not an HDF5 file"):
+        clear_write_flags(tmp_path / "x.bin")
 
 
 # -- CLI -------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import struct
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,11 +16,109 @@ from .._version import __version__
 from ..errors import RecordingError
 from ..output import atomic_h5
 
-__all__ = ["RECORDING_FORMAT", "LiveRecorder", "recover_recording"]
+__all__ = ["RECORDING_FORMAT", "LiveRecorder", "clear_write_flags", "recover_recording"]
 
 #: format tag of a live recording (not a spectrogram export: it opens as a recording)
 RECORDING_FORMAT = "specscope/live/1"
 
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+_M32 = 0xFFFFFFFF
+
+
+def _rot(x: int, k: int) -> int:
+    return ((x << k) | (x >> (32 - k))) & _M32
+
+
+def _lookup3(data: bytes) -> int:
+    """Bob Jenkins' lookup3 hash (``hashlittle``, seed 0): HDF5's metadata checksum."""
+    n = len(data)
+    a = b = c = (0xDEADBEEF + n) & _M32
+    i = 0
+    while n > 12:
+        a = (a + int.from_bytes(data[i:i + 4], "little")) & _M32
+        b = (b + int.from_bytes(data[i + 4:i + 8], "little")) & _M32
+        c = (c + int.from_bytes(data[i + 8:i + 12], "little")) & _M32
+        a = (a - c) & _M32 ^ _rot(c, 4)
+        c = (c + b) & _M32
+        b = (b - a) & _M32 ^ _rot(a, 6)
+        a = (a + c) & _M32
+        c = (c - b) & _M32 ^ _rot(b, 8)
+        b = (b + a) & _M32
+        a = (a - c) & _M32 ^ _rot(c, 16)
+        c = (c + b) & _M32
+        b = (b - a) & _M32 ^ _rot(a, 19)
+        a = (a + c) & _M32
+        c = (c - b) & _M32 ^ _rot(b, 4)
+        b = (b + a) & _M32
+        n -= 12
+        i += 12
+    if n == 0:
+        return c
+    tail = data[i:] + bytes(12 - n)
+    a = (a + int.from_bytes(tail[0:4], "little")) & _M32
+    b = (b + int.from_bytes(tail[4:8], "little")) & _M32
+    c = (c + int.from_bytes(tail[8:12], "little")) & _M32
+    for x, y, k in (("c", "b", 14), ("a", "c", 11), ("b", "a", 25), ("c", "b", 16),
+                    ("a", "c", 4), ("b", "a", 14), ("c", "b", 24)):
+        v = {"a": a, "b": b, "c": c}
+        r = ((v[x] ^ v[y]) - _rot(v[y], k)) & _M32
+        a, b, c = (r if x == "a" else a), (r if x == "b" else b), (r if x == "c" else c)
+    return c
+
+
+def clear_write_flags(path: str | os.PathLike[str]) -> bool:
+    """Mark an HDF5 file as closed, as ``h5clear -s`` does.
+
+    A writer that uses the latest file format (SWMR needs it) sets status
+    flags in the superblock while the file is open; when it is killed they
+    stay, and every HDF5 tool refuses the file ("file is already open for
+    write").  This clears them and rewrites the superblock checksum.  Use it
+    only on files whose writer is gone.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The HDF5 file.
+
+    Returns
+    -------
+    bool
+        True when flags were cleared, False when none were set (or the
+        superblock version has none).
+
+    Raises
+    ------
+    RecordingError
+        Not an HDF5 file, or its superblock checksum does not match.
+    """
+    p = Path(path)
+    fd = os.open(p, os.O_RDWR)
+    try:
+        return _clear_flags(fd, p)
+    finally:
+        os.close(fd)
+
+
+def _clear_flags(fd: int, path: Path) -> bool:
+    head = os.pread(fd, 64, 0)
+    if head[:8] != _HDF5_SIGNATURE or len(head) < 12:
+        # a user block moves the superblock; specscope writes none
+        raise RecordingError(f"{path}: not an HDF5 file with its superblock at the start")
+    version, offsets = head[8], head[9]
+    if version < 2:
+        return False  # superblocks 0 and 1 carry no status flags
+    end = 12 + 4 * offsets  # base, extension, end-of-file and root addresses
+    if len(head) < end + 4:
+        raise RecordingError(f"{path}: truncated HDF5 superblock")
+    body = bytearray(head[:end])
+    if struct.unpack("<I", head[end:end + 4])[0] != _lookup3(bytes(body)):
+        raise RecordingError(f"{path}: the HDF5 superblock checksum does not match; "
+                             "not clearing its flags")
+    if body[11] == 0:
+        return False
+    body[11] = 0
+    os.pwrite(fd, bytes(body) + struct.pack("<I", _lookup3(bytes(body))), 0)
+    return True
 
 
 class LiveRecorder:
@@ -28,9 +127,10 @@ class LiveRecorder:
     The file is written in SWMR mode (single writer, multiple readers): each
     chunk (``flush_seconds`` of input) is appended and flushed in an order that
     keeps the file consistent on disk, so a killed process leaves a file with
-    everything up to the last flushed chunk.  Such a file opens with
-    ``h5py.File(path, "r", swmr=True)``; :func:`recover_recording` turns it
-    into a plain HDF5 file.  :meth:`close` finalises the file: it can then be
+    everything up to the last flushed chunk.  After each flush the superblock's
+    "open for write" flags are cleared on disk (:func:`clear_write_flags`), so
+    such a file opens in any HDF5 tool (``h5py.File(path, "r")``, ``h5dump``);
+    :func:`recover_recording` copies it into a complete-looking plain file.  :meth:`close` finalises the file: it can then be
     opened like any recording (``open_recording``), and the attribute
     ``complete`` is true.
 
@@ -83,6 +183,7 @@ class LiveRecorder:
         f.attrs["complete"] = False
         f.attrs["blocks_dropped"] = np.int64(0)
         f.swmr_mode = True
+        self._fd: int | None = os.open(self.path, os.O_RDWR)
         self.samples_written = 0
         self.frames_written = 0
         self._pend_s: list[np.ndarray] = []
@@ -130,6 +231,10 @@ class LiveRecorder:
                 self._spec[:, k0:, :] = fr
                 self.frames_written += fr.shape[1]
             self._f.flush()
+            # a killed writer leaves the flags set and every other HDF5 tool refuses
+            # the file: what is flushed is consistent, so say it is closed
+            if self._fd is not None:
+                _clear_flags(self._fd, self.path)
         except Exception as exc:  # noqa: BLE001 -- keep the live view running; report it
             self.error = f"{self.path}: recording failed: {exc}"
         self._pend_s, self._pend_f, self._pending = [], [], 0
@@ -141,6 +246,9 @@ class LiveRecorder:
         if self._thread.is_alive():
             self._q.put(None)
             self._thread.join()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
         if self._f.id.valid:
             self._f.close()
             with h5py.File(self.path, "r+") as f:

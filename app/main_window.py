@@ -29,7 +29,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 from specscope.compute import __version__
-from specscope.compute.errors import InputError, SpecscopeError
+from specscope.compute.errors import InputError, RecordingError, SpecscopeError
 from specscope.compute.io import Recording, list_datasets, open_recording, readers
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.spectral import StftParams
@@ -243,10 +243,20 @@ class MainWindow(QMainWindow):
         files).  When a headerless file lacks them, the app asks.
         """
         path = Path(path)
-        self.worker.submit("open", lambda control: open_recording(path, **options),
+        self.worker.submit("open", lambda control: self._open_checked(path, options),
                            label=f"Opening {path.name}", callbacks=JobCallbacks(
                                done=lambda r: self._document_opened(r.value, options),
                                failed=lambda m: self._open_failed(path, options, m)))
+
+    @staticmethod
+    def _open_checked(path: Path, options: dict) -> Recording:
+        """Open in the compute thread; a file without samples fails, so the open one stays."""
+        rec = open_recording(path, **options)
+        if rec.n_samples == 0:
+            rec.close()
+            kind = f"{rec.format} file" if rec.format else "file"
+            raise RecordingError(f"{path.name}: the {kind} holds no samples; nothing to show")
+        return rec
 
     def open_recording(self, recording: Recording) -> None:
         """Show an already open Recording (e.g. an array from a notebook)."""

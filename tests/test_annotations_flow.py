@@ -326,3 +326,15 @@ def test_cli_lists_and_converts_the_table_of_an_export(sigmf_rec, tmp_path, caps
     capsys.readouterr()
     assert main(["annotations", "list", str(tmp_path / "plain.h5")]) == 0
     assert "0 annotations (recording" in capsys.readouterr().out
+
+
+def test_signal_export_reopens_with_its_annotations(sigmf_rec, tmp_path):
+    out = export_range(sigmf_rec, tmp_path / "r.h5", start=1000, stop=3200, channels=[1])
+    with open_recording(out) as rec:
+        assert rec.annotations == read_annotations(out)
+        assert [(a.label, a.channel) for a in rec.annotations] == [("a", None), ("b", 0)]
+    # a table that does not read is a warning; the samples still open
+    with h5py.File(out, "r+") as f:
+        del f["annotations/stop_s"]
+    with open_recording(out) as rec:
+        assert rec.annotations == [] and "annotations not read" in rec.warnings[-1]

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..annotations.hdf5_table import GROUP, read_table
 from ..errors import InputError, RecordingError
 from ..params import parse_number
 from .base import Recording, register_reader, time_axis
@@ -434,6 +435,13 @@ class HDF5Recording(Recording):
             "time_axis": self._time_axis, "sample_rate_source": rate_source,
             "attrs": _attrs(ds), "file_attrs": _attrs(f),
         }
+        # a specscope signal export: its table's time 0 and channels are /signal's
+        table = f.get(GROUP) if name == "/signal" else None
+        if table is not None and hasattr(table, "keys"):
+            try:
+                self.annotations = read_table(table, f"{p}:/{GROUP}")
+            except (InputError, RecordingError) as exc:
+                self.warnings.append(f"annotations not read: {exc}")
 
     def _read(self, start: int, stop: int) -> np.ndarray:
         ds = self._ds

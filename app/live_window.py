@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 from PyQt6.QtCore import Qt, QTimer
+from PyQt6.QtGui import QKeySequence, QShortcut
 from PyQt6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -79,7 +80,20 @@ class LiveWindow(QMainWindow):
         self.scroll = QScrollBar(Qt.Orientation.Horizontal)
         self.scroll.setToolTip("Scroll back through what was captured (pauses the view)")
         self.scroll.sliderMoved.connect(self._scrolled)
+        # clicks on the track and the arrows move the view too, not only drags
+        self.scroll.actionTriggered.connect(self._scroll_action)
         lay.addWidget(self.scroll)
+        # window-wide keys: whichever child has the focus (a button, the scroll bar,
+        # the plot), Left/Right scroll and Space pauses
+        self._keys = []
+        for key, slot in ((Qt.Key.Key_Space, self._toggle_paused),
+                          (Qt.Key.Key_Left, self.scroll_back),
+                          (Qt.Key.Key_Right, self.scroll_forward),
+                          (Qt.Key.Key_End, lambda: self.set_paused(False))):
+            sc = QShortcut(QKeySequence(key), self)
+            sc.setContext(Qt.ShortcutContext.WindowShortcut)
+            sc.activated.connect(slot)
+            self._keys.append(sc)
         self.setCentralWidget(central)
         self.cursor_label = QLabel("")
         self.statusBar().addWidget(self.cursor_label)
@@ -115,22 +129,26 @@ class LiveWindow(QMainWindow):
         self.session.scroll(frames)
         self.set_paused(True)
 
+    def scroll_back(self) -> None:
+        """Left: a quarter of the view back in time (pauses)."""
+        self.scroll_by(-max(1, self.width_frames // 4))
+
+    def scroll_forward(self) -> None:
+        """Right: a quarter of the view forward (pauses; End goes live)."""
+        self.scroll_by(max(1, self.width_frames // 4))
+
+    def _toggle_paused(self) -> None:
+        self.set_paused(not self.session.paused)
+
+    def _scroll_action(self, action: int) -> None:
+        if action != QScrollBar.SliderAction.SliderMove.value:
+            # the bar's value is the one the action leads to
+            self.session.scroll_to(self.scroll.sliderPosition())
+            self.set_paused(True)
+
     def _scrolled(self, value: int) -> None:
         self.session.scroll_to(value)
         self.set_paused(True)
-
-    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt API)
-        key = event.key()
-        if key == Qt.Key.Key_Space:
-            self.set_paused(not self.session.paused)
-        elif key == Qt.Key.Key_Left:
-            self.scroll_by(-self.width_frames // 4)
-        elif key == Qt.Key.Key_Right:
-            self.scroll_by(self.width_frames // 4)
-        elif key == Qt.Key.Key_End:
-            self.set_paused(False)
-        else:
-            super().keyPressEvent(event)
 
     # -- drawing ---------------------------------------------------------------
     def refresh(self) -> None:
@@ -143,11 +161,15 @@ class LiveWindow(QMainWindow):
         if s.error is not None:
             self.statusBar().showMessage(f"Error: {s.error}")
         first_held, end = s.history_range
-        self.scroll.blockSignals(True)
-        self.scroll.setRange(first_held + min(self.width_frames, end - first_held), end)
-        self.scroll.setPageStep(self.width_frames)
-        self.scroll.setValue(s.view_end)
-        self.scroll.blockSignals(False)
+        if not self.scroll.isSliderDown():
+            # while dragged, the thumb stays under the mouse; otherwise it sits at the
+            # frame the view ends at, wherever the growing history puts that frame
+            self.scroll.blockSignals(True)
+            self.scroll.setRange(first_held + min(self.width_frames, end - first_held), end)
+            self.scroll.setPageStep(self.width_frames)
+            self.scroll.setSingleStep(max(1, self.width_frames // 4))
+            self.scroll.setValue(s.view_end)
+            self.scroll.blockSignals(False)
         if s.kind != "spectrogram":
             return
         first, frames = s.view(self.width_frames, self.channel.value())

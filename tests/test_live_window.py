@@ -57,3 +57,59 @@ def test_colour_controls_relevel_only(qtbot, window):
     window.colormap.setCurrentText("viridis")
     window.gamma.setValue(1.5)
     assert window.view.colormap_name == "viridis" and window.view.gamma == 1.5
+
+
+def test_left_right_keys_scroll_whatever_has_the_focus(qtbot, window):
+    from PyQt6.QtCore import Qt
+
+    qtbot.waitUntil(lambda: window.session.history_range[1] > 700, timeout=20000)
+    window.activateWindow()
+    for target in (window.scroll, window.pause_button, window.view):
+        target.setFocus()
+        qtbot.waitUntil(lambda t=target: t.hasFocus() or not window.isActiveWindow(),
+                        timeout=2000)
+        window.set_paused(True)
+        end = window.session.view_end
+        qtbot.keyClick(target, Qt.Key.Key_Left)
+        assert window.session.view_end == end - 75, target   # a quarter of 300 frames
+        qtbot.keyClick(target, Qt.Key.Key_Left)
+        qtbot.keyClick(target, Qt.Key.Key_Right)
+        assert window.session.view_end == end - 75
+        assert window.session.paused
+        qtbot.keyClick(target, Qt.Key.Key_End)
+        assert not window.session.paused
+    # Left while live pauses there and goes back
+    live_end = window.session.history_range[1]
+    qtbot.keyClick(window.scroll, Qt.Key.Key_Left)
+    assert window.session.paused and window.session.view_end <= live_end
+
+
+def test_scroll_thumb_stays_on_its_frame_while_history_grows(qtbot, window):
+    qtbot.waitUntil(lambda: window.session.history_range[1] > 700, timeout=20000)
+    window.scroll_by(-200)
+    window.refresh()
+    frame = window.session.view_end
+    assert window.scroll.value() == frame
+    grown = window.session.history_range[1]
+    qtbot.waitUntil(lambda: window.session.history_range[1] > grown + 50, timeout=20000)
+    window.refresh()
+    assert window.scroll.value() == frame and window.scroll.maximum() > grown
+    # while dragged, the thumb stays where the hand put it
+    window.scroll.setSliderDown(True)
+    window.scroll.setSliderPosition(frame - 100)
+    assert window.session.view_end == frame - 100
+    grown = window.session.history_range[1]
+    qtbot.waitUntil(lambda: window.session.history_range[1] > grown + 50, timeout=20000)
+    window.refresh()
+    assert window.scroll.sliderPosition() == frame - 100
+    window.scroll.setSliderDown(False)
+    window.refresh()
+    assert window.scroll.value() == window.session.view_end == frame - 100
+    # a click on the track pages the view back, and the thumb stays there
+    from PyQt6.QtWidgets import QScrollBar
+
+    window.scroll.triggerAction(QScrollBar.SliderAction.SliderPageStepSub)
+    paged = max(window.scroll.minimum(), frame - 100 - 300)
+    assert paged < frame - 100 and window.session.view_end == paged
+    window.refresh()
+    assert window.scroll.value() == paged

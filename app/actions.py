@@ -76,6 +76,8 @@ FILE, EDIT, VIEW, HELP = "&File", "&Edit", "&View", "&Help"
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("open", FILE, "&Open…", "open_dialog", (Std.Open,), "Open a recording"),
+    ActionSpec("recent", FILE, "Recent &files", "recent_menu",
+               help="Reopen one of the last recordings opened", kind="submenu"),
     ActionSpec("open_session", FILE, "Open sess&ion…", "open_session_dialog",
                ("Ctrl+Shift+O",), "Open a saved session: file, analysis, view and display"),
     ActionSpec("save_session", FILE, "&Save session…", "save_session_dialog", (Std.Save,),
@@ -88,6 +90,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("export", FILE, "&Export HDF5…", "exports.export_dialog", ("Ctrl+E",),
                "Export the spectrogram of the whole recording to HDF5", needs_document=True,
                separator_before=True),
+    ActionSpec("export_range", FILE, "Export &range…", "exports.export_range_dialog",
+               ("Ctrl+Shift+R",), "Export a time range and channels to HDF5, WAV, FLAC or "
+               "SigMF, as recorded or through the processing", needs_document=True),
     ActionSpec("export_view", FILE, "Export &view values to HDF5…", "exports.export_view_dialog",
                ("Ctrl+Shift+E",), "Export the values of the view to HDF5",
                needs_document=True),

@@ -1,11 +1,16 @@
-"""Exports from the app: the spectrogram of the recording, the view's values, the view as PNG.
+"""Exports from the app: a range of the recording, its spectrogram, the view's values, the
+view as PNG.
 
-The file exports run in the compute thread (chunked, with progress, crash-safe
-HDF5); the PNG is a grab of the view.
+The file exports run in the compute thread (chunked, with progress and Cancel,
+published atomically); the PNG is a grab of the view.  A range export
+(File › Export range…) asks with :class:`~specscope.widgets.export_dialog.ExportRangeDialog`
+and runs :func:`specscope.compute.output.export_range`.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from PyQt6.QtCore import QObject
@@ -14,9 +19,11 @@ from specscope.compute.output import (
     export_range,
     export_recording,
     export_spectrogram,
+    seconds_to_samples,
     write_display_image,
 )
 from specscope.compute.pipeline import Pipeline
+from specscope.widgets.export_dialog import ExportRangeDialog
 
 from .shell import Shell
 from .view_controller import ViewController
@@ -33,6 +40,8 @@ class Exports(QObject):
     def __init__(self, shell: Shell, views: ViewController, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.shell, self.views = shell, views
+        #: the open range dialog (None when none is open)
+        self.range_dialog: ExportRangeDialog | None = None
 
     def _submit(self, out: Path, job) -> int:
         return self.shell.worker.submit("export", job, label=f"Exporting {out.name}",
@@ -48,6 +57,93 @@ class Exports(QObject):
 
     def _cancelled(self) -> None:
         self.shell.show_message("Export cancelled; nothing was written", 5000)
+
+    # -- a range ----------------------------------------------------------------------
+    def export_range_dialog(self, span: tuple[float, float] | None = None) -> None:
+        """Ask for a range, channels, output and processing, then export it.
+
+        Parameters
+        ----------
+        span : (float, float), optional
+            The range shown first (s), e.g. a selection; the visible span by default.
+        """
+        doc = self.shell.document
+        if doc is None:
+            return
+        rec, s = doc.recording, doc.settings
+        if span is None:
+            t0, t1, _, _ = self.shell.view.visible_range()
+            span = (max(0.0, t0), min(rec.duration, t1))
+        steps = s.steps
+        processing = ", ".join(step.get("op", "?") for step in steps)
+        channels = range(rec.n_channels) if s.channel < 0 else [s.channel]
+        dlg = ExportRangeDialog(duration=rec.duration, n_channels=rec.n_channels,
+                                start=span[0], stop=span[1],
+                                path=str(doc.path.with_name(doc.path.stem + "-range.h5")),
+                                channels=channels, processing=processing,
+                                parent=self.shell.dialog_parent())
+        dlg.accepted.connect(self._range_chosen)
+        dlg.finished.connect(self._range_dialog_closed)
+        self.range_dialog = dlg
+        dlg.open()
+
+    def _range_chosen(self) -> None:
+        dlg = self.range_dialog
+        if dlg is None:
+            return
+        c = dlg.choice()
+        self.export_range_to(c.path, c.start, c.stop, c.channels, processed=c.processed)
+
+    def _range_dialog_closed(self, _result: int) -> None:
+        dlg, self.range_dialog = self.range_dialog, None
+        if dlg is not None:
+            dlg.deleteLater()
+
+    def export_range_to(self, out: str | Path, start: float, stop: float,
+                        channels: Sequence[int] | None = None, *,
+                        processed: bool = False) -> int:
+        """Export ``start .. stop`` s of ``channels`` to ``out`` (compute thread).
+
+        Parameters
+        ----------
+        out : path
+            The output; its extension picks HDF5, WAV/FLAC or SigMF.
+        start, stop : float
+            The range in seconds from the start of the recording.
+        channels : sequence of int, optional
+            Source channels (all by default).
+        processed : bool
+            Through the current processing (steps and the designer's filter),
+            else the samples as they are.
+
+        Returns
+        -------
+        int
+            The job id.
+        """
+        doc = self.shell.document
+        if doc is None:
+            raise RuntimeError("nothing is open")
+        rec, options, out = doc.recording, dict(doc.options), Path(out)
+        steps = doc.settings.steps if processed else []
+        pipeline = Pipeline.from_steps(steps) if steps else None
+        fs = rec.sample_rate
+        a = seconds_to_samples(start, fs, "start")
+        b = min(seconds_to_samples(stop, fs, "stop"), rec.n_samples)
+        chans = list(channels) if channels is not None else None
+        n_ch = len(chans) if chans is not None else rec.n_channels
+
+        def job(control: TaskControl) -> str:
+            t0 = time.perf_counter()
+            path = export_range(rec, out, pipeline=pipeline, start=a, stop=b, channels=chans,
+                                options=options, progress=control.progress,
+                                cancelled=control.cancelled)
+            seconds = max(time.perf_counter() - t0, 1e-9)
+            rate = (b - a) * n_ch / seconds
+            return (f"{path} ({b - a} samples × {n_ch} ch in {seconds:.2f} s, "
+                    f"{rate / 1e6:.1f} M samples/s)")
+
+        return self._submit(out, job)
 
     # -- the recording's spectrogram --------------------------------------------------
     def export_dialog(self) -> None:

@@ -45,8 +45,11 @@ from .processing_controller import ProcessingController
 from .session import (
     Document,
     ViewSettings,
+    forget_recent,
     last_session_path,
     load_session,
+    recent_files,
+    remember_recent,
     session_state,
     settings_from_session,
     write_session,
@@ -126,6 +129,7 @@ class MainWindow(QMainWindow):
         self.undo_stack = QUndoStack(self)
         self.menu_actions = build_menus(self, self.menuBar())
         self.processing.set_menu(self.representation_menu)
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self._build_status_bar(backend_name)
         self.show_message("Open a recording with File › Open (Ctrl+O) or drop a file here", 0)
         self.worker.submit("backends", _probe_backends, label="Looking for a GPU",
@@ -306,6 +310,33 @@ class MainWindow(QMainWindow):
         self.open_path(path, **{**options, **dlg.options()})
         return True
 
+    def _fill_recent_menu(self) -> None:
+        """File › Recent files: the last recordings opened; vanished ones are dropped."""
+        files, dropped = recent_files()
+        if dropped:
+            self.show_message("Dropped from the recent files (no longer there): "
+                              + ", ".join(p.name for p in dropped), 10000)
+        self.recent_menu.clear()
+        for path in files:
+            act = self.recent_menu.addAction(path.name, self.open_recent)
+            act.setData(str(path))
+            act.setStatusTip(str(path))
+        if not files:
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+    def open_recent(self) -> None:
+        """Open the recent file whose menu entry was chosen."""
+        act = self.sender()
+        path = Path(act.data()) if act is not None and act.data() else None
+        if path is None:
+            return
+        if not path.is_file():
+            forget_recent(path)
+            self.show_error(f"{path}: no longer there; dropped from the recent files",
+                            dialog=False)
+            return
+        self.open_path(path)
+
     def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt API)
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
@@ -327,8 +358,10 @@ class MainWindow(QMainWindow):
         self.controls.set_params({"channel": channel})
         self.file_label.setText(self.document.summary())
         self.setWindowTitle(f"{rec.path.name} — specscope")
-        for spec_id in ("export", "export_view", "export_png", "save_session"):
+        for spec_id in ("export", "export_range", "export_view", "export_png", "save_session"):
             self.menu_actions[spec_id].setEnabled(True)
+        if rec.path.is_file():
+            remember_recent(rec.path)
         self.undo_stack.clear()
         self.last_error = None
         if not self.views.document_opened():

@@ -6,23 +6,28 @@ with its settings.  A session file (``specscope/session/1`` JSON) keeps the
 file, the analysis, the visible range and the display levels:
 :func:`session_state` builds it, :func:`write_session` writes it atomically,
 :func:`load_session` reads and checks it and :func:`settings_from_session`
-turns it back into settings.
+turns it back into settings.  The recently opened files are kept in the user
+config folder (:func:`config_dir`; ``SPECSCOPE_CONFIG_DIR`` overrides it):
+:func:`recent_files`, :func:`remember_recent`, :func:`forget_recent`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from specscope.compute.errors import InputError
+from specscope.compute.errors import InputError, SpecscopeError
+from specscope.compute.files import atomic_write_text
 from specscope.compute.io import Recording
 from specscope.compute.paths import cache_dir
 from specscope.compute.spectral import StftParams, window_text
 
-__all__ = ["SESSION_FORMAT", "Document", "ViewSettings", "describe_change",
-           "last_session_path", "load_session", "session_state", "settings_from_session",
+__all__ = ["RECENT_LIMIT", "SESSION_FORMAT", "Document", "ViewSettings", "config_dir",
+           "describe_change", "forget_recent", "last_session_path", "load_session",
+           "recent_files", "remember_recent", "session_state", "settings_from_session",
            "write_session"]
 
 SESSION_FORMAT = "specscope/session/1"
@@ -200,6 +205,78 @@ def settings_from_session(state: dict[str, Any]) -> ViewSettings:
     a = state["analysis"]
     return ViewSettings(stft=StftParams(a["nfft"], a["hop"], a["window"], a["scaling"]),
                         channel=a["channel"], reduce=a["reduce"], freq_scale=a["freq_scale"])
+
+
+# -- recent files -------------------------------------------------------------------------
+
+#: how many recently opened files are remembered
+RECENT_LIMIT = 10
+RECENT_FORMAT = "specscope/recent/1"
+
+
+def config_dir(*parts: str) -> Path:
+    """The user config folder (``SPECSCOPE_CONFIG_DIR`` overrides it), not created."""
+    root = os.environ.get("SPECSCOPE_CONFIG_DIR")
+    if not root:
+        import platformdirs
+
+        root = platformdirs.user_config_dir("specscope", appauthor=False)
+    return Path(root).joinpath(*parts)
+
+
+def _recent_path() -> Path:
+    return config_dir("recent-files.json")
+
+
+def _read_recent() -> list[Path]:
+    try:
+        state = json.loads(_recent_path().read_text())
+        return [Path(p) for p in state["files"] if isinstance(p, str)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []  # none yet, or unreadable: the list starts over
+
+
+def _write_recent(files: list[Path]) -> None:
+    path = _recent_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps({"specscope": RECENT_FORMAT,
+                                            "files": [str(p) for p in files]}, indent=1))
+    except (OSError, SpecscopeError):
+        pass  # remembering recent files is a convenience
+
+
+def recent_files() -> tuple[list[Path], list[Path]]:
+    """The recently opened files, newest first, and those dropped because they are gone.
+
+    Missing files are removed from the remembered list.
+
+    Returns
+    -------
+    (kept, dropped) : tuple of lists of Path
+    """
+    files = _read_recent()
+    kept = [p for p in files if p.exists()]
+    dropped = [p for p in files if not p.exists()]
+    if dropped:
+        _write_recent(kept)
+    return kept, dropped
+
+
+def remember_recent(path: str | os.PathLike[str]) -> list[Path]:
+    """Put ``path`` first in the recent files (at most :data:`RECENT_LIMIT`); returns them."""
+    p = Path(path).resolve()
+    files = [p, *(q for q in _read_recent() if q != p)][:RECENT_LIMIT]
+    _write_recent(files)
+    return files
+
+
+def forget_recent(path: str | os.PathLike[str]) -> list[Path]:
+    """Remove ``path`` from the recent files; returns the rest."""
+    p = Path(path).resolve()
+    files = [q for q in _read_recent() if q != p]
+    _write_recent(files)
+    return files
 
 
 def _fmt_hz(hz: float) -> str:

@@ -14,8 +14,9 @@ EXAMPLE = ROOT / "assets" / "examples" / "scene.wav"
 
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path_factory, monkeypatch):
-    """Keep tests away from the user's cache dir."""
+    """Keep tests away from the user's cache and config dirs (recent files)."""
     monkeypatch.setenv("SPECSCOPE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("SPECSCOPE_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import math
 
 import pyqtgraph as pg
 
-__all__ = ["CLOCK_STEPS", "TimeAxis", "format_time", "time_tick_strings"]
+__all__ = ["CLOCK_STEPS", "TimeAxis", "format_time", "parse_time", "time_tick_strings"]
 
 #: tick spacings (s) of spans of a second and more: whole clock steps
 CLOCK_STEPS = (1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0,
@@ -55,6 +55,36 @@ def format_time(seconds: float, spacing: float, style: str) -> str:
     m, s = divmod(rest, 60)
     text = f"{sign}{h}:{m:02d}:{s:02d}"
     return text + (f".{frac:0{places}d}" if places else "")
+
+
+def parse_time(text: str) -> float:
+    """A time typed by a person, in seconds: ``"12.5"``, ``"12.5 s"``, ``"250 ms"``,
+    ``"1:05"`` (m:ss) or ``"0:39:04.25"`` (h:mm:ss).
+
+    Raises
+    ------
+    ValueError
+        The text is no time; the message says what is expected.
+    """
+    t = text.strip().lower()
+    try:
+        if ":" in t:
+            parts = [float(p) for p in t.split(":")]
+            if len(parts) > 3 or any(p < 0 for p in parts[1:]):
+                raise ValueError
+            value = 0.0
+            for p in parts:
+                value = value * 60.0 + p
+        elif t.endswith("ms"):
+            value = float(t[:-2]) / 1000.0
+        else:
+            value = float(t.removesuffix("s"))
+    except ValueError:
+        raise ValueError(f"{text!r} is not a time: write seconds (12.5), milliseconds "
+                         "(250 ms) or h:mm:ss (0:39:04.25)") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{text!r} is not a finite time")
+    return value
 
 
 def time_tick_strings(values: list[float], spacing: float) -> list[str]:

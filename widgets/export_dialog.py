@@ -1,0 +1,228 @@
+"""ExportRangeDialog: which part of a recording to export, where, and how.
+
+The person picks the output file (its extension picks the format: HDF5, WAV,
+FLAC or SigMF; the format box rewrites the extension), the time range (start
+and stop pre-filled by the caller, typed as seconds, milliseconds or
+h:mm:ss), the channels, and whether the samples go through the current
+processing.  The dialog only asks; :meth:`ExportRangeDialog.choice` hands the
+answer to whoever runs the export.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from PyQt6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .time_axis import format_time, parse_time
+
+__all__ = ["FORMATS", "ExportRangeChoice", "ExportRangeDialog", "format_of"]
+
+#: format name -> the extension it writes
+FORMATS = {"HDF5": ".h5", "WAV": ".wav", "FLAC": ".flac", "SigMF": ".sigmf-meta"}
+_SUFFIXES = {".h5": "HDF5", ".hdf5": "HDF5", ".he5": "HDF5", ".nc": "HDF5", ".wav": "WAV",
+             ".flac": "FLAC", ".sigmf-meta": "SigMF", ".sigmf-data": "SigMF"}
+_FILTER = ("HDF5 (*.h5 *.hdf5);;WAV (*.wav);;FLAC (*.flac);;SigMF (*.sigmf-meta);;"
+           "All files (*)")
+
+
+def _suffix(path: str) -> str:
+    name = Path(path).name.lower()
+    for s in (".sigmf-meta", ".sigmf-data"):
+        if name.endswith(s):
+            return s
+    return Path(name).suffix
+
+
+def format_of(path: str) -> str | None:
+    """The format name an output path's extension picks (None when unknown)."""
+    return _SUFFIXES.get(_suffix(path))
+
+
+@dataclass(frozen=True)
+class ExportRangeChoice:
+    """What the person chose: output, range (s from the start), channels, processing."""
+
+    path: Path
+    start: float
+    stop: float
+    channels: tuple[int, ...]
+    processed: bool
+
+
+class ExportRangeDialog(QDialog):
+    """Ask for an output file, a time range, channels and whether to apply the processing.
+
+    Parameters
+    ----------
+    duration : float
+        Length of the recording (s): the range must lie inside it.
+    n_channels : int
+        Channels of the recording, one check box each.
+    start, stop : float
+        The range shown first (e.g. the visible span or a selection).
+    path : str
+        The output shown first.
+    channels : sequence of int, optional
+        Channels checked first (all by default).
+    processing : str
+        What the current processing is ("" when there is none: the box is
+        disabled).
+    """
+
+    def __init__(self, *, duration: float, n_channels: int, start: float, stop: float,
+                 path: str, channels: Sequence[int] | None = None, processing: str = "",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export range")
+        self.duration = float(duration)
+        clock = self.duration >= 60.0
+        self._style = "clock" if clock else "s"
+
+        self.path = QLineEdit(path)
+        self.path.setToolTip("The output file; its extension picks the format")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        file_row = QHBoxLayout()
+        file_row.addWidget(self.path, 1)
+        file_row.addWidget(browse)
+        self.format = QComboBox()
+        self.format.addItems(list(FORMATS))
+        self.format.setToolTip("HDF5 keeps every channel and complex samples; WAV and FLAC "
+                               "hold real samples; SigMF writes .sigmf-meta and .sigmf-data")
+        self.start = QLineEdit(self._fmt(start))
+        self.stop = QLineEdit(self._fmt(stop))
+        for box in (self.start, self.stop):
+            box.setToolTip("Seconds (12.5), milliseconds (250 ms) or h:mm:ss (0:39:04.25)")
+        self.length = QLabel()
+        checked = set(range(n_channels) if channels is None else channels)
+        self.channel_boxes: list[QCheckBox] = []
+        ch_row = QHBoxLayout()
+        for c in range(n_channels):
+            box = QCheckBox(f"ch {c}")
+            box.setChecked(c in checked)
+            self.channel_boxes.append(box)
+            ch_row.addWidget(box)
+        ch_row.addStretch(1)
+        self.processed = QCheckBox("Through the current processing"
+                                   + (f" ({processing})" if processing else ""))
+        self.processed.setEnabled(bool(processing))
+        self.processed.setChecked(bool(processing))
+        if not processing:
+            self.processed.setToolTip("No processing steps or filter are on")
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #c00000;")
+        self.error.setWordWrap(True)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                        | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Export")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+        form = QFormLayout()
+        form.addRow("File", file_row)
+        form.addRow("Format", self.format)
+        form.addRow("Start", self.start)
+        form.addRow("Stop", self.stop)
+        form.addRow("", self.length)
+        form.addRow("Channels", ch_row)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.processed)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+
+        self.path.textChanged.connect(self._path_edited)
+        self.format.currentTextChanged.connect(self._format_chosen)
+        self.start.textChanged.connect(self._show_length)
+        self.stop.textChanged.connect(self._show_length)
+        self._path_edited(path)
+        self._show_length()
+
+    def _fmt(self, seconds: float) -> str:
+        return format_time(seconds, 1e-3, self._style)
+
+    # -- format and file -------------------------------------------------------
+    def _path_edited(self, text: str) -> None:
+        name = format_of(text)
+        if name is not None and name != self.format.currentText():
+            self.format.blockSignals(True)
+            self.format.setCurrentText(name)
+            self.format.blockSignals(False)
+
+    def _format_chosen(self, name: str) -> None:
+        text = self.path.text().strip()
+        if not text or format_of(text) == name:
+            return
+        suffix = _suffix(text)
+        stem = text[: -len(suffix)] if suffix and format_of(text) else text
+        self.path.setText(stem + FORMATS[name])
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export range to", self.path.text(),
+                                              _FILTER)
+        if path:
+            self.path.setText(path)
+
+    def _show_length(self, *_: object) -> None:
+        try:
+            a, b = parse_time(self.start.text()), parse_time(self.stop.text())
+        except ValueError:
+            self.length.setText(f"of {self._fmt(self.duration)}")
+            return
+        self.length.setText(f"{format_time(b - a, 1e-3, 's')} of {self._fmt(self.duration)}")
+
+    # -- the answer --------------------------------------------------------------
+    def choice(self) -> ExportRangeChoice:
+        """What the fields say.
+
+        Raises
+        ------
+        ValueError
+            A field is wrong; the message names it.
+        """
+        text = self.path.text().strip()
+        if not text:
+            raise ValueError("give an output file")
+        if format_of(text) is None:
+            raise ValueError(f"{Path(text).name}: the extension picks the format; use "
+                             + ", ".join(FORMATS.values()))
+        start = parse_time(self.start.text())
+        stop = parse_time(self.stop.text())
+        if not 0.0 <= start < stop:
+            raise ValueError(f"the range {self._fmt(start)} .. {self._fmt(stop)} is empty; "
+                             "stop must be after start, start at least 0")
+        if start >= self.duration:
+            raise ValueError(f"start {self._fmt(start)} is past the end of the recording "
+                             f"({self._fmt(self.duration)})")
+        channels = tuple(c for c, box in enumerate(self.channel_boxes) if box.isChecked())
+        if not channels:
+            raise ValueError("check at least one channel")
+        return ExportRangeChoice(Path(text).expanduser(), start, min(stop, self.duration),
+                                 channels, self.processed.isChecked() and
+                                 self.processed.isEnabled())
+
+    def accept(self) -> None:
+        """Close only when the fields make an export; otherwise say what is wrong."""
+        try:
+            self.choice()
+        except ValueError as exc:
+            self.error.setText(str(exc))
+            return
+        self.error.setText("")
+        super().accept()

@@ -6,6 +6,13 @@ bar's QActions, and :func:`shortcut_rows` reads the F1 list back from those
 QActions, so the list shows exactly the shortcuts the menus have.  Keys the
 spectrogram view and the filter designer handle themselves (arrows, wheel,
 clicks) are listed in :data:`VIEW_GESTURES`.
+
+:class:`ShortcutGuard` decides who gets a key that is both a shortcut and
+something a field understands: a single key (Z, H, Backspace, ...) typed
+into a text field goes to the field, never to the action; Undo and Redo go to
+the app's undo stack wherever the focus is, except in a free text field that
+has typing of its own to undo.  Spin boxes and combo boxes are settings: each
+value they take is already one step of the app's undo stack.
 """
 
 from __future__ import annotations
@@ -14,13 +21,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from PyQt6.QtCore import QObject
-from PyQt6.QtGui import QAction, QKeySequence
-from PyQt6.QtWidgets import QMainWindow, QMenu, QMenuBar
+from PyQt6.QtCore import QEvent, QObject, Qt
+from PyQt6.QtGui import QAction, QKeyEvent, QKeySequence
+from PyQt6.QtWidgets import (
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QMenuBar,
+    QPlainTextEdit,
+    QTextEdit,
+    QWidget,
+)
 from specscope.widgets.shortcuts_dialog import ShortcutRow
 
-__all__ = ["ACTIONS", "VIEW_GESTURES", "ActionSpec", "build_menus", "keys_text", "menu_actions",
-           "plain", "shortcut_rows"]
+__all__ = ["ACTIONS", "VIEW_GESTURES", "ActionSpec", "ShortcutGuard", "build_menus",
+           "keys_text", "menu_actions", "plain", "shortcut_rows"]
 
 Std = QKeySequence.StandardKey
 Shortcut = str | QKeySequence.StandardKey
@@ -99,10 +117,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("export_png", FILE, "Export view as &PNG…", "exports.export_png_dialog", ("Ctrl+P",),
                "Export the view as PNG", needs_document=True),
     ActionSpec("quit", FILE, "&Quit", "close", (Std.Quit,), "Quit", separator_before=True),
-    ActionSpec("undo", EDIT, "&Undo", shortcuts=(Std.Undo,), help="Undo a parameter change",
+    ActionSpec("undo", EDIT, "&Undo", shortcuts=(Std.Undo,),
+               help="Undo the last change of settings, processing or filter design",
                kind="undo"),
     ActionSpec("redo", EDIT, "&Redo", shortcuts=("Ctrl+Shift+Z", "Ctrl+Y"),
-               help="Redo a parameter change", kind="redo"),
+               help="Redo the change undone last", kind="redo"),
     ActionSpec("home", VIEW, "&Home (whole recording)", "view.reset_view",
                ("Home", "Ctrl+0"), "Show the whole recording"),
     ActionSpec("auto_levels", VIEW, "&Auto levels", "views.auto_levels", ("Ctrl+L",),
@@ -200,10 +219,12 @@ def build_menus(window: QMainWindow, menubar: QMenuBar,
             setattr(window, spec.handler, sub)
             actions[spec.id] = sub.menuAction()
             continue
-        if spec.kind == "undo":
-            act = window.undo_stack.createUndoAction(window, spec.text)
-        elif spec.kind == "redo":
-            act = window.undo_stack.createRedoAction(window, spec.text)
+        if spec.kind in ("undo", "redo"):
+            # the stack names the step: "Undo FFT size 2048"
+            make = (window.undo_stack.createUndoAction if spec.kind == "undo"
+                    else window.undo_stack.createRedoAction)
+            act = make(window, spec.text)
+            window.addAction(act)  # the shortcut works while the menu bar is hidden too
         elif spec.kind == "dock":
             act = _resolve(window, spec.handler).toggleViewAction()
         else:
@@ -259,3 +280,83 @@ def shortcut_rows(menubar: QMenuBar) -> list[ShortcutRow]:
     rows = [ShortcutRow(keys_text(act), plain(act.text()), where, helps.get(act.data(), ""))
             for act, where in menu_actions(menubar) if keys_text(act)]
     return rows + list(VIEW_GESTURES)
+
+
+#: keys a text field uses for itself even without a modifier
+_EDITING_KEYS = frozenset(k.value for k in (
+    Qt.Key.Key_Backspace, Qt.Key.Key_Delete, Qt.Key.Key_Home, Qt.Key.Key_End,
+    Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Space))
+
+
+def _text_field(w: QWidget | None) -> QLineEdit | QTextEdit | QPlainTextEdit | None:
+    """The line or text edit of ``w`` when ``w`` is a field one types into, else None."""
+    while w is not None:
+        if isinstance(w, (QLineEdit, QTextEdit, QPlainTextEdit)):
+            return None if w.isReadOnly() else w
+        if isinstance(w, QAbstractSpinBox) or (isinstance(w, QComboBox) and w.isEditable()):
+            return w.findChild(QLineEdit)
+        if w.isWindow():
+            return None
+        w = w.parentWidget()
+    return None
+
+
+def _is_setting(field: QWidget) -> bool:
+    """Whether ``field`` is the editor of a spin box or an editable combo box."""
+    parent = field.parentWidget()
+    return isinstance(parent, (QAbstractSpinBox, QComboBox))
+
+
+def _undo_available(field: QLineEdit | QTextEdit | QPlainTextEdit) -> bool:
+    if isinstance(field, QLineEdit):
+        return field.isUndoAvailable()
+    return field.document().isUndoAvailable()
+
+
+class ShortcutGuard(QObject):
+    """Routes the keys that are both shortcuts and typing, for the widgets of ``window``.
+
+    Installed on the application; it acts on the ``ShortcutOverride`` event Qt
+    sends to the focused widget before a shortcut fires: accepting it gives
+    the key to the widget, filtering it out unaccepted lets the shortcut fire.
+    """
+
+    def __init__(self, window: QWidget) -> None:
+        super().__init__(window)  # removed from the application with the window
+        self._window = window
+        QApplication.instance().installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
+        # only where Qt asks first, the focused widget (unaccepted, it climbs to the parents)
+        if event.type() != QEvent.Type.ShortcutOverride or not isinstance(obj, QWidget) \
+                or obj is not QApplication.focusWidget() \
+                or QWidget.window(obj) is not self._window:
+            return False
+        field = _text_field(obj)
+        if field is None:
+            return False
+        assert isinstance(event, QKeyEvent)
+        if event.matches(QKeySequence.StandardKey.Undo) or \
+                event.matches(QKeySequence.StandardKey.Redo) or _is_redo(event):
+            if not _is_setting(field) and _undo_available(field):
+                event.accept()  # the field undoes its own typing
+                return True
+            return True  # not accepted: the app's Undo / Redo fires
+        mods = event.modifiers() & ~(Qt.KeyboardModifier.ShiftModifier
+                                     | Qt.KeyboardModifier.KeypadModifier)
+        if mods == Qt.KeyboardModifier.NoModifier and (
+                (event.text() and event.text().isprintable())
+                or event.key() in _EDITING_KEYS):
+            event.accept()  # typed into the field, never a single-key shortcut
+            return True
+        return False
+
+
+def _is_redo(event: QKeyEvent) -> bool:
+    """Ctrl+Y and Ctrl+Shift+Z, the redo keys of the Edit menu on every platform."""
+    combo = event.keyCombination()
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    shift = Qt.KeyboardModifier.ShiftModifier
+    mods = combo.keyboardModifiers() & ~Qt.KeyboardModifier.KeypadModifier
+    return (combo.key() == Qt.Key.Key_Y and mods == ctrl) or \
+        (combo.key() == Qt.Key.Key_Z and mods == ctrl | shift)

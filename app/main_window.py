@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PyQt6.QtCore import Qt, QTimer, pyqtSignal
+from PyQt6.QtCore import QEvent, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QUndoStack
 from PyQt6.QtWidgets import (
     QDockWidget,
@@ -26,6 +26,7 @@ from PyQt6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QWidget,
 )
 from specscope.compute import __version__
@@ -38,7 +39,7 @@ from specscope.widgets.shortcuts_dialog import ShortcutsDialog
 from specscope.widgets.spectrogram_controls import SpectrogramControls
 from specscope.widgets.spectrogram_view import SpectrogramView
 
-from .actions import build_menus, shortcut_rows
+from .actions import ShortcutGuard, build_menus, shortcut_rows
 from .designer_controller import DesignerController
 from .exports import Exports
 from .processing_controller import ProcessingController
@@ -96,8 +97,8 @@ class MainWindow(QMainWindow):
         self.worker = ComputeWorker(self)
         self.worker.started.connect(self._on_started)
         self.worker.progress.connect(self._on_progress)
-        for signal in (self.worker.finished, self.worker.failed, self.worker.cancelled):
-            signal.connect(self._job_done)
+        self.worker.idle.connect(self._on_idle)
+        self._running_job = 0  # the job whose progress the bar shows
 
         self.view = SpectrogramView(self)
         self.overview = self.view.overview
@@ -128,6 +129,7 @@ class MainWindow(QMainWindow):
 
         self.undo_stack = QUndoStack(self)
         self.menu_actions = build_menus(self, self.menuBar())
+        self.shortcut_guard = ShortcutGuard(self)
         self.processing.set_menu(self.representation_menu)
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self._build_status_bar(backend_name)
@@ -183,6 +185,10 @@ class MainWindow(QMainWindow):
         self.cursor_label = QLabel("")
         self.cursor_label.setMinimumWidth(300)
         self.message_label = QLabel("")
+        # a long message is cut, never pushing the readout or file info aside
+        self.message_label.setSizePolicy(QSizePolicy.Policy.Ignored,
+                                         QSizePolicy.Policy.Preferred)
+        self._tip_saved: str | None = None  # the message a menu's status tip covers
         self._message_timer = QTimer(self)
         self._message_timer.setSingleShot(True)
         self._message_timer.timeout.connect(self._clear_message)
@@ -507,18 +513,26 @@ class MainWindow(QMainWindow):
         self.worker.cancel()
 
     def _on_started(self, job_id: int, kind: str, label: str) -> None:
+        self._running_job = job_id
+        # busy (no percentage) until the job reports how far it is
+        self.progress_bar.setRange(0, 0)
         self.progress_bar.setValue(0)
         self.progress_bar.setFormat(f"{label} %p%" if label else "%p%")
+        self.progress_bar.setToolTip(label)
         self.progress_bar.setVisible(True)
         self.cancel_button.setVisible(True)
 
     def _on_progress(self, job_id: int, kind: str, fraction: float) -> None:
+        if job_id != self._running_job:
+            return  # a late report of a job that has ended
+        if self.progress_bar.maximum() == 0:
+            self.progress_bar.setRange(0, 1000)
         self.progress_bar.setValue(int(fraction * 1000))
 
-    def _job_done(self, *_: object) -> None:
-        if not self.worker.is_busy():
-            self.progress_bar.setVisible(False)
-            self.cancel_button.setVisible(False)
+    def _on_idle(self) -> None:
+        self._running_job = 0
+        self.progress_bar.setVisible(False)
+        self.cancel_button.setVisible(False)
 
     def _backends_found(self, result: JobResult) -> None:
         self.backend_label.setText(f"compute: {result.value}")
@@ -531,9 +545,28 @@ class MainWindow(QMainWindow):
     # -- messages --------------------------------------------------------------------
     def _clear_message(self) -> None:
         self.message_label.setText("")
+        self._tip_saved = None
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.StatusTip:
+            # menu hints go to the message label: QMainWindow would show them as a
+            # temporary status bar message, which hides the readout and file info
+            self._show_status_tip(event.tip())
+            return True
+        return super().event(event)
+
+    def _show_status_tip(self, tip: str) -> None:
+        if tip:
+            if self._tip_saved is None:
+                self._tip_saved = self.message_label.text()
+            self.message_label.setText(tip)
+        elif self._tip_saved is not None:
+            self.message_label.setText(self._tip_saved)
+            self._tip_saved = None
 
     def show_message(self, text: str, timeout_ms: int = 5000, *, error: bool = False) -> None:
         """A transient message in the status bar (file info and readout stay)."""
+        self._tip_saved = None
         self.message_label.setStyleSheet("color: #c00000;" if error else "")
         self.message_label.setText(text)
         self.message_label.setToolTip(text)

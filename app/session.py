@@ -108,15 +108,30 @@ class Document:
 
 
 def describe_change(old: ViewSettings, new: ViewSettings) -> str:
-    """A short text of what changed between two settings (the undo history shows it)."""
+    """What changed between two settings, as the Edit menu names it ("FFT size 2048")."""
     parts = []
-    for name in ("nfft", "hop", "window", "scaling"):
+    stft = (("nfft", "FFT size"), ("hop", "hop"), ("window", "window"), ("scaling", "scaling"))
+    for name, label in stft:
         if getattr(old.stft, name) != getattr(new.stft, name):
-            parts.append(f"{name} {getattr(new.stft, name)}")
-    for name in ("channel", "reduce", "freq_scale"):
-        if getattr(old, name) != getattr(new, name):
-            parts.append(f"{name} {getattr(new, name)}")
-    return "change " + ", ".join(parts) if parts else "change settings"
+            value = getattr(new.stft, name)
+            parts.append(f"{label} {window_text(value) if name == 'window' else value}")
+    if old.channel != new.channel:
+        parts.append("all channels" if new.channel < 0 else f"channel {new.channel}")
+    if old.reduce != new.reduce:
+        parts.append("peak hold " + ("on" if new.reduce == "max" else "off"))
+    if old.freq_scale != new.freq_scale:
+        parts.append(f"{new.freq_scale} frequency axis")
+    if old.processing != new.processing:
+        parts.append("processing steps")
+    if old.designer != new.designer:
+        parts.append("filter design" if new.designer else "filter off")
+    if old.compare != new.compare:
+        parts.append(f"show {new.compare} filter")
+    if old.representation != new.representation:
+        parts.append("STFT view" if new.representation == "stft" else new.representation)
+    elif old.view_params != new.view_params:
+        parts.append(f"{new.representation} parameters")
+    return ", ".join(parts) if parts else "settings"
 
 
 # -- session files ----------------------------------------------------------------------

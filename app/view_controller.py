@@ -31,7 +31,7 @@ from specscope.compute.view import (
     DisplayImage,
     StackedEngine,
     TileEngine,
-    plugin_image,
+    plugin_view,
     render_progressive,
 )
 
@@ -47,7 +47,8 @@ OVERVIEW_COLUMNS = 2048
 #: the waveform row appears when the visible span holds at most this many samples
 WAVEFORM_MAX_SAMPLES = 48_000
 #: a plugin view (scalogram, CQT, ...) is computed for spans of at most this many samples
-PLUGIN_VIEW_MAX_SAMPLES = 1 << 21
+#: (it is computed in chunks, with progress and Cancel, at the view's width)
+PLUGIN_VIEW_MAX_SAMPLES = 1 << 23
 #: points of the overview's waveform envelope
 ENVELOPE_POINTS = 4000
 #: delay that gathers quick successive setting changes into one recomputation
@@ -375,18 +376,18 @@ class ViewController(QObject):
 
     @staticmethod
     def _plugin_job(r: PluginViewRequest, control: TaskControl) -> DetailResult:
+        # the span through the processing, in chunks, at most one column per pixel
         engine, fs = r.engine, r.engine.fs
-        x = engine.recording.read(int(r.t0 * fs), int(np.ceil(r.t1 * fs)), engine.channel)[:, 0]
-        if engine.pipeline is not None:
-            x = np.asarray(engine.pipeline(x, fs))
-        control.check()
-        img = plugin_image(r.representation, x, fs, r.t0, json.loads(r.params),
-                           freq_scale=r.freq_scale, n_rows=r.n_rows)
+        img = plugin_view(r.representation, engine.read_processed, engine.recording.n_samples,
+                          fs, int(r.t0 * fs), int(np.ceil(r.t1 * fs)), json.loads(r.params),
+                          columns=r.width, freq_scale=r.freq_scale, n_rows=r.n_rows,
+                          progress=control.progress, cancelled=control.cancelled)
         return DetailResult(img)
 
     @staticmethod
     def _envelope_job(r: EnvelopeRequest, control: TaskControl) -> tuple:
-        return r.engine.envelope(r.points, cancelled=control.cancelled)
+        return r.engine.envelope(r.points, cancelled=control.cancelled,
+                                 progress=control.progress)
 
     # -- results (GUI thread) ---------------------------------------------------------
     def is_current(self, request: ViewRequest) -> bool:

@@ -7,6 +7,12 @@ which it reports progress (throttled) and checks for cancellation between
 chunks.  Results, errors and progress come back as Qt signals, delivered on
 the GUI thread, and to the :class:`JobCallbacks` given with the job; the job
 itself never touches a Qt object.
+
+Every submitted job ends with exactly one of ``finished``, ``failed`` or
+``cancelled``.  The worker counts the jobs that have not ended on the GUI
+thread, from those signals, so :meth:`ComputeWorker.active` and the ``idle``
+signal say exactly what the person should see: a progress bar while a job is
+queued or running, none once the last one has ended.
 """
 
 from __future__ import annotations
@@ -107,6 +113,7 @@ class ComputeWorker(QObject):
     finished(int, str, object)   job id, kind, :class:`JobResult`
     failed(int, str, str)        job id, kind, one-line message
     cancelled(int, str)          job id, kind
+    idle()                       the last job that had not ended has ended
     """
 
     started = pyqtSignal(int, str, str)
@@ -115,6 +122,7 @@ class ComputeWorker(QObject):
     finished = pyqtSignal(int, str, object)
     failed = pyqtSignal(int, str, str)
     cancelled = pyqtSignal(int, str)
+    idle = pyqtSignal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -124,11 +132,15 @@ class ComputeWorker(QObject):
         self._running: tuple[Job, TaskControl] | None = None
         self._stopping = False
         self._callbacks: dict[int, JobCallbacks] = {}  # GUI thread only
+        self._active: set[int] = set()  # GUI thread only: submitted, not yet ended
         # connected first, so a job's own callbacks run before other listeners
         self.finished.connect(self._call_done)
         self.failed.connect(self._call_failed)
         self.cancelled.connect(self._call_cancelled)
         self.partial.connect(self._call_partial)
+        # after the callbacks: a job they submit keeps the worker from going idle
+        for signal in (self.finished, self.failed, self.cancelled):
+            signal.connect(self._ended)
         self._thread = _Loop(self)
         self._thread.setObjectName("specscope-compute")
         self._thread.start()
@@ -151,6 +163,7 @@ class ComputeWorker(QObject):
             failure or cancellation.
         """
         job = Job(next(self._ids), kind, fn, label)
+        self._active.add(job.id)
         if callbacks is not None:
             self._callbacks[job.id] = callbacks
         with self._cond:
@@ -175,8 +188,18 @@ class ComputeWorker(QObject):
             self.cancelled.emit(j.id, j.kind)
 
     def is_busy(self) -> bool:
+        """Whether a job is queued or running, as the compute thread sees it now."""
         with self._cond:
             return bool(self._pending) or self._running is not None
+
+    def active(self) -> int:
+        """Jobs submitted whose end has not reached the GUI thread yet (GUI thread).
+
+        Unlike :meth:`is_busy`, this agrees with the signals already delivered:
+        it is 0 exactly when every job's ``finished``, ``failed`` or
+        ``cancelled`` has been handled, and ``idle`` is emitted when it drops to 0.
+        """
+        return len(self._active)
 
     def shutdown(self, timeout_s: float = 5.0) -> None:
         """Cancel everything and wait for the thread to end (call on quit)."""
@@ -189,6 +212,13 @@ class ComputeWorker(QObject):
         self._thread.wait(int(timeout_s * 1000))
         # results still queued for the GUI thread reach no callback of a closed window
         self._callbacks.clear()
+        self._active.clear()
+
+    def _ended(self, job_id: int, kind: str, *_: object) -> None:
+        if job_id in self._active:
+            self._active.discard(job_id)
+            if not self._active:
+                self.idle.emit()
 
     def _call_done(self, job_id: int, kind: str, result: object) -> None:
         cb = self._callbacks.pop(job_id, None)

@@ -8,8 +8,10 @@ import pytest
 from specscope.app.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams, open_recording
+from specscope.compute.operators import call
 from specscope.compute.pipeline import Pipeline
-from specscope.compute.view import plugin_image
+from specscope.compute.spectral import to_db
+from specscope.compute.view import plugin_image, plugin_view
 
 TIMEOUT_MS = 30000
 
@@ -99,10 +101,12 @@ def test_plugin_view_scalogram(qtbot, window, example_path):
     r = window.last_request
     t0, t1 = r.t0, r.t1
     params = json.loads(window.settings.view_params)
+    # the view's columns: the operator at the view's width, with the recording around the span
     with open_recording(example_path) as rec:
-        x = rec.read(int(t0 * 48000), int(np.ceil(t1 * 48000)), 0)[:, 0]
-    ref = plugin_image("scalogram.morlet", x, 48000.0, t0, params, freq_scale="linear",
-                       n_rows=window.last_image.db.shape[0])
+        ref = plugin_view("scalogram.morlet", lambda a, b: rec.read(a, b, 0)[:, 0],
+                          rec.n_samples, 48000.0, int(t0 * 48000), int(np.ceil(t1 * 48000)),
+                          params, columns=r.width, n_rows=window.last_image.db.shape[0])
+    assert window.last_image.db.shape[1] <= r.width
     np.testing.assert_allclose(window.last_image.db, ref.db, atol=1e-4)
     assert window.view._bg is None  # no STFT background under another representation
     # the generated form edits the view's parameters
@@ -110,6 +114,59 @@ def test_plugin_view_scalogram(qtbot, window, example_path):
     assert {p["name"] for p in form.schema} >= {"fmin", "n_freqs", "wavelet"}
     window.undo_stack.undo()
     assert window.settings.representation == "stft"
+
+
+def test_chunked_plugin_image_equals_one_call():
+    """Chunks read with the context the operator's impulse response needs give the
+    columns of one call over the whole signal."""
+    fs = 16000.0
+    x = np.random.default_rng(3).standard_normal(100_000).astype(np.float32)
+    params = {"hop": 16}
+    freqs, times, values = call("scalogram.morlet", x, fs=fs, **params)
+    # on a log axis of as many rows as the operator has, row k is the operator's row k
+    img = plugin_image("scalogram.morlet", x, fs, 0.0, params, freq_scale="log",
+                       n_rows=freqs.size)
+    assert img.db.shape == (freqs.size, times.size)
+    np.testing.assert_allclose(img.db, to_db(values.astype(np.float64)), atol=0.05)
+    np.testing.assert_allclose((img.column_edges[:-1] + img.column_edges[1:])[1:-1] / 2,
+                               times[1:-1], atol=1e-9)
+
+
+def test_plugin_view_at_the_views_width_is_cancellable():
+    """60 s of a scalogram for a 632-pixel view: at most 2 x 632 columns, progress as it
+    goes, and cancelled within 0.2 s (each chunk is sized for ~0.08 s)."""
+    import threading
+    import time
+
+    from specscope.compute.errors import Cancelled
+
+    fs, width = 8000.0, 632
+    x = np.random.default_rng(4).standard_normal(int(60 * fs)).astype(np.float32)
+    seen = []
+    img = plugin_image("scalogram.morlet", x, fs, 0.0, {}, columns=width,
+                       progress=seen.append)
+    assert img.db.shape[1] <= 2 * width
+    assert img.column_edges[0] == 0.0 and img.column_edges[-1] == pytest.approx(60.0, abs=0.1)
+    assert len(seen) >= 10 and seen == sorted(seen) and seen[-1] == 1.0
+    stop = threading.Event()
+    asked: list = []
+    ended: list = []
+
+    def run():
+        try:
+            plugin_image("scalogram.morlet", x, fs, 0.0, {"n_freqs": 65}, columns=width,
+                         cancelled=stop.is_set)
+        except Cancelled:
+            ended.append(time.perf_counter())
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(0.5)
+    asked.append(time.perf_counter())
+    stop.set()
+    thread.join(5)
+    assert ended, "the computation was not cancelled"
+    assert ended[0] - asked[0] < 0.2, f"cancelled after {ended[0] - asked[0]:.3f} s"
 
 
 def test_plugins_dialog_lists_shipped_plugins(qtbot, window):

@@ -109,3 +109,28 @@ def test_a_superseded_job_gets_its_cancelled_callback(qtbot, worker):
     worker.submit("k", lambda c: 2)  # supersedes the pending one
     gate.set()
     assert cancelled == [1]
+
+
+def test_idle_comes_once_after_the_last_job_has_ended(qtbot, worker):
+    """``active`` counts jobs whose end the GUI thread has not handled; a job submitted
+    from a callback keeps the worker from going idle in between."""
+    idle, ends = [], []
+    worker.idle.connect(lambda: idle.append(worker.active()))
+
+    def chain(result):
+        ends.append(result.value)
+        if result.value < 3:
+            worker.submit("chain", lambda c, v=result.value + 1: v,
+                          callbacks=JobCallbacks(done=chain))
+
+    worker.submit("chain", lambda c: 1, callbacks=JobCallbacks(done=chain))
+    worker.submit("slow", lambda c: time.sleep(0.05))
+    worker.submit("slow", lambda c: time.sleep(0.05))  # supersedes the pending one
+    assert worker.active() == 2
+    qtbot.waitUntil(lambda: len(idle) > 0, timeout=5000)
+    qtbot.wait(50)
+    assert ends == [1, 2, 3]
+    assert idle == [0]  # exactly once, when nothing was left
+    with qtbot.waitSignal(worker.idle, timeout=5000):
+        worker.submit("fails", lambda c: 1 / 0)
+    assert worker.active() == 0

@@ -2,7 +2,7 @@
 
 from .images import DisplayImage, RenderResult
 from .levels import auto_levels, difference_levels
-from .plugin_images import plugin_image
+from .plugin_images import plugin_image, plugin_view
 from .stacked import StackedEngine
 from .tiles import (
     DEFAULT_CACHE_BYTES,
@@ -29,5 +29,6 @@ __all__ = [
     "auto_levels",
     "difference_levels",
     "plugin_image",
+    "plugin_view",
     "render_progressive",
 ]

@@ -33,6 +33,8 @@ class StackedEngine:
         self.recording, self.channel, self.pipeline = first.recording, first.channel, \
             first.pipeline
         self.two_sided, self.max_level = first.two_sided, first.max_level
+        # the waveform and plugin views of stacked channels show the first one
+        self.read_processed, self.envelope = first.read_processed, first.envelope
         f_edges = first.freq_axis()[1]
         self.f0 = float(f_edges[0])
         self.span = float(f_edges[-1] - f_edges[0])
@@ -88,11 +90,16 @@ class StackedEngine:
         """
         if freq_scale != "linear":
             raise InputError("stacked channels are drawn on a linear frequency axis")
-        results = [e.render(t0, t1, n_cols, reduce, **kwargs) for e in self.engines]
+        progress = kwargs.pop("progress", None)
+        n = len(self.engines)
+        # each channel is 1/n of the work: progress runs once from 0 to 1 over all of them
+        results = [e.render(t0, t1, n_cols, reduce, **kwargs, progress=None if progress is None
+                            else (lambda f, k=k: progress((k + f) / n)))
+                   for k, e in enumerate(self.engines)]
         if any(r is None for r in results):
             return None
         return self._stack(results)
 
-    def preview(self, t0: float, t1: float, n_cols: int) -> RenderResult:
+    def preview(self, t0: float, t1: float, n_cols: int, **kwargs: object) -> RenderResult:
         """The channels' quick previews stacked (:meth:`TileEngine.preview`)."""
-        return self._stack([e.preview(t0, t1, n_cols) for e in self.engines])
+        return self._stack([e.preview(t0, t1, n_cols, **kwargs) for e in self.engines])

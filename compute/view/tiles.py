@@ -196,12 +196,14 @@ class TileEngine:
 
     def get_tile(self, level: int, index: int,
                  cancelled: Callable[[], bool] | None = None,
-                 derive: int = DERIVED_LEVELS) -> Tile:
+                 derive: int = DERIVED_LEVELS,
+                 progress: Callable[[float], None] | None = None) -> Tile:
         """A tile from the cache, the disk, its two children, or the recording.
 
         Computed from the recording, a tile is assembled from its descendants
         ``derive`` levels down, which stay cached for the zoom-in that usually
-        follows.
+        follows.  ``progress(fraction)`` hears how much of this tile is done,
+        block by block; ``cancelled()`` is checked between blocks.
         """
         key = (level, index)
         tile = self.cache.get(key)
@@ -212,11 +214,12 @@ class TileEngine:
             kids = [(level - 1, 2 * index + k) for k in (0, 1)
                     if self._tile_exists(level - 1, 2 * index + k)]
             if all(self.cache.peek(k) for k in kids) or derive > 0:
-                for k in kids:  # cached, or computed now, one level down
-                    self.get_tile(*k, cancelled=cancelled, derive=max(derive - 1, 0))
-                tile = self._combine(level, index)
+                for n, k in enumerate(kids):  # cached, or computed now, one level down
+                    self.get_tile(*k, cancelled=cancelled, derive=max(derive - 1, 0),
+                                  progress=_share(progress, n, len(kids)))
+                tile = self._combine(level, index, cancelled)
         if tile is None:
-            tile = self._compute(level, index, cancelled)
+            tile = self._compute(level, index, cancelled, progress)
         self._save_disk(tile)
         self.cache.put(key, tile)
         return tile
@@ -224,11 +227,12 @@ class TileEngine:
     def _tile_exists(self, level: int, index: int) -> bool:
         return index * (TILE_CELLS << level) < self.n_frames
 
-    def _combine(self, level: int, index: int) -> Tile:
+    def _combine(self, level: int, index: int,
+                 cancelled: Callable[[], bool] | None = None) -> Tile:
         parts = [self.cache.get((level - 1, 2 * index + k)) for k in (0, 1)
                  if self._tile_exists(level - 1, 2 * index + k)]
         if any(p is None for p in parts):  # evicted meanwhile: compute directly
-            return self._compute(level, index, None)
+            return self._compute(level, index, cancelled)
         sums = np.concatenate([p.sums for p in parts], axis=1)
         maxs = np.concatenate([p.maxs for p in parts], axis=1)
         counts = np.concatenate([p.counts for p in parts])
@@ -240,7 +244,8 @@ class TileEngine:
         return Tile(level, index, sums[:, 0::2] + sums[:, 1::2],
                     np.maximum(maxs[:, 0::2], maxs[:, 1::2]), counts[0::2] + counts[1::2])
 
-    def _compute(self, level: int, index: int, cancelled: Callable[[], bool] | None) -> Tile:
+    def _compute(self, level: int, index: int, cancelled: Callable[[], bool] | None,
+                 progress: Callable[[float], None] | None = None) -> Tile:
         cell = 1 << level
         f0 = index * TILE_CELLS * cell
         f1 = min(f0 + TILE_CELLS * cell, self.n_frames)
@@ -256,24 +261,28 @@ class TileEngine:
             if cancelled is not None and cancelled():
                 raise Cancelled()
             k1 = min(k0 + block, f1)
-            x = self._read_processed(k0 * hop, (k1 - 1) * hop + nfft)
+            x = self.read_processed(k0 * hop, (k1 - 1) * hop + nfft)
             p = stft_frames(x, self.params, self.fs, two_sided=self.two_sided)
             if not self.params.is_power:
                 p = p * p
             if level == 0:
                 sums[:, k0 - f0:k1 - f0] = p
+                if progress is not None:
+                    progress((k1 - f0) / (f1 - f0))
                 continue
             cells = (np.arange(k0, k1) - f0) // cell
             starts = np.flatnonzero(np.diff(cells, prepend=-1))
             uc = cells[starts]
             sums[:, uc] += np.add.reduceat(p, starts, axis=1)
             maxs[:, uc] = np.maximum(maxs[:, uc], np.maximum.reduceat(p, starts, axis=1))
+            if progress is not None:
+                progress((k1 - f0) / (f1 - f0))
         counts = np.full(n_cells, cell, np.int64)
         counts[-1] = (f1 - f0) - cell * (n_cells - 1)
         self.tiles_computed += 1
         return Tile(level, index, sums, maxs, counts)
 
-    def _read_processed(self, a: int, b: int) -> np.ndarray:
+    def read_processed(self, a: int, b: int) -> np.ndarray:
         """Samples ``a:b`` of the channel through the pipeline (with its context)."""
         if self.pipeline is None:
             return self.recording.read(a, b, self.channel)[:, 0]
@@ -431,7 +440,7 @@ class TileEngine:
         maxs = sums if L == 0 else np.empty_like(sums)
         counts = np.empty(c1 - c0, np.int64)
         for n, i in enumerate(tiles):
-            tile = self.get_tile(L, i, cancelled)
+            tile = self.get_tile(L, i, cancelled, progress=_share(progress, n, len(tiles)))
             s0 = i * TILE_CELLS
             lo, hi = max(c0, s0), min(c1, s0 + tile.counts.size)
             sums[:, lo - c0:hi - c0] = tile.sums[:, lo - s0:hi - s0]
@@ -482,19 +491,23 @@ class TileEngine:
             out = (cum[i1] - cum[i0]) / (i1 - i0)[:, None]
         return np.ascontiguousarray(out.astype(np.float32)), centres, edges
 
-    def preview(self, t0: float, t1: float, n_cols: int) -> RenderResult:
+    def preview(self, t0: float, t1: float, n_cols: int, *,
+                cancelled: Callable[[], bool] | None = None) -> RenderResult:
         """A fast, approximate image: one frame per column, computed at once.
 
         Used only to show something while the exact image is computed; it may
-        miss short events and is marked ``preview=True``.
+        miss short events and is marked ``preview=True``.  ``cancelled()`` is
+        checked between columns (with a long pipeline each one reads a lot).
         """
         edges, a, b, _ = self.column_frames(t0, t1, int(n_cols), level=0)
         inside = np.flatnonzero(a >= 0)
         image = np.full((self.n_freq, int(n_cols)), np.nan, np.float32)
         hop, nfft = self.params.hop, self.params.nfft
         for j in inside:
+            if cancelled is not None and cancelled():
+                raise Cancelled()
             k = int((a[j] + b[j] - 1) // 2)
-            x = self._read_processed(k * hop, k * hop + nfft)
+            x = self.read_processed(k * hop, k * hop + nfft)
             p = stft_frames(x, self.params, self.fs, two_sided=self.two_sided)[:, 0]
             image[:, j] = p * p if not self.params.is_power else p
         freqs, fedges = self.freq_axis()
@@ -503,11 +516,12 @@ class TileEngine:
                             "mean", preview=True)
 
     def envelope(self, n_points: int, *, cancelled: Callable[[], bool] | None = None,
-                 block: int = 1 << 20) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 block: int = 1 << 20, progress: Callable[[float], None] | None = None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Min/max envelope of the waveform in ``n_points`` buckets (real part for IQ).
 
         Returns bucket edge times (s), minima and maxima; every sample is
-        looked at, in blocks.
+        looked at, in blocks (``progress(fraction)`` after each).
         """
         n = self.recording.n_samples
         n_points = max(1, min(int(n_points), n))
@@ -526,7 +540,17 @@ class TileEngine:
             starts = np.clip(bounds[j0:j1 + 1] - s0, 0, None)
             mins[j0:j1 + 1] = np.minimum(mins[j0:j1 + 1], np.minimum.reduceat(x, starts))
             maxs[j0:j1 + 1] = np.maximum(maxs[j0:j1 + 1], np.maximum.reduceat(x, starts))
+            if progress is not None:
+                progress(s1 / n)
         return bounds / self.fs, mins, maxs
+
+
+def _share(progress: Callable[[float], None] | None, n: int, total: int
+           ) -> Callable[[float], None] | None:
+    """Progress of part ``n`` of ``total`` equal parts, reported as the whole's fraction."""
+    if progress is None:
+        return None
+    return lambda fraction: progress((n + fraction) / total)
 
 
 def render_progressive(engine: TileEngine, t0: float, t1: float, n_cols: int,
@@ -555,7 +579,7 @@ def render_progressive(engine: TileEngine, t0: float, t1: float, n_cols: int,
             if coarse is not None:
                 break
         if coarse is None and freq_scale == "linear":
-            coarse = engine.preview(t0, t1, min(n_cols, 1024))
+            coarse = engine.preview(t0, t1, min(n_cols, 1024), cancelled=cancelled)
         if coarse is not None:
             partial(DisplayImage.from_render(coarse))
     return DisplayImage.from_render(engine.render(t0, t1, n_cols, reduce, progress=progress,

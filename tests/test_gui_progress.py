@@ -1,0 +1,152 @@
+"""Progress and Cancel in the status bar tell the truth; messages leave the readout alone.
+
+A 150 s, 48 kHz recording analysed with a hop of 64 samples takes a few
+seconds to summarise (about 2.7 s on an idle core), long enough to watch its
+progress and to cancel it.  Latency bounds are stated where they are asserted.
+"""
+
+import time
+
+import numpy as np
+import pytest
+from PyQt6.QtCore import QPoint, Qt, QTimer
+from specscope.app.main_window import MainWindow
+from specscope.app.session import ViewSettings
+from specscope.compute import StftParams
+from specscope.compute.io import ArrayRecording
+
+TIMEOUT_MS = 60000
+#: from a click on Cancel to the job's end on the GUI thread: each block of the tile
+#: engine (2048 frames here) takes ~15 ms on an idle core; 0.2 s leaves room for load
+CANCEL_S = 0.2
+
+
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow(ViewSettings(stft=StftParams(1024, 64)), interactive=False)
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.worker.shutdown()
+
+
+def long_recording(seconds: float = 150.0, fs: float = 48000.0) -> ArrayRecording:
+    x = np.random.default_rng(1).standard_normal(int(seconds * fs)).astype(np.float32)
+    return ArrayRecording(0.1 * x, fs)
+
+
+def status_clean(w: MainWindow) -> bool:
+    return not w.progress_bar.isVisible() and not w.cancel_button.isVisible()
+
+
+def watch_bar(w: MainWindow, samples: list) -> QTimer:
+    """Sample what the progress bar shows every 10 ms, as a person would see it."""
+    timer = QTimer(w)
+    timer.timeout.connect(lambda: samples.append(
+        (time.perf_counter(), w.progress_bar.isVisible(), w.progress_bar.format(),
+         w.progress_bar.value(), w.progress_bar.maximum())))
+    timer.start(10)
+    return timer
+
+
+def overview_job(w: MainWindow, qtbot) -> int:
+    """Open the long recording and wait until its overview is being computed."""
+    ids = {}
+    w.worker.started.connect(lambda i, kind, label: ids.setdefault(kind, i))
+    w.open_recording(long_recording())
+    qtbot.waitUntil(lambda: "overview" in ids, timeout=TIMEOUT_MS)
+    return ids["overview"]
+
+
+def test_progress_bar_advances_while_the_overview_computes(qtbot, window):
+    samples: list = []
+    timer = watch_bar(window, samples)
+    with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda i, kind, r: kind == "overview") as b:
+        window.open_recording(long_recording())
+    timer.stop()
+    assert b.args[2].seconds > 1.0, "the recording must take a while to summarise"
+    shown = [(t, v) for t, vis, fmt, v, top in samples
+             if vis and fmt.startswith("Computing overview") and top > 0]
+    values = [v for _, v in shown]
+    assert values == sorted(values), "the bar never goes back"
+    assert len(set(values)) >= 20, f"the bar moved only {len(set(values))} times"
+    assert values[-1] >= 900
+    # it moves steadily: no stretch of 0.5 s without news (generous for a loaded machine)
+    changes = [t for (t, v), (_, prev) in zip(shown[1:], shown[:-1]) if v != prev]
+    gaps = np.diff([shown[0][0], *changes])
+    assert gaps.max() < 0.5, f"the bar stood still for {gaps.max():.2f} s"
+    qtbot.waitUntil(lambda: window.worker.active() == 0, timeout=TIMEOUT_MS)
+    assert status_clean(window)
+
+
+def test_cancel_button_stops_the_overview_at_once(qtbot, window):
+    job = overview_job(window, qtbot)
+    qtbot.waitUntil(lambda: window.progress_bar.value() > 50, timeout=TIMEOUT_MS)
+    assert window.cancel_button.isVisible()
+    ended: dict = {}
+    window.worker.cancelled.connect(
+        lambda i, kind: ended.setdefault(i, time.perf_counter()))
+    window.worker.finished.connect(
+        lambda i, kind, r: ended.setdefault(i, time.perf_counter()))
+    hidden: list = []
+    window.worker.idle.connect(lambda: hidden.append(time.perf_counter()))
+    t_click = time.perf_counter()
+    qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: job in ended and bool(hidden), timeout=5000)
+    assert ended[job] - t_click < CANCEL_S, f"cancelled after {ended[job] - t_click:.3f} s"
+    assert hidden[0] - t_click < CANCEL_S
+    assert status_clean(window)
+    assert window.progress_bar.isHidden()
+
+
+def test_status_bar_is_clean_after_every_job(qtbot, window, example_path):
+    with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
+        window.open_path(example_path)
+    qtbot.waitUntil(lambda: window.worker.active() == 0, timeout=TIMEOUT_MS)
+    assert status_clean(window)
+    # quick zooms: superseded, cancelled and finished jobs, each one ending
+    for k in range(8):
+        window.view.set_time_range(1.0 + 0.3 * k, 2.0 + 0.5 * k)
+        qtbot.wait(15)
+    qtbot.waitUntil(lambda: window.worker.active() == 0, timeout=TIMEOUT_MS)
+    qtbot.wait(50)  # anything still queued would show now
+    assert status_clean(window)
+    # a job that fails ends clean too
+    window.worker.submit("probe", lambda control: 1 / 0, label="Failing")
+    qtbot.waitUntil(lambda: window.worker.active() == 0, timeout=TIMEOUT_MS)
+    assert status_clean(window)
+
+
+def test_status_bar_is_clean_after_cancel_from_the_view_menu(qtbot, window):
+    overview_job(window, qtbot)
+    qtbot.waitUntil(lambda: window.progress_bar.isVisible(), timeout=TIMEOUT_MS)
+    window.menu_actions["cancel"].trigger()  # View › Cancel computation (Esc)
+    qtbot.waitUntil(lambda: window.worker.active() == 0, timeout=5000)
+    assert status_clean(window)
+
+
+def test_cursor_readout_survives_status_messages(qtbot, window, example_path):
+    with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
+        window.open_path(example_path)
+    viewport = window.view.viewport()
+    centre = viewport.rect().center()
+    qtbot.mouseMove(viewport, centre)
+    qtbot.mouseMove(viewport, centre + QPoint(5, 3))
+    qtbot.waitUntil(lambda: "t = " in window.cursor_label.text(), timeout=TIMEOUT_MS)
+    readout = window.cursor_label.text()
+    window.show_message("Exported something", 5000)
+    assert window.cursor_label.text() == readout and window.cursor_label.isVisible()
+    # hovering a menu entry shows its status tip, as a message: the readout stays
+    menu = next(a.menu() for a in window.menuBar().actions()
+                if a.menu() is not None and a.text() == "&View")
+    act = window.menu_actions["auto_levels"]
+    menu.popup(window.mapToGlobal(QPoint(20, 20)))
+    qtbot.waitUntil(menu.isVisible, timeout=TIMEOUT_MS)
+    qtbot.mouseMove(menu, menu.actionGeometry(act).center())
+    qtbot.waitUntil(lambda: window.message_label.text() == act.statusTip(), timeout=TIMEOUT_MS)
+    assert window.cursor_label.isVisible() and window.cursor_label.text() == readout
+    assert window.file_label.isVisible()
+    menu.close()
+    qtbot.waitUntil(lambda: window.message_label.text() == "Exported something",
+                    timeout=TIMEOUT_MS)

@@ -1,0 +1,127 @@
+"""Edit › Undo / Redo name the step and work wherever the focus is; single keys never type
+into a field's neighbour, and a field never loses a typed character to a shortcut."""
+
+import pytest
+from PyQt6.QtCore import Qt
+from PyQt6.QtWidgets import QApplication
+from specscope.app.actions import plain
+from specscope.app.main_window import MainWindow
+from specscope.app.session import ViewSettings
+from specscope.compute import StftParams
+
+TIMEOUT_MS = 30000
+CTRL = Qt.KeyboardModifier.ControlModifier
+SHIFT = Qt.KeyboardModifier.ShiftModifier
+
+
+@pytest.fixture
+def window(qtbot, example_path):
+    w = MainWindow(ViewSettings(stft=StftParams(1024, 256)), interactive=False)
+    qtbot.addWidget(w)
+    w.show()
+    w.activateWindow()
+    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
+        w.open_path(example_path)
+    yield w
+    w.worker.shutdown()
+
+
+def pick(qtbot, combo, text: str) -> None:
+    """Choose ``text`` from a combo box's list with the mouse, as a person does."""
+    combo.setFocus()
+    combo.showPopup()
+    view = combo.view()
+    qtbot.waitUntil(view.isVisible, timeout=TIMEOUT_MS)
+    index = combo.model().index(combo.findText(text), 0)
+    view.scrollTo(index)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
+                     pos=view.visualRect(index).center())
+    qtbot.waitUntil(lambda: not view.isVisible(), timeout=TIMEOUT_MS)
+    # a desktop gives the window back its focus when the popup closes; offscreen, ask
+    combo.window().activateWindow()
+    combo.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is combo, timeout=TIMEOUT_MS)
+
+
+def edit_menu(window):
+    return next(a.menu() for a in window.menuBar().actions() if a.text() == "&Edit")
+
+
+def rows_shown(window) -> int:
+    return window.view.image_data.shape[0]
+
+
+def test_ctrl_z_in_the_control_undoes_the_fft_size(qtbot, window):
+    nfft = window.controls.nfft
+    pick(qtbot, nfft, "2048")
+    assert window.settings.stft.nfft == 2048
+    qtbot.waitUntil(lambda: rows_shown(window) == 1025, timeout=TIMEOUT_MS)
+    focus = QApplication.focusWidget()
+    assert focus is nfft or nfft.isAncestorOf(focus)  # the person's focus stayed there
+    qtbot.keyClick(focus, Qt.Key.Key_Z, CTRL)
+    assert window.settings.stft.nfft == 1024
+    assert nfft.currentText() == "1024"
+    qtbot.waitUntil(lambda: rows_shown(window) == 513, timeout=TIMEOUT_MS)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Z, CTRL | SHIFT)
+    assert window.settings.stft.nfft == 2048
+    qtbot.waitUntil(lambda: rows_shown(window) == 1025, timeout=TIMEOUT_MS)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Z, CTRL)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Y, CTRL)  # the other redo key
+    assert window.settings.stft.nfft == 2048
+
+
+def test_ctrl_z_on_the_window_undoes_and_the_view_returns(qtbot, window):
+    before = window.view.image_data.copy()
+    pick(qtbot, window.controls.nfft, "512")
+    qtbot.waitUntil(lambda: rows_shown(window) == 257, timeout=TIMEOUT_MS)
+    window.view.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_Z, CTRL)
+    assert window.settings.stft.nfft == 1024
+    qtbot.waitUntil(lambda: rows_shown(window) == 513 and window.views.up_to_date()
+                    and window.worker.active() == 0, timeout=TIMEOUT_MS)
+    assert window.view.image_data.shape == before.shape
+
+
+def test_edit_menu_names_the_step(qtbot, window):
+    undo, redo = window.menu_actions["undo"], window.menu_actions["redo"]
+    assert not undo.isEnabled()
+    pick(qtbot, window.controls.nfft, "2048")
+    menu = edit_menu(window)
+    texts = [plain(a.text()) for a in menu.actions() if not a.isSeparator()]
+    assert texts[0] == "Undo FFT size 2048"
+    assert undo.isEnabled() and not redo.isEnabled()
+    undo.trigger()
+    assert plain(redo.text()) == "Redo FFT size 2048"
+    assert plain(undo.text()) == "Undo"
+    redo.trigger()
+    window.controls.peak_hold.click()
+    assert plain(undo.text()) == "Undo peak hold on"
+    window.processing.set_steps([{"op": "gain", "params": {"factor": 2.0}}])
+    assert plain(undo.text()) == "Undo processing steps"
+
+
+def test_typing_z_into_a_field_types_it(qtbot, window):
+    zoom = window.menu_actions["zoom_box"]
+    field = window.controls.window
+    field.setFocus()
+    field.lineEdit().end(False)
+    qtbot.keyClicks(QApplication.focusWidget(), "z")
+    assert field.currentText().endswith("z")
+    assert not zoom.isChecked()
+    harmonics = window.menu_actions["harmonics"]
+    hop = window.controls.hop
+    hop.setFocus()
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_H)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Backspace)
+    assert not harmonics.isChecked()
+
+
+def test_single_keys_act_with_focus_on_the_view(qtbot, window):
+    zoom, harmonics = window.menu_actions["zoom_box"], window.menu_actions["harmonics"]
+    window.view.setFocus()
+    qtbot.keyClick(window.view, Qt.Key.Key_Z)
+    assert zoom.isChecked()
+    qtbot.keyClick(window.view, Qt.Key.Key_H)
+    assert harmonics.isChecked()
+    qtbot.keyClick(window.view, Qt.Key.Key_Z)
+    assert not zoom.isChecked()

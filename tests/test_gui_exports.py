@@ -184,3 +184,24 @@ def test_recent_files_survive_a_restart_and_drop_missing_ones(qtbot, three_chann
         w2.recent_menu.hide()
     finally:
         w2.worker.shutdown()
+
+
+def test_a_long_export_shows_progress_and_cancel_leaves_nothing(qtbot, window, tmp_path):
+    fs = 48000
+    x = (0.1 * np.random.default_rng(9).standard_normal((fs * 90, 2))).astype(np.float32)
+    path = tmp_path / "long.wav"
+    soundfile.write(str(path), x, fs, subtype="FLOAT")
+    open_and_wait(qtbot, window, path)
+    out = tmp_path / "long-range.h5"
+    fractions = []
+    window.worker.progress.connect(lambda i, kind, f: fractions.append(f) if kind == "export"
+                                   else None)
+    with qtbot.waitSignal(window.worker.cancelled, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda i, kind: kind == "export"):
+        window.exports.export_range_to(out, 0.0, 90.0, [0, 1])
+        qtbot.waitUntil(lambda: bool(fractions) and window.cancel_button.isVisible(),
+                        timeout=TIMEOUT_MS)
+        qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
+    assert 0.0 <= fractions[-1] < 1.0
+    assert not out.exists() and not list(tmp_path.glob("*.partial"))
+    qtbot.waitUntil(lambda: "cancelled" in window.message_label.text(), timeout=TIMEOUT_MS)

@@ -100,22 +100,43 @@ def test_cancel_button_stops_the_overview_at_once(qtbot, window):
     assert window.progress_bar.isHidden()
 
 
+def settle(qtbot, w: MainWindow, quiet_ms: int = 400) -> None:
+    """Wait until no job has been active for ``quiet_ms`` (debounced requests included)."""
+    quiet = {"since": None}
+
+    def check() -> bool:
+        if w.worker.active() or w.views.recompute_pending():
+            quiet["since"] = None
+            return False
+        quiet["since"] = quiet["since"] or time.perf_counter()
+        return time.perf_counter() - quiet["since"] > quiet_ms / 1000
+
+    qtbot.waitUntil(check, timeout=TIMEOUT_MS)
+
+
 def test_status_bar_is_clean_after_every_job(qtbot, window, example_path):
+    # whenever no job is left, the bar and Cancel are gone, sampled every 10 ms
+    stale: list = []
+    timer = QTimer(window)
+    timer.timeout.connect(lambda: stale.append(time.perf_counter())
+                          if window.worker.active() == 0 and not status_clean(window) else None)
+    timer.start(10)
     with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
         window.open_path(example_path)
-    qtbot.waitUntil(lambda: window.worker.active() == 0, timeout=TIMEOUT_MS)
+    settle(qtbot, window)
     assert status_clean(window)
     # quick zooms: superseded, cancelled and finished jobs, each one ending
     for k in range(8):
         window.view.set_time_range(1.0 + 0.3 * k, 2.0 + 0.5 * k)
         qtbot.wait(15)
-    qtbot.waitUntil(lambda: window.worker.active() == 0, timeout=TIMEOUT_MS)
-    qtbot.wait(50)  # anything still queued would show now
+    settle(qtbot, window)
     assert status_clean(window)
     # a job that fails ends clean too
     window.worker.submit("probe", lambda control: 1 / 0, label="Failing")
-    qtbot.waitUntil(lambda: window.worker.active() == 0, timeout=TIMEOUT_MS)
+    settle(qtbot, window)
     assert status_clean(window)
+    timer.stop()
+    assert not stale, f"{len(stale)} times a bar or Cancel showed with no job"
 
 
 def test_status_bar_is_clean_after_cancel_from_the_view_menu(qtbot, window):
@@ -150,3 +171,42 @@ def test_cursor_readout_survives_status_messages(qtbot, window, example_path):
     menu.close()
     qtbot.waitUntil(lambda: window.message_label.text() == "Exported something",
                     timeout=TIMEOUT_MS)
+
+
+def test_plugin_view_at_the_views_width_with_progress_and_cancel(qtbot, window):
+    """The Morlet scalogram of 60 s (8 kHz) for the view: at most 2 columns per pixel,
+    progress as its chunks go, and the real Cancel button stops it within CANCEL_S."""
+    rec = ArrayRecording(np.random.default_rng(2).standard_normal(8000 * 60)
+                         .astype(np.float32), 8000.0)
+    with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
+        window.open_recording(rec)
+    qtbot.waitUntil(lambda: any(a.data() == "scalogram.morlet"
+                                for a in window.representation_menu.actions()),
+                    timeout=TIMEOUT_MS)
+    act = next(a for a in window.representation_menu.actions()
+               if a.data() == "scalogram.morlet")
+    values: list = []
+    window.worker.progress.connect(
+        lambda i, kind, f: values.append(f) if kind == "detail" else None)
+    with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda i, kind, r: kind == "detail"):
+        act.trigger()  # View › Representation › scalogram.morlet
+    width = window.last_request.width
+    assert window.last_request.t1 - window.last_request.t0 == pytest.approx(60.0, abs=0.5)
+    assert window.last_image.db.shape[1] <= 2 * width
+    assert len(values) >= 5 and values == sorted(values)
+    # again, and cancel it with the button
+    started = []
+    window.worker.started.connect(lambda i, kind, label: started.append(i))
+    ended: dict = {}
+    window.worker.cancelled.connect(lambda i, kind: ended.setdefault(i, time.perf_counter()))
+    # new parameters of the view (what its form does) start a new computation
+    window.change_settings(window.settings.with_changes(view_params='{"n_freqs": 48}'),
+                           undoable=False)
+    qtbot.waitUntil(lambda: bool(started) and window.progress_bar.value() > 100,
+                    timeout=TIMEOUT_MS)
+    t_click = time.perf_counter()
+    qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: started[-1] in ended, timeout=5000)
+    assert ended[started[-1]] - t_click < CANCEL_S
+    qtbot.waitUntil(lambda: status_clean(window), timeout=5000)

@@ -32,7 +32,7 @@ def _qt_messages(kind, context, message: str) -> None:
 def run_app(path: str | None, settings: ViewSettings, screenshot: str | None = None,
             session: str | Path | None = None, options: dict | None = None) -> int:
     """Run the app; with ``screenshot`` save the window once the spectrogram is drawn."""
-    from PyQt6.QtCore import QTimer, qInstallMessageHandler
+    from PyQt6.QtCore import QEvent, QTimer, qInstallMessageHandler
     from PyQt6.QtWidgets import QApplication
 
     from .main_window import MainWindow
@@ -78,6 +78,13 @@ def run_app(path: str | None, settings: ViewSettings, screenshot: str | None = N
         app.exec()
     finally:
         win.worker.shutdown()
+        # the window (and every pyqtgraph item in it) goes before the application
+        # object does: Python's teardown order at exit is arbitrary and Qt crashes
+        # when a widget outlives its QApplication
+        win.close()
+        win.deleteLater()
+        app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+        del win
     return status["code"]
 
 

@@ -58,7 +58,7 @@ def test_spectrogram_to_hdf5_and_back(stereo_wav, tmp_path):
 
 @pytest.mark.parametrize("args,message", [
     (["info", "{missing}"], r"missing\.wav: no such file"),
-    (["info", "{text}"], r"notes\.wav: not a readable audio file"),
+    (["info", "{text}"], r"notes\.wav: not a WAV file \(no RIFF/RIFX/RF64 header\)"),
     (["spectrogram", "{wav}", "-o", "{out}", "--window", "nope"], r"window='nope' is not a window"),
     (["spectrogram", "{wav}", "-o", "{out}", "--hop", "0"], r"hop=0 must be an integer >= 1"),
     (["spectrogram", "{wav}", "-o", "{out}", "--hop", "-3"], r"hop=-3 must be an integer >= 1"),

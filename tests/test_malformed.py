@@ -131,7 +131,8 @@ def build_corpus(d: Path) -> list[tuple[str, Path, list[str], int, int]]:
     iq = (rng.standard_normal(4000) + 1j * rng.standard_normal(4000)).astype("<c8").tobytes()
     # SigMF
     _sigmf(d, "no_rate", iq, {"core:sample_rate": None})
-    cases.append(("no_rate.sigmf-meta", d / "no_rate.sigmf-meta", [], 2, 2))
+    # info reports what is known (shape, type, "sample rate: unknown"); a spectrogram needs the rate
+    cases.append(("no_rate.sigmf-meta", d / "no_rate.sigmf-meta", [], 0, 2))
     _sigmf(d, "unsorted", iq, {}, captures=[{"core:sample_start": 100},
                                             {"core:sample_start": 50}])
     cases.append(("unsorted.sigmf-meta", d / "unsorted.sigmf-meta", [], 2, 2))

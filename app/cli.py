@@ -17,7 +17,16 @@ from pathlib import Path
 from specscope.compute import __version__
 from specscope.compute.errors import InputError, SpecscopeError
 
-from . import cli_annotations, cli_export, cli_filter, cli_live, cli_ops, cli_pipeline, cli_plugins
+from . import (
+    cli_annotations,
+    cli_export,
+    cli_filter,
+    cli_live,
+    cli_ops,
+    cli_pipeline,
+    cli_play,
+    cli_plugins,
+)
 from .cli_common import (
     ProgressBar,
     add_recording_options,
@@ -169,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_live.register(sub)
     cli_plugins.register(sub)
     cli_annotations.register(sub)
+    cli_play.register(sub)
     return ap
 
 

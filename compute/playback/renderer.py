@@ -1,0 +1,429 @@
+"""A range of a recording rendered as the samples a sound card is fed.
+
+:class:`Renderer` reads a range of one channel in chunks and streams it
+through the playback chain, every piece with carried state, so it works for
+files of any size and its output is testable without a sound card:
+
+1. the processing (:class:`~specscope.compute.pipeline.Pipeline`, its
+   time-domain part), for before/after listening;
+2. real recordings: a band (causal elliptic band-pass, >= 60 dB stopband) and
+   a heterodyne (mix with a local oscillator, then a low-pass) for
+   ultrasound; IQ recordings: tuned to ``tune``, channel-filtered to
+   ``bandwidth`` and demodulated (AM, FM with de-emphasis, USB, LSB), or, with
+   no demodulator, the real part of the tuned signal;
+3. a low-pass with decimation where the source is much faster than what is
+   audible at the chosen speed;
+4. the speed: samples taken as if recorded at ``fs * speed``, resampled to
+   the device rate by a polyphase anti-aliasing resampler;
+5. gain, a limiter (never beyond +-1) and fades at both ends.
+
+Filters are designed by :func:`~specscope.compute.filters.design` and
+applied by :func:`~specscope.compute.filters.stream_filter`.  Nothing in the
+chain shifts the sound in time except the causal IIR filters (band-pass,
+DC block, de-emphasis, pipeline filters: a few milliseconds), so
+:meth:`Renderer.position_of` maps an output sample back to recording time.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from ..files import atomic_file
+from ..filters import Design, FilterSpec, design, stream_filter
+from ..params import parse_number
+from .options import DEFAULT_BANDWIDTH, PlaybackOptions
+from .stages import PASS_SHARE, Decimator, Oscillator, Resampler, Shaper, as_float, rational
+
+__all__ = ["DEFAULT_CHUNK", "Renderer", "render"]
+
+#: recording samples read per chunk
+DEFAULT_CHUNK = 1 << 16
+#: stopband attenuation of the band-pass (dB)
+BAND_STOP_DB = 65.0
+#: transition of the band-pass, as a factor on its edges
+BAND_TRANSITION = 1.3
+#: corner of the DC block after AM demodulation (Hz)
+AM_DC_HZ = 20.0
+
+Push = Callable[[np.ndarray, bool], np.ndarray]
+
+
+class Renderer:
+    """Render ``start_s``..``stop_s`` of one channel for listening.
+
+    Parameters
+    ----------
+    recording : Recording
+        An open recording (real or IQ).
+    start_s, stop_s : float
+        Range in seconds from the start of the recording (``stop_s``: the end
+        when omitted); clipped to the recording.
+    channel : int
+        The channel heard.
+    options : PlaybackOptions or dict, optional
+        How to render; keywords override single options
+        (``Renderer(rec, 0, 2, speed=0.1)``).
+    chunk : int
+        Recording samples read at a time (the output does not depend on it).
+
+    Attributes
+    ----------
+    sample_rate : float
+        The device rate of the output.
+    length : int
+        Output samples of the whole range.
+    speed : float
+        The speed actually played (the requested one to 1e-6; the resampler's
+        ratio is a fraction of bounded size).
+    """
+
+    def __init__(self, recording: Any, start_s: float = 0.0, stop_s: float | None = None, *,
+                 channel: int = 0, options: PlaybackOptions | dict[str, Any] | None = None,
+                 chunk: int = DEFAULT_CHUNK, **option_kw: Any) -> None:
+        self.recording = recording
+        self.options = opts = PlaybackOptions.of(options, **option_kw)
+        self.channel = recording.channel_list(channel)[0]
+        if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+            raise InputError(f"chunk={chunk!r} must be a whole number >= 1")
+        self.chunk = int(chunk)
+        fs = float(recording.sample_rate)
+        self.source_rate = fs
+        start = parse_number(start_s, "start_s")
+        stop = recording.duration if stop_s is None else parse_number(stop_s, "stop_s")
+        if start < 0:
+            raise InputError(f"start_s={start:g} must be >= 0")
+        self.start_sample = min(recording.n_samples, round(start * fs))
+        self.stop_sample = min(recording.n_samples, round(stop * fs))
+        if self.stop_sample <= self.start_sample:
+            raise InputError(f"stop_s={stop:g} must be after start_s={start:g} and within "
+                             f"the recording ({recording.duration:g} s)")
+        self.sample_rate = opts.device_rate
+        self._check(opts, recording)
+        # the rate after the front of the chain (decimation or channel filter)
+        self._factor, self._mid_rate = self._plan_rate(opts, recording)
+        up, down = rational(self.sample_rate / (self._mid_rate * opts.speed))
+        self._up, self._down = up, down
+        self.speed = self.sample_rate * down / (up * self._mid_rate)
+        n_mid = -(-(self.stop_sample - self.start_sample) // self._factor)
+        self.length = -(-n_mid * up // down) if (up, down) != (1, 1) else n_mid
+        self._bound = (None if opts.pipeline is None else
+                       opts.pipeline.signal_part().bind(fs, recording.is_complex))
+        if self._bound is not None and not self._bound.streams:
+            raise InputError("pipeline: a step needs the whole signal at once, which "
+                             "playback cannot give it")
+        self._chain()  # designs every filter now, so that errors come from here
+
+    # -- planning -------------------------------------------------------------------------
+    def _check(self, o: PlaybackOptions, rec: Any) -> None:
+        fs = rec.sample_rate
+        if rec.is_complex:
+            for name in ("band", "heterodyne"):
+                if getattr(o, name) is not None:
+                    raise InputError(f"{name} applies to real recordings; for IQ use tune, "
+                                     "demod and bandwidth")
+            if o.tune is not None and rec.center_frequency is None:
+                raise InputError(f"tune={o.tune:g} Hz needs the recording's centre frequency "
+                                 "(give it, e.g. --center-freq)")
+            if o.demod is not None:
+                bw = self._bandwidth(o)
+                lo, hi = self._offset(o) - bw / 2, self._offset(o) + bw / 2
+                if o.demod == "usb":
+                    lo, hi = lo + bw / 2, hi + bw / 2
+                elif o.demod == "lsb":
+                    lo, hi = lo - bw / 2, hi - bw / 2
+                if lo < -fs / 2 or hi > fs / 2:
+                    raise InputError(f"tune={self._tuned():g} Hz with bandwidth={bw:g} Hz "
+                                     "is outside the recording's band (centre +- "
+                                     f"{fs / 2:g} Hz)")
+            elif abs(self._offset(o)) > fs / 2:
+                raise InputError(f"tune={self._tuned():g} Hz is outside the recording's band")
+            return
+        for name in ("tune", "demod", "bandwidth"):
+            if getattr(o, name) is not None:
+                raise InputError(f"{name} applies to IQ (complex) recordings")
+        if o.band is not None and o.band[0] >= fs / 2:
+            raise InputError(f"band={list(o.band)} Hz must start below the Nyquist "
+                             f"frequency ({fs / 2:g} Hz)")
+        if o.heterodyne is not None and o.heterodyne >= fs / 2:
+            raise InputError(f"heterodyne={o.heterodyne:g} Hz must be below the Nyquist "
+                             f"frequency ({fs / 2:g} Hz)")
+
+    def _offset(self, o: PlaybackOptions) -> float:
+        """The tuned frequency relative to the centre."""
+        if o.tune is None:
+            return 0.0
+        return o.tune - float(self.recording.center_frequency)
+
+    def _tuned(self) -> float:
+        o = self.options
+        return o.tune if o.tune is not None else float(self.recording.center_frequency or 0)
+
+    def _bandwidth(self, o: PlaybackOptions) -> float:
+        bw = o.bandwidth if o.bandwidth is not None else DEFAULT_BANDWIDTH[o.demod]
+        return min(bw, 0.9 * self.recording.sample_rate)
+
+    def _plan_rate(self, o: PlaybackOptions, rec: Any) -> tuple[int, float]:
+        lowpass = self._lowpass_plan(o, rec)
+        if lowpass is None:
+            return 1, float(rec.sample_rate)
+        return lowpass[2], rec.sample_rate / lowpass[2]
+
+    def _lowpass_plan(self, o: PlaybackOptions, rec: Any) -> tuple[float, float, int] | None:
+        """(passband, stopband, factor) of the decimating low-pass, or None for none."""
+        fs = float(rec.sample_rate)
+        audible = self.sample_rate / 2 / o.speed  # device Nyquist in recording Hz
+        if rec.is_complex and o.demod is not None:
+            bw = self._bandwidth(o)
+            pass_hz, stop_hz, needed = bw / 2, 0.6 * bw, True
+        elif o.heterodyne is not None:
+            pass_hz = min(o.heterodyne_bandwidth, PASS_SHARE * audible)
+            stop_hz, needed = pass_hz * BAND_TRANSITION, True
+        else:
+            pass_hz, stop_hz, needed = PASS_SHARE * audible, audible, False
+        factor = max(1, math.floor(fs / (pass_hz + stop_hz)))
+        if not needed and factor < 3:
+            return None  # the resampler's own filter does it
+        if factor > 1:
+            stop_hz = fs / factor - pass_hz
+        else:
+            stop_hz = min(stop_hz, fs / 2)
+            pass_hz = min(pass_hz, 0.8 * stop_hz)
+        return pass_hz, stop_hz, factor
+
+    # -- the chain ------------------------------------------------------------------------
+    def _chain(self) -> tuple[list[Push], Shaper]:
+        """Fresh stateful pieces, in order, and the output shaper."""
+        o, rec = self.options, self.recording
+        fs = self.source_rate
+        pieces: list[Push] = []
+        if self._bound is not None:
+            pieces.append(_pipeline_piece(self._bound, rec.is_complex))
+        if rec.is_complex and o.demod is None:
+            if self._offset(o):
+                osc = Oscillator(-self._offset(o), fs, self.start_sample)
+                pieces.append(lambda x, final: (x * osc.next(x.size)).real)
+            else:
+                pieces.append(lambda x, final: x.real)
+        if o.band is not None:
+            pieces.append(_band_piece(fs, *o.band))
+        if o.heterodyne is not None:
+            # 2 cos: the difference tone keeps the amplitude of the original
+            osc = Oscillator(o.heterodyne, fs, self.start_sample)
+            pieces.append(lambda x, final: 2.0 * x * osc.next(x.size).real)
+        plan = self._lowpass_plan(o, rec)
+        if rec.is_complex and o.demod is not None:
+            bw = self._bandwidth(o)
+            shift = self._offset(o) + {"usb": bw / 2, "lsb": -bw / 2}.get(o.demod, 0.0)
+            if shift:
+                mix = Oscillator(-shift, fs, self.start_sample)
+                pieces.append(lambda x, final: x * mix.next(x.size))
+        if plan is not None:
+            pieces.append(Decimator(fs, *plan).push)
+        if rec.is_complex and o.demod is not None:
+            pieces.append(_demodulator(o, self._mid_rate, self._bandwidth(o),
+                                       self.start_sample // self._factor))
+        resampler = Resampler(self._mid_rate, self._up, self._down)
+        pieces.append(resampler.push)
+        shaper = Shaper(o.gain_db, self.length, round(o.fade_s * self.sample_rate),
+                        self.sample_rate)
+        return pieces, shaper
+
+    # -- output ---------------------------------------------------------------------------
+    def blocks(self, block: int = 4096) -> Iterator[np.ndarray]:
+        """The output in blocks of ``block`` samples (the last one shorter), float32.
+
+        Each call starts again from the start of the range.
+        """
+        if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
+            raise InputError(f"block={block!r} must be a whole number >= 1")
+        pieces, shaper = self._chain()
+        pending: list[np.ndarray] = []
+        held = 0
+        made = 0  # samples into the shaper
+        pos = self.start_sample
+        while True:
+            end = min(self.stop_sample, pos + self.chunk)
+            final = end >= self.stop_sample
+            x = as_float(self.recording.read(pos, end, channels=self.channel)[:, 0])
+            for piece in pieces:
+                x = piece(x, final)
+            x = np.real(x)[:max(0, self.length - made)]
+            if final and made + x.size < self.length:  # steps that drop samples
+                x = np.concatenate([x, np.zeros(self.length - made - x.size)])
+            made += x.size
+            y = shaper.push(x, final).astype(np.float32)
+            if y.size:
+                pending.append(y)
+                held += y.size
+            while held >= block or (final and held):
+                joined = np.concatenate(pending) if len(pending) > 1 else pending[0]
+                out, rest = joined[:block], joined[block:]
+                pending, held = ([rest] if rest.size else []), rest.size
+                yield out
+            if final:
+                return
+            pos = end
+
+    def render(self, progress: Callable[[float], None] | None = None) -> np.ndarray:
+        """The whole output as one float32 array of :attr:`length` samples."""
+        parts = []
+        done = 0
+        for b in self.blocks(1 << 16):
+            parts.append(b)
+            done += b.size
+            if progress is not None:
+                progress(done / self.length)
+        return np.concatenate(parts) if parts else np.zeros(0, np.float32)
+
+    def write(self, path: str | os.PathLike[str], *, subtype: str = "FLOAT",
+              progress: Callable[[float], None] | None = None) -> str:
+        """Write the output to a WAV file (published atomically); returns the path.
+
+        Parameters
+        ----------
+        path : path-like
+            The WAV file.
+        subtype : str
+            soundfile's sample type: ``FLOAT`` (exactly the samples), ``PCM_16``,
+            ``PCM_24``.
+        progress : callable, optional
+            Called with the fraction done.
+        """
+        import soundfile as sf
+
+        done = 0
+        with atomic_file(path, what="file name ending in .wav") as tmp:
+            try:
+                fh = sf.SoundFile(str(tmp), "w", samplerate=int(self.sample_rate),
+                                  channels=1, subtype=subtype, format="WAV")
+            except (ValueError, TypeError, sf.LibsndfileError) as exc:
+                raise InputError(f"subtype={subtype!r}: {exc}") from None
+            with fh:
+                for b in self.blocks(1 << 16):
+                    fh.write(b)
+                    done += b.size
+                    if progress is not None:
+                        progress(done / self.length)
+        return str(path)
+
+    # -- time -----------------------------------------------------------------------------
+    @property
+    def duration_s(self) -> float:
+        """Seconds the output lasts."""
+        return self.length / self.sample_rate
+
+    @property
+    def start_s(self) -> float:
+        """Recording time of output sample 0."""
+        return self.start_sample / self.source_rate
+
+    def position_of(self, output_sample: Any) -> Any:
+        """Recording seconds heard at output sample(s) ``output_sample`` (speed included)."""
+        scale = self.speed / self.sample_rate
+        if np.ndim(output_sample):
+            return self.start_s + np.asarray(output_sample, dtype=float) * scale
+        return self.start_s + float(output_sample) * scale
+
+    def output_sample_of(self, t: float) -> int:
+        """The output sample at which recording time ``t`` is heard (clipped to the range)."""
+        k = round((float(t) - self.start_s) * self.sample_rate / self.speed)
+        return min(max(k, 0), self.length)
+
+
+def render(recording: Any, start_s: float = 0.0, stop_s: float | None = None, *,
+           channel: int = 0, options: PlaybackOptions | dict[str, Any] | None = None,
+           **option_kw: Any) -> np.ndarray:
+    """The samples a sound card would get for a range, as one float32 array.
+
+    Parameters
+    ----------
+    recording : Recording
+        An open recording.
+    start_s, stop_s : float
+        Range in seconds (``stop_s``: the end when omitted).
+    channel : int
+        The channel heard.
+    options : PlaybackOptions or dict, optional
+        See :class:`PlaybackOptions`; keywords override single options.
+
+    Returns
+    -------
+    numpy.ndarray
+        float32 samples at ``options.device_rate``, within [-1, 1].
+    """
+    return Renderer(recording, start_s, stop_s, channel=channel, options=options,
+                    **option_kw).render()
+
+
+# -- pieces -------------------------------------------------------------------------------
+
+
+def _pipeline_piece(bound: Any, complex_input: bool) -> Push:
+    states = [s.new_rows_state(1) for s in bound.stages]
+
+    def push(x: np.ndarray, final: bool) -> np.ndarray:
+        sig = x[None, :]
+        for stage, st in zip(bound.stages, states, strict=True):
+            sig = stage.push_rows(st, sig, final)
+        y = np.asarray(sig)[0]
+        # a step that makes a real recording complex (analytic signal): hear its real part
+        return y.real if (y.dtype.kind == "c" and not complex_input) else y
+    return push
+
+
+def _filter_piece(d: Design) -> Push:
+    f = stream_filter(d.form, d.coefficients, d.settle)
+    st = f.new_state()
+    return lambda x, final: f(st, x, final)
+
+
+def _band_piece(fs: float, lo: float, hi: float) -> Push:
+    """A causal elliptic filter passing ``lo``..``hi`` Hz (>= 65 dB outside)."""
+    nyq = fs / 2
+    kw = {"rp": 0.5, "rs": BAND_STOP_DB}
+    if lo <= 0 and hi * BAND_TRANSITION >= nyq:
+        return lambda x, final: x
+    if lo <= 0:
+        spec = FilterSpec("ellip", btype="lowpass", passband=hi, stopband=hi * BAND_TRANSITION,
+                          **kw)
+    elif hi * BAND_TRANSITION >= nyq:
+        spec = FilterSpec("ellip", btype="highpass", passband=lo,
+                          stopband=lo / BAND_TRANSITION, **kw)
+    else:
+        spec = FilterSpec("ellip", btype="bandpass", passband=[lo, hi],
+                          stopband=[lo / BAND_TRANSITION, hi * BAND_TRANSITION], **kw)
+    return _filter_piece(design(spec, fs))
+
+
+def _demodulator(o: PlaybackOptions, fs: float, bw: float, first: int) -> Push:
+    """Complex baseband at ``fs`` to audio at ``fs``."""
+    if o.demod == "am":
+        dc = _filter_piece(design(FilterSpec("butter", btype="highpass", order=2,
+                                             cutoff=AM_DC_HZ), fs))
+        return lambda z, final: dc(np.abs(z), final)
+    if o.demod in ("usb", "lsb"):
+        # the channel sits at 0..bw (usb) or -bw..0 (lsb) after shifting back
+        osc = Oscillator(bw / 2 if o.demod == "usb" else -bw / 2, fs, first)
+        return lambda z, final: (z * osc.next(z.size)).real
+    scale = fs / (2 * np.pi) / (bw / 2)  # full scale at a deviation of half the bandwidth
+    prev = [np.complex128(0)]
+    deemph = None
+    if o.deemphasis != "none":
+        tau = {"50us": 50e-6, "75us": 75e-6}[o.deemphasis]
+        p = math.exp(-1.0 / (tau * fs))  # one pole; unity gain at 0 Hz
+        deemph = _filter_piece(Design.from_coefficients(fs, b=[1 - p], a=[1.0, -p]))
+
+    def fm(z: np.ndarray, final: bool) -> np.ndarray:
+        if not z.size:
+            return np.zeros(0)
+        before = np.concatenate([prev, z[:-1]])
+        prev[0] = z[-1]
+        y = np.angle(z * np.conj(before)) * scale
+        return y if deemph is None else deemph(y, final)
+    return fm

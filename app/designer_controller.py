@@ -5,13 +5,19 @@ A design applied to the recording is the last processing step
 re-filtered (a preview engine); a finished change filters the whole recording
 as one undoable step.  The view can show the recording after the filter,
 before it, or the difference in dB.  Clicking a spectral line in notch mode
-places a notch (with harmonics) on it.
+measures the line on the recording's samples (a compute job: the visible span,
+at least :data:`MIN_LINE_SPAN_S` around its middle) and notches it and the
+harmonics that stand above the noise floor.  Designs and analyses of the panel
+run on the compute thread too (jobs of kind ``design``, a newer one superseding
+an older one); the GUI thread only draws them.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PyQt6.QtCore import QObject, pyqtSignal
@@ -26,16 +32,29 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from specscope.compute.errors import SpecscopeError
-from specscope.compute.filters import DESIGNS, notch_from_click, write_coefficients
-from specscope.widgets.filter_designer import FilterDesigner
+from specscope.compute.errors import InputError, SpecscopeError
+from specscope.compute.filters import (
+    DESIGNS,
+    MAX_NOTCH_HARMONICS,
+    FilterSpec,
+    find_line,
+    notch_for_line,
+    write_coefficients,
+)
+from specscope.widgets.filter_designer import FilterDesigner, Shown, round_to_resolution
+from specscope.widgets.frequency_axis import forward, inverse
 
 from .shell import Shell
 from .view_controller import ViewController
+from .worker import JobCallbacks, JobResult, TaskControl
 
 __all__ = ["COEFFICIENT_FILTER", "DesignerController"]
 
 COEFFICIENT_FILTER = "JSON (*.json);;CSV (*.csv);;NumPy (*.npz);;C header (*.h);;Python (*.py)"
+#: a line is measured on at least this much of the recording around the visible middle
+MIN_LINE_SPAN_S = 10.0
+#: and on at most this many samples (the middle of a longer visible span)
+MAX_LINE_SAMPLES = 1 << 22
 
 
 class DesignerController(QObject):
@@ -84,11 +103,71 @@ class DesignerController(QObject):
         row.addStretch(1)
         row.addWidget(export)
         lay.addLayout(row)
+        #: what the last click found ("49.93 Hz, harmonics 1–7 above the floor")
+        self.line_info = QLabel("")
+        lay.addWidget(self.line_info)
         lay.addWidget(self.designer, 1)
+        self._line_request: tuple[float, Any] | None = None
+        self.designer.set_runner(self._run_design, self._notch_preparer)
+        self.designer.designed.connect(self._update_filter_lines)
         self.designer.specChanged.connect(self._designer_changed)
         self.designer.specCommitted.connect(self._designer_committed)
         self.view.notchRequested.connect(self.notch_at)
         self.view.filterLineMoved.connect(self._filter_line_moved)
+
+    # -- the compute thread ---------------------------------------------------------
+    def _run_design(self, job: Any, done: Any, failed: Any) -> None:
+        """The designer's runner: design and analyse on the compute thread."""
+        def run(control: TaskControl) -> Shown:
+            return job()
+
+        self.shell.worker.submit("design", run, label="Designing the filter",
+                                 callbacks=JobCallbacks(done=lambda r: done(r.value),
+                                                        failed=failed))
+
+    def _span(self) -> tuple[Any, int, int, Any] | None:
+        """(recording, start, stop, channels) of the samples a line is measured on."""
+        doc = self.shell.document
+        if doc is None:
+            return None
+        rec = doc.recording
+        fs = rec.sample_rate
+        t0, t1, _, _ = self.view.visible_range()
+        a, b = max(0, math.floor(t0 * fs)), min(rec.n_samples, math.ceil(t1 * fs))
+        mid = (a + b) // 2 if b > a else rec.n_samples // 2
+        half = min(max((b - a) // 2, round(MIN_LINE_SPAN_S * fs / 2)), MAX_LINE_SAMPLES // 2)
+        a, b = max(0, mid - half), min(rec.n_samples, mid + half)
+        channel = self.shell.settings.channel
+        return rec, a, b, (channel if channel >= 0 else None)
+
+    def _notch_preparer(self) -> Any:
+        """For the designer's job: notches "up to Nyquist" become those above the floor."""
+        span = self._span()
+        if span is None:
+            return None
+        rec, a, b, channels = span
+
+        def prepare(spec: FilterSpec, fs: float) -> tuple[FilterSpec, str]:
+            try:
+                fit = find_line(rec.read(a, b, channels=channels), fs, spec.frequency,
+                                tolerance_hz=max(1.0, 0.02 * spec.frequency))
+            except InputError:
+                n = MAX_NOTCH_HARMONICS
+                note = (f"no line stands above the floor near {spec.frequency:g} Hz: "
+                        f"notches for the first {n} harmonics")
+            else:
+                n = min(fit.top_harmonic, MAX_NOTCH_HARMONICS)
+                note = f"{fit.describe()}: notches for harmonics 1–{n}"
+            return FilterSpec.from_params({**spec.to_params(), "harmonics": n}), note
+
+        return prepare
+
+    def _hz_per_pixel(self, f: float) -> float:
+        """What one pixel of the spectrogram spans in Hz near ``f``."""
+        dy = abs(float(self.view.plot.getViewBox().viewPixelSize()[1]))
+        scale = self.view.freq_scale
+        y = float(forward(scale, max(f, 1e-3)))
+        return abs(float(inverse(scale, y + dy)) - float(inverse(scale, y)))
 
     # -- settings -> panel ---------------------------------------------------------
     def document_opened(self, sample_rate: float) -> None:
@@ -151,6 +230,7 @@ class DesignerController(QObject):
             designer=json.dumps(params)))
 
     def _filter_line_moved(self, name: str, index: int, f: float, finished: bool) -> None:
+        f = round_to_resolution(f, self._hz_per_pixel(f))
         self.designer.move_edge(name, index, f, commit=finished)
 
     def _notch_mode_toggled(self, on: bool) -> None:
@@ -160,23 +240,57 @@ class DesignerController(QObject):
             self.shell.show_message("Click a spectral line to notch it", 8000)
 
     def notch_at(self, frequency: float) -> bool:
-        """Place a notch (with harmonics when asked) on the line at ``frequency`` Hz."""
-        if self.shell.document is None:
+        """Measure the line clicked at ``frequency`` Hz and notch it (and its harmonics).
+
+        The measurement runs on the compute thread; the notch follows when it
+        ends.  False when no recording is open.
+        """
+        span = self._span()
+        if span is None:
             return False
-        fs = self.shell.document.recording.sample_rate
-        try:
-            spec = notch_from_click(frequency, fs, harmonics="nyquist"
-                                    if self.notch_harmonics.isChecked() else None)
-        except SpecscopeError as exc:
-            self.shell.show_error(str(exc), dialog=False)
-            return False
+        rec, a, b, channels = span
+        fs = rec.sample_rate
+        # the click may be anywhere on the line's pixel: search a pixel and a half around
+        tolerance = max(2.0, 1.5 * self._hz_per_pixel(frequency))
+        harmonics = "all" if self.notch_harmonics.isChecked() else None
         self.notch_mode.setChecked(False)
-        if not self.designer.set_spec(spec, emit=False):
-            return False
-        self.shell.change_settings(self.shell.settings.with_changes(
-            designer=json.dumps(self.designer.params())))
-        self.shell.show_message(f"Notch at {frequency:.1f} Hz ({spec.design})", 8000)
+        self._line_request = (fs, harmonics)
+        self.line_info.setText(f"Measuring the line near {frequency:.1f} Hz…")
+
+        def measure(control: TaskControl) -> Any:
+            x = rec.read(a, b, channels=channels)
+            control.check()
+            return find_line(x, fs, frequency, tolerance_hz=tolerance)
+
+        self.shell.worker.submit("line", measure, label="Measuring the line",
+                                 callbacks=JobCallbacks(done=self._line_found,
+                                                        failed=self._line_failed))
         return True
+
+    def _line_found(self, result: JobResult) -> None:
+        if self._line_request is None:
+            return
+        fs, harmonics = self._line_request
+        self._line_request = None
+        fit = result.value
+        try:
+            spec = notch_for_line(fit, fs, harmonics=harmonics)
+        except SpecscopeError as exc:
+            self._line_failed(str(exc))
+            return
+        self.line_info.setText(fit.describe())
+        if not self.designer.set_spec(spec, emit=False):
+            return
+        self.shell.change_settings(self.shell.settings.with_changes(
+            designer=json.dumps(spec.to_params())))
+        what = {"iircomb": "a comb", "notches": f"{spec.harmonics} notches",
+                "iirnotch": "one notch"}[spec.design]
+        self.shell.show_message(f"{fit.describe()}: {what}", 8000)
+
+    def _line_failed(self, message: str) -> None:
+        self._line_request = None
+        self.line_info.setText(message)
+        self.shell.show_error(message, dialog=False)
 
     # -- coefficients ------------------------------------------------------------
     def export_coefficients_dialog(self) -> None:

@@ -2,39 +2,52 @@
 
 The person picks a method, edits the generated form, or drags band edges and
 the ripple/attenuation limits on the magnitude plot; every change redesigns
-and redraws (designs take a few milliseconds, see ``scripts/bench_filter.py``,
-so this happens here rather than in a job).  An impossible specification is
-named next to the form and the last valid design stays.
+and redraws.  Designing and analysing can take seconds (long FIRs, their
+roots), so with a *runner* (:meth:`FilterDesigner.set_runner`: the app's
+compute thread) they run off the GUI thread, a newer request superseding an
+older one, and this widget only draws the result; without one (a stand-alone
+widget) they run in place.  Typed values are taken on Enter, on leaving the
+field or after :data:`IDLE_MS` without a keystroke, never per keystroke;
+dragged values are rounded to what the plot resolves.  An impossible
+specification is named next to the form and the last valid design stays.
 
 Signals
 -------
 specChanged(dict)
-    A valid new specification (pipeline filter-step params), on every change.
+    A valid new specification (pipeline filter-step params) while a change goes
+    on (a drag): preview it.
 specCommitted(dict)
-    The change is finished (a drag released, a field edited): apply it for good.
+    The change is finished (a drag released, a field edited): apply it for good
+    (no ``specChanged`` comes with it: the commit replaces any preview).
+designed()
+    A new design is shown (``spec``, ``design``, ``analysis`` are its).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import pyqtSignal
+from PyQt6.QtCore import QTimer, pyqtSignal
 from PyQt6.QtWidgets import (
+    QAbstractSpinBox,
     QCheckBox,
     QComboBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
-from specscope.compute.errors import SpecscopeError
 from specscope.compute import filters
+from specscope.compute.errors import SpecscopeError
 
 from .param_form import ParamForm
 
@@ -51,6 +64,82 @@ METHODS = {
 EDGE_FIELDS = ("cutoff", "passband", "stopband", "frequency")
 _EDGE_PENS = {"cutoff": (255, 200, 60), "passband": (90, 220, 120), "stopband": (240, 90, 90),
               "frequency": (255, 200, 60)}
+#: a typed value is taken after this long without a keystroke (or on Enter / leaving)
+IDLE_MS = 300
+#: most points drawn of an impulse or step response
+MAX_DRAWN = 8192
+
+#: ``runner(job, done, failed)``: run ``job()`` elsewhere, then call ``done(result)`` or
+#: ``failed(message)`` on the GUI thread
+Runner = Callable[[Callable[[], Any], Callable[[Any], None], Callable[[str], None]], None]
+#: ``prepare(spec, fs) -> (spec, note)``: completes a spec in the job before it is
+#: designed (e.g. the harmonics of a notch, from the recording)
+Prepare = Callable[[Any, float], tuple[Any, str]]
+#: called on the GUI thread for each design: the ``Prepare`` of its job, or None
+Preparer = Callable[[], Prepare | None]
+
+
+def round_to_resolution(value: float, resolution: float) -> float:
+    """``value`` rounded to the decade of ``resolution`` (what one pixel spans).
+
+    A frequency dragged on a plot where a pixel is 30 Hz wide is kept as
+    ``4980.0``, not ``4983.661319662642``.
+
+    Parameters
+    ----------
+    value : float
+        The dragged value.
+    resolution : float
+        What one pixel (or step) of the view spans, in the value's unit.
+    """
+    if not (math.isfinite(value) and math.isfinite(resolution) and resolution > 0):
+        return value
+    decimals = -math.floor(math.log10(resolution))
+    return float(round(value, decimals))
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A design with everything drawn of it, computed off the GUI thread."""
+
+    spec: filters.FilterSpec
+    design: filters.Design
+    analysis: filters.Analysis
+    verdict: filters.Verdict
+    note: str
+    impulse: tuple[np.ndarray, np.ndarray]
+    step: tuple[np.ndarray, np.ndarray]
+
+
+def compute_shown(spec: filters.FilterSpec, fs: float, prepare: Prepare | None = None
+                  ) -> Shown:
+    """Design ``spec`` and compute every analysis drawn (the designer's job).
+
+    A ``notches`` spec for "every harmonic up to Nyquist" with more harmonics
+    than :data:`~specscope.compute.filters.MAX_NOTCH_HARMONICS` is completed by
+    ``prepare`` (those above the noise floor of the recording) or capped.
+    """
+    note = ""
+    if spec.design == "notches" and spec.harmonics is None:
+        top = math.ceil(fs / 2 / spec.frequency) - 1
+        if top > filters.MAX_NOTCH_HARMONICS:
+            if prepare is not None:
+                spec, note = prepare(spec, fs)
+            else:
+                spec = dataclasses.replace(spec, harmonics=filters.MAX_NOTCH_HARMONICS)
+                note = (f"{top} harmonics lie below Nyquist: notches for the first "
+                        f"{filters.MAX_NOTCH_HARMONICS} only")
+    d = filters.design(spec, fs)
+    a = filters.analyze(d, _grid_points(spec, fs)).compute_all()
+    v = filters.verify(d, analysis=a)
+    # computed here, cached on the design (the view's pipeline reuses it: settle)
+    _ = (d.minimum_phase, d.delay_s, d.stable, d.settle)
+    return Shown(spec, d, a, v, note, _thin(*a.impulse), _thin(*a.step))
+
+
+def _thin(t: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    step = max(1, math.ceil(t.size / MAX_DRAWN))
+    return t[::step], h[::step]
 
 
 class FilterDesigner(QWidget):
@@ -58,6 +147,7 @@ class FilterDesigner(QWidget):
 
     specChanged = pyqtSignal(dict)
     specCommitted = pyqtSignal(dict)
+    designed = pyqtSignal()
 
     def __init__(self, fs: float = 48000.0, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -67,9 +157,21 @@ class FilterDesigner(QWidget):
         self.design: filters.Design | None = None
         self.analysis: filters.Analysis | None = None
         self.verdict: filters.Verdict | None = None
+        #: the newest spec asked for (``spec`` once its design arrives)
+        self.wanted = self.spec
+        self._runner: Runner | None = None
+        self._preparer: Preparer | None = None
+        self._request = 0          # id of the newest design request
+        self._answer = 0           # id of the newest request answered (shown or refused)
+        self._form_design = self.spec.design
+        self._idle = QTimer(self)
+        self._idle.setSingleShot(True)
+        self._idle.setInterval(IDLE_MS)
+        self._idle.timeout.connect(self._form_edited)
         self._edges: list[tuple[str, int, pg.InfiniteLine]] = []
         self._limits: list[tuple[str, pg.InfiniteLine]] = []
         self._form: ParamForm | None = None
+        self._shown: Shown | None = None
 
         lay = QHBoxLayout(self)
         left = QVBoxLayout()
@@ -87,6 +189,9 @@ class FilterDesigner(QWidget):
         self.error.setStyleSheet("color: #c00000;")
         self.info = QLabel("")
         self.info.setWordWrap(True)
+        #: what was found for the design (e.g. "49.93 Hz, harmonics 1–7 above the floor")
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
         self.verdict_label = QLabel("")
         self.verdict_label.setWordWrap(True)
         self.db_axis = QCheckBox("Magnitude in dB")
@@ -94,7 +199,8 @@ class FilterDesigner(QWidget):
         self.db_axis.toggled.connect(self._redraw)
         self.unwrap = QCheckBox("Unwrap phase")
         self.unwrap.toggled.connect(self._redraw)
-        for w in (self.error, self.info, self.verdict_label, self.db_axis, self.unwrap):
+        for w in (self.error, self.note, self.info, self.verdict_label, self.db_axis,
+                  self.unwrap):
             left.addWidget(w)
         left.addStretch(1)
         holder = QWidget()
@@ -135,82 +241,171 @@ class FilterDesigner(QWidget):
         self.set_spec(self.spec, emit=False)
 
     # -- public API ------------------------------------------------------------
+    def set_runner(self, runner: Runner | None, preparer: Preparer | None = None) -> None:
+        """Design (and analyse) through ``runner`` from now on, e.g. on a compute thread.
+
+        ``preparer`` completes a spec before it is designed (in the job): the app
+        fills the harmonics of a notch with those above the recording's floor.
+        """
+        self._runner, self._preparer = runner, preparer
+
+    def busy(self) -> bool:
+        """Whether a design asked for has not been shown (or refused) yet."""
+        return self._answer < self._request or self._idle.isActive()
+
     def set_sample_rate(self, fs: float) -> None:
         """Design for this sample rate (the recording's)."""
         self.fs = float(fs)
-        self._redesign(self.spec, emit=False)
+        self._redesign(self.wanted, emit=False)
 
     def set_spec(self, spec: filters.FilterSpec | dict, *, emit: bool = True) -> bool:
-        """Show ``spec`` (a FilterSpec or pipeline filter params); False if it is invalid."""
+        """Show ``spec`` (a FilterSpec or pipeline filter params); False if it is invalid.
+
+        With a runner the design arrives later (``designed``); errors found then
+        are shown next to the form.
+        """
         try:
             if isinstance(spec, dict):
                 spec = filters.FilterSpec.from_params(spec)
         except SpecscopeError as exc:
             self.error.setText(str(exc))
             return False
-        self.method.blockSignals(True)
-        self.method.setCurrentIndex(max(0, self.method.findData(spec.design)))
-        self.method.blockSignals(False)
-        if self._form is None or spec.design != self.spec.design:
+        self._idle.stop()
+        self._select_method(spec.design)
+        if self._form is None or spec.design != self._form_design:
             self._build_form(spec)
         else:
             self._form.set_values(_form_values(spec))
         return self._redesign(spec, emit=emit, commit=emit)
 
     def params(self) -> dict[str, Any]:
-        return self.spec.to_params()
+        """The newest specification asked for, as pipeline filter-step params."""
+        return self.wanted.to_params()
+
+    def field(self, name: str) -> QWidget | None:
+        """The form's field for parameter ``name`` (None when the method has none)."""
+        if self._form is None:
+            return None
+        lay = self._form.layout()
+        if not isinstance(lay, QFormLayout):
+            return None
+        for row in range(lay.rowCount()):
+            label = lay.itemAt(row, QFormLayout.ItemRole.LabelRole)
+            item = lay.itemAt(row, QFormLayout.ItemRole.FieldRole)
+            if label is not None and item is not None and isinstance(label.widget(), QLabel) \
+                    and label.widget().text().split(" ")[0] == name:
+                return item.widget()
+        return None
 
     # -- form ------------------------------------------------------------------
+    def _select_method(self, design: str) -> None:
+        self.method.blockSignals(True)
+        self.method.setCurrentIndex(max(0, self.method.findData(design)))
+        self.method.blockSignals(False)
+
     def _build_form(self, spec: filters.FilterSpec) -> None:
         if self._form is not None:
             self._form.setParent(None)
             self._form.deleteLater()
+        self._idle.stop()
         self._form = ParamForm(filters.field_schema(spec.design), _form_values(spec))
-        self._form.changed.connect(self._form_edited)
+        self._form_design = spec.design
+        # typed values: taken on Enter, on leaving the field or after a pause
+        self._form.changed.connect(self._idle.start)
+        for box in self._form.findChildren(QAbstractSpinBox):
+            box.setKeyboardTracking(False)
+            box.editingFinished.connect(self._flush_form)
+            for line in box.findChildren(QLineEdit):
+                line.textEdited.connect(self._idle.start)
+        for line in self._form.findChildren(QLineEdit):
+            if not isinstance(line.parent(), (QAbstractSpinBox, QComboBox)):
+                line.editingFinished.connect(self._flush_form)
         self.form_host.addWidget(self._form)
+
+    def _flush_form(self) -> None:
+        if self._idle.isActive():
+            self._idle.stop()
+            self._form_edited()
 
     def _method_changed(self) -> None:
         method = self.method.currentData()
         try:
-            spec = _convert(self.spec, method, self.fs)
-            filters.design(spec, self.fs)
+            spec = _convert(self.wanted, method, self.fs)
         except SpecscopeError as exc:
             self.error.setText(str(exc))
-            self.method.blockSignals(True)
-            self.method.setCurrentIndex(max(0, self.method.findData(self.spec.design)))
-            self.method.blockSignals(False)
+            self._select_method(self._form_design)
             return
         self._build_form(spec)
         self._redesign(spec, emit=True, commit=True)
 
     def _form_edited(self) -> None:
+        if self._form is None:
+            return
+        # a spin box's typed text becomes its value only when interpreted
+        for box in self._form.findChildren(QAbstractSpinBox):
+            box.blockSignals(True)
+            box.interpretText()
+            box.blockSignals(False)
         try:
             values = self._form.values()
-            spec = filters.FilterSpec.from_params({"design": self.spec.design, **{
+            spec = filters.FilterSpec.from_params({"design": self._form_design, **{
                 k: v for k, v in values.items() if v is not None}})
         except SpecscopeError as exc:
             self.error.setText(str(exc))
+            return
+        if spec == self.wanted:
             return
         self._redesign(spec, emit=True, commit=True)
 
     # -- design ----------------------------------------------------------------
     def _redesign(self, spec: filters.FilterSpec, *, emit: bool, commit: bool = False) -> bool:
-        try:
-            d = filters.design(spec, self.fs)
-        except SpecscopeError as exc:
-            self.error.setText(str(exc))  # keep the last valid design
-            return False
+        """Ask for the design of ``spec``; False when it fails at once (no runner)."""
+        self._request += 1
+        rid, fs = self._request, self.fs
+        prepare = self._preparer() if self._preparer is not None else None
+        self.wanted = spec
+
+        def job() -> Shown:
+            return compute_shown(spec, fs, prepare)
+
+        if self._runner is None:
+            try:
+                shown = job()
+            except SpecscopeError as exc:
+                self._refused(rid, str(exc))
+                return False
+            self._show(rid, shown, emit, commit)
+            return True
+        self._runner(job, lambda shown: self._show(rid, shown, emit, commit),
+                     lambda message: self._refused(rid, message))
+        return True
+
+    def _refused(self, rid: int, message: str) -> None:
+        if rid != self._request:
+            return
+        self._answer = rid
+        self.error.setText(message)  # keep the last valid design
+        self.wanted = self.spec
+        if self._form_design != self.spec.design:  # a method that cannot be designed
+            self._select_method(self.spec.design)
+            self._build_form(self.spec)
+
+    def _show(self, rid: int, shown: Shown, emit: bool, commit: bool) -> None:
+        if rid != self._request:
+            return  # a newer request is on its way
+        self._answer = rid
         self.error.setText("")
-        self.spec, self.design = spec, d
-        self.analysis = filters.analyze(d, _grid_points(spec, self.fs))
-        self.verdict = filters.verify(d, analysis=self.analysis)
+        self.note.setText(shown.note)
+        spec = shown.spec
+        if spec != self.wanted and self._form is not None:
+            self._form.set_values(_form_values(spec))  # completed by the preparer
+        self.spec, self.wanted, self.design = spec, spec, shown.design
+        self.analysis, self.verdict, self._shown = shown.analysis, shown.verdict, shown
         self._update_info()
         self._redraw()
+        self.designed.emit()
         if emit:
-            self.specChanged.emit(spec.to_params())
-            if commit:
-                self.specCommitted.emit(spec.to_params())
-        return True
+            (self.specCommitted if commit else self.specChanged).emit(spec.to_params())
 
     def _update_info(self) -> None:
         d = self.design
@@ -256,11 +451,11 @@ class FilterDesigner(QWidget):
                 z, p, _ = zpk
                 self._zeros.setData(np.real(z), np.imag(z))
                 self._poles.setData(np.real(p), np.imag(p))
-        elif tab is self.imp:
-            t, h = a.impulse
+        elif tab is self.imp and self._shown is not None:
+            t, h = self._shown.impulse
             self._imp_curve.setData(t * 1000.0, h)
-        elif tab is self.stp:
-            t, h = a.step
+        elif tab is self.stp and self._shown is not None:
+            t, h = self._shown.step
             self._stp_curve.setData(t * 1000.0, h)
 
     def _draw_magnitude(self) -> None:
@@ -347,41 +542,44 @@ class FilterDesigner(QWidget):
     # -- dragging ----------------------------------------------------------------
     def move_edge(self, name: str, index: int, f: float, *, commit: bool = False) -> bool:
         """Move band edge ``index`` of field ``name`` to ``f`` Hz (what a drag does)."""
-        v = getattr(self.spec, name)
+        v = getattr(self.wanted, name)
         vals = np.atleast_1d(np.asarray(v, dtype=float)).tolist()
         vals[index] = float(f)
         new = tuple(vals) if len(vals) > 1 else vals[0]
         try:
-            spec = dataclasses.replace(self.spec, **{name: new})
+            spec = dataclasses.replace(self.wanted, **{name: new})
         except SpecscopeError as exc:
             self.error.setText(str(exc))
             return False
-        ok = self._redesign(spec, emit=True, commit=commit)
-        if ok and self._form is not None:
+        if self._form is not None:
             self._form.set_values(_form_values(spec))
-        return ok
+        return self._redesign(spec, emit=True, commit=commit)
 
     def _edge_dragged(self, line: pg.InfiniteLine) -> None:
         for name, i, ln in self._edges:
             if ln is line:
-                self.move_edge(name, i, float(line.value()))
+                hz_per_pixel = self.mag.getPlotItem().getViewBox().viewPixelSize()[0]
+                f = round_to_resolution(float(line.value()), hz_per_pixel)
+                self.move_edge(name, i, min(max(f, 0.0), self.fs / 2))
                 return
 
     def _limit_dragged(self, line: pg.InfiniteLine) -> None:
         for name, ln in self._limits:
             if ln is line:
-                value = max(0.0, -float(line.value()))
+                value = round_to_resolution(max(0.0, -float(line.value())), 0.1)
                 try:
-                    spec = dataclasses.replace(self.spec, **{name: value})
+                    spec = dataclasses.replace(self.wanted, **{name: value})
                 except SpecscopeError as exc:
                     self.error.setText(str(exc))
                     return
-                if self._redesign(spec, emit=True) and self._form is not None:
+                if self._form is not None:
                     self._form.set_values(_form_values(spec))
+                self._redesign(spec, emit=True)
                 return
 
     def _drag_finished(self, *_: object) -> None:
-        self.specCommitted.emit(self.spec.to_params())
+        # the last position may still be designing: commit that one when it arrives
+        self._redesign(self.wanted, emit=True, commit=True)
 
 
 def _grid_points(spec: filters.FilterSpec, fs: float) -> int:
@@ -411,7 +609,7 @@ def _convert(spec: filters.FilterSpec, method: str, fs: float) -> filters.Filter
     centre = old.get("frequency")
     if centre is None and old.get("cutoff") is not None:
         c = np.atleast_1d(old["cutoff"]).astype(float)
-        centre = float(np.sqrt(c[0] * c[-1]))
+        centre = float(f"{np.sqrt(c[0] * c[-1]):.4g}")  # 948.7, not 948.6832980505138
     if "frequency" in fields:
         params.setdefault("frequency", centre or 50.0)
         params.setdefault("q", 30.0)

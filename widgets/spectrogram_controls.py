@@ -3,11 +3,14 @@
 Parameter changes (nfft, hop, window, scaling, channel, peak-hold) mean a new
 computation and are emitted together as ``paramsChanged``; display changes
 (dB range, colour map) are emitted separately because they only re-level.
+Typed values (FFT size, hop, window) are taken on Enter, on leaving the field,
+or after :data:`IDLE_MS` without a keystroke when they are already complete,
+never per keystroke: typing "1024" computes once and shows no error for "1".
 """
 
 from __future__ import annotations
 
-from PyQt6.QtCore import pyqtSignal
+from PyQt6.QtCore import QTimer, pyqtSignal
 from PyQt6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -19,12 +22,17 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from specscope.compute.spectral import COMMON_WINDOWS, SCALINGS, window_text
+from specscope.compute.errors import InputError
+from specscope.compute.spectral import COMMON_WINDOWS, SCALINGS, StftParams, window_text
 
 from .frequency_axis import SCALES as FREQ_SCALES
 from .spectrogram_view import COLORMAPS
 
 NFFT_CHOICES = tuple(2 ** k for k in range(5, 17))
+#: a typed value is taken after this long without a keystroke (when complete)
+IDLE_MS = 300
+#: the smallest FFT size taken during a pause in typing (smaller: on Enter)
+MIN_IDLE_NFFT = 16
 
 
 class SpectrogramControls(QWidget):
@@ -62,12 +70,16 @@ class SpectrogramControls(QWidget):
             self.nfft.addItem(str(n))
         self.nfft.setToolTip("Frame length in samples (also the FFT size). "
                              "Longer frames: finer frequency, coarser time.")
+        self.nfft.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.nfft.setCompleter(None)  # "1" must stay "1" while "1024" is typed, not "128"
         self.hop = QSpinBox()
         self.hop.setRange(1, 1 << 20)
+        self.hop.setKeyboardTracking(False)  # typed: on Enter or leaving the field
         self.hop.setToolTip("Samples between frame starts; nfft/4 is a good default")
         self.window = QComboBox()
         self.window.setEditable(True)
         self.window.addItems(COMMON_WINDOWS)
+        self.window.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.window.setToolTip("Window function (any scipy.signal.get_window name, "
                                "parameters after a comma: kaiser,8)")
         self.scaling = QComboBox()
@@ -125,9 +137,14 @@ class SpectrogramControls(QWidget):
         self.set_params({"nfft": 1024, "hop": 256, "window": "hann", "scaling": "psd",
                          "channel": 0, "reduce": "mean"})
         self.set_levels(-120.0, 0.0)
-        self.nfft.currentTextChanged.connect(self._emit_params)
+        self._idle = QTimer(self)
+        self._idle.setSingleShot(True)
+        self._idle.setInterval(IDLE_MS)
+        self._idle.timeout.connect(self._typing_paused)
+        for box in (self.nfft, self.window):
+            box.currentTextChanged.connect(self._text_changed)
+            box.lineEdit().editingFinished.connect(self._typing_finished)
         self.hop.valueChanged.connect(self._emit_params)
-        self.window.currentTextChanged.connect(self._emit_params)
         self.scaling.currentTextChanged.connect(self._emit_params)
         self.channel.valueChanged.connect(self._emit_params)
         self.peak_hold.toggled.connect(self._emit_params)
@@ -179,7 +196,35 @@ class SpectrogramControls(QWidget):
 
     def _emit_params(self, *_: object) -> None:
         if not self._block:
+            self._idle.stop()
+            for box in (self.nfft, self.window):
+                box.lineEdit().setModified(False)
             self.paramsChanged.emit(self.params())
+
+    def _text_changed(self, *_: object) -> None:
+        """A choice from the list, or set by the program: now; typed: later."""
+        if any(box.lineEdit().isModified() for box in (self.nfft, self.window)):
+            self._idle.start()
+        else:
+            self._emit_params()
+
+    def _typing_finished(self) -> None:
+        """Enter or leaving the field: take what was typed, complete or not."""
+        if self._idle.isActive() or any(box.lineEdit().isModified()
+                                        for box in (self.nfft, self.window)):
+            self._emit_params()
+
+    def _typing_paused(self) -> None:
+        """A pause in typing: take the values only when they are complete."""
+        text = self.nfft.currentText().strip()
+        if not text.isdigit() or int(text) < MIN_IDLE_NFFT:
+            return
+        try:
+            StftParams(int(text), min(self.hop.value(), int(text)),
+                       self.window.currentText().strip())
+        except (InputError, ValueError):
+            return
+        self._emit_params()
 
     def set_freq_scale(self, scale: str) -> None:
         self._block = True

@@ -17,6 +17,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,6 +53,13 @@ MAX_NOTCH_HARMONICS = 40
 #: a line dividing the sample rate with at least this many harmonics above the floor
 #: gets the comb (one recursion) instead of a notch per harmonic
 COMB_MIN_HARMONICS = 16
+
+#: designs kept for reuse: the app designs on its compute thread, then binds the same
+#: spec into the view's pipeline on the GUI thread, which then finds it (and its
+#: settling length, the costly part) ready
+DESIGN_CACHE_SIZE = 32
+_cache: OrderedDict[tuple[FilterSpec, float], Design] = OrderedDict()
+_cache_lock = threading.Lock()
 
 #: lengthenings tried when the equiripple length estimate misses the tolerance
 REMEZ_REFINE = 12
@@ -135,6 +144,10 @@ def _check_nyquist(spec: FilterSpec, fs: float) -> None:
 def design(spec: FilterSpec, fs: float) -> Design:
     """Design ``spec`` for sample rate ``fs`` (Hz).
 
+    Designs are immutable; the last :data:`DESIGN_CACHE_SIZE` are kept, so the
+    same spec and rate give the same :class:`Design` (with whatever it has
+    computed lazily, e.g. its settling length) at no cost.
+
     Raises
     ------
     FilterSpecError
@@ -147,6 +160,25 @@ def design(spec: FilterSpec, fs: float) -> Design:
             math.isfinite(fs) and fs > 0):
         raise _fail("fs", f"fs={fs!r} must be a positive sample rate in Hz")
     fs = float(fs)
+    try:
+        key: tuple[FilterSpec, float] | None = (spec, fs)
+        with _cache_lock:
+            hit = _cache.get(key)
+            if hit is not None:
+                _cache.move_to_end(key)
+                return hit
+    except TypeError:  # a field holding something unhashable: design it every time
+        key = None
+    d = _design(spec, fs)
+    if key is not None:
+        with _cache_lock:
+            _cache[key] = d
+            while len(_cache) > DESIGN_CACHE_SIZE:
+                _cache.popitem(last=False)
+    return d
+
+
+def _design(spec: FilterSpec, fs: float) -> Design:
     _check_nyquist(spec, fs)
     d = spec.design
     if d in IIR_DESIGNS:

@@ -71,7 +71,7 @@ def test_missing_file(tmp_path):
 def test_not_a_recording(tmp_path):
     p = tmp_path / "notes.wav"
     p.write_text("hello, I am text\n" * 20)
-    with pytest.raises(RecordingError, match=r"notes\.wav: not a readable audio file"):
+    with pytest.raises(RecordingError, match=r"notes\.wav: not a WAV file \(no RIFF/RIFX/RF64 header\)"):
         open_recording(p)
 
 

@@ -94,6 +94,8 @@ def test_typing_a_notch_frequency_does_not_stall(qtbot, window):
     field = form_field(d, "frequency")
     qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
     qtbot.keyClick(field, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    shown = []
+    d.designed.connect(lambda: shown.append(d.spec.frequency))
     with StallMeter() as meter:
         qtbot.keyClicks(field, "49.93")
         qtbot.keyClick(field, Qt.Key.Key_Return)
@@ -103,8 +105,10 @@ def test_typing_a_notch_frequency_does_not_stall(qtbot, window):
         settle(qtbot, window)
     print(f"typing: longest GUI stall {meter.worst * 1000:.1f} ms")
     assert meter.worst < MAX_STALL_S, f"the GUI thread stalled {meter.worst * 1000:.0f} ms"
+    assert shown == [pytest.approx(49.93)]  # one design for the typed value, none per key
     # with a recording, "every harmonic" means those above the floor: scene.wav has 1-8
-    assert d.design.sections <= 40
+    assert d.spec.harmonics == 8 and d.design.sections == 8
+    assert d.note.text() == "50.00 Hz, harmonics 1–8 above the floor: notches for harmonics 1–8"
 
 
 def test_dragging_an_edge_does_not_stall(qtbot, window):
@@ -171,3 +175,32 @@ def test_a_long_export_does_not_stall(qtbot, tmp_path):
         assert meter.worst < MAX_STALL_S, f"the GUI thread stalled {meter.worst * 1000:.0f} ms"
     finally:
         w.worker.shutdown()
+
+
+def test_typing_an_fft_size_computes_once_without_errors(qtbot, window):
+    errors, params = [], []
+    window.errorShown.connect(errors.append)
+    window.controls.paramsChanged.connect(params.append)
+    box = window.controls.nfft
+    qtbot.mouseClick(box.lineEdit(), Qt.MouseButton.LeftButton)
+    box.lineEdit().selectAll()
+    with StallMeter() as meter:
+        qtbot.keyClicks(box.lineEdit(), "1024")  # "1", "10", "102": never taken
+        qtbot.wait(50)
+        assert params == [] and errors == []
+        qtbot.keyClick(box.lineEdit(), Qt.Key.Key_Return)
+        settle(qtbot, window)
+    assert [p["nfft"] for p in params] == [1024] and errors == []
+    assert window.settings.stft.nfft == 1024
+    assert meter.worst < MAX_STALL_S
+    # a pause after a complete value takes it too, a pause after "1" does not
+    box.lineEdit().selectAll()
+    qtbot.keyClicks(box.lineEdit(), "2048")
+    qtbot.waitUntil(lambda: window.settings.stft.nfft == 2048, timeout=TIMEOUT_MS)
+    box.lineEdit().selectAll()
+    qtbot.keyClicks(box.lineEdit(), "1")
+    qtbot.wait(600)
+    assert window.settings.stft.nfft == 2048 and errors == []
+    qtbot.keyClick(box.lineEdit(), Qt.Key.Key_Return)  # asked for: said once, clearly
+    qtbot.waitUntil(lambda: len(errors) == 1, timeout=TIMEOUT_MS)
+    assert "nfft" in errors[0].lower() or "fft" in errors[0].lower()

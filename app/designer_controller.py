@@ -121,9 +121,11 @@ class DesignerController(QObject):
         def run(control: TaskControl) -> Shown:
             return job()
 
+        # a cancelled design (Cancel, or a newer one) leaves the last design shown
         self.shell.worker.submit("design", run, label="Designing the filter",
-                                 callbacks=JobCallbacks(done=lambda r: done(r.value),
-                                                        failed=failed))
+                                 callbacks=JobCallbacks(
+                                     done=lambda r: done(r.value), failed=failed,
+                                     cancelled=lambda: failed("design cancelled")))
 
     def _span(self) -> tuple[Any, int, int, Any] | None:
         """(recording, start, stop, channels) of the samples a line is measured on."""

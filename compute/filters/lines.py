@@ -26,6 +26,7 @@ Nothing here imports Qt.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -181,7 +182,8 @@ def find_line(x: np.ndarray, fs: float, near: float, *, tolerance_hz: float | No
     Parameters
     ----------
     x : numpy.ndarray
-        Samples ``(n,)`` or ``(n, channels)``.
+        Samples ``(n,)`` or ``(n, channels)``; of complex (IQ) samples only the
+        positive frequencies are searched.
     fs : float
         Sample rate in Hz.
     near : float
@@ -206,7 +208,8 @@ def find_line(x: np.ndarray, fs: float, near: float, *, tolerance_hz: float | No
         When ``near`` is outside (0, Nyquist) or no line stands above the floor there.
     """
     nyq = fs / 2.0
-    if not (isinstance(near, (int, float)) and math.isfinite(near) and 0 < near < nyq):
+    if isinstance(near, bool) or not isinstance(near, numbers.Real) or not (
+            math.isfinite(near) and 0 < near < nyq):
         raise InputError(f"near={near!r} Hz must be between 0 Hz and the Nyquist frequency "
                          f"{nyq:g} Hz")
     tol = max(2.0, near / 4.0) if tolerance_hz is None else float(tolerance_hz)

@@ -5,6 +5,9 @@ returns an exit status; bad input raises
 :class:`~specscope.compute.errors.SpecscopeError` subclasses (exit status 2).
 Nothing here imports Qt: the window comes from
 ``specscope.app.live_window.run_live(session)``, imported only when asked for.
+``--monitor`` plays the processed signal on the audio output
+(:class:`~specscope.compute.live.LiveMonitor`; ``SPECSCOPE_AUDIO_DEVICE``
+chooses the device, ``SPECSCOPE_AUDIO_OUTPUT=fake`` a silent fake).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ def _gui() -> Any:
 
 
 def cmd_live(args: argparse.Namespace) -> int:
-    from specscope.compute.live import LiveSession, open_source
+    from specscope.compute.live import LiveMonitor, LiveSession, open_source
     from specscope.compute.pipeline import Pipeline
 
     require_at_least("--block", args.block, 1, "sample")
@@ -57,14 +60,28 @@ def cmd_live(args: argparse.Namespace) -> int:
     code = 0
     try:
         if run_live is not None:
-            code = int(run_live(session) or 0)  # the window starts and stops the session
+            # the window starts and stops the session (and the monitor)
+            code = int(run_live(session, monitor=args.monitor) or 0)
         else:
+            monitor = None
+            if args.monitor:  # no device: one line, before the source starts
+                monitor = LiveMonitor(session, channel=args.monitor_channel).start()
+                print(f"specscope: monitoring on {monitor.device_name} (latency "
+                      f"{monitor.latency_s * 1e3:.0f} ms)", file=sys.stderr)
             session.start()
             try:
                 while not session.wait(0.2):
                     pass
+                if monitor is not None:  # let the end of the stream be heard
+                    monitor.player.wait(monitor.latency_s + 1.0)
             except KeyboardInterrupt:
                 print("specscope: interrupted; stopping", file=sys.stderr)
+            finally:
+                if monitor is not None:
+                    monitor.stop()
+                    if monitor.underruns and args.stats:
+                        print(f"specscope: the monitor ran short {monitor.underruns} times",
+                              file=sys.stderr)
     finally:
         stats = session.stop()
         session.history.close()
@@ -106,6 +123,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--record", metavar="OUT.h5",
                    help="record the input (and spectrogram) to HDF5 while live; readable "
                         "even if the process is killed")
+    p.add_argument("--monitor", action="store_true",
+                   help="hear the processed signal on the audio output (SPECSCOPE_AUDIO_DEVICE "
+                        "chooses it; needs specscope[audio])")
+    p.add_argument("--monitor-channel", type=whole_number, default=0, metavar="C",
+                   help="channel the monitor plays (default 0)")
     p.add_argument("--no-gui", action="store_true", help="run headless")
     p.add_argument("--stats", action="store_true",
                    help="print JSON statistics at the end: blocks processed and dropped, "

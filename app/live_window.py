@@ -3,7 +3,10 @@
 The session processes blocks on its own thread; this window only polls what
 the view gained (``LiveSession.view``) on a timer and draws it.  Pausing
 freezes the view while capture goes on; the scroll bar moves through the
-history the session keeps (spilled to disk beyond its memory budget).
+history the session keeps (spilled to disk beyond its memory budget).  The
+Monitor button plays the processed signal on the audio output
+(:class:`~specscope.compute.live.LiveMonitor`); :attr:`LiveWindow.monitor_output`
+chooses the backend (the sound card when None).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from specscope.compute.live import LiveSession
+from specscope.compute.errors import SpecscopeError
+from specscope.compute.live import LiveMonitor, LiveSession
 from specscope.compute.spectral import to_db
 from specscope.widgets.spectrogram_view import COLORMAPS, SpectrogramView
 
@@ -41,6 +45,10 @@ class LiveWindow(QMainWindow):
     def __init__(self, session: LiveSession, *, width_frames: int = WIDTH_FRAMES) -> None:
         super().__init__()
         self.session = session
+        #: the monitor's audio backend (a Player output); None: the sound card
+        self.monitor_output = None
+        #: the running LiveMonitor, or None
+        self.monitor: LiveMonitor | None = None
         self.width_frames = int(width_frames)
         self.setWindowTitle(f"specscope live — {getattr(session.source, 'name', 'source')}")
         self.resize(1280, 720)
@@ -71,7 +79,12 @@ class LiveWindow(QMainWindow):
         self.gamma.setPrefix("gamma ")
         self.gamma.valueChanged.connect(self.view.set_gamma)
         self.stats_label = QLabel("")
-        for w in (self.pause_button, live, self.channel, auto, self.colormap, self.gamma):
+        self.monitor_button = QPushButton("Monitor")
+        self.monitor_button.setCheckable(True)
+        self.monitor_button.setToolTip("Hear the processed signal of the channel shown")
+        self.monitor_button.toggled.connect(self.set_monitor)
+        for w in (self.pause_button, live, self.channel, auto, self.colormap, self.gamma,
+                  self.monitor_button):
             bar.addWidget(w)
         bar.addStretch(1)
         bar.addWidget(self.stats_label)
@@ -112,6 +125,32 @@ class LiveWindow(QMainWindow):
     def start(self) -> None:
         self.session.start()
         self.timer.start()
+
+    def set_monitor(self, on: bool) -> None:
+        """Hear (or stop hearing) the processed signal; no device: one status line."""
+        if not on:
+            monitor, self.monitor = self.monitor, None
+            if monitor is not None:
+                monitor.stop()
+            self._show_monitor_button(False)
+            return
+        if self.monitor is not None:
+            return
+        try:
+            self.monitor = LiveMonitor(self.session, channel=self.channel.value(),
+                                       output=self.monitor_output).start()
+        except SpecscopeError as exc:
+            self.statusBar().showMessage(f"Monitor: {exc}", 20000)
+            self._show_monitor_button(False)
+            return
+        self._show_monitor_button(True)
+        self.statusBar().showMessage(f"Monitoring on {self.monitor.device_name} (latency "
+                                     f"{self.monitor.latency_s * 1e3:.0f} ms)", 10000)
+
+    def _show_monitor_button(self, on: bool) -> None:
+        self.monitor_button.blockSignals(True)
+        self.monitor_button.setChecked(on)
+        self.monitor_button.blockSignals(False)
 
     def set_paused(self, paused: bool) -> None:
         if paused:
@@ -157,7 +196,8 @@ class LiveWindow(QMainWindow):
         self.stats_label.setText(
             f"{st.blocks_processed} blocks, {st.blocks_dropped} dropped, latency p99 "
             f"{st.latency_ms_p99:.2f} ms" + ("  ● REC" if s.recorder is not None else "")
-            + ("  PAUSED" if s.paused else ""))
+            + ("  PAUSED" if s.paused else "")
+            + (f"  ♪ {self.monitor.device_name}" if self.monitor is not None else ""))
         if s.error is not None:
             self.statusBar().showMessage(f"Error: {s.error}")
         first_held, end = s.history_range
@@ -201,12 +241,17 @@ class LiveWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
         self.timer.stop()
+        self.set_monitor(False)
         self.session.stop()
         super().closeEvent(event)
 
 
-def run_live(session: LiveSession) -> int:
-    """Show the live window for ``session`` (started here) until it is closed."""
+def run_live(session: LiveSession, *, monitor: bool = False) -> int:
+    """Show the live window for ``session`` (started here) until it is closed.
+
+    With ``monitor`` the processed signal is heard from the start (a missing
+    audio device is said in the status bar; the window still runs).
+    """
     from .gui import has_display
 
     if not has_display():
@@ -216,6 +261,8 @@ def run_live(session: LiveSession) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     win = LiveWindow(session)
     win.show()
+    if monitor:
+        win.set_monitor(True)
     win.start()
     app.exec()
     return 0

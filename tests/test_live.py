@@ -462,3 +462,84 @@ def test_cli_bad_input_and_missing_gui(tmp_path):
     except ImportError:
         r = _cli("--source", "generator:tone", "--duration", "0.1")
         assert r.returncode == 2 and "live window is not available" in r.stderr
+
+
+# -- the monitor: the processed live signal on an audio output ------------------------------
+
+def _peak_hz(y: np.ndarray, fs: float) -> float:
+    spec = np.abs(np.fft.rfft(y * np.hanning(y.size)))
+    return float(np.fft.rfftfreq(y.size, 1 / fs)[np.argmax(spec)])
+
+
+def test_live_renderer_is_the_processed_signal_resampled():
+    from specscope.compute.live import LiveRenderer
+    from specscope.compute.playback.stages import Resampler, rational
+
+    x = _signal(8000, 2)
+    tap = BlockRing(64)
+    for a in range(0, x.shape[0], 700):
+        tap.put(x[a:a + 700])
+    tap.close()
+    r = LiveRenderer(tap, FS, channel=1, device_rate=48000.0, prefill=100)
+    y = np.concatenate(list(r.blocks()))
+    assert np.all(y[:100] == 0) and r.received == x.shape[0]
+    ref = Resampler(FS, *rational(48000.0 / FS)).push(x[:, 1].astype(np.float64), False)
+    n = min(y.size - 100, ref.size) - 512  # the limiter holds back two segments
+    fade = round(0.01 * 48000)
+    np.testing.assert_allclose(y[100 + fade:100 + n], ref[fade:n], atol=1e-5)
+
+
+def test_monitor_plays_the_processed_tone_at_the_device_rate():
+    from specscope.compute.live import LiveMonitor
+    from specscope.compute.playback import FakeOutput
+
+    src = GeneratorSource("tone", sample_rate=16000.0, block=256, rate=1.0, duration=1.5,
+                          frequency=2500.0, amplitude=0.8)
+    pipe = Pipeline.from_steps([{"op": "gain", "params": {"factor": 0.5}},
+                                {"op": "spectrogram", "params": {"nfft": 512, "hop": 128}}])
+    session = LiveSession(src, pipe)
+    out = FakeOutput(latency_s=0.02, rate=1.0)
+    monitor = LiveMonitor(session, output=out, device_rate=44100.0)
+    try:
+        monitor.start()
+        assert monitor.device_name == "fake output"
+        assert 0.02 < monitor.latency_s < 0.1
+        session.start()
+        assert session.wait(30)
+        assert monitor.player.wait(5.0)
+    finally:
+        monitor.stop()
+        session.close()
+    y = out.samples()
+    assert out.sample_rate == 44100.0
+    loud = np.flatnonzero(np.abs(y) > 0.1)
+    body = y[loud[0] + 4410:loud[-1] - 4410]  # away from the fades
+    assert body.size > 0.8 * 44100
+    assert _peak_hz(body, 44100.0) == pytest.approx(2500.0, abs=2.0)
+    # the pipeline's gain is heard: 0.8 * 0.5
+    assert np.percentile(np.abs(body), 99.9) == pytest.approx(0.4, abs=0.02)
+
+
+def test_monitor_without_a_device_is_one_line(monkeypatch):
+    from specscope.compute.live import LiveMonitor
+    from specscope.compute.playback import player as player_module
+
+    def missing():
+        raise SpecscopeError("playback needs the sounddevice package")
+    monkeypatch.delenv("SPECSCOPE_AUDIO_OUTPUT", raising=False)
+    monkeypatch.setattr(player_module, "load_sounddevice", missing)
+    session = LiveSession(GeneratorSource("tone", duration=0.1), None)
+    with pytest.raises(SpecscopeError, match="sounddevice"):
+        LiveMonitor(session).start()
+    session.close()
+
+
+def test_cli_live_monitor_plays_on_the_fake_output():
+    env_cli = dict(os.environ, PYTHONPATH="", SPECSCOPE_AUDIO_OUTPUT="fake")
+    r = subprocess.run([sys.executable, "-m", "specscope.app", "live", "--source",
+                        "generator:tone", "--duration", "0.5", "--no-gui", "--monitor",
+                        "--stats"], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                       env=env_cli, check=False)
+    assert r.returncode == 0, r.stderr
+    assert "monitoring on fake output (latency" in r.stderr
+    assert json.loads(r.stdout)["blocks_processed"] > 0

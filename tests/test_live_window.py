@@ -113,3 +113,56 @@ def test_scroll_thumb_stays_on_its_frame_while_history_grows(qtbot, window):
     assert paged < frame - 100 and window.session.view_end == paged
     window.refresh()
     assert window.scroll.value() == paged
+
+
+def test_monitor_button_plays_the_processed_signal(qtbot):
+    from PyQt6.QtCore import Qt
+    from specscope.compute.playback import FakeOutput
+
+    src = open_source("generator:tone,frequency=3000", block=480, rate=1.0, duration=30.0)
+    session = LiveSession(src, Pipeline.from_steps(STEPS))
+    w = LiveWindow(session, width_frames=300)
+    qtbot.addWidget(w)
+    out = FakeOutput(latency_s=0.03, rate=1.0)
+    w.monitor_output = out
+    w.show()
+    w.start()
+    try:
+        qtbot.mouseClick(w.monitor_button, Qt.MouseButton.LeftButton)
+        assert w.monitor is not None and w.monitor_button.isChecked()
+        assert "Monitoring on fake output" in w.statusBar().currentMessage()
+        qtbot.waitUntil(lambda: out.consumed > 48000, timeout=10000)
+        qtbot.wait(100)
+        assert "fake output" in w.stats_label.text()
+        qtbot.mouseClick(w.monitor_button, Qt.MouseButton.LeftButton)
+        assert w.monitor is None and not w.monitor_button.isChecked()
+        y = out.samples()
+        y = y[np.flatnonzero(np.abs(y) > 0.05)[0] + 4800:][:24000]
+        spec = np.abs(np.fft.rfft(y * np.hanning(y.size)))
+        assert np.fft.rfftfreq(y.size, 1 / 48000)[np.argmax(spec)] == pytest.approx(3000, abs=4)
+    finally:
+        w.close()
+        session.history.close()
+
+
+def test_monitor_without_a_device_says_so_in_the_status_bar(qtbot, monkeypatch):
+    from PyQt6.QtCore import Qt
+    from specscope.compute.errors import SpecscopeError
+    from specscope.compute.playback import player as player_module
+
+    def missing():
+        raise SpecscopeError("audio output is unavailable: PortAudio library not found")
+    monkeypatch.delenv("SPECSCOPE_AUDIO_OUTPUT", raising=False)
+    monkeypatch.setattr(player_module, "load_sounddevice", missing)
+    session = LiveSession(open_source("generator:tone", duration=5.0), Pipeline.from_steps(STEPS))
+    w = LiveWindow(session, width_frames=300)
+    qtbot.addWidget(w)
+    w.show()
+    w.start()
+    try:
+        qtbot.mouseClick(w.monitor_button, Qt.MouseButton.LeftButton)
+        assert w.monitor is None and not w.monitor_button.isChecked()
+        assert w.statusBar().currentMessage().startswith("Monitor: audio output is unavailable")
+    finally:
+        w.close()
+        session.history.close()

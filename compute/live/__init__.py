@@ -5,15 +5,17 @@ with :func:`register_source`) delivers blocks into a :class:`BlockRing`; a
 :class:`LiveSession` processes them on its own thread through the pipeline's
 stages, keeps the output in a :class:`History` (spilling to disk), counts
 latency (:class:`LatencyStats`, :class:`LiveStats`) and optionally records to
-HDF5 (:class:`LiveRecorder`, :func:`recover_recording`).
+HDF5 (:class:`LiveRecorder`, :func:`recover_recording`).  A :class:`LiveMonitor`
+plays the processed signal on an audio output (:class:`LiveRenderer`).
 
 Modules: ``ring``, ``sources`` (the sources and their options), ``generator``,
 ``source_registry``, ``processor``, ``stats``, ``history``, ``recorder``,
-``session``.
+``session``, ``monitor``.
 """
 
 from .generator import GeneratorSource
 from .history import History
+from .monitor import LiveMonitor, LiveRenderer
 from .recorder import LiveRecorder, recover_recording
 from .ring import BlockRing
 from .session import LiveSession
@@ -28,7 +30,9 @@ __all__ = [
     "GeneratorSource",
     "History",
     "LatencyStats",
+    "LiveMonitor",
     "LiveRecorder",
+    "LiveRenderer",
     "LiveSession",
     "LiveStats",
     "Source",

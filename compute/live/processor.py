@@ -33,12 +33,15 @@ class BlockProcessor:
         self.spec = spec.push_rows if spec is not None else None
         self.spec_state = spec.new_rows_state(n_channels) if spec is not None else None
         self.two_sided = bound.complex_output
+        #: the time-domain output of the last block, (channels, samples): what a monitor hears
+        self.signal: np.ndarray | None = None
 
     def push(self, block: np.ndarray, final: bool) -> np.ndarray:
         """Input (samples, channels) -> frames (frames, channels, freq) or samples (n, ch)."""
         y = block.T
         for push, st in self.steps:
             y = push(st, y, final)
+        self.signal = y
         if self.spec is None:
             return y.T
         # (channels, frames, freq) -> (frames, channels, freq): a view; History copies

@@ -9,6 +9,8 @@ The pieces, from the microphone to the screen::
         --append--> History (frames or samples; memory budget, spills to disk)
                  and optionally LiveRecorder (HDF5, SWMR, flushed per chunk)
     GUI thread (a timer): session.frames_since(n) / session.view(width) -- reads only.
+        --put--> taps (session.tap()): the processed signal, before any spectrogram,
+                 for a monitor (bounded rings; a full one drops blocks)
 
 Nothing here calls back into the GUI: a GUI polls.  Every read method of
 :class:`LiveSession` is safe from any thread.
@@ -117,6 +119,7 @@ class LiveSession:
         self._view_lock = threading.Lock()
         self._t_start: float | None = None
         self._t_end: float | None = None
+        self._taps: tuple[BlockRing, ...] = ()  # replaced whole: read without a lock
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> LiveSession:
@@ -202,6 +205,12 @@ class LiveSession:
                 out = proc.push(block, False) if proc is not None else block
                 if out.shape[0]:
                     hist.append(out)
+                taps = self._taps
+                if taps:
+                    sig = block if proc is None else proc.signal.T
+                    sig = np.array(sig, copy=True)  # a stage may reuse its buffers
+                    for tap in taps:
+                        tap.put(sig)
                 t1 = time.perf_counter()
                 lat.add(t1 - t0)
                 self.delay.add(t1 - t_put)
@@ -223,12 +232,34 @@ class LiveSession:
             self.source.stop()
         finally:
             self._t_end = time.perf_counter()
+            for tap in self._taps:  # monitors hear the end of the stream
+                tap.close()
             self._done.set()
 
     def raise_error(self) -> None:
         """Re-raise an error the processing thread met (it stops the session)."""
         if self.error is not None:
             raise self.error
+
+    # -- taps: the processed signal for a monitor ----------------------------------------
+    def tap(self, capacity: int = DEFAULT_RING_BLOCKS) -> BlockRing:
+        """A ring receiving every processed block from now on, for a monitor.
+
+        Each item is ``(samples, put time)`` with samples shaped (n, channels):
+        the pipeline's time-domain output (the signal before its spectrogram;
+        the input itself without a pipeline).  A full ring drops blocks, never
+        the session.  The ring is closed when the stream ends or at :meth:`untap`.
+        """
+        ring = BlockRing(capacity)
+        if self._done.is_set():
+            ring.close()
+        self._taps = (*self._taps, ring)
+        return ring
+
+    def untap(self, ring: BlockRing) -> None:
+        """Stop feeding ``ring`` and close it."""
+        self._taps = tuple(t for t in self._taps if t is not ring)
+        ring.close()
 
     # -- view: pause, scroll, read -----------------------------------------------------------
     @property

@@ -5,7 +5,8 @@
 carried state; :meth:`Renderer.position_of` maps output samples back to
 recording time for a play cursor.  :class:`Player` feeds a renderer to an
 audio output (``sounddevice``, the optional ``audio`` extra, or any injected
-backend such as :class:`FakeOutput`) from a ring buffer.
+backend such as :class:`FakeOutput`) from a ring buffer; :class:`Looping`
+plays a renderer over and over without a gap.
 
 Quick tour::
 
@@ -16,29 +17,35 @@ Quick tour::
         t = p.position_s                 # recording seconds heard now
 """
 
+from .looping import Looping
 from .options import DEMODS, DEVICE_RATES, OPTIONS, PlaybackOptions
 from .player import (
     AUDIO_DEVICE_ENV,
+    AUDIO_OUTPUT_ENV,
     FakeOutput,
     OutputStream,
     Player,
     SampleRing,
     SoundDeviceOutput,
+    default_output,
 )
 from .renderer import DEFAULT_CHUNK, Renderer, render
 
 __all__ = [
     "AUDIO_DEVICE_ENV",
+    "AUDIO_OUTPUT_ENV",
     "DEFAULT_CHUNK",
     "DEMODS",
     "DEVICE_RATES",
     "OPTIONS",
     "FakeOutput",
+    "Looping",
     "OutputStream",
     "PlaybackOptions",
     "Player",
     "Renderer",
     "SampleRing",
     "SoundDeviceOutput",
+    "default_output",
     "render",
 ]

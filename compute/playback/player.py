@@ -23,11 +23,14 @@ import numpy as np
 
 from ..errors import InputError, SpecscopeError
 
-__all__ = ["AUDIO_DEVICE_ENV", "FakeOutput", "OutputStream", "Player", "SampleRing",
-           "SoundDeviceOutput", "load_sounddevice"]
+__all__ = ["AUDIO_DEVICE_ENV", "AUDIO_OUTPUT_ENV", "FakeOutput", "OutputStream", "Player", "SampleRing",
+           "SoundDeviceOutput", "default_output", "load_sounddevice"]
 
 #: environment variable naming the output device (a name, part of one, or an index)
 AUDIO_DEVICE_ENV = "SPECSCOPE_AUDIO_DEVICE"
+#: environment variable choosing the default backend: "fake" plays on a FakeOutput
+#: (real time, nothing heard; for headless runs and tests), anything else the sound card
+AUDIO_OUTPUT_ENV = "SPECSCOPE_AUDIO_OUTPUT"
 #: fade applied when playback is stopped before its end (s)
 STOP_FADE_S = 0.01
 
@@ -94,9 +97,9 @@ class Player:
     renderer : Renderer
         What to play.
     output : callable, optional
-        The backend (see the module); :class:`SoundDeviceOutput` for the
-        device named by ``SPECSCOPE_AUDIO_DEVICE`` (or the default output)
-        when omitted.  Raises :class:`SpecscopeError` in one line when there
+        The backend (see the module); :func:`default_output` when omitted:
+        :class:`SoundDeviceOutput` for the device named by
+        ``SPECSCOPE_AUDIO_DEVICE`` (or the default output).  Raises :class:`SpecscopeError` in one line when there
         is no sounddevice, no PortAudio or no such device.
     block : int
         Samples per device callback.
@@ -118,7 +121,7 @@ class Player:
         self.renderer = renderer
         self.block = int(block)
         self.sample_rate = float(renderer.sample_rate)
-        self._output = output if output is not None else SoundDeviceOutput()
+        self._output = output if output is not None else default_output()
         self._ring = SampleRing(max(2 * self.block, round(buffer_s * self.sample_rate)))
         n_fade = max(1, round(STOP_FADE_S * self.sample_rate))
         self._fade = np.linspace(1.0, 0.0, n_fade, dtype=np.float32)
@@ -253,6 +256,18 @@ class Player:
 
 
 # -- backends --------------------------------------------------------------------------------
+
+
+def default_output() -> Callable[..., OutputStream]:
+    """The backend a :class:`Player` uses when given none.
+
+    :class:`FakeOutput` (real time) when ``SPECSCOPE_AUDIO_OUTPUT=fake``, else
+    :class:`SoundDeviceOutput` (which raises a one-line :class:`SpecscopeError`
+    when there is no device).
+    """
+    if os.environ.get(AUDIO_OUTPUT_ENV, "").strip().lower() == "fake":
+        return FakeOutput(latency_s=0.05, rate=1.0, device_name="fake output")
+    return SoundDeviceOutput()
 
 
 def load_sounddevice() -> Any:

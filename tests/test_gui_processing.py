@@ -127,7 +127,12 @@ def test_chunked_plugin_image_equals_one_call():
     img = plugin_image("scalogram.morlet", x, fs, 0.0, params, freq_scale="log",
                        n_rows=freqs.size)
     assert img.db.shape == (freqs.size, times.size)
-    np.testing.assert_allclose(img.db, to_db(values.astype(np.float64)), atol=0.05)
+    # The context reaches the impulse response's -80 dB point, so a chunk's error is that
+    # far below the signal's level: 0.05 dB (1.2 %) in power, plus an absolute 1e-6 of
+    # the median power for the deep nulls of a noise scalogram, where dB magnify it.
+    power = values.astype(np.float64)
+    np.testing.assert_allclose(10 ** (img.db / 10), power, rtol=0.012,
+                               atol=1e-6 * np.median(power))
     np.testing.assert_allclose((img.column_edges[:-1] + img.column_edges[1:])[1:-1] / 2,
                                times[1:-1], atol=1e-9)
 

@@ -116,18 +116,39 @@ ACTIONS: tuple[ActionSpec, ...] = (
                needs_document=True),
     ActionSpec("export_png", FILE, "Export view as &PNG…", "exports.export_png_dialog", ("Ctrl+P",),
                "Export the view as PNG", needs_document=True),
+    ActionSpec("import_annotations", FILE, "&Import annotations…", "annotations.import_dialog",
+               ("Ctrl+I",), "Add the annotations of a file (SigMF, Raven, Audacity, CSV, "
+               "HDF5)", needs_document=True, separator_before=True),
+    ActionSpec("export_annotations", FILE, "Export a&nnotations…", "annotations.export_dialog",
+               help="Write the annotations as Raven, Audacity, CSV, SigMF or HDF5 (by the "
+               "file's extension)", needs_document=True),
+    ActionSpec("save_annotations", FILE, "Save annotations to the recordin&g",
+               "annotations.save_to_recording", ("Ctrl+Shift+S",),
+               "Write the annotations into the SigMF recording's .sigmf-meta",
+               needs_document=True),
     ActionSpec("quit", FILE, "&Quit", "close", (Std.Quit,), "Quit", separator_before=True),
     ActionSpec("undo", EDIT, "&Undo", shortcuts=(Std.Undo,),
                help="Undo the last change of settings, processing or filter design",
                kind="undo"),
     ActionSpec("redo", EDIT, "&Redo", shortcuts=("Ctrl+Shift+Z", "Ctrl+Y"),
                help="Redo the change undone last", kind="redo"),
+    ActionSpec("select_mode", EDIT, "&Select box (drag)", "annotations.set_select_mode", ("S",),
+               "Drags on the spectrogram select a box instead of panning (Ctrl+drag selects "
+               "in any mode; with Alt: a time range)", checkable=True, separator_before=True),
+    ActionSpec("annotate", EDIT, "&Annotate selection", "annotations.annotate_selection",
+               ("A", "Return", "Enter"), "Make the selection an annotation, then type its "
+               "label", needs_document=True),
+    ActionSpec("delete_annotation", EDIT, "&Delete annotation", "annotations.delete_current",
+               ("Delete",), "Delete the annotation chosen in the list or the view",
+               needs_document=True),
     ActionSpec("home", VIEW, "&Home (whole recording)", "view.reset_view",
                ("Home", "Ctrl+0"), "Show the whole recording"),
     ActionSpec("auto_levels", VIEW, "&Auto levels", "views.auto_levels", ("Ctrl+L",),
                "Fit the dB range to the image"),
     ActionSpec("zoom_box", VIEW, "&Zoom box (drag a rectangle)", "view.set_zoom_box", ("Z",),
                "Drag a rectangle to zoom into it", checkable=True),
+    ActionSpec("zoom_selection", VIEW, "Zoom to &selection", "annotations.zoom_to_selection",
+               ("Shift+Z",), "Show the selected box", needs_document=True),
     ActionSpec("harmonics", VIEW, "&Harmonic cursors", "set_harmonic_cursors", ("H",),
                "Harmonic cursors at 2f, 3f, ... of the cursor", checkable=True),
     ActionSpec("clear_reference", VIEW, "Clear &measurement reference", "view.clear_reference",
@@ -140,6 +161,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
                help="Show / hide the processing steps", kind="dock"),
     ActionSpec("designer_dock", VIEW, "Filter designer", "designer_dock", ("Ctrl+F",),
                "Show / hide the filter designer", kind="dock"),
+    ActionSpec("annotations_dock", VIEW, "Annotations", "annotations_dock",
+               help="Show / hide the list of annotations", kind="dock"),
+    ActionSpec("measurement_dock", VIEW, "Selection", "measurement_dock",
+               help="Show / hide the measurements of the selection", kind="dock"),
     ActionSpec("cancel", VIEW, "&Cancel computation", "cancel_jobs", ("Esc",),
                "Cancel the running computation"),
     ActionSpec("shortcuts", HELP, "&Keyboard shortcuts", "show_shortcuts", ("F1",),
@@ -159,6 +184,14 @@ VIEW_GESTURES: tuple[ShortcutRow, ...] = (
     ShortcutRow("Mouse drag / wheel", "Pan / zoom time around the cursor (right-drag zooms "
                 "each axis)", "Spectrogram view"),
     ShortcutRow("Shift+wheel", "Zoom frequency around the cursor", "Spectrogram view"),
+    ShortcutRow("Ctrl+drag", "Select a time-frequency box (a plain drag in select mode, S); "
+                "it is measured in the Selection panel", "Spectrogram view"),
+    ShortcutRow("Ctrl+Alt+drag", "Select a time range over the whole band", "Spectrogram view"),
+    ShortcutRow("Drag an annotation's edge", "Move that edge (undoable)", "Spectrogram view"),
+    ShortcutRow("N / P", "Next / previous annotation: the view centres on it (while there "
+                "are annotations)", "Spectrogram view, annotation list"),
+    ShortcutRow("Click / double-click a row", "Jump to the annotation / edit its label (F2)",
+                "Annotation list"),
     ShortcutRow("N", "Click a spectral line to notch it", "Filter designer"),
 )
 
@@ -285,7 +318,8 @@ def shortcut_rows(menubar: QMenuBar) -> list[ShortcutRow]:
 #: keys a text field uses for itself even without a modifier
 _EDITING_KEYS = frozenset(k.value for k in (
     Qt.Key.Key_Backspace, Qt.Key.Key_Delete, Qt.Key.Key_Home, Qt.Key.Key_End,
-    Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Space))
+    Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Space, Qt.Key.Key_Return,
+    Qt.Key.Key_Enter))
 
 
 def _text_field(w: QWidget | None) -> QLineEdit | QTextEdit | QPlainTextEdit | None:

@@ -10,7 +10,7 @@ and runs :func:`specscope.compute.output.export_range`.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PyQt6.QtCore import QObject
@@ -42,6 +42,8 @@ class Exports(QObject):
         self.shell, self.views = shell, views
         #: the open range dialog (None when none is open)
         self.range_dialog: ExportRangeDialog | None = None
+        #: gives the selection's span (s) or None; the range dialog starts with it
+        self.selection_span: Callable[[], tuple[float, float] | None] | None = None
 
     def _submit(self, out: Path, job) -> int:
         return self.shell.worker.submit("export", job, label=f"Exporting {out.name}",
@@ -65,12 +67,14 @@ class Exports(QObject):
         Parameters
         ----------
         span : (float, float), optional
-            The range shown first (s), e.g. a selection; the visible span by default.
+            The range shown first (s); by default the selection, else the visible span.
         """
         doc = self.shell.document
         if doc is None:
             return
         rec, s = doc.recording, doc.settings
+        if span is None and self.selection_span is not None:
+            span = self.selection_span()
         if span is None:
             t0, t1, _, _ = self.shell.view.visible_range()
             span = (max(0.0, t0), min(rec.duration, t1))

@@ -39,13 +39,15 @@ from specscope.widgets.shortcuts_dialog import ShortcutsDialog
 from specscope.widgets.spectrogram_controls import SpectrogramControls
 from specscope.widgets.spectrogram_view import SpectrogramView
 
-from .actions import ShortcutGuard, build_menus, shortcut_rows
+from .actions import ACTIONS, ShortcutGuard, build_menus, shortcut_rows
+from .annotations_controller import AnnotationsController
 from .designer_controller import DesignerController
 from .exports import Exports
 from .processing_controller import ProcessingController
 from .session import (
     Document,
     ViewSettings,
+    annotations_from_session,
     forget_recent,
     last_session_path,
     load_session,
@@ -112,6 +114,9 @@ class MainWindow(QMainWindow):
         self.designer_panel = DesignerController(self, self.views, self)
         self.designer = self.designer_panel.designer
         self.exports = Exports(self, self.views, self)
+        self.annotations = AnnotationsController(self, self.exports.export_range_dialog, self,
+                                                 interactive=interactive)
+        self.exports.selection_span = self.annotations.selection_span
         self._build_docks()
 
         self.controls.paramsChanged.connect(self._on_params_changed)
@@ -164,6 +169,11 @@ class MainWindow(QMainWindow):
                                             self.designer_panel.panel,
                                             Qt.DockWidgetArea.BottomDockWidgetArea)
         self.designer_dock.setVisible(False)
+        self.annotations_dock = self._add_dock("Annotations", "annotations",
+                                               self.annotations.list,
+                                               Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.measurement_dock = self._add_dock("Selection", "selection",
+                                               self.annotations.panel, right)
         self.designer_dock.visibilityChanged.connect(self._designer_shown)
         self.designer_panel.panelWanted.connect(self._show_designer)
 
@@ -364,12 +374,15 @@ class MainWindow(QMainWindow):
         self.controls.set_params({"channel": channel})
         self.file_label.setText(self.document.summary())
         self.setWindowTitle(f"{rec.path.name} — specscope")
-        for spec_id in ("export", "export_range", "export_view", "export_png", "save_session"):
-            self.menu_actions[spec_id].setEnabled(True)
+        for spec in ACTIONS:
+            if spec.needs_document:
+                self.menu_actions[spec.id].setEnabled(True)
         if rec.path.is_file():
             remember_recent(rec.path)
         self.undo_stack.clear()
         self.last_error = None
+        self.annotations.document_opened(rec)
+        self.menu_actions["save_annotations"].setEnabled(self.annotations.is_sigmf())
         if not self.views.document_opened():
             return
         if self.engine.two_sided and self.settings.freq_scale != "linear":
@@ -453,7 +466,7 @@ class MainWindow(QMainWindow):
         """The state a session file keeps: file, analysis, view, display."""
         return session_state(self.document.path if self.document else None, self.settings,
                              self.view.visible_range(), self.view.levels(),
-                             self.view.colormap_name)
+                             self.view.colormap_name, self.annotations.annotations)
 
     def save_session_dialog(self) -> None:
         """Ask for a file and save the session to it."""
@@ -501,6 +514,9 @@ class MainWindow(QMainWindow):
         if state is None:
             return
         v, d = state["view"], state["display"]
+        kept = annotations_from_session(state)
+        if kept is not None:
+            self.annotations.set_annotations(kept)
         self.view.set_levels(d["db_low"], d["db_high"])
         self.controls.set_levels(d["db_low"], d["db_high"])
         self.views.levels_set = True

@@ -6,7 +6,8 @@ with its settings.  A session file (``specscope/session/1`` JSON) keeps the
 file, the analysis, the visible range and the display levels:
 :func:`session_state` builds it, :func:`write_session` writes it atomically,
 :func:`load_session` reads and checks it and :func:`settings_from_session`
-turns it back into settings.  The recently opened files are kept in the user
+turns it back into settings (:func:`annotations_from_session`: the annotations
+it keeps).  The recently opened files are kept in the user
 config folder (:func:`config_dir`; ``SPECSCOPE_CONFIG_DIR`` overrides it):
 :func:`recent_files`, :func:`remember_recent`, :func:`forget_recent`.
 """
@@ -19,13 +20,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from specscope.compute.annotations import Annotation
 from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.files import atomic_write_text
 from specscope.compute.io import Recording
 from specscope.compute.paths import cache_dir
 from specscope.compute.spectral import StftParams, window_text
 
-__all__ = ["RECENT_LIMIT", "SESSION_FORMAT", "Document", "ViewSettings", "config_dir",
+__all__ = ["RECENT_LIMIT", "SESSION_FORMAT", "Document", "ViewSettings", "annotations_from_session",
+           "config_dir",
            "describe_change", "forget_recent", "last_session_path", "load_session",
            "recent_files", "remember_recent", "session_state", "settings_from_session",
            "write_session"]
@@ -143,7 +146,8 @@ def last_session_path() -> Path:
 
 def session_state(path: Path | None, settings: ViewSettings,
                   view: tuple[float, float, float, float], levels: tuple[float, float],
-                  colormap: str) -> dict[str, Any]:
+                  colormap: str, annotations: list[Annotation] | None = None
+                  ) -> dict[str, Any]:
     """The state a session file keeps: file, analysis, view, display.
 
     Parameters
@@ -158,6 +162,8 @@ def session_state(path: Path | None, settings: ViewSettings,
         The dB range of the colour map.
     colormap : str
         The colour map's name.
+    annotations : list of Annotation, optional
+        The recording's annotations as the person left them.
     """
     s = settings
     t0, t1, f0, f1 = view
@@ -169,7 +175,9 @@ def session_state(path: Path | None, settings: ViewSettings,
                          "scaling": s.stft.scaling, "channel": s.channel,
                          "reduce": s.reduce, "freq_scale": s.freq_scale},
             "view": {"t0": t0, "t1": t1, "f0": f0, "f1": f1},
-            "display": {"db_low": lo, "db_high": hi, "colormap": colormap}}
+            "display": {"db_low": lo, "db_high": hi, "colormap": colormap},
+            **({"annotations": [a.to_dict() for a in annotations]}
+               if annotations is not None else {})}
 
 
 def write_session(path: str | Path, state: dict[str, Any]) -> None:
@@ -210,9 +218,21 @@ def load_session(path: str | Path) -> dict[str, Any]:
         d.setdefault("colormap", "inferno")
         if not state.get("file"):
             raise InputError(f"{p}: the session names no recording")
+        if "annotations" in state:
+            items = state["annotations"]
+            if not isinstance(items, list):
+                raise InputError(f"{p}: \"annotations\" must be a list")
+            state["annotations"] = [Annotation.from_dict(a) for a in items]
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"{p}: incomplete session ({type(exc).__name__}: {exc})") from None
     return state
+
+
+def annotations_from_session(state: dict[str, Any]) -> list[Annotation] | None:
+    """The annotations of a session read by :func:`load_session` (None: it keeps none,
+    so the recording's own are shown)."""
+    items = state.get("annotations")
+    return None if items is None else list(items)
 
 
 def settings_from_session(state: dict[str, Any]) -> ViewSettings:

@@ -43,6 +43,7 @@ from .actions import ACTIONS, ShortcutGuard, build_menus, shortcut_rows
 from .annotations_controller import AnnotationsController
 from .designer_controller import DesignerController
 from .exports import Exports
+from .playback_controller import PlaybackController
 from .processing_controller import ProcessingController
 from .session import (
     Document,
@@ -117,6 +118,9 @@ class MainWindow(QMainWindow):
         self.annotations = AnnotationsController(self, self.exports.export_range_dialog, self,
                                                  interactive=interactive)
         self.exports.selection_span = self.annotations.selection_span
+        self.playback = PlaybackController(self, self)
+        self.transport_bar = self.playback.transport
+        self.addToolBar(self.transport_bar)
         self._build_docks()
 
         self.controls.paramsChanged.connect(self._on_params_changed)
@@ -134,6 +138,7 @@ class MainWindow(QMainWindow):
 
         self.undo_stack = QUndoStack(self)
         self.menu_actions = build_menus(self, self.menuBar())
+        self.playback.bind_actions(self.menu_actions)
         self.shortcut_guard = ShortcutGuard(self)
         self.processing.set_menu(self.representation_menu)
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
@@ -371,6 +376,7 @@ class MainWindow(QMainWindow):
         self.document = Document(rec, self.settings, dict(options))
         self.controls.set_channel_count(rec.n_channels)
         self.designer_panel.document_opened(rec.sample_rate)
+        self.playback.document_opened(rec)
         self.controls.set_params({"channel": channel})
         self.file_label.setText(self.document.summary())
         self.setWindowTitle(f"{rec.path.name} — specscope")
@@ -646,6 +652,7 @@ class MainWindow(QMainWindow):
                 write_session(path, self.session())
             except OSError:
                 pass  # remembering the session is a convenience
+        self.playback.stop()
         self.worker.shutdown()
         if self.document is not None:
             self.document.recording.close()

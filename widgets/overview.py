@@ -81,6 +81,12 @@ class OverviewPlot(pg.PlotItem):
         self._quiet = False
         self._extent: tuple[float, float] | None = None
         self.region.sigRegionChanged.connect(self._on_region)
+        #: where playback is in the recording (hidden while nothing plays)
+        self.play_cursor = pg.InfiniteLine(angle=90, movable=False,
+                                           pen=pg.mkPen((255, 90, 60), width=2))
+        self.play_cursor.setZValue(20)
+        self.play_cursor.setVisible(False)
+        self.addItem(self.play_cursor, ignoreBounds=True)
         self.setToolTip("The whole recording; drag the bright region to move the view")
 
     def set_extent(self, t0: float, t1: float) -> None:
@@ -146,6 +152,14 @@ class OverviewPlot(pg.PlotItem):
             self.region.setRegion((t0, t1))
         finally:
             self._quiet = False
+
+    def set_play_cursor(self, t: float | None) -> None:
+        """Draw the play cursor at ``t`` s; None hides it."""
+        if t is None:
+            self.play_cursor.setVisible(False)
+            return
+        self.play_cursor.setValue(float(t))
+        self.play_cursor.setVisible(True)
 
     def _on_region(self) -> None:
         if not self._quiet:

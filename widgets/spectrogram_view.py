@@ -82,6 +82,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
     referenceChanged = pyqtSignal(float, float, float)
     #: a click in notch mode: the frequency (Hz) of the spectral line to remove
     notchRequested = pyqtSignal(float)
+    #: a click in tune mode: the frequency (Hz) to listen to
+    tuneRequested = pyqtSignal(float)
     #: a filter edge line was dragged: field name, index, frequency (Hz), finished
     filterLineMoved = pyqtSignal(str, int, float, bool)
 
@@ -155,8 +157,14 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._stack_labels: list[pg.TextItem] = []
         #: channel under the cursor when channels are stacked, else None
         self.cursor_channel: int | None = None
-        #: "reference" (a click sets the measurement reference) or "notch"
+        #: "reference" (a click sets the measurement reference), "notch" or "tune"
         self.click_mode = "reference"
+        #: where playback is (a vertical line over the image; hidden while nothing plays)
+        self.play_cursor = pg.InfiniteLine(angle=90, movable=False,
+                                           pen=pg.mkPen((255, 90, 60), width=2))
+        self.play_cursor.setZValue(20)
+        self.play_cursor.setVisible(False)
+        self.plot.addItem(self.play_cursor, ignoreBounds=True)
         self.colorbar.sigLevelsChangeFinished.connect(self._on_bar_levels)
         self._vline = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((255, 255, 255, 90)))
         self._hline = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen((255, 255, 255, 90)))
@@ -562,7 +570,19 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         if self.click_mode == "notch":
             self.notchRequested.emit(f)
             return
+        if self.click_mode == "tune":
+            self.tuneRequested.emit(f)
+            return
         self.set_reference(float(p.x()), f)
+
+    def set_play_cursor(self, t: float | None) -> None:
+        """Draw the play cursor at ``t`` s over the image and the overview; None hides it."""
+        if t is None:
+            self.play_cursor.setVisible(False)
+        else:
+            self.play_cursor.setValue(float(t))
+            self.play_cursor.setVisible(True)
+        self.overview.set_play_cursor(t)
 
     # -- filter edges drawn over the spectrogram ------------------------------
     def set_filter_lines(self, edges: list[tuple[str, int, float]]) -> None:

@@ -1,0 +1,228 @@
+"""Listening in the app: Space, the transport bar, the play cursor against the output's clock."""
+
+import itertools
+
+import numpy as np
+import pytest
+from PyQt6.QtCore import QPoint, QPointF, Qt
+from PyQt6.QtWidgets import QApplication
+from specscope.app.actions import shortcut_rows
+from specscope.app.main_window import MainWindow
+from specscope.app.session import ViewSettings
+from specscope.compute import StftParams
+from specscope.compute.errors import SpecscopeError
+from specscope.compute.io import ArrayRecording
+from specscope.compute.playback import FakeOutput
+from specscope.compute.playback import player as player_module
+
+TIMEOUT_MS = 30000
+LATENCY_S = 0.04
+
+
+@pytest.fixture
+def window(qtbot, monkeypatch):
+    monkeypatch.delenv("SPECSCOPE_AUDIO_OUTPUT", raising=False)
+    w = MainWindow(ViewSettings(stft=StftParams(1024, 256)), interactive=False)
+    qtbot.addWidget(w)
+    w.show()
+    w.activateWindow()
+    yield w
+    w.playback.stop()
+    w.worker.shutdown()
+
+
+@pytest.fixture
+def fake(window):
+    out = FakeOutput(latency_s=LATENCY_S, rate=1.0, device_name="fake output")
+    window.playback.output = out
+    return out
+
+
+def open_and_wait(qtbot, w, path):
+    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
+        w.open_path(path)
+
+
+def show_span(qtbot, w, t0, t1):
+    with qtbot.waitSignal(w.worker.finished, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda i, kind, r: kind == "detail"):
+        w.view.set_time_range(t0, t1)
+
+
+def press_space(qtbot, w):
+    w.view.setFocus()
+    qtbot.keyClick(w.view, Qt.Key.Key_Space)
+
+
+def wait_playing(qtbot, w):
+    qtbot.waitUntil(lambda: w.playback.player is not None, timeout=TIMEOUT_MS)
+
+
+def click_view(qtbot, w, t, f):
+    """A left click on the spectrogram at time t (s), frequency f (Hz)."""
+    vb = w.view.plot.getViewBox()
+    scene = vb.mapViewToScene(QPointF(t, f))
+    pos = w.view.mapFromScene(scene)
+    qtbot.mouseClick(w.view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pos.x(), pos.y()))
+
+
+def test_space_plays_the_visible_span_and_the_cursor_follows_the_output_clock(
+        qtbot, window, fake, example_path):
+    open_and_wait(qtbot, window, example_path)
+    show_span(qtbot, window, 5.0, 8.0)
+    press_space(qtbot, window)
+    wait_playing(qtbot, window)
+    pb = window.playback
+    assert pb.range.start_s == pytest.approx(5.0, abs=0.01)
+    assert pb.range.stop_s == pytest.approx(8.0, abs=0.01)
+    assert "fake output" in window.transport_bar.device_label.text()
+    assert "40 ms" in window.transport_bar.device_label.text()
+    assert window.transport_bar.play_button.text().endswith("Stop")
+    errors, pixels = [], []
+    vb = window.view.plot.getViewBox()
+
+    def drawn(t):
+        # at the moment the cursor is drawn: where the output's own clock says we are
+        heard = fake.consumed - round(LATENCY_S * fake.sample_rate)
+        expected = pb.renderer.position_of(max(0, heard))
+        line = window.view.play_cursor
+        assert line.isVisible() and window.overview.play_cursor.isVisible()
+        assert window.overview.play_cursor.value() == line.value()
+        errors.append(line.value() - expected)
+        x_drawn = vb.mapViewToScene(QPointF(line.value(), 0)).x()
+        x_expected = vb.mapViewToScene(QPointF(expected, 0)).x()
+        pixels.append((x_drawn - x_expected, x_expected))
+    pb.cursorMoved.connect(drawn)
+    qtbot.wait(1000)
+    pb.cursorMoved.disconnect(drawn)
+    assert len(errors) >= 30  # ~60 Hz
+    assert max(abs(e) for e in errors) < 0.020
+    # the line moved across the plot with the sound
+    assert pixels[-1][1] - pixels[0][1] > 0.2 * vb.width()
+    px_per_s = vb.width() / 3.0
+    assert max(abs(dx) for dx, _ in pixels) < 0.020 * px_per_s + 1
+    press_space(qtbot, window)
+    assert pb.player is None and not window.view.play_cursor.isVisible()
+    assert not window.overview.play_cursor.isVisible()
+    assert window.transport_bar.play_button.text().endswith("Play")
+
+
+def test_play_starts_at_the_cursor_inside_the_span(qtbot, window, fake, example_path):
+    open_and_wait(qtbot, window, example_path)
+    show_span(qtbot, window, 2.0, 4.0)
+    click_view(qtbot, window, 3.0, 5000.0)
+    t_ref = window.view.reference[0]
+    assert 2.9 < t_ref < 3.1
+    press_space(qtbot, window)
+    wait_playing(qtbot, window)
+    assert window.playback.range.start_s == pytest.approx(t_ref, abs=1e-9)
+    qtbot.waitUntil(lambda: window.playback.position is not None, timeout=2000)
+    assert window.playback.position >= t_ref - 1e-9
+    window.playback.stop()
+    # a cursor outside the span: from the span's start
+    show_span(qtbot, window, 10.0, 11.0)
+    qtbot.mouseClick(window.transport_bar.play_button, Qt.MouseButton.LeftButton)
+    wait_playing(qtbot, window)
+    assert window.playback.range.start_s == pytest.approx(10.0, abs=0.01)
+
+
+def test_loop_restarts_the_cursor_and_l_ends_the_loop(qtbot, window, fake, example_path):
+    open_and_wait(qtbot, window, example_path)
+    show_span(qtbot, window, 1.0, 1.3)
+    qtbot.mouseClick(window.transport_bar.loop_box, Qt.MouseButton.LeftButton)
+    assert window.menu_actions["loop"].isChecked()
+    seen = []
+    window.playback.cursorMoved.connect(seen.append)
+    press_space(qtbot, window)
+    wait_playing(qtbot, window)
+    qtbot.wait(900)
+    assert window.playback.player is not None  # still playing after three passes' time
+    drops = [a - b for a, b in itertools.pairwise(seen) if b < a - 0.1]
+    assert len(drops) >= 2 and all(d == pytest.approx(0.3, abs=0.03) for d in drops)
+    qtbot.keyClick(window.view, Qt.Key.Key_L)  # loop off: this pass is the last
+    assert not window.transport_bar.loop_box.isChecked()
+    qtbot.waitUntil(lambda: window.playback.player is None, timeout=3000)
+    assert not window.view.play_cursor.isVisible()
+
+
+def test_fields_take_typing_and_set_what_is_heard(qtbot, window, fake, example_path):
+    open_and_wait(qtbot, window, example_path)
+    show_span(qtbot, window, 4.0, 6.0)
+    bar = window.transport_bar
+    speed = bar.speed.lineEdit()
+    qtbot.mouseClick(speed, Qt.MouseButton.LeftButton)
+    speed.selectAll()
+    qtbot.keyClicks(speed, "x0.1")
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Space)  # typed, never Play
+    assert window.playback.player is None and not window.playback.playing
+    assert speed.text() == "x0.1 "
+    qtbot.mouseClick(bar.het_box, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(bar.het_freq, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(bar.het_freq, "10k")
+    qtbot.mouseClick(bar.band_box, Qt.MouseButton.LeftButton)
+    window.view.set_frequency_range(2000.0, 12000.0)
+    qtbot.mouseClick(bar.processed_box, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(bar.play_button, Qt.MouseButton.LeftButton)
+    wait_playing(qtbot, window)
+    o = window.playback.renderer.options
+    assert window.playback.renderer.speed == pytest.approx(0.1, rel=1e-6)
+    assert o.heterodyne == 10000.0 and o.pipeline is None
+    assert o.band == pytest.approx((2000.0, 12000.0), rel=1e-3)
+    assert float(bar.band_lo.text()) == pytest.approx(2000.0, rel=1e-3)
+    qtbot.mouseClick(bar.play_button, Qt.MouseButton.LeftButton)
+    assert window.playback.player is None
+    # a typed band wins over the view's
+    bar.band_lo.clear()
+    qtbot.mouseClick(bar.band_lo, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(bar.band_lo, "3k")
+    qtbot.mouseClick(bar.play_button, Qt.MouseButton.LeftButton)
+    wait_playing(qtbot, window)
+    assert window.playback.renderer.options.band[0] == 3000.0
+    window.playback.stop()
+    # a bad value: one line in the status bar, nothing plays
+    bar.het_freq.clear()
+    qtbot.keyClicks(bar.het_freq, "fast")
+    qtbot.mouseClick(bar.play_button, Qt.MouseButton.LeftButton)
+    assert window.playback.player is None and "heterodyne" in window.last_error
+    assert "\n" not in window.last_error
+
+
+def test_no_audio_device_is_one_status_line(qtbot, window, monkeypatch, example_path):
+    def missing():
+        raise SpecscopeError("audio output is unavailable: PortAudio library not found")
+    monkeypatch.setattr(player_module, "load_sounddevice", missing)
+    open_and_wait(qtbot, window, example_path)
+    with qtbot.waitSignal(window.errorShown, timeout=TIMEOUT_MS):
+        press_space(qtbot, window)
+    assert window.last_error.startswith("Playback: audio output is unavailable")
+    assert "\n" not in window.last_error
+    assert window.playback.player is None and not window.playback.playing
+    assert window.transport_bar.play_button.text().endswith("Play")
+
+
+def test_iq_tune_by_clicking_a_carrier_and_demodulate(qtbot, window, fake):
+    fs, fc = 200e3, 100e6
+    t = np.arange(int(fs * 2)) / fs
+    x = 0.5 * np.exp(2j * np.pi * 30e3 * t).astype(np.complex64)
+    rec = ArrayRecording(x, fs, center_frequency=fc, name="iq")
+    with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
+        window.open_recording(rec)
+    bar = window.transport_bar
+    assert bar.tune_freq.isVisibleTo(bar) and not bar.band_box.isVisibleTo(bar)
+    window.view.setFocus()
+    qtbot.keyClick(window.view, Qt.Key.Key_T)
+    assert window.view.click_mode == "tune" and bar.tune_pick.isChecked()
+    click_view(qtbot, window, 1.0, fc + 30e3)
+    assert float(bar.tune_freq.text()) == pytest.approx(fc + 30e3, abs=fs / 500)
+    assert window.view.click_mode == "reference" and not bar.tune_pick.isChecked()
+    bar.demod.setCurrentText("USB")
+    press_space(qtbot, window)
+    wait_playing(qtbot, window)
+    o = window.playback.renderer.options
+    assert o.demod == "usb" and o.tune == pytest.approx(fc + 30e3, abs=fs / 500)
+
+
+def test_f1_lists_the_play_keys(window):
+    rows = {r.keys: r for r in shortcut_rows(window.menuBar())}
+    assert "Space" in rows and "Play" in rows["Space"].text and rows["Space"].where == "Play"
+    assert "L" in rows and "T" in rows

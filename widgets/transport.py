@@ -1,0 +1,206 @@
+"""TransportBar: play / stop, loop and how a range is heard (speed, band, heterodyne, IQ).
+
+The bar only holds what the person chose: :meth:`TransportBar.settings`
+reads the fields into a :class:`TransportSettings` (numbers as people write
+them, ``40k`` or ``40 kHz``; a bad field raises a one-line ``InputError``
+naming it), and the signals say what was clicked.  Who plays, and on which
+thread, is for the app to decide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PyQt6.QtCore import pyqtSignal
+from PyQt6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QToolBar,
+    QWidget,
+)
+from specscope.compute.errors import InputError
+from specscope.compute.params import parse_number
+from specscope.compute.playback import DEMODS
+
+__all__ = ["SPEEDS", "TransportBar", "TransportSettings", "parse_speed"]
+
+#: the speeds offered, as shown and as factors
+SPEEDS: tuple[tuple[str, float], ...] = (("×1", 1.0), ("×½", 0.5), ("×¼", 0.25),
+                                         ("×⅒", 0.1), ("×2", 2.0))
+
+
+def parse_speed(text: str) -> float:
+    """A speed as written: ``×½``, ``0.1``, ``x0.1``, ``1/10``; a one-line InputError if not."""
+    t = text.strip().lstrip("×xX*").strip()
+    for label, value in SPEEDS:
+        if t == label[1:]:
+            return value
+    try:
+        if "/" in t:
+            num, _, den = t.partition("/")
+            value = parse_number(num, "speed") / parse_number(den, "speed")
+        else:
+            value = parse_number(t, "speed")
+    except (InputError, ZeroDivisionError):
+        raise InputError(f"speed {text!r}: write a factor such as 0.1, ×½ or 1/10") from None
+    return float(value)
+
+
+@dataclass(frozen=True)
+class TransportSettings:
+    """What the transport bar says about how to listen.
+
+    ``band`` is a band typed into the fields (None when the band box is off
+    or nothing was typed since it was switched on or filled: the app then
+    takes the selection's or the view's frequency range when ``band_on``).
+    """
+
+    speed: float = 1.0
+    loop: bool = False
+    band_on: bool = False
+    band: tuple[float, float] | None = None
+    heterodyne: float | None = None
+    processed: bool = True
+    tune: float | None = None
+    demod: str | None = None
+
+
+def _field(placeholder: str, tip: str, width: int = 80) -> QLineEdit:
+    f = QLineEdit()
+    f.setPlaceholderText(placeholder)
+    f.setToolTip(tip)
+    f.setMaximumWidth(width)
+    return f
+
+
+class TransportBar(QToolBar):
+    """The transport: Play/Stop, Loop, speed, band, heterodyne, processing, IQ tuning.
+
+    Signals
+    -------
+    playClicked()
+        Play/Stop was clicked.
+    loopToggled(bool)
+        Loop was switched.
+    tuneModeToggled(bool)
+        "Pick" was switched: a click on the spectrogram gives the tune frequency.
+    """
+
+    playClicked = pyqtSignal()
+    loopToggled = pyqtSignal(bool)
+    tuneModeToggled = pyqtSignal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Transport", parent)
+        self.setObjectName("transport")
+        box = QWidget(self)
+        lay = QHBoxLayout(box)
+        lay.setContentsMargins(4, 0, 4, 0)
+        self.play_button = QPushButton("▶ Play")
+        self.play_button.setToolTip("Play the visible span or the selection (Space)")
+        self.play_button.clicked.connect(self.playClicked)
+        self.loop_box = QCheckBox("Loop")
+        self.loop_box.setToolTip("Start again at the end (L)")
+        self.loop_box.toggled.connect(self.loopToggled)
+        self.speed = QComboBox()
+        self.speed.setEditable(True)
+        self.speed.addItems([label for label, _ in SPEEDS])
+        self.speed.setToolTip("Speed: ×⅒ plays ten times slower, a tenth of the pitch "
+                              "(type any factor from 0.05 to 4)")
+        self.band_box = QCheckBox("Band")
+        self.band_box.setToolTip("Hear only a band: the selection's, else the visible "
+                                 "frequencies, or the one typed")
+        self.band_lo = _field("low Hz", "Lowest frequency heard (Hz; 20k = 20 kHz)")
+        self.band_hi = _field("high Hz", "Highest frequency heard (Hz)")
+        # typed values win over the selection's or view's band until the box is switched
+        self._band_typed = False
+        for f in (self.band_lo, self.band_hi):
+            f.textEdited.connect(self._band_edited)
+        self.band_box.toggled.connect(self._band_switched)
+        self.het_box = QCheckBox("Heterodyne")
+        self.het_box.setToolTip("Mix with a local oscillator: ultrasound near it is heard "
+                                "as the difference")
+        self.het_freq = _field("Hz", "Local oscillator frequency (Hz; 40k = 40 kHz)")
+        self.processed_box = QCheckBox("Processed")
+        self.processed_box.setChecked(True)
+        self.processed_box.setToolTip("On: hear the signal after the processing steps; "
+                                      "off: as recorded")
+        self.tune_label = QLabel("Tune")
+        self.tune_freq = _field("Hz", "IQ: absolute frequency to listen to", 110)
+        self.tune_pick = QPushButton("Pick")
+        self.tune_pick.setCheckable(True)
+        self.tune_pick.setToolTip("Click a carrier on the spectrogram to tune to it (T)")
+        self.tune_pick.toggled.connect(self.tuneModeToggled)
+        self.demod = QComboBox()
+        self.demod.addItems(["no demod", *(d.upper() for d in DEMODS)])
+        self.demod.setToolTip("IQ: demodulator")
+        self.device_label = QLabel("")
+        self.device_label.setToolTip("Audio output and its latency")
+        self._iq_widgets = (self.tune_label, self.tune_freq, self.tune_pick, self.demod)
+        self._real_widgets = (self.band_box, self.band_lo, self.band_hi, self.het_box,
+                              self.het_freq)
+        for w in (self.play_button, self.loop_box, self.speed, *self._real_widgets,
+                  self.processed_box, *self._iq_widgets):
+            lay.addWidget(w)
+        lay.addStretch(1)
+        lay.addWidget(self.device_label)
+        self.addWidget(box)
+        self.set_complex(False)
+
+    def set_complex(self, iq: bool) -> None:
+        """Show the IQ controls (tune, demodulator) or the real ones (band, heterodyne)."""
+        for w in self._iq_widgets:
+            w.setVisible(iq)
+        for w in self._real_widgets:
+            w.setVisible(not iq)
+
+    def set_playing(self, playing: bool) -> None:
+        """Show Play or Stop on the button."""
+        self.play_button.setText("■ Stop" if playing else "▶ Play")
+
+    def set_device(self, name: str, latency_s: float) -> None:
+        """Show the output device and its latency (empty name: nothing)."""
+        self.device_label.setText(f"♪ {name}, {latency_s * 1e3:.0f} ms" if name else "")
+
+    def _band_edited(self) -> None:
+        self._band_typed = True
+
+    def _band_switched(self) -> None:
+        self._band_typed = False
+
+    def set_band(self, lo: float, hi: float) -> None:
+        """Show the band heard in the band fields (not a typed band)."""
+        self.band_lo.setText(f"{lo:.6g}")
+        self.band_hi.setText(f"{hi:.6g}")
+        self._band_typed = False
+
+    def set_tune(self, hz: float) -> None:
+        """Put ``hz`` in the tune field and leave pick mode."""
+        self.tune_freq.setText(f"{hz:.9g}")
+        self.tune_pick.setChecked(False)
+
+    def settings(self) -> TransportSettings:
+        """The fields as settings; a bad field raises a one-line InputError naming it."""
+
+        def number(field: QLineEdit, name: str) -> float | None:
+            text = field.text().strip()
+            return None if not text else float(parse_number(text, name))
+
+        band = None
+        if self.band_box.isChecked() and self._band_typed:
+            lo, hi = number(self.band_lo, "band low"), number(self.band_hi, "band high")
+            if lo is not None and hi is not None:
+                band = (lo, hi)
+        het = number(self.het_freq, "heterodyne") if self.het_box.isChecked() else None
+        if self.het_box.isChecked() and het is None:
+            raise InputError("heterodyne: type the local oscillator's frequency (Hz)")
+        demod = self.demod.currentText().lower()
+        return TransportSettings(
+            speed=parse_speed(self.speed.currentText()), loop=self.loop_box.isChecked(),
+            band_on=self.band_box.isChecked(), band=band, heterodyne=het,
+            processed=self.processed_box.isChecked(), tune=number(self.tune_freq, "tune"),
+            demod=demod if demod in DEMODS else None)

@@ -226,3 +226,17 @@ def test_f1_lists_the_play_keys(window):
     rows = {r.keys: r for r in shortcut_rows(window.menuBar())}
     assert "Space" in rows and "Play" in rows["Space"].text and rows["Space"].where == "Play"
     assert "L" in rows and "T" in rows
+
+
+def test_space_plays_the_selection_in_its_band(qtbot, window, fake, example_path):
+    from specscope.app.annotations_controller import Selection
+
+    open_and_wait(qtbot, window, example_path)
+    show_span(qtbot, window, 0.0, 10.0)
+    window.annotations.select(Selection(3.0, 3.5, 1000.0, 4000.0))
+    press_space(qtbot, window)
+    wait_playing(qtbot, window)
+    r = window.playback.range
+    assert (r.start_s, r.stop_s) == (3.0, 3.5)
+    assert r.options.band == (1000.0, 4000.0)
+    assert window.transport_bar.band_lo.text() == "1000"

@@ -237,3 +237,14 @@ def test_cli_play_writes_what_it_would_play(wav, tmp_path, monkeypatch):
         want = render(rec, 0.1, 0.5, speed=0.5, band=(2000, 4000))
     np.testing.assert_array_equal(got, want)
     assert not list(tmp_path.glob(".*partial"))
+
+
+@pytest.mark.parametrize("tone_hz", [500.0, 8000.0])
+def test_band_stopband_is_at_least_60_db_down(tone_hz):
+    fs = 48000
+    t = np.arange(fs) / fs
+    rec = ArrayRecording(0.5 * np.sin(2 * np.pi * tone_hz * t), fs)
+    full = middle(render(rec), 0.1).astype(float)
+    cut = middle(render(rec, band=(1000, 3000)), 0.1).astype(float)
+    ratio_db = 20 * np.log10(np.sqrt(np.mean(cut ** 2)) / np.sqrt(np.mean(full ** 2)))
+    assert ratio_db <= -60.0

@@ -224,11 +224,12 @@ class AnnotationLayer(QObject):
             self._shown.append((a.uuid, t0, t1, y0, y1))
             if not a.label:
                 continue
-            # the label at the box's top-left corner, kept inside the view
-            x_px = (max(t0, vt0) - vt0) * px_t
-            y_px = (vy1 - min(y1, vy1)) * px_y
+            # the label just above the box's top-left corner (never over what it marks),
+            # kept inside the view
             w = self._metrics.horizontalAdvance(a.label) + 8
             h = self._metrics.height() + 4
+            x_px = (max(t0, vt0) - vt0) * px_t
+            y_px = max((vy1 - min(y1, vy1)) * px_y - h, 0.0)
             if any(x_px < px1 and px0 < x_px + w and y_px < py1 and py0 < y_px + h
                    for px0, py0, px1, py1 in placed):
                 continue  # would cover a label already placed
@@ -237,7 +238,7 @@ class AnnotationLayer(QObject):
                 self._labels.append(self._new_label())
             text = self._labels[labels]
             text.setText(a.label, color=color)
-            text.setPos(max(t0, vt0), min(y1, vy1))
+            text.setPos(max(t0, vt0), vy1 - y_px / px_y)
             text.setVisible(True)
             labels += 1
         self._pool(self._labels, labels, None)

@@ -100,7 +100,7 @@ class AnnotationTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return a.comment or None
         if role == Qt.ItemDataRole.ForegroundRole and col == LABEL_COLUMN:
-            return QColor(*label_color(a.label)).darker(130)
+            return QColor(*label_color(a.label)).darker(180)  # readable on white
         return None
 
     def flags(self, index: QModelIndex) -> Qt.ItemFlag:

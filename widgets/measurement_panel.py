@@ -56,7 +56,7 @@ class MeasurementPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.status = QLabel("Ctrl+drag on the spectrogram (or S, then drag) to select a box")
+        self.status = QLabel()
         self.status.setWordWrap(True)
         form = QFormLayout()
         #: the value label of each field, by Measurement field name
@@ -93,6 +93,7 @@ class MeasurementPanel(QWidget):
         """No selection."""
         for label in self.values.values():
             label.setText("—")
+        self.status.setText("Ctrl+drag on the spectrogram (or S, then drag) to select a box")
         self._enable(False)
 
     def set_selection(self, t0: float, t1: float, f0: float | None, f1: float | None) -> None:

@@ -39,7 +39,8 @@ def _ops(args: argparse.Namespace) -> int:
             p["name"] + ("" if p["required"] else f"={p['default']!r}") for p in item["params"])
         print(f"  {item['name']:<24} {item['summary']}")
         if params:
-            print(f"  {'':<24}   ({params})  backends: {', '.join(item['backends'])}")
+            print(f"  {'':<24}   ({params})  backends: {', '.join(item['backends'])}"
+                  f"  gpu: {item['gpu']}")
     print(f"\n{len(items)} operators")
     return 0
 

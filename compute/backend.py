@@ -233,3 +233,74 @@ def scipy_fn(xp: ModuleType, path: str) -> Callable[..., Any]:
 def xp_name(xp: ModuleType) -> str:
     """``"numpy"`` or ``"cupy"`` for an array namespace."""
     return "cupy" if xp.__name__.split(".")[0] == "cupy" else "numpy"
+
+
+# -- the user's choice and device failures ----------------------------------------------
+
+PREFERENCES = ("auto", "numpy", "cupy")
+_preference = "auto"
+_fallback_listeners: list[Callable[[str], None]] = []
+
+#: CuPy's errors that mean "the device failed", not "the input is wrong"
+_DEVICE_ERRORS = frozenset({
+    "OutOfMemoryError", "CUDARuntimeError", "CUDADriverError", "CUFFTError",
+    "CUBLASError", "CUSOLVERError", "CUSPARSEError", "CURANDError", "NVRTCError",
+    "CompileException"})
+
+
+def set_preference(name: str) -> None:
+    """Where ``backend="auto"`` runs: ``"auto"`` (autotuned), ``"numpy"`` or ``"cupy"``.
+
+    ``"cupy"`` asks for the GPU wherever an operator has a native CuPy
+    implementation and a device answers; it is an error when none does.
+    """
+    global _preference
+    if name not in PREFERENCES:
+        raise InputError(f"compute backend {name!r} must be one of {', '.join(PREFERENCES)}")
+    if name == "cupy":
+        check_backend("cupy")
+    _preference = name
+
+
+def preference() -> str:
+    """The choice made with :func:`set_preference` (``"auto"`` by default)."""
+    return _preference
+
+
+def is_device_failure(exc: BaseException) -> bool:
+    """True when ``exc`` is a CuPy out-of-memory, driver, runtime, cuFFT or compile error.
+
+    Recognised by the class name and module, so nothing imports CuPy to ask.
+    """
+    for cls in type(exc).__mro__:
+        root = cls.__module__.split(".")[0]
+        if root in ("cupy", "cupyx", "cupy_backends") and cls.__name__ in _DEVICE_ERRORS:
+            return True
+    return False
+
+
+def add_fallback_listener(fn: Callable[[str], None]) -> Callable[[], None]:
+    """Call ``fn(message)`` whenever a GPU failure falls back to the CPU.
+
+    ``fn`` runs on the thread that ran the operator.  Returns a function that
+    removes the listener.
+    """
+    _fallback_listeners.append(fn)
+
+    def remove() -> None:
+        if fn in _fallback_listeners:
+            _fallback_listeners.remove(fn)
+
+    return remove
+
+
+def report_fallback(message: str) -> None:
+    """Log a one-line fallback message and hand it to the listeners."""
+    import logging
+
+    logging.getLogger("specscope.compute").warning(message)
+    for fn in tuple(_fallback_listeners):  # a listener may remove itself
+        try:
+            fn(message)
+        except Exception:  # noqa: BLE001, S110 - a listener never breaks a computation
+            pass

@@ -97,3 +97,122 @@ def test_same_numbers_on_every_backend(bk: str) -> None:
     np.testing.assert_allclose(s, r, rtol=1e-4, atol=1e-6 * r.max())
     w = call("kaiser", M=31, beta=8.0, backend=bk)
     np.testing.assert_allclose(backend.to_host(w), ss.windows.kaiser(31, 8.0), rtol=1e-12)
+
+
+# -- what the GPU path claims, the user's choice, and device failures ---------------------
+
+CORE_GPU_OPS = ("spectrogram", "stft", "fft", "rfft", "sosfilt", "oaconvolve",
+                "resample_poly", "welch")
+
+
+def test_ops_json_says_how_each_operator_runs_on_a_gpu(capsys) -> None:
+    from specscope.app.cli import main
+
+    assert main(["ops", "--json"]) == 0
+    items = {d["name"]: d for d in json.loads(capsys.readouterr().out)}
+    assert {d["gpu"] for d in items.values()} <= {"native", "host", "none"}
+    for name in CORE_GPU_OPS:
+        assert items[name]["gpu"] == "native", name
+    # a host round trip is never called a GPU path
+    for d in items.values():
+        natives = [i["native"] for i in d["implementations"].get("cupy", [])]
+        assert d["gpu"] == ("native" if any(natives) else "host" if natives else "none")
+    assert items["dpss"]["gpu"] == "host" and items["butter"]["gpu"] == "host"
+
+
+def test_with_the_wheel_but_no_device_only_numpy_is_offered() -> None:
+    code = ("import sys, specscope.compute.backend as b\n"
+            "print(b.available_backends(), bool(b.cupy_unavailable_reason()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    if not HAS_CUPY:
+        assert out.strip() == "['numpy'] True"
+
+
+def test_preference_chooses_where_auto_runs() -> None:
+    assert backend.preference() == "auto"
+    with pytest.raises(InputError, match="compute backend"):
+        backend.set_preference("gpu")
+    if not HAS_CUPY:
+        with pytest.raises(InputError, match="not available"):
+            backend.set_preference("cupy")
+    backend.set_preference("numpy")
+    try:
+        from specscope.compute import operators
+        with operators.profile() as prof:
+            call("fft", np.ones(1 << 16))
+        assert {b for r in prof.summary() for b in r["backends"]} == {"numpy"}
+    finally:
+        backend.set_preference("auto")
+
+
+def _device_error(name: str, module: str) -> type[Exception]:
+    """An exception class that looks like CuPy's (no CuPy needed)."""
+    return type(name, (RuntimeError,), {"__module__": module})
+
+
+def test_device_failures_are_recognised_by_class() -> None:
+    oom = _device_error("OutOfMemoryError", "cupy.cuda.memory")
+    drv = _device_error("CUDARuntimeError", "cupy_backends.cuda.api.runtime")
+    assert backend.is_device_failure(oom("out of memory allocating 1 GiB"))
+    assert backend.is_device_failure(drv("cudaErrorLaunchFailure"))
+    assert not backend.is_device_failure(ValueError("bad input"))
+    assert not backend.is_device_failure(_device_error("OutOfMemoryError", "mylib")("x"))
+
+
+@pytest.fixture
+def failing_gpu_operator():
+    """An operator whose CuPy implementation fails like a device, chosen by the run policy."""
+    from specscope.compute.operators import autotune, registry
+
+    name = "test_gpu_failure_probe"
+    calls: list[str] = []
+    errors = {"raise": _device_error("OutOfMemoryError", "cupy.cuda.memory")(
+        "Out of memory allocating 8,589,934,592 bytes")}
+
+    @registry.operator(name, family="basic", summary="probe", takes_input=False,
+                       params=[registry.Param("n", int, 3)])
+    def probe(*, n):
+        calls.append("numpy")
+        return np.arange(n, dtype=float)
+
+    @probe.implementation("cupy")
+    def _probe_gpu(*, n):
+        calls.append("cupy")
+        raise errors["raise"]
+
+    def choose_gpu(op, x, values, fs):
+        return op.get_implementation("cupy") if op is probe else autotune.choose(
+            op, x, values, fs)
+
+    registry.set_run_policy(registry.RunPolicy(choose_gpu, autotune.record))
+    try:
+        yield probe, calls, errors
+    finally:
+        registry.set_run_policy(registry.RunPolicy(autotune.choose, autotune.record))
+        registry.unregister(name)
+
+
+def test_a_gpu_failure_falls_back_to_the_cpu_with_one_line(failing_gpu_operator,
+                                                           caplog) -> None:
+    probe, calls, _ = failing_gpu_operator
+    messages: list[str] = []
+    remove = backend.add_fallback_listener(messages.append)
+    try:
+        out = probe(n=4)
+    finally:
+        remove()
+    np.testing.assert_array_equal(out, np.arange(4.0))
+    assert calls == ["cupy", "numpy"]
+    assert len(messages) == 1 and "\n" not in messages[0]
+    assert messages[0].startswith("test_gpu_failure_probe: GPU failed (OutOfMemoryError")
+    assert messages[0].endswith("computed on the CPU")
+    assert any("computed on the CPU" in r.getMessage() for r in caplog.records)
+
+
+def test_other_errors_of_a_gpu_path_are_not_hidden(failing_gpu_operator) -> None:
+    probe, calls, errors = failing_gpu_operator
+    errors["raise"] = ValueError("n is odd")
+    with pytest.raises(InputError, match="n is odd"):
+        probe(n=4)
+    assert calls == ["cupy"]

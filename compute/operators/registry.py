@@ -317,26 +317,65 @@ class Operator:
         x = self.check_input(x)
         want, variant = self._parse_backend(backend)
         if want == "auto":
-            impl = _policy.choose(self, x, values, fs)
+            impl = self._preferred(x) or _policy.choose(self, x, values, fs)
         else:
             impl = self.get_implementation(want, variant)
-        t0 = time.perf_counter()
-        try:
-            result = self.execute(impl, x, values, fs)
-        except SpecscopeError:
-            raise
-        except (ValueError, TypeError, ZeroDivisionError, IndexError) as exc:
-            msg = " ".join(str(exc).split()) or type(exc).__name__
-            raise InputError(f"{self.name}: {msg}") from exc
         # results follow the input's namespace (see module doc)
         if self.takes_input:
             home = _backend.backend_of(x)
         else:
             home = "cupy" if want == "cupy" else "numpy"
+        t0 = time.perf_counter()
+        try:
+            try:
+                result = self.execute(impl, x, values, fs)
+            except Exception as exc:
+                if impl.backend != "cupy" or not _backend.is_device_failure(exc):
+                    raise
+                # the GPU failed (memory, driver): the same call on the CPU
+                first = f"{type(exc).__name__}: {exc}".splitlines()[0][:160]
+                _backend.report_fallback(f"{self.name}: GPU failed ({first}); "
+                                         "computed on the CPU")
+                impl = self.get_implementation("numpy")
+                x = _backend.to_host(x) if self.takes_input else x
+                result = self.execute(impl, x, _backend.to_host(values), fs)
+        except SpecscopeError:
+            raise
+        except (ValueError, TypeError, ZeroDivisionError, IndexError) as exc:
+            msg = " ".join(str(exc).split()) or type(exc).__name__
+            raise InputError(f"{self.name}: {msg}") from exc
         if home != impl.backend:
             result = _backend.to_device(result, home)
         _policy.record(self.name, impl.backend, time.perf_counter() - t0)
         return result
+
+    def _preferred(self, x: Any) -> Implementation | None:
+        """The implementation :func:`~specscope.compute.backend.set_preference` asks for.
+
+        None leaves the choice to the run policy (preference ``"auto"``, or a
+        device array, which stays where it is).
+        """
+        pref = _backend.preference()
+        if pref == "auto" or (x is not None and _backend.is_device_array(x)):
+            return None
+        if pref == "cupy":
+            native = self.candidates(["cupy"]) if "cupy" in _backend.available_backends() \
+                else []
+            return native[0] if native else self.get_implementation("numpy")
+        return self.get_implementation("numpy")
+
+    @property
+    def gpu(self) -> str:
+        """How the operator runs on a GPU.
+
+        ``"native"``: a CuPy implementation computes on the device;
+        ``"host"``: its CuPy path copies to the host, runs NumPy and copies back;
+        ``"none"``: no CuPy path at all.
+        """
+        impls = self.implementations.get("cupy", {})
+        if any(i.native for i in impls.values()):
+            return "native"
+        return "host" if impls else "none"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able description (what ``specscope ops --json`` prints)."""
@@ -348,6 +387,7 @@ class Operator:
             "name": self.name, "family": self.family, "summary": self.summary,
             "reference": self.reference,
             "backends": self.backends,
+            "gpu": self.gpu,
             "implementations": {
                 b: [{"variant": i.variant, "native": i.native} for i in v.values()]
                 for b, v in self.implementations.items()},

@@ -7,7 +7,7 @@ from specscope.compute.errors import InputError
 from specscope.compute.operators.registry import REQUIRED, Operator, Param, operator
 
 from ..backend import scipy_fn
-from ._common import AXES, AXIS, NORM, axes_tuple
+from ._common import AXES, AXIS, NORM, axes_tuple, on_host
 
 FAMILY = "fft"
 N = Param("n", int, None, min=1, unit="samples", help="transform length (input length)")
@@ -102,13 +102,26 @@ def prev_fast_len(*, target, real):
     return scipy.fft.prev_fast_len(target, real)
 
 
+def _dct_on_device(xp, type, norm, orthogonalize) -> bool:
+    """Whether cupyx.scipy.fft computes this DCT/DST: types 2 and 3, and only the
+    orthogonalisation scipy applies by default (cupyx has no ``orthogonalize``)."""
+    if xp is np:
+        return False
+    return type in (2, 3) and (orthogonalize is None or orthogonalize == (norm == "ortho"))
+
+
 def _dct(name: str, summary: str) -> None:
     def impl(x, *, type, n, axis, norm, orthogonalize, xp):
         if (n if n is not None else x.shape[axis]) == 0:
             raise InputError(f"{name}: the transform length is 0; it needs at least 1 sample")
         if type == 1 and name.endswith("dct") and (n if n is not None else x.shape[axis]) < 2:
             raise InputError(f"{name}: type=1 needs a transform length of at least 2")
-        return scipy_fn(xp, f"fft.{name}")(x, type=type, n=n, axis=axis, norm=norm,
+        if _dct_on_device(xp, type, norm, orthogonalize):
+            return scipy_fn(xp, f"fft.{name}")(x, type=type, n=n, axis=axis, norm=norm)
+        if xp is not np:
+            return on_host(xp, f"fft.{name}", x, type=type, n=n, axis=axis, norm=norm,
+                           orthogonalize=orthogonalize)
+        return scipy_fn(np, f"fft.{name}")(x, type=type, n=n, axis=axis, norm=norm,
                                           orthogonalize=orthogonalize)
     impl.__doc__ = summary
     operator(name, family=FAMILY, summary=summary, reference=f"scipy.fft.{name}",
@@ -117,7 +130,13 @@ def _dct(name: str, summary: str) -> None:
 
 def _dctn(name: str, summary: str) -> None:
     def impl(x, *, type, s, axes, norm, orthogonalize, xp):
-        return scipy_fn(xp, f"fft.{name}")(x, type=type, s=axes_tuple(s), axes=axes_tuple(axes),
+        if _dct_on_device(xp, type, norm, orthogonalize):
+            return scipy_fn(xp, f"fft.{name}")(x, type=type, s=axes_tuple(s),
+                                              axes=axes_tuple(axes), norm=norm)
+        if xp is not np:
+            return on_host(xp, f"fft.{name}", x, type=type, s=axes_tuple(s),
+                           axes=axes_tuple(axes), norm=norm, orthogonalize=orthogonalize)
+        return scipy_fn(np, f"fft.{name}")(x, type=type, s=axes_tuple(s), axes=axes_tuple(axes),
                                           norm=norm, orthogonalize=orthogonalize)
     impl.__doc__ = summary
     operator(name, family=FAMILY, summary=summary, reference=f"scipy.fft.{name}",

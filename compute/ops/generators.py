@@ -23,8 +23,16 @@ SEED = Param("seed", int, None, min=0, help="random seed (fresh entropy when omi
                   Param("complex", bool, False, help="complex exponential instead of cosine")],
           reference="scipy.signal.chirp", streamable=True)
 def chirp(x, *, f0, t1, f1, method, phi, vertex_zero, complex, xp):
-    return scipy_fn(xp, "signal.chirp")(x, f0, t1, f1, method=method, phi=phi,
-                                        vertex_zero=vertex_zero, complex=complex)
+    if xp is np:
+        return scipy_fn(np, "signal.chirp")(x, f0, t1, f1, method=method, phi=phi,
+                                            vertex_zero=vertex_zero, complex=complex)
+    # cupyx's chirp is real only: exp(1j*p) = cos(p) + 1j*cos(p - 90 deg)
+    fn = scipy_fn(xp, "signal.chirp")
+    re = fn(x, f0, t1, f1, method=method, phi=phi, vertex_zero=vertex_zero)
+    if not complex:
+        return re
+    im = fn(x, f0, t1, f1, method=method, phi=phi - 90.0, vertex_zero=vertex_zero)
+    return re + 1j * im
 
 
 @operator("sweep_poly", family=FAMILY, summary="Cosine with polynomial frequency at times t",

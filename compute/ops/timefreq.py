@@ -12,7 +12,7 @@ from specscope.compute.errors import InputError
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ..backend import scipy_fn
-from ._common import AXIS
+from ._common import AXIS, on_host
 from .helpers import as_float, frames
 
 FAMILY = "timefreq"
@@ -240,8 +240,14 @@ def coherence(x, *, y, window, nperseg, noverlap, nfft, detrend, axis, fs, xp):
                   Param("normalize", bool, False), Param("floating_mean", bool, False)],
           reference="scipy.signal.lombscargle", history=None)
 def lombscargle(x, *, t, freqs, normalize, floating_mean, xp):
-    return scipy_fn(xp, "signal.lombscargle")(t, x, freqs, normalize=normalize,
-                                              floating_mean=floating_mean)
+    if xp is np:
+        return scipy_fn(np, "signal.lombscargle")(t, x, freqs, normalize=normalize,
+                                                  floating_mean=floating_mean)
+    # cupyx has the classic periodogram only (no floating mean, 1-D input)
+    if floating_mean or x.ndim != 1:
+        return on_host(xp, "signal.lombscargle", t, x, freqs, normalize=normalize,
+                       floating_mean=floating_mean)
+    return scipy_fn(xp, "signal.lombscargle")(t, x, freqs, normalize=normalize)
 
 
 @operator("multitaper_psd", family=FAMILY,

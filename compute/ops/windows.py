@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ..backend import scipy_fn
@@ -58,6 +59,10 @@ WINDOWS: dict[str, tuple[str, list[Param]]] = {
 }
 
 
+#: windows cupyx.scipy.signal.windows does not have
+HOST_ONLY = frozenset({"dpss"})
+
+
 def _register(name: str, summary: str, extra: list[Param]) -> None:
     names = [p.name for p in extra]
 
@@ -66,9 +71,16 @@ def _register(name: str, summary: str, extra: list[Param]) -> None:
         w = scipy_fn(xp, f"signal.windows.{name}")(M, *args, sym=sym)
         return xp.asarray(w, dtype=dtype)
 
-    impl.__doc__ = summary
+    def host_impl(*, M, sym, dtype, **kw):
+        args = [kw[n] for n in names]
+        w = scipy_fn(np, f"signal.windows.{name}")(M, *args, sym=sym)
+        return np.asarray(w, dtype=dtype)
+
+    # without xp in its signature the GPU path is declared a host round trip
+    fn = host_impl if name in HOST_ONLY else impl
+    fn.__doc__ = summary
     operator(name, family=FAMILY, summary=summary, reference=f"scipy.signal.windows.{name}",
-             params=[M, *extra, SYM, DTYPE], takes_input=False)(impl)
+             params=[M, *extra, SYM, DTYPE], takes_input=False)(fn)
 
 
 for _name, (_summary, _extra) in WINDOWS.items():

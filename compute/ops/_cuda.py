@@ -1,0 +1,409 @@
+"""Fused CUDA kernels for spectrogram tiles, and streaming with copies behind compute.
+
+Nothing here imports CuPy at import time: the kernels are source strings,
+compiled on first use (NVRTC, cached by CuPy on disk), and every function
+takes the ``cupy`` module it runs with.
+
+The spectrogram of a block of frames runs in three launches:
+
+1. *window and pack*: an elementwise kernel gathers frame ``k`` (samples
+   ``(first + k) * hop ...``) times the window straight into the
+   ``(frames, nfft)`` buffer cuFFT reads, so no strided view is copied;
+2. cuFFT's batched R2C (``cupy.fft.rfft`` over the rows; C2C for complex
+   input);
+3. *power and reduce*: one thread per (bin, column) sums ``|X|**2`` (or takes
+   the maximum) over the hops of its column, applies the scaling and the
+   one-sided doubling and writes the ``(bins, columns)`` tile, so the full
+   resolution power never exists in memory.
+
+:class:`DeviceStream` feeds such blocks from host memory: two pinned host
+buffers and two device buffers, the copy of block ``i + 1`` queued on its own
+stream while block ``i`` computes, and only the reduced columns come back.
+
+The block planning below is plain Python and tested on the CPU; the kernels
+are checked against :func:`specscope.compute.spectral.stft_kernel` by
+``tests/test_gpu.py`` on a device (``scripts/gpu_check``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from .. import spectral
+from ..errors import InputError
+
+__all__ = [
+    "PACK_SOURCE",
+    "REDUCE_SOURCE",
+    "Block",
+    "DeviceStream",
+    "block_bytes",
+    "buffer_samples",
+    "frames_per_block",
+    "plan_blocks",
+    "stft_power_cupy",
+    "stft_power_fused",
+    "stream_power",
+]
+
+#: device memory one block may use when the caller gives no budget
+DEFAULT_BUDGET = 256 * 2**20
+
+# -- block planning (pure Python) ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Block:
+    """Frames ``frame0:frame1`` of a signal, read as samples ``sample0:sample1``,
+    giving output columns ``col0:col1`` (``group`` frames per column)."""
+
+    frame0: int
+    frame1: int
+    sample0: int
+    sample1: int
+    col0: int
+    col1: int
+
+    @property
+    def n_frames(self) -> int:
+        return self.frame1 - self.frame0
+
+    @property
+    def n_samples(self) -> int:
+        return self.sample1 - self.sample0
+
+
+def block_bytes(frames: int, nfft: int, itemsize: int, two_sided: bool = False,
+                hop: int | None = None) -> int:
+    """Device bytes one block of ``frames`` frames needs.
+
+    The samples (two buffers, for double buffering), the packed frames, the
+    spectrum cuFFT writes (complex, ``nfft // 2 + 1`` bins one-sided) and
+    cuFFT's work area (taken as one more spectrum).  ``itemsize`` is the real
+    sample size (4 for float32 / complex64 parts, 8 for float64).
+    """
+    hop = nfft if hop is None else hop
+    lanes = 2 if two_sided else 1  # complex samples carry two reals
+    samples = ((frames - 1) * hop + nfft) * itemsize * lanes
+    packed = frames * nfft * itemsize * lanes
+    bins = nfft if two_sided else nfft // 2 + 1
+    spectrum = frames * bins * 2 * itemsize
+    return 2 * samples + packed + 2 * spectrum
+
+
+def frames_per_block(nfft: int, hop: int, itemsize: int, *, group: int = 1,
+                     budget: int = DEFAULT_BUDGET, two_sided: bool = False) -> int:
+    """The most frames per block that fit ``budget`` bytes, a multiple of ``group``.
+
+    At least one column (``group`` frames) even when that exceeds the budget:
+    a column is never split between blocks.
+    """
+    if nfft < 1 or hop < 1 or group < 1 or itemsize < 1:
+        raise ValueError("nfft, hop, group and itemsize must be positive")
+    per_frame = block_bytes(2, nfft, itemsize, two_sided, hop) - block_bytes(
+        1, nfft, itemsize, two_sided, hop)
+    fixed = block_bytes(1, nfft, itemsize, two_sided, hop) - per_frame
+    frames = max(1, (budget - fixed) // per_frame)
+    return max(group, frames // group * group)
+
+
+def plan_blocks(n_samples: int, nfft: int, hop: int, *, group: int = 1,
+                frames: int | None = None, budget: int = DEFAULT_BUDGET, itemsize: int = 4,
+                two_sided: bool = False) -> list[Block]:
+    """Cut the whole frames of ``n_samples`` samples into blocks aligned to columns.
+
+    Every frame is in exactly one block, every block but the last holds a
+    multiple of ``group`` frames, and the last column may hold fewer frames
+    (the tile engine's partial last column).  ``frames`` (per block)
+    defaults to :func:`frames_per_block` for ``budget``.
+    """
+    n_frames = 0 if n_samples < nfft else (n_samples - nfft) // hop + 1
+    if frames is None:
+        frames = frames_per_block(nfft, hop, itemsize, group=group, budget=budget,
+                                  two_sided=two_sided)
+    frames = max(group, frames // group * group)
+    out = []
+    for f0 in range(0, n_frames, frames):
+        f1 = min(f0 + frames, n_frames)
+        out.append(Block(f0, f1, f0 * hop, (f1 - 1) * hop + nfft, f0 // group,
+                         math.ceil(f1 / group)))
+    return out
+
+
+def buffer_samples(blocks: list[Block]) -> int:
+    """Samples the largest block reads: the size of each host and device buffer."""
+    return max((b.n_samples for b in blocks), default=0)
+
+
+# -- the kernels (source; compiled on first use) -------------------------------------------
+
+#: window and pack: y[k, j] = x[(first + k) * hop + j] * w[j]
+PACK_SOURCE = (
+    "long long k = i / nfft; long long j = i - k * nfft; "
+    "y = x[(first + k) * hop + j] * w[j];")
+
+#: |X|**2 (or |X|) reduced over the frames of each column; the scaling is in the window
+#: (spectral.kernel_window), so one-sided power only halves DC and Nyquist.  One
+#: thread per (bin, column), bins fastest so the reads of a warp are contiguous.
+REDUCE_SOURCE = r"""
+extern "C" __global__ void power_reduce_{name}(
+        const {real}2* spec, {real}* out, long long n_frames, long long n_bin,
+        long long group, long long n_cols, int halve_edges, int nyquist_even, int shift,
+        int magnitude, int use_max) {{
+    long long idx = (long long)blockDim.x * blockIdx.x + threadIdx.x;
+    if (idx >= n_bin * n_cols) return;
+    long long b = idx % n_bin;
+    long long c = idx / n_bin;
+    long long src = shift ? (b + shift) % n_bin : b;
+    long long f0 = c * group;
+    long long f1 = f0 + group < n_frames ? f0 + group : n_frames;
+    {real} acc = use_max ? ({real})(-1.0) : ({real})0.0;
+    for (long long f = f0; f < f1; ++f) {{
+        {real}2 v = spec[f * n_bin + src];
+        {real} p = v.x * v.x + v.y * v.y;
+        if (magnitude) p = sqrt(p);
+        acc = use_max ? (p > acc ? p : acc) : acc + p;
+    }}
+    if (!use_max && f1 - f0 > 1) acc = acc / ({real})(f1 - f0);
+    if (halve_edges && (b == 0 || (nyquist_even && b == n_bin - 1))) acc = acc * ({real})0.5;
+    out[b * n_cols + c] = acc;
+}}
+"""
+
+
+@lru_cache(maxsize=4)
+def _pack_kernel(cp: ModuleType) -> Any:
+    return cp.ElementwiseKernel(
+        "raw T x, raw W w, int64 hop, int64 nfft, int64 first", "T y", PACK_SOURCE,
+        "specscope_window_pack")
+
+
+@lru_cache(maxsize=8)
+def _reduce_kernel(cp: ModuleType, real: str) -> Any:
+    name = {"float": "f32", "double": "f64"}[real]
+    src = REDUCE_SOURCE.format(name=name, real=real)
+    return cp.RawKernel(src, f"power_reduce_{name}")
+
+
+def _launch_reduce(cp: ModuleType, spec: Any, out: Any, *, n_frames: int, group: int,
+                   one_sided: bool, nfft: int, magnitude: bool, use_max: bool) -> None:
+    n_bin = spec.shape[-1]
+    n_cols = out.shape[-1]
+    real = "float" if out.dtype == np.float32 else "double"
+    shift = 0 if one_sided else n_bin - n_bin // 2  # fftshift of the two-sided spectrum
+    threads = 256
+    total = n_bin * n_cols
+    _reduce_kernel(cp, real)(
+        ((total + threads - 1) // threads,), (threads,),
+        (spec, out, np.int64(n_frames), np.int64(n_bin), np.int64(group), np.int64(n_cols),
+         np.int32(one_sided and not magnitude), np.int32(nfft % 2 == 0), np.int32(shift),
+         np.int32(magnitude), np.int32(use_max)))
+
+
+def stft_power_cupy(x: Any, params: spectral.StftParams, fs: float, *, first: int = 0,
+                    last: int | None = None, two_sided: bool | None = None, group: int = 1,
+                    reduce: str = "mean", cp: ModuleType | None = None) -> Any:
+    """:func:`specscope.compute.spectral.stft_kernel` on the device, fused and reduced.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        The signal, time on the last axis (leading axes are channels).
+    params : StftParams
+        FFT size, hop, window and scaling.
+    fs : float
+        Sample rate in Hz.
+    first, last : int
+        Frames ``first:last`` (all whole frames when ``last`` is None).
+    two_sided : bool, optional
+        Two-sided, centred spectrum (the default for complex input).
+    group : int
+        Frames reduced into one output column (1: the plain spectrogram).
+    reduce : {"mean", "max"}
+        How a column aggregates its frames.
+    cp : module, optional
+        The cupy module (taken from the backend when omitted).
+
+    Returns
+    -------
+    cupy.ndarray
+        ``(..., n_freq, n_columns)``, float64 for float64/complex128 input,
+        else float32; with ``group=1`` the numbers of
+        :func:`~specscope.compute.spectral.stft_kernel` with ``layout="freq"``.
+    """
+    if cp is None:
+        from .. import backend
+        cp = backend.get_xp("cupy")
+    if reduce not in ("mean", "max"):
+        raise ValueError(f"reduce={reduce!r} must be 'mean' or 'max'")
+    x = cp.asarray(x)
+    if x.dtype.kind in "iub" or x.dtype == np.float16:
+        x = x.astype(np.float32)
+    complex_in = x.dtype.kind == "c"
+    two_sided = complex_in if two_sided is None else bool(two_sided)
+    ftype = spectral.kernel_dtype(x.dtype)
+    nfft, hop = params.nfft, params.hop
+    n_total = params.n_frames(x.shape[-1])
+    last = n_total if last is None else min(last, n_total)
+    n_frames = max(0, last - first)
+    n_bin = nfft if two_sided else nfft // 2 + 1
+    n_cols = math.ceil(n_frames / group)
+    out = cp.empty((*x.shape[:-1], n_bin, n_cols), dtype=ftype)
+    if n_frames == 0:
+        return out
+    win = cp.asarray(spectral.kernel_window(params, float(fs), ftype, two_sided))
+    ctype = np.complex64 if ftype == np.float32 else np.complex128
+    rows = x.reshape(-1, x.shape[-1])
+    flat = out.reshape(-1, n_bin, n_cols)
+    pack = _pack_kernel(cp)
+    for r in range(rows.shape[0]):
+        sig = rows[r]
+        sig = sig.astype(ctype if two_sided else ftype, copy=False)
+        packed = cp.empty((n_frames, nfft), dtype=sig.dtype)
+        pack(sig, win, np.int64(hop), np.int64(nfft), np.int64(first), packed)
+        spec = cp.fft.fft(packed, axis=-1) if two_sided else cp.fft.rfft(packed, axis=-1)
+        spec = cp.ascontiguousarray(spec.astype(ctype, copy=False))
+        _launch_reduce(cp, spec, flat[r], n_frames=n_frames, group=group,
+                       one_sided=not two_sided, nfft=nfft,
+                       magnitude=params.scaling == "magnitude", use_max=reduce == "max")
+    return out
+
+
+def stft_power_fused(x: Any, params: spectral.StftParams, fs: float, *,
+                     two_sided: bool | None = None, layout: str = "frames",
+                     cp: ModuleType | None = None) -> Any:
+    """The ``stft_power`` kernel on the device: every whole frame, no reduction.
+
+    Same arguments and numbers as :func:`specscope.compute.spectral.stft_kernel`
+    (``layout="frames"``: ``(..., frames, freq)``; ``"freq"``: ``(..., freq,
+    frames)``), computed by :func:`stft_power_cupy` with ``group=1``.
+    """
+    if layout not in spectral.LAYOUTS:
+        raise InputError(f"layout={layout!r} must be one of {', '.join(spectral.LAYOUTS)}")
+    if getattr(x, "dtype", np.dtype(float)).kind == "c" and two_sided is False:
+        raise InputError("two_sided=False needs real input; complex signals have "
+                         "two-sided spectra")
+    if cp is None:
+        from .. import backend
+        cp = backend.get_xp("cupy")
+    out = stft_power_cupy(x, params, fs, two_sided=two_sided, cp=cp)
+    if layout == "frames":
+        out = cp.ascontiguousarray(cp.swapaxes(out, -1, -2))
+    return out
+
+
+# -- streaming from host memory ------------------------------------------------------------
+
+
+class DeviceStream:
+    """Blocks of host samples through the GPU, copies overlapping compute.
+
+    Two pinned host buffers and two device buffers: block ``i + 1`` is copied
+    to the device on the copy stream while block ``i`` is computed on the
+    compute stream; events keep a buffer from being refilled while a copy or
+    a kernel still reads it.  Only what ``compute`` returns (display-sized)
+    stays on the device, and :meth:`run` brings it back in one copy.
+
+    Parameters
+    ----------
+    cp : module
+        The cupy module.
+    n_samples : int
+        Capacity of each buffer (:func:`buffer_samples` of the plan).
+    dtype : numpy dtype
+        Sample type on the device.
+    """
+
+    def __init__(self, cp: ModuleType, n_samples: int, dtype: Any) -> None:
+        self.cp = cp
+        self.dtype = np.dtype(dtype)
+        self.n_samples = int(n_samples)
+        nbytes = max(1, self.n_samples * self.dtype.itemsize)
+        # pinned memory makes the host-to-device copies asynchronous
+        self._host = [np.frombuffer(cp.cuda.alloc_pinned_memory(nbytes), self.dtype,
+                                    self.n_samples) for _ in range(2)]
+        self._dev = [cp.empty(self.n_samples, self.dtype) for _ in range(2)]
+        self._copy_stream = cp.cuda.Stream(non_blocking=True)
+        self._compute_stream = cp.cuda.Stream(non_blocking=True)
+        self._copied = [cp.cuda.Event(), cp.cuda.Event()]
+        self._computed = [cp.cuda.Event(), cp.cuda.Event()]
+        self._used = [False, False]
+
+    def run(self, blocks: list[Block], read: Callable[[int, int], np.ndarray],
+            compute: Callable[[Any, Block], Any], axis: int = -1) -> np.ndarray:
+        """Run ``compute(device_samples, block)`` over ``blocks``; the results joined.
+
+        ``read(start, stop)`` returns host samples ``start:stop`` (1-D).  The
+        results (device arrays) are concatenated along ``axis`` on the device
+        and copied back once.
+        """
+        cp = self.cp
+        results = []
+        for i, block in enumerate(blocks):
+            slot = i % 2
+            n = block.n_samples
+            if n > self.n_samples:
+                raise ValueError(f"block of {n} samples exceeds the buffers ({self.n_samples})")
+            if self._used[slot]:
+                # the host buffer is free once its last copy ended
+                self._copied[slot].synchronize()
+            self._host[slot][:n] = read(block.sample0, block.sample1)
+            with self._copy_stream:
+                if self._used[slot]:
+                    # the device buffer is free once the kernels reading it ended
+                    self._copy_stream.wait_event(self._computed[slot])
+                self._dev[slot][:n].set(self._host[slot][:n], stream=self._copy_stream)
+                self._copied[slot].record(self._copy_stream)
+            with self._compute_stream:
+                self._compute_stream.wait_event(self._copied[slot])
+                results.append(compute(self._dev[slot][:n], block))
+                self._computed[slot].record(self._compute_stream)
+            self._used[slot] = True
+        self._compute_stream.synchronize()
+        if not results:
+            return np.zeros((0,), self.dtype)
+        with self._compute_stream:
+            joined = cp.concatenate(results, axis=axis)
+        out = joined.get(stream=self._compute_stream)
+        self._compute_stream.synchronize()
+        return out
+
+
+def stream_power(cp: ModuleType, read: Callable[[int, int], np.ndarray], n_samples: int,
+                 params: spectral.StftParams, fs: float, *, group: int = 1,
+                 reduce: str = "mean", dtype: Any = np.float32,
+                 budget: int = DEFAULT_BUDGET) -> np.ndarray:
+    """The reduced spectrogram ``(n_freq, n_columns)`` of a 1-D host signal, streamed.
+
+    ``read(start, stop)`` gives samples ``start:stop``; blocks are cut by
+    :func:`plan_blocks` within ``budget`` device bytes and pushed through
+    :class:`DeviceStream`; the result equals :func:`stft_power_cupy` on the
+    whole signal.
+    """
+    dtype = np.dtype(dtype)
+    two_sided = dtype.kind == "c"
+    itemsize = np.dtype(dtype).itemsize // (2 if two_sided else 1)
+    blocks = plan_blocks(n_samples, params.nfft, params.hop, group=group, budget=budget,
+                         itemsize=itemsize, two_sided=two_sided)
+    if not blocks:
+        n_bin = params.nfft if two_sided else params.nfft // 2 + 1
+        return np.zeros((n_bin, 0), np.float32 if itemsize == 4 else np.float64)
+    stream = DeviceStream(cp, buffer_samples(blocks), dtype)
+
+    def compute(samples: Any, block: Block) -> Any:
+        return stft_power_cupy(samples, params, fs, group=group, reduce=reduce, cp=cp)
+
+    return stream.run(blocks, read, compute)
+
+
+def iter_columns(blocks: list[Block]) -> Iterator[tuple[int, int]]:
+    """``(col0, col1)`` of each block: where its columns go in the whole image."""
+    for b in blocks:
+        yield b.col0, b.col1

@@ -1,0 +1,176 @@
+"""The GPU path: fused tile kernels, streaming, fallback; block planning on the CPU.
+
+Tests marked ``gpu`` need CuPy and a CUDA device and skip without one;
+``scripts/gpu_check`` runs them (``pytest -m gpu``) on a device.  The block
+planning and buffer sizing are plain Python and run everywhere.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from specscope.compute import backend, operators, spectral
+from specscope.compute.ops import _cuda
+
+HAS_GPU = "cupy" in backend.available_backends()
+
+
+# -- CPU: planning and import hygiene ------------------------------------------------------
+
+
+def test_the_module_imports_no_cupy() -> None:
+    code = ("import sys\nimport specscope.compute.ops._cuda as c\n"
+            "print('cupy' in sys.modules, c.PACK_SOURCE.count('y ='))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "1"]
+    assert 'extern "C" __global__ void power_reduce_{name}' in _cuda.REDUCE_SOURCE
+    for real in ("float", "double"):
+        src = _cuda.REDUCE_SOURCE.format(name="x", real=real)
+        assert src.count("{") == src.count("}")
+
+
+@pytest.mark.parametrize(("n", "nfft", "hop", "group", "frames"), [
+    (10_000, 256, 64, 1, 7), (10_000, 256, 64, 5, 12), (255, 256, 64, 1, 4),
+    (256, 256, 64, 3, 3), (1_000_003, 1024, 1000, 7, 50), (5000, 16, 16, 1, 1000)])
+def test_blocks_cover_every_frame_once_aligned_to_columns(n, nfft, hop, group, frames) -> None:
+    blocks = _cuda.plan_blocks(n, nfft, hop, group=group, frames=frames)
+    n_frames = spectral.StftParams(nfft, hop).n_frames(n)
+    covered = [k for b in blocks for k in range(b.frame0, b.frame1)]
+    assert covered == list(range(n_frames))
+    n_cols = -(-n_frames // group)
+    assert [c for b in blocks for c in range(b.col0, b.col1)] == list(range(n_cols))
+    for b in blocks[:-1]:
+        assert b.n_frames % group == 0
+    for b in blocks:
+        assert b.sample0 == b.frame0 * hop and b.sample1 == (b.frame1 - 1) * hop + nfft
+        assert b.sample1 <= n
+    assert _cuda.buffer_samples(blocks) == max((b.n_samples for b in blocks), default=0)
+
+
+def test_block_size_follows_the_memory_budget() -> None:
+    per = _cuda.frames_per_block(1024, 256, 4, budget=64 * 2**20)
+    assert per > 1000
+    assert _cuda.block_bytes(per, 1024, 4, hop=256) <= 64 * 2**20
+    assert _cuda.block_bytes(per + 1, 1024, 4, hop=256) > 64 * 2**20 - 2 * 1024 * 4
+    grouped = _cuda.frames_per_block(1024, 256, 4, group=37, budget=64 * 2**20)
+    assert grouped % 37 == 0 and grouped <= per
+    # a column is never split, even past a tiny budget
+    assert _cuda.frames_per_block(1024, 256, 4, group=500, budget=1) == 500
+    assert _cuda.block_bytes(10, 512, 8, two_sided=True) > _cuda.block_bytes(10, 512, 8)
+
+
+# -- device ---------------------------------------------------------------------------------
+
+
+def _signal(n: int, dtype, seed: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(n)
+    return x.astype(dtype)
+
+
+def _tol(dtype) -> dict:
+    return {"rtol": 2e-4, "atol": 1e-6} if spectral.kernel_dtype(dtype) == np.float32 \
+        else {"rtol": 1e-9, "atol": 1e-14}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("scaling", ["psd", "spectrum", "magnitude"])
+@pytest.mark.parametrize("nfft", [256, 255])
+def test_fused_kernel_equals_the_cpu_kernel(dtype, scaling, nfft) -> None:
+    if not HAS_GPU:
+        pytest.skip(f"no GPU: {backend.cupy_unavailable_reason()}")
+    cp = backend.get_xp("cupy")
+    x = _signal(20_000, dtype)
+    params = spectral.StftParams(nfft, 100, "hann", scaling)
+    ref = spectral.stft_kernel(x, params, 8000.0, layout="freq")
+    ours = _cuda.stft_power_fused(cp.asarray(x), params, 8000.0, layout="freq", cp=cp)
+    np.testing.assert_allclose(ours.get(), ref, **_tol(dtype))
+    frames = _cuda.stft_power_fused(cp.asarray(x), params, 8000.0, layout="frames", cp=cp)
+    np.testing.assert_allclose(frames.get(), ref.T, **_tol(dtype))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU")
+@pytest.mark.parametrize("reduce", ["mean", "max"])
+def test_tile_columns_equal_the_cpu_reduction(reduce) -> None:
+    cp = backend.get_xp("cupy")
+    x = _signal(100_003, np.float32)
+    params = spectral.StftParams(512, 128, "hann", "psd")
+    full = spectral.stft_kernel(x, params, 1.0, layout="freq")
+    group = 9
+    n_cols = -(-full.shape[1] // group)
+    pad = np.full((full.shape[0], n_cols * group - full.shape[1]), np.nan, np.float32)
+    blocks = np.concatenate([full, pad], 1).reshape(full.shape[0], n_cols, group)
+    ref = np.nanmax(blocks, -1) if reduce == "max" else np.nanmean(blocks, -1)
+    ours = _cuda.stft_power_cupy(cp.asarray(x), params, 1.0, group=group, reduce=reduce, cp=cp)
+    np.testing.assert_allclose(ours.get(), ref, rtol=2e-4, atol=1e-9)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU")
+@pytest.mark.parametrize("group", [1, 13])
+def test_streamed_equals_whole_on_the_device(group) -> None:
+    cp = backend.get_xp("cupy")
+    x = _signal(400_001, np.float32)
+    params = spectral.StftParams(1024, 256, "hann", "psd")
+    whole = _cuda.stft_power_cupy(cp.asarray(x), params, 1.0, group=group, cp=cp).get()
+    streamed = _cuda.stream_power(cp, lambda a, b: x[a:b], x.size, params, 1.0, group=group,
+                                  budget=4 * 2**20)
+    assert len(_cuda.plan_blocks(x.size, 1024, 256, group=group, budget=4 * 2**20)) > 2
+    np.testing.assert_allclose(streamed, whole, rtol=1e-6, atol=0)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU")
+def test_tile_engine_on_the_device_equals_the_cpu() -> None:
+    x = _signal(300_000, np.float32)
+    kw = {"nfft": 1024, "hop": 256, "window": "hann", "scaling": "psd", "two_sided": False,
+              "layout": "freq"}
+    cpu = operators.call("stft_power", x, backend="numpy", fs=48000.0, **kw)
+    dev = operators.call("stft_power", x, backend="cupy", fs=48000.0, **kw)
+    assert isinstance(dev, np.ndarray)  # numpy in, numpy out
+    np.testing.assert_allclose(dev, cpu, rtol=2e-4, atol=1e-12)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU")
+def test_core_operators_run_natively_on_the_device() -> None:
+    cp = backend.get_xp("cupy")
+    x = cp.asarray(_signal(4096, np.float32))
+    for name, params in [("fft", {}), ("rfft", {}), ("welch", {}),
+                         ("oaconvolve", {"in2": np.ones(31)}),
+                         ("resample_poly", {"up": 3, "down": 2}),
+                         ("sosfilt", {"sos": np.array([[1.0, 0, 0, 1, -0.5, 0]])}),
+                         ("stft", {}), ("spectrogram", {})]:
+        out = operators.call(name, x, backend="cupy", **params)
+        first = out[-1] if isinstance(out, tuple) else out
+        assert backend.is_device_array(first), name
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU")
+def test_out_of_memory_on_the_device_falls_back(monkeypatch) -> None:
+    cp = backend.get_xp("cupy")
+    op = operators.get("rfft")
+    impl = op.get_implementation("cupy")
+
+    def explode(*args, **kwargs):
+        # a real CuPy error class, raised as the allocator would
+        raise cp.cuda.memory.OutOfMemoryError(1 << 40, 0)
+
+    monkeypatch.setattr(impl, "fn", explode)
+    messages = []
+    remove = backend.add_fallback_listener(messages.append)
+    try:
+        out = operators.call("rfft", np.ones(1 << 16), backend="cupy")
+    finally:
+        remove()
+    np.testing.assert_allclose(out, np.fft.rfft(np.ones(1 << 16)))
+    assert len(messages) == 1 and "OutOfMemoryError" in messages[0]

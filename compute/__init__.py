@@ -30,7 +30,8 @@ from .operators import call, operator
 from .output import export_spectrogram, read_spectrogram
 from .params import Param
 from .pipeline import Pipeline
-from .spectral import StftParams, get_window, spectrogram, to_db
+from .ops.timefreq import spectrogram
+from .spectral import StftParams, get_window, to_db
 from .view import RenderResult, TileEngine, render_progressive
 
 __all__ = [

@@ -1,17 +1,24 @@
-"""Short-time spectra.
+"""Short-time spectra: the configuration, the windows, the NumPy STFT kernel, dB, mel.
 
-:func:`spectrogram` matches ``scipy.signal.spectrogram`` (``detrend=False``,
-no padding, periodic window) and is faster: frames are strided views, the
-window and the scaling are applied once per block, and float32 input stays
-float32.  :class:`StftParams` holds a validated configuration with the derived
-axes a view needs (``frequencies``, ``frame_times``), in the spirit of
-``scipy.signal.ShortTimeFFT``.
+:class:`StftParams` holds a validated configuration with the derived axes a
+view needs (``frequencies``, ``frame_times``), in the spirit of
+``scipy.signal.ShortTimeFFT``.  :func:`stft_kernel` is the NumPy
+implementation of the ``stft_power`` operator (frames -> window -> FFT ->
+power), the one kernel behind every spectrogram: the public
+:func:`specscope.compute.spectrogram` (in :mod:`specscope.compute.ops.timefreq`),
+the tile engine, the exports, the pipeline's spectrogram stage, live blocks and
+batch runs call it through the operator core, so a backend choice and
+:func:`specscope.compute.operators.profile` see all of them.  Its numbers are
+``scipy.signal.spectrogram``'s (``detrend=False``, no padding, periodic window).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+import os
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -20,7 +27,7 @@ import numpy as np
 import scipy.fft
 import scipy.signal
 
-from .errors import Cancelled, InputError
+from .errors import InputError
 
 SCALINGS = ("psd", "spectrum", "magnitude")
 #: window names offered in menus; any name scipy.signal.get_window knows works
@@ -155,157 +162,215 @@ class StftParams:
         """What the scaling appends to the sample units (``"**2/Hz"`` for a PSD)."""
         return {"psd": "**2/Hz", "spectrum": "**2", "magnitude": ""}[self.scaling]
 
+    def operator_params(self) -> dict[str, Any]:
+        """The parameters of the ``stft_power`` operator: ``call("stft_power", x, **these)``."""
+        return {"nfft": int(self.nfft), "hop": int(self.hop), "window": self.window,
+                "scaling": self.scaling}
+
+
+# -- the STFT kernel on NumPy ---------------------------------------------------------
+#
+# Implementation notes.  Every spectrogram of the app (tiles, exports, pipeline
+# stages, live blocks, batch) runs the ``stft_power`` operator of
+# :mod:`specscope.compute.ops.timefreq`, whose NumPy implementation is
+# :func:`stft_kernel`.  It lives here, in a base room, so that code below the
+# operator core (annotation measurements) computes the same numbers.
+#
+# - Frames are a strided view of the signal: no copy before the window multiply.
+# - The scaling is folded into the window: psd/spectrum power ``|X w|**2 * s`` is
+#   ``|X (w sqrt(s))|**2``, the one-sided doubling too (``sqrt(2 s)``), and the DC
+#   and Nyquist bins, which are not doubled, are halved afterwards (two columns).
+# - Work is split into tasks of :data:`KERNEL_FRAMES` frames, whose window product
+#   and spectra stay in cache, run on a thread pool: scipy.fft and NumPy's ufuncs
+#   release the GIL, so the tasks run in parallel.
+# - |X|**2 is computed in place on the spectra viewed as (re, im) float pairs:
+#   one square and one add, no complex temporaries.
+
+#: frames per task of :func:`stft_kernel` (1024-sample frames: 1 MiB of float32 input)
+KERNEL_FRAMES = 256
+LAYOUTS = ("frames", "freq")
+_pool_state: dict[str, Any] = {"pool": None, "pid": None}
+_pool_lock = threading.Lock()
+
+
+def kernel_threads() -> int:
+    """Threads :func:`stft_kernel` uses: ``$SPECSCOPE_THREADS``, else the usable cores."""
+    env = os.environ.get("SPECSCOPE_THREADS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _pool() -> ThreadPoolExecutor:
+    # one pool per process: a pool inherited through fork has no threads
+    with _pool_lock:
+        if _pool_state["pool"] is None or _pool_state["pid"] != os.getpid():
+            _pool_state["pool"] = ThreadPoolExecutor(kernel_threads(),
+                                                     thread_name_prefix="specscope-stft")
+            _pool_state["pid"] = os.getpid()
+        return _pool_state["pool"]
+
+
+def kernel_dtype(dtype: np.dtype) -> type:
+    """The real type the kernel computes in: float32 unless the input is float64/complex128."""
+    return np.float64 if np.dtype(dtype) in (np.float64, np.complex128) else np.float32
+
 
 @lru_cache(maxsize=64)
-def _cast_window(window: str | tuple, nfft: int, ftype: type) -> np.ndarray:
-    """The periodic window in the compute type (cached; read-only)."""
-    w = get_window(window, nfft).astype(ftype)
+def kernel_window(params: StftParams, fs: float, ftype: type, two_sided: bool
+                  ) -> np.ndarray:
+    """The window with the scaling folded in (read-only; see the notes above)."""
+    w = get_window(params.window, params.nfft)
+    s = params.scale(fs)
+    if params.scaling == "magnitude":
+        w = w * s
+    else:
+        w = w * math.sqrt(s if two_sided else 2.0 * s)
+    w = w.astype(ftype)
     w.setflags(write=False)
     return w
 
 
-@lru_cache(maxsize=256)
-def _scale(params: StftParams, fs: float) -> float:
-    """:meth:`StftParams.scale`, cached: the window sum is not recomputed per block."""
-    return params.scale(fs)
+def stft_kernel(x: np.ndarray, params: StftParams, fs: float, *,
+                two_sided: bool | None = None, layout: str = "frames") -> np.ndarray:
+    """Scaled spectra of every whole frame of ``x``: frames -> window -> FFT -> power.
 
+    Frame ``k`` covers samples ``k*hop : k*hop + nfft`` of the last axis.  Power
+    for ``psd``/``spectrum`` scaling, amplitude for ``magnitude`` (see
+    :class:`StftParams`); real input gives the one-sided spectrum (with the
+    PSD doubling), complex input (or ``two_sided=True``) the two-sided
+    spectrum, centred (``fftshift``).  The numbers are
+    ``scipy.signal.spectrogram``'s (``detrend=False``) in float32 for
+    float32/integer input, float64 for float64 input.
 
-def stft_frames(x: np.ndarray, params: StftParams, fs: float, *, first: int = 0,
-                last: int | None = None, two_sided: bool | None = None) -> np.ndarray:
-    """Scaled spectra of frames ``first:last`` of a signal, time along the last axis.
+    Parameters
+    ----------
+    x : ndarray, shape (..., n)
+        Signal; leading axes (channels) are transformed independently.
+    params : StftParams
+    fs : float
+        Sample rate in Hz (for the PSD scaling).
+    two_sided : bool, optional
+        Two-sided, centred spectra; default: whether ``x`` is complex.
+    layout : {"frames", "freq"}
+        ``frames``: shaped ``(..., n_frames, n_freq)`` (one spectrum per row, as
+        a stream appends them); ``freq``: ``(..., n_freq, n_frames)``, the layout
+        of :func:`specscope.compute.spectrogram`.
 
-    Frame ``k`` covers samples ``k*hop : k*hop + nfft`` of ``x``.  A 1-D signal
-    gives an array shaped ``(n_freq, n)``; a signal shaped ``(..., samples)``
-    (e.g. channels first) gives ``(..., n_freq, n)``, each row equal, bit for
-    bit, to the 1-D result for that row.  Power for ``psd``/``spectrum``
-    scaling, amplitude for ``magnitude``.  Real input gives the one-sided
-    spectrum (with the PSD doubling), complex input the two-sided spectrum,
-    centred (``fftshift``).
-    """
-    out = stft_frame_rows(x, params, fs, first=first, last=last, two_sided=two_sided)
-    return np.ascontiguousarray(np.swapaxes(out, -1, -2))
-
-
-def stft_frame_rows(x: np.ndarray, params: StftParams, fs: float, *, first: int = 0,
-                    last: int | None = None, two_sided: bool | None = None) -> np.ndarray:
-    """:func:`stft_frames` with the frames before the frequencies: ``(..., n, n_freq)``.
-
-    The same numbers, laid out one spectrum per row (C-contiguous), as a live
-    view appends them; time runs along the last axis of ``x``.
+    Returns
+    -------
+    ndarray
+        C-contiguous, float32 or float64.
     """
     x = np.asarray(x)
     if x.ndim < 1:
         raise InputError(f"expected a signal, got shape {x.shape}")
-    n_total = params.n_frames(x.shape[-1])
-    last = n_total if last is None else min(last, n_total)
-    complex_in = np.iscomplexobj(x)
-    if two_sided is None:
-        two_sided = complex_in
-    ftype = np.float32 if x.dtype in (np.float32, np.complex64) else np.float64
-    n_freq = params.nfft if two_sided else params.nfft // 2 + 1
-    if last <= first:
-        return np.zeros((*x.shape[:-1], 0, n_freq), dtype=ftype)
-    # frames k = first..last-1 as a strided view: (..., frames, nfft)
-    step = x.strides[-1]
-    frames = np.lib.stride_tricks.as_strided(
-        x[..., first * params.hop:], shape=(*x.shape[:-1], last - first, params.nfft),
-        strides=(*x.strides[:-1], params.hop * step, step), writeable=False)
-    seg = frames * _cast_window(params.window, params.nfft, ftype)
-    if two_sided:
-        spec = scipy.fft.fft(seg, axis=-1)
-        spec = np.fft.fftshift(spec, axes=-1)
+    if layout not in LAYOUTS:
+        raise InputError(f"layout={layout!r} must be one of {', '.join(LAYOUTS)}")
+    if x.dtype.kind in "iub" or x.dtype == np.float16:
+        x = x.astype(np.float32)
+    complex_in = x.dtype.kind == "c"
+    two_sided = complex_in if two_sided is None else bool(two_sided)
+    if complex_in and not two_sided:
+        raise InputError("two_sided=False needs real input; complex signals have "
+                         "two-sided spectra")
+    ftype = kernel_dtype(x.dtype)
+    nfft, hop = params.nfft, params.hop
+    n_freq = nfft if two_sided else nfft // 2 + 1
+    n = x.shape[-1]
+    k = params.n_frames(n)
+    lead = x.shape[:-1]
+    shape = (*lead, k, n_freq) if layout == "frames" else (*lead, n_freq, k)
+    out = np.empty(shape, dtype=ftype)
+    if k == 0 or out.size == 0:
+        return out
+    flat = x.reshape(-1, n)
+    dest = out.reshape(-1, *shape[-2:])
+    win = kernel_window(params, float(fs), ftype, two_sided)
+    power = params.is_power
+    # bins that the one-sided doubling (folded into the window) must not double
+    edges = [] if two_sided or not power else ([0, -1] if nfft % 2 == 0 else [0])
+    half = nfft // 2
+
+    def task(row: int, a: int, b: int) -> None:
+        sig = flat[row]
+        step = sig.strides[-1]
+        frames = np.lib.stride_tricks.as_strided(
+            sig[a * hop:], shape=(b - a, nfft), strides=(hop * step, step), writeable=False)
+        seg = np.multiply(frames, win)
+        if two_sided:
+            spec = scipy.fft.fft(seg, axis=-1, overwrite_x=True)
+        else:
+            spec = scipy.fft.rfft(seg, axis=-1, overwrite_x=True)
+        shifted = two_sided and layout == "frames"
+        pw = dest[row, a:b] if layout == "frames" and not shifted \
+            else np.empty((b - a, n_freq), ftype)
+        if power:
+            pairs = spec.view(ftype).reshape(b - a, n_freq, 2)
+            np.square(pairs, out=pairs)
+            np.add(pairs[..., 0], pairs[..., 1], out=pw)
+        else:
+            np.abs(spec, out=pw)
+        for e in edges:
+            pw[:, e] *= 0.5
+        if layout == "frames":
+            if shifted:  # fftshift while writing
+                dest[row, a:b, :half] = pw[:, nfft - half:]
+                dest[row, a:b, half:] = pw[:, :nfft - half]
+        elif two_sided:
+            dest[row, :half, a:b] = pw[:, nfft - half:].T
+            dest[row, half:, a:b] = pw[:, :nfft - half].T
+        else:
+            dest[row, :, a:b] = pw.T
+
+    tasks = [(r, a, min(a + KERNEL_FRAMES, k)) for r in range(flat.shape[0])
+             for a in range(0, k, KERNEL_FRAMES)]
+    if len(tasks) == 1 or kernel_threads() == 1:
+        for t in tasks:
+            task(*t)
     else:
-        spec = scipy.fft.rfft(seg, axis=-1)
-    scale = _scale(params, fs)
-    if params.scaling == "magnitude":
-        out = np.abs(spec)
-        out *= ftype(scale)
-    else:
-        out = spec.real * spec.real
-        out += spec.imag * spec.imag
-        out *= ftype(scale)
-        if not two_sided:
-            # one-sided power: energy of the negative frequencies folded in
-            if params.nfft % 2:
-                out[..., 1:] *= 2
-            else:
-                out[..., 1:-1] *= 2
-    return np.ascontiguousarray(out.astype(ftype, copy=False))
+        for f in [_pool().submit(task, *t) for t in tasks]:
+            f.result()  # re-raises a task's error here
+    return out
+
+
+def _frame_range(x: np.ndarray, params: StftParams, first: int, last: int | None
+                 ) -> np.ndarray:
+    """The samples of frames ``first:last`` of ``x`` (last axis)."""
+    if x.ndim < 1:
+        raise InputError(f"expected a signal, got shape {x.shape}")
+    total = params.n_frames(x.shape[-1])
+    last = max(first, total if last is None else min(last, total))
+    if last == first:
+        return x[..., :0]
+    return x[..., first * params.hop:(last - 1) * params.hop + params.nfft]
+
+
+def stft_frame_rows(x: np.ndarray, params: StftParams, fs: float, *, first: int = 0,
+                    last: int | None = None, two_sided: bool | None = None) -> np.ndarray:
+    """:func:`stft_kernel` of frames ``first:last``, shaped ``(..., n, n_freq)``.
+
+    For code below the operator core (annotation measurements); everything
+    above it calls the ``stft_power`` operator.
+    """
+    piece = _frame_range(np.asarray(x), params, first, last)
+    return stft_kernel(piece, params, fs, two_sided=two_sided, layout="frames")
+
+
+def stft_frames(x: np.ndarray, params: StftParams, fs: float, *, first: int = 0,
+                last: int | None = None, two_sided: bool | None = None) -> np.ndarray:
+    """:func:`stft_frame_rows` with time along the last axis: ``(..., n_freq, n)``."""
+    piece = _frame_range(np.asarray(x), params, first, last)
+    return stft_kernel(piece, params, fs, two_sided=two_sided, layout="freq")
 
 
 def iter_frame_blocks(n_frames: int, block: int = FRAMES_PER_BLOCK) -> Iterator[tuple[int, int]]:
     """``(first, last)`` frame ranges of at most ``block`` frames."""
     for k0 in range(0, n_frames, block):
         yield k0, min(k0 + block, n_frames)
-
-
-def spectrogram(x: np.ndarray, fs: float, *, nfft: int = 1024, hop: int = 256,
-                window: str | tuple = "hann", scaling: str = "psd", axis: int = -1,
-                progress: Callable[[float], None] | None = None,
-                cancelled: Callable[[], bool] | None = None,
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Spectrogram of a signal.
-
-    Parameters
-    ----------
-    x : array_like
-        Signal; time runs along ``axis``.  Real input gives one-sided spectra,
-        complex input two-sided spectra centred on 0 Hz.
-    fs : float
-        Sample rate in Hz.
-    nfft, hop : int
-        Frame length and frame step in samples.
-    window : str or tuple
-        Window name (``scipy.signal.get_window``).
-    scaling : {"psd", "spectrum", "magnitude"}
-        See :class:`StftParams`.
-    axis : int
-        Time axis of ``x``.
-    progress, cancelled : callable, optional
-        ``progress(fraction)`` is called after each block of frames;
-        ``cancelled()`` returning True stops the work with :class:`Cancelled`.
-
-    Returns
-    -------
-    frequencies : ndarray, shape (n_freq,)
-    times : ndarray, shape (n_frames,)
-        Frame centres in seconds.
-    S : ndarray, shape (..., n_freq, n_frames)
-        float32 for float32/int input, float64 for float64 input; the other
-        axes of ``x`` lead.
-    """
-    params = StftParams(nfft, hop, window, scaling)
-    if not fs or fs <= 0:
-        raise InputError(f"fs={fs!r} must be a positive sample rate in Hz")
-    x = np.asarray(x)
-    if x.dtype.kind in "iub":
-        x = x.astype(np.float32)
-    if x.ndim == 0:
-        raise InputError("expected a signal, got a scalar")
-    x = np.moveaxis(x, axis, -1)
-    n = x.shape[-1]
-    params.check_length(n, "the signal")
-    n_frames = params.n_frames(n)
-    two_sided = np.iscomplexobj(x)
-    freqs = params.frequencies(fs, two_sided)
-    times = params.frame_times(n, fs)
-    lead = x.shape[:-1]
-    flat = x.reshape(-1, n)
-    ftype = np.float32 if x.dtype in (np.float32, np.complex64, np.float16) else np.float64
-    out = np.empty((flat.shape[0], freqs.size, n_frames), dtype=ftype)
-    blocks = list(iter_frame_blocks(n_frames))
-    total = len(blocks) * flat.shape[0]
-    done = 0
-    for i, row in enumerate(flat):
-        for k0, k1 in blocks:
-            if cancelled is not None and cancelled():
-                raise Cancelled()
-            out[i, :, k0:k1] = stft_frames(row, params, fs, first=k0, last=k1,
-                                           two_sided=two_sided)
-            done += 1
-            if progress is not None:
-                progress(done / total)
-    return freqs, times, out.reshape(*lead, freqs.size, n_frames)
 
 
 # -- the mel scale --------------------------------------------------------------------

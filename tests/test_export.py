@@ -84,7 +84,7 @@ def test_failure_midway_leaves_no_partial_file(stereo_wav, tmp_path, monkeypatch
     def broken(*a, **k):
         raise OSError("disk full")
 
-    monkeypatch.setattr(export_mod, "stft_frames", broken)
+    monkeypatch.setattr(export_mod.operators, "call", broken)
     with open_recording(path) as rec, pytest.raises(OSError, match="disk full"):
         export_spectrogram(rec, out, StftParams(256, 128))
     assert not out.exists()

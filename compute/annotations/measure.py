@@ -1,7 +1,7 @@
 """Measurements of a box (time range and band) of a recording.
 
 :func:`measure` reads only the samples the box needs, block by block, and
-computes its spectra with :func:`specscope.compute.spectral.spectrogram` (the
+computes its spectra with :func:`specscope.compute.spectral.stft_frames` (the
 same PSD as ``scipy.signal.spectrogram`` with ``scaling="density"``,
 ``mode="psd"``, ``detrend=False``), in float64.
 
@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..spectral import FRAMES_PER_BLOCK, StftParams, spectrogram
+from ..spectral import FRAMES_PER_BLOCK, StftParams, stft_frames
 
 __all__ = ["MAX_NOISE_FRAMES", "Measurement", "measure", "measure_annotation"]
 
@@ -155,8 +155,8 @@ def _spectra(recording: Any, channel: int, params: StftParams, k0: int, k1: int,
         b = min(a + block, k1)
         x = recording.read(a * params.hop, (b - 1) * params.hop + params.nfft, channel)[:, 0]
         x = x.astype(np.complex128 if np.iscomplexobj(x) else np.float64)
-        f, _, S = spectrogram(x, fs, nfft=params.nfft, hop=params.hop, window=params.window)
-        yield a, f, S
+        psd = StftParams(params.nfft, params.hop, params.window)
+        yield a, psd.frequencies(fs, np.iscomplexobj(x)), stft_frames(x, psd, fs)
 
 
 def _noise_runs(k0: int, k1: int, n_frames: int, cap: int) -> list[tuple[int, int]]:

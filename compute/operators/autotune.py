@@ -322,14 +322,50 @@ def tune_operators(ops: Iterable[Operator], sizes: Iterable[int] = TUNE_SIZES,
 class Profile:
     """Time per operator recorded while a :func:`profile` block ran."""
 
-    #: name -> {"calls": int, "seconds": float, "backends": {backend: calls}}
+    #: name -> {"calls": int, "seconds": float, "backends": {backend: calls},
+    #: "backend_seconds": {backend: seconds}}
     operators: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def add(self, name: str, backend: str, seconds: float) -> None:
-        e = self.operators.setdefault(name, {"calls": 0, "seconds": 0.0, "backends": {}})
+        """Count one call of ``name`` on ``backend`` that took ``seconds``."""
+        e = self.operators.setdefault(name, {"calls": 0, "seconds": 0.0, "backends": {},
+                                             "backend_seconds": {}})
         e["calls"] += 1
         e["seconds"] += seconds
         e["backends"][backend] = e["backends"].get(backend, 0) + 1
+        bs = e.setdefault("backend_seconds", {})
+        bs[backend] = bs.get(backend, 0.0) + seconds
+
+    def copy(self) -> Profile:
+        """An independent snapshot (safe to hand to another thread)."""
+        with _lock:
+            return Profile({k: {"calls": v["calls"], "seconds": v["seconds"],
+                                "backends": dict(v["backends"]),
+                                "backend_seconds": dict(v.get("backend_seconds", {}))}
+                            for k, v in self.operators.items()})
+
+    def merge(self, other: Profile) -> None:
+        """Add the calls of ``other`` to this profile."""
+        for name, e in other.copy().operators.items():
+            mine = self.operators.setdefault(name, {"calls": 0, "seconds": 0.0,
+                                                    "backends": {}, "backend_seconds": {}})
+            mine["calls"] += e["calls"]
+            mine["seconds"] += e["seconds"]
+            for b, c in e["backends"].items():
+                mine["backends"][b] = mine["backends"].get(b, 0) + c
+            for b, t in e["backend_seconds"].items():
+                mine["backend_seconds"][b] = mine["backend_seconds"].get(b, 0.0) + t
+
+    def by_backend(self) -> list[dict[str, Any]]:
+        """One row per (operator, backend): ``operator``, ``backend``, ``calls``,
+        ``seconds``, ``mean_seconds``; largest total first (JSON-able)."""
+        rows = []
+        for name, e in self.operators.items():
+            for b, c in e["backends"].items():
+                t = e.get("backend_seconds", {}).get(b, 0.0)
+                rows.append({"operator": name, "backend": b, "calls": c, "seconds": t,
+                             "mean_seconds": t / c if c else 0.0})
+        return sorted(rows, key=lambda r: -r["seconds"])
 
     @property
     def total_seconds(self) -> float:
@@ -365,10 +401,7 @@ def record(name: str, backend: str, seconds: float) -> None:
 
 def stats() -> Profile:
     """Totals of every call in this process so far (a copy)."""
-    with _lock:
-        return Profile({k: {"calls": v["calls"], "seconds": v["seconds"],
-                            "backends": dict(v["backends"])}
-                        for k, v in _totals.operators.items()})
+    return _totals.copy()
 
 
 def reset_stats() -> None:

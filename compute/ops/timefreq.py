@@ -8,10 +8,11 @@ from functools import lru_cache
 import numpy as np
 import scipy.signal
 from specscope.compute import spectral
-from specscope.compute.errors import InputError
+from specscope.compute.errors import Cancelled, InputError
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
-from ..backend import scipy_fn
+from ..backend import get_xp, is_device_array, scipy_fn
+from . import _cuda
 from ._common import AXIS, on_host
 from .helpers import as_float, frames
 
@@ -95,34 +96,195 @@ def istft(x, *, window, nperseg, hop, fft_mode, mfft, scale_to, n, fs):
     return sft.istft(x, k1=n)
 
 
-# -- spectrogram, reusing specscope.compute.spectral -------------------------------------
+# -- the STFT kernel and the spectrogram --------------------------------------------------
+#
+# ``stft_power`` is the one STFT kernel (frames -> window -> FFT -> power) behind every
+# spectrogram: the public :func:`spectrogram`, the tile engine, the exports, the
+# pipeline's spectrogram stage, live blocks and batch runs call it through the operator
+# core, so one backend choice and one profile see them all.  Its NumPy implementation
+# is :func:`specscope.compute.spectral.stft_kernel` (a base room, so code below the
+# operator core computes the same numbers); :func:`stft_power_xp` is the same kernel
+# written once against ``xp``, the CuPy implementation.
 
 SPEC_MODES = ("psd", "spectrum", "magnitude", "angle", "complex")
+#: frames per kernel call of :func:`spectrogram` when it reports progress or can be
+#: cancelled (without either the whole signal is one call)
+SPECTROGRAM_BLOCK = 16384
+
+
+@lru_cache(maxsize=128)
+def _stft_params(nfft: int, hop: int, window, scaling: str) -> spectral.StftParams:
+    return spectral.StftParams(nfft, hop, tuple(window) if isinstance(window, list)
+                               else window, scaling)
+
+
+def stft_power_xp(x, params: spectral.StftParams, fs: float, *, two_sided=None,
+                  layout: str = "frames", xp=np):
+    """:func:`~specscope.compute.spectral.stft_kernel` written against ``xp``.
+
+    The same numbers (scaling folded into the window, DC and Nyquist halved)
+    computed with whole-array operations: the CuPy implementation of
+    ``stft_power``; with ``xp=numpy`` it is the reference the tests compare the
+    threaded kernel with.
+    """
+    x = as_float(x, xp)
+    complex_in = x.dtype.kind == "c"
+    two_sided = complex_in if two_sided is None else bool(two_sided)
+    if complex_in and not two_sided:
+        raise InputError("two_sided=False needs real input; complex signals have "
+                         "two-sided spectra")
+    if layout not in spectral.LAYOUTS:
+        raise InputError(f"layout={layout!r} must be one of {', '.join(spectral.LAYOUTS)}")
+    ftype = spectral.kernel_dtype(x.dtype)
+    nfft = params.nfft
+    win = xp.asarray(spectral.kernel_window(params, float(fs), ftype, two_sided))
+    seg = frames(x, nfft, params.hop, xp) * win
+    if two_sided:
+        spec = xp.fft.fftshift(xp.fft.fft(seg, axis=-1), axes=-1)
+    else:
+        spec = xp.fft.rfft(seg, axis=-1)
+    if params.is_power:
+        out = (spec.real * spec.real + spec.imag * spec.imag).astype(ftype, copy=False)
+        if not two_sided:  # the doubling in the window must not double DC and Nyquist
+            out[..., 0] *= 0.5
+            if nfft % 2 == 0:
+                out[..., -1] *= 0.5
+    else:
+        out = xp.abs(spec).astype(ftype, copy=False)
+    if layout == "freq":
+        out = xp.swapaxes(out, -1, -2)
+    return xp.ascontiguousarray(out)
+
+
+_STFT_PARAMS = [
+    Param("nfft", int, 1024, min=2, unit="samples", help="frame and FFT length"),
+    Param("hop", int, 256, min=1, unit="samples", help="samples between frames"),
+    WINDOW,
+    Param("scaling", str, "psd", choices=spectral.SCALINGS,
+          help="psd (unit²/Hz), spectrum (unit²) or magnitude (unit)"),
+    Param("two_sided", bool, None,
+          help="two-sided, centred spectra (default: for complex input only)"),
+    Param("layout", str, "frames", choices=spectral.LAYOUTS,
+          help="frames: (..., frames, freq); freq: (..., freq, frames)"),
+]
+
+
+@operator("stft_power", family=FAMILY,
+          summary="The STFT kernel: frames -> window -> FFT -> power, every whole frame",
+          params=_STFT_PARAMS,
+          reference="scipy.signal.spectrogram(detrend=False, noverlap=nfft-hop)",
+          history=lambda p: p["nfft"] - p["hop"])
+def stft_power(x, *, nfft, hop, window, scaling, two_sided, layout, fs):
+    """Frame ``k`` covers samples ``k*hop .. k*hop+nfft-1`` of the last axis; power for
+    psd/spectrum scaling, amplitude for magnitude (see StftParams)."""
+    return spectral.stft_kernel(x, _stft_params(nfft, hop, window, scaling), fs,
+                                two_sided=two_sided, layout=layout)
+
+
+@stft_power.implementation("cupy")
+def _stft_power_cupy(x, *, nfft, hop, window, scaling, two_sided, layout, fs, xp):
+    # fused kernels: window-and-pack, cuFFT's batched R2C, |X|**2 (compute/ops/_cuda.py)
+    return _cuda.stft_power_fused(x, _stft_params(nfft, hop, window, scaling), fs,
+                                  two_sided=two_sided, layout=layout, cp=xp)
+
+
+@stft_power.implementation("cupy", "xp")
+def _stft_power_cupy_xp(x, *, nfft, hop, window, scaling, two_sided, layout, fs, xp):
+    return stft_power_xp(x, _stft_params(nfft, hop, window, scaling), fs,
+                         two_sided=two_sided, layout=layout, xp=xp)
+
+
+def spectrogram(x, fs: float, *, nfft: int = 1024, hop: int = 256,
+                window: str | tuple = "hann", scaling: str = "psd", axis: int = -1,
+                progress=None, cancelled=None, backend: str = "auto"):
+    """Spectrogram of a signal, computed by the ``stft_power`` operator.
+
+    Parameters
+    ----------
+    x : array_like
+        Signal; time runs along ``axis``.  Real input gives one-sided spectra,
+        complex input two-sided spectra centred on 0 Hz.
+    fs : float
+        Sample rate in Hz.
+    nfft, hop : int
+        Frame length and frame step in samples.
+    window : str or tuple
+        Window name (``scipy.signal.get_window``).
+    scaling : {"psd", "spectrum", "magnitude"}
+        See :class:`~specscope.compute.spectral.StftParams`.
+    axis : int
+        Time axis of ``x``.
+    progress, cancelled : callable, optional
+        ``progress(fraction)`` is called after each block of frames;
+        ``cancelled()`` returning True stops the work with :class:`Cancelled`.
+    backend : str
+        ``"auto"`` (autotuned), ``"numpy"`` or ``"cupy"``: where the kernel runs.
+
+    Returns
+    -------
+    frequencies : ndarray, shape (n_freq,)
+    times : ndarray, shape (n_frames,)
+        Frame centres in seconds.
+    S : ndarray, shape (..., n_freq, n_frames)
+        float32 for float32/int input, float64 for float64 input; the other
+        axes of ``x`` lead.  The numbers of ``scipy.signal.spectrogram``
+        (``detrend=False``, ``noverlap=nfft-hop``).
+    """
+    params = spectral.StftParams(nfft, hop, window, scaling)
+    if isinstance(fs, bool) or not isinstance(fs, (int, float, np.number)) or not fs > 0:
+        raise InputError(f"fs={fs!r} must be a positive sample rate in Hz")
+    fs = float(fs)
+    x = x if is_device_array(x) else np.asarray(x)
+    if x.ndim == 0:
+        raise InputError("expected a signal, got a scalar")
+    if x.dtype.kind in "iub" or x.dtype == np.float16:
+        x = x.astype(np.float32)
+    x = (get_xp("cupy") if is_device_array(x) else np).moveaxis(x, axis, -1)
+    n = x.shape[-1]
+    params.check_length(n, "the signal")
+    two_sided = x.dtype.kind == "c"
+    freqs = params.frequencies(fs, two_sided)
+    times = params.frame_times(n, fs)
+    kw = dict(params.operator_params(), two_sided=two_sided, layout="freq")
+    n_frames = params.n_frames(n)
+    if progress is None and cancelled is None:
+        return freqs, times, stft_power.run(x, backend=backend, fs=fs, **kw)
+    out = None
+    for k0 in range(0, n_frames, SPECTROGRAM_BLOCK):
+        if cancelled is not None and cancelled():
+            raise Cancelled()
+        k1 = min(k0 + SPECTROGRAM_BLOCK, n_frames)
+        part = stft_power.run(x[..., k0 * hop:(k1 - 1) * hop + nfft], backend=backend,
+                              fs=fs, **kw)
+        if out is None:
+            xp = np if not is_device_array(part) else get_xp("cupy")
+            out = xp.empty((*part.shape[:-1], n_frames), part.dtype)
+        out[..., k0:k1] = part
+        if progress is not None:
+            progress(k1 / n_frames)
+    return freqs, times, out
 
 
 def _spectrogram_xp(x, fs, nfft, hop, window, mode, xp):
-    """Spectrogram frames computed with ``xp`` (same numbers as spectral.spectrogram)."""
+    """The ``spectrogram`` operator with ``xp``: the kernel for power and magnitude,
+    the complex spectra themselves for ``angle`` and ``complex``."""
     params = spectral.StftParams(nfft, hop, window, mode if mode in spectral.SCALINGS
                                  else "magnitude")
     x = as_float(x, xp)
     n = x.shape[-1]
     params.check_length(n, "the signal")
     two_sided = x.dtype.kind == "c"
-    ftype = np.float32 if x.dtype in (np.float32, np.complex64) else np.float64
+    freqs = params.frequencies(fs, two_sided)
+    times = params.frame_times(n, fs)
+    if mode in spectral.SCALINGS:
+        out = stft_power_xp(x, params, fs, two_sided=two_sided, layout="freq", xp=xp)
+        return xp.asarray(freqs), xp.asarray(times), out
+    ftype = spectral.kernel_dtype(x.dtype)
     seg = frames(x, nfft, hop, xp) * xp.asarray(params.win.astype(ftype))
     spec = xp.fft.fftshift(xp.fft.fft(seg, axis=-1), axes=-1) if two_sided \
         else xp.fft.rfft(seg, axis=-1)
-    if mode in ("angle", "complex"):
-        spec = spec * ftype(1.0 / float(np.sum(params.win)))
-        out = xp.angle(spec) if mode == "angle" else spec
-    elif mode == "magnitude":
-        out = xp.abs(spec) * ftype(params.scale(fs))
-    else:
-        out = (spec.real ** 2 + spec.imag ** 2) * ftype(params.scale(fs))
-        if not two_sided:
-            out[..., 1:-1 if nfft % 2 == 0 else None] *= 2
-    freqs = params.frequencies(fs, two_sided)
-    times = params.frame_times(n, fs)
+    spec = spec * ftype(1.0 / float(np.sum(params.win)))
+    out = xp.angle(spec) if mode == "angle" else spec
     return xp.asarray(freqs), xp.asarray(times), xp.swapaxes(out, -1, -2)
 
 
@@ -138,42 +300,12 @@ _SPEC_PARAMS = [Param("nfft", int, 256, min=2, unit="samples", help="frame and F
           history=lambda p: p["nfft"] - p["hop"])
 def spectrogram_op(x, *, nfft, hop, window, mode, fs):
     """Real input: one-sided; complex input: two-sided, centred (fftshift).  Signals
-    shorter than nfft are rejected (scipy would shrink the window)."""
+    shorter than nfft are rejected (scipy would shrink the window).  psd, spectrum and
+    magnitude run the ``stft_power`` kernel."""
     if mode in spectral.SCALINGS:
-        return spectral.spectrogram(x, fs, nfft=nfft, hop=hop, window=window, scaling=mode)
+        return spectrogram(x, fs, nfft=nfft, hop=hop, window=window, scaling=mode,
+                           backend="numpy")
     return _spectrogram_xp(x, fs, nfft, hop, window, mode, np)
-
-
-@spectrogram_op.implementation("numpy", "threaded")
-def _spectrogram_threaded(x, *, nfft, hop, window, mode, fs):
-    """spectral.stft_frames on blocks of frames spread over a thread pool (FFTs release
-    the GIL); same numbers as the default, chosen by autotune for long signals."""
-    import os
-    from concurrent.futures import ThreadPoolExecutor
-
-    x = np.asarray(x)
-    if mode not in spectral.SCALINGS or x.ndim != 1 or (os.cpu_count() or 1) < 2:
-        return spectrogram_op.function(x, nfft=nfft, hop=hop, window=window, mode=mode,
-                                       fs=fs)
-    if x.dtype.kind in "iub":
-        x = x.astype(np.float32)
-    params = spectral.StftParams(nfft, hop, window, mode)
-    params.check_length(x.shape[0], "the signal")
-    two_sided = np.iscomplexobj(x)
-    freqs = params.frequencies(fs, two_sided)
-    n_frames = params.n_frames(x.shape[0])
-    ftype = np.float32 if x.dtype in (np.float32, np.complex64, np.float16) else np.float64
-    out = np.empty((freqs.size, n_frames), dtype=ftype)
-
-    def work(block):
-        k0, k1 = block
-        out[:, k0:k1] = spectral.stft_frames(x, params, fs, first=k0, last=k1,
-                                             two_sided=two_sided)
-
-    blocks = list(spectral.iter_frame_blocks(n_frames, 512))
-    with ThreadPoolExecutor(min(len(blocks), os.cpu_count() or 1) or 1) as pool:
-        list(pool.map(work, blocks))
-    return freqs, params.frame_times(x.shape[0], fs), out
 
 
 @spectrogram_op.implementation("cupy")

@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import operators
 from ..errors import Cancelled
 from ..io import Recording
-from ..spectral import FRAMES_PER_BLOCK, StftParams, stft_frames, window_text
+from ..spectral import FRAMES_PER_BLOCK, StftParams, window_text
 from .annotation_table import write_annotation_table
 from .hdf5 import atomic_h5, dataset_options
 from .provenance import provenance, recording_provenance, write_provenance
@@ -93,8 +94,8 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
     chunked along time, compressed, with fletcher32 checksums, with ``time``
     (frame centres, s) and ``frequency`` (Hz) attached as dimension scales; STFT parameters and
     provenance as attributes of the file and the dataset.  The recording is
-    processed in blocks of frames; the numbers equal a whole-file
-    :func:`~specscope.compute.spectral.spectrogram`.
+    processed in blocks of frames by the ``stft_power`` operator; the numbers equal a
+    whole-file :func:`~specscope.compute.spectrogram`.
     """
     recording.channel_list(channel)
     fs = recording.sample_rate
@@ -127,7 +128,8 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
             k1 = min(k0 + FRAMES_PER_BLOCK, n_frames)
             x = recording.read(k0 * params.hop, (k1 - 1) * params.hop + params.nfft,
                                channel)[:, 0]
-            ds[k0:k1, :] = stft_frames(x, params, fs, two_sided=two_sided).T
+            ds[k0:k1, :] = operators.call("stft_power", x, fs=fs, two_sided=two_sided,
+                                          layout="frames", **params.operator_params())
             if progress is not None:
                 progress(k1 / n_frames)
     return Path(out)

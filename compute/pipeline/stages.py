@@ -38,7 +38,7 @@ from ..filters import (
     stream_filter,
     zero_phase_function,
 )
-from ..spectral import FRAMES_PER_BLOCK, StftParams, stft_frame_rows
+from ..spectral import StftParams
 from .step import Step
 
 __all__ = [
@@ -316,16 +316,9 @@ class SpectrogramStage:
         p = self.params
         buf = x if st["buf"] is None else np.concatenate([st["buf"], x], axis=-1)
         k = p.n_frames(buf.shape[-1])
-        if k <= FRAMES_PER_BLOCK:
-            out = stft_frame_rows(buf, p, self.fs, first=0, last=k, two_sided=two_sided)
-        else:
-            n_freq = p.nfft if two_sided else p.nfft // 2 + 1
-            ftype = np.float32 if buf.dtype in (np.float32, np.complex64) else np.float64
-            out = np.empty((*buf.shape[:-1], k, n_freq), ftype)
-            for k0 in range(0, k, FRAMES_PER_BLOCK):
-                k1 = min(k0 + FRAMES_PER_BLOCK, k)
-                out[..., k0:k1, :] = stft_frame_rows(buf, p, self.fs, first=k0, last=k1,
-                                                     two_sided=two_sided)
+        # the kernel works through the frames in cache-sized tasks: one call, any length
+        out = operators.call("stft_power", buf, fs=self.fs, two_sided=two_sided,
+                             layout="frames", **p.operator_params())
         st["buf"] = buf[..., k * p.hop:]
         return out
 

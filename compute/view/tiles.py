@@ -35,9 +35,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import operators
 from ..errors import Cancelled, InputError
 from ..io import Recording
-from ..spectral import FRAMES_PER_BLOCK, StftParams, hz_to_mel, mel_to_hz, stft_frames
+from ..spectral import FRAMES_PER_BLOCK, StftParams, hz_to_mel, mel_to_hz
 from .images import DisplayImage, RenderResult
 
 TILE_CELLS = 256
@@ -138,6 +139,8 @@ class TileEngine:
         Bound of the in-memory tile cache.
     disk_cache : str, Path or None
         Folder for coarse tiles kept across sessions; None disables it.
+    backend : str
+        Where the ``stft_power`` operator runs: ``"auto"``, ``"numpy"`` or ``"cupy"``.
     """
 
     def __init__(self, recording: Recording, *, nfft: int = 1024, hop: int = 256,
@@ -145,8 +148,10 @@ class TileEngine:
                  pipeline: Callable[[np.ndarray, float], np.ndarray] | None = None,
                  pipeline_context: int | tuple[int, int] | None = None,
                  cache_bytes: int = DEFAULT_CACHE_BYTES,
-                 disk_cache: str | os.PathLike[str] | None = None) -> None:
+                 disk_cache: str | os.PathLike[str] | None = None,
+                 backend: str = "auto") -> None:
         self.recording = recording
+        self.backend = backend
         self.params = StftParams(nfft, hop, window, scaling)
         recording.channel_list(channel)
         self.params.check_length(recording.n_samples, recording.path.name)
@@ -262,25 +267,32 @@ class TileEngine:
                 raise Cancelled()
             k1 = min(k0 + block, f1)
             x = self.read_processed(k0 * hop, (k1 - 1) * hop + nfft)
-            p = stft_frames(x, self.params, self.fs, two_sided=self.two_sided)
+            p = self.spectra(x)  # (frames, freq): cells reduce along contiguous rows
             if not self.params.is_power:
-                p = p * p
+                np.square(p, out=p)
             if level == 0:
-                sums[:, k0 - f0:k1 - f0] = p
+                sums[:, k0 - f0:k1 - f0] = p.T
                 if progress is not None:
                     progress((k1 - f0) / (f1 - f0))
                 continue
             cells = (np.arange(k0, k1) - f0) // cell
             starts = np.flatnonzero(np.diff(cells, prepend=-1))
             uc = cells[starts]
-            sums[:, uc] += np.add.reduceat(p, starts, axis=1)
-            maxs[:, uc] = np.maximum(maxs[:, uc], np.maximum.reduceat(p, starts, axis=1))
+            sums[:, uc] += np.add.reduceat(p, starts, axis=0).T
+            maxs[:, uc] = np.maximum(maxs[:, uc], np.maximum.reduceat(p, starts, axis=0).T)
             if progress is not None:
                 progress((k1 - f0) / (f1 - f0))
         counts = np.full(n_cells, cell, np.int64)
         counts[-1] = (f1 - f0) - cell * (n_cells - 1)
         self.tiles_computed += 1
         return Tile(level, index, sums, maxs, counts)
+
+    def spectra(self, x: np.ndarray) -> np.ndarray:
+        """Every whole frame of ``x`` by the ``stft_power`` operator: (frames, freq) float32."""
+        p = operators.call("stft_power", x, backend=self.backend, fs=self.fs,
+                           two_sided=self.two_sided, layout="frames",
+                           **self.params.operator_params())
+        return p if p.dtype == np.float32 else p.astype(np.float32)
 
     def read_processed(self, a: int, b: int) -> np.ndarray:
         """Samples ``a:b`` of the channel through the pipeline (with its context)."""
@@ -508,7 +520,7 @@ class TileEngine:
                 raise Cancelled()
             k = int((a[j] + b[j] - 1) // 2)
             x = self.read_processed(k * hop, k * hop + nfft)
-            p = stft_frames(x, self.params, self.fs, two_sided=self.two_sided)[:, 0]
+            p = self.spectra(x)[0]
             image[:, j] = p * p if not self.params.is_power else p
         freqs, fedges = self.freq_axis()
         return RenderResult(image, edges, freqs, fedges, 0,

@@ -174,3 +174,19 @@ def test_out_of_memory_on_the_device_falls_back(monkeypatch) -> None:
         remove()
     np.testing.assert_allclose(out, np.fft.rfft(np.ones(1 << 16)))
     assert len(messages) == 1 and "OutOfMemoryError" in messages[0]
+
+
+@pytest.mark.skipif(HAS_GPU, reason="checks the report of a machine without a GPU")
+def test_gpu_check_says_why_and_exits_3_without_a_gpu(tmp_path) -> None:
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "gpu_check"
+    out = tmp_path / "report.json"
+    proc = subprocess.run([sys.executable, str(script), "--json", str(out)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 3, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gpu_check: no GPU here: ")
+    import json
+    report = json.loads(out.read_text())
+    assert report["gpu"] is False and report["reason"]

@@ -91,7 +91,6 @@ class ActionSpec:
 
 
 FILE, EDIT, VIEW, HELP = "&File", "&Edit", "&View", "&Help"
-PLAY = "&Play"
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("open", FILE, "&Open…", "open_dialog", (Std.Open,), "Open a recording"),
@@ -168,15 +167,18 @@ ACTIONS: tuple[ActionSpec, ...] = (
                help="Show / hide the measurements of the selection", kind="dock"),
     ActionSpec("cancel", VIEW, "&Cancel computation", "cancel_jobs", ("Esc",),
                "Cancel the running computation"),
-    ActionSpec("play", PLAY, "&Play / stop", "playback.toggle", ("Space",),
+    ActionSpec("play", VIEW, "&Play / stop", "playback.toggle", ("Space",),
                "Play the selection, else the visible span, from the cursor when it is "
-               "inside; again: stop"),
-    ActionSpec("loop", PLAY, "&Loop", "playback.set_loop", ("L",),
+               "inside; again: stop", separator_before=True),
+    ActionSpec("loop", VIEW, "&Loop", "playback.set_loop", ("L",),
                "Start again at the end of the range", checkable=True),
-    ActionSpec("tune_mode", PLAY, "&Tune on click (IQ)", "playback.set_tune_mode", ("T",),
+    ActionSpec("tune_mode", VIEW, "&Tune on click (IQ)", "playback.set_tune_mode", ("T",),
                "Click a carrier on the spectrogram to listen to it", checkable=True),
-    ActionSpec("transport_bar", PLAY, "Transport bar", "transport_bar",
-               help="Show / hide the transport bar", kind="dock", separator_before=True),
+    ActionSpec("transport_bar", VIEW, "Transport bar", "transport_bar",
+               help="Show / hide the transport bar", kind="dock"),
+    ActionSpec("compute", VIEW, "&Compute", "compute_menu",
+               help="Where operators run: Auto (timed per operator), CPU or GPU",
+               kind="submenu"),
     ActionSpec("shortcuts", HELP, "&Keyboard shortcuts", "show_shortcuts", ("F1",),
                "This list"),
     ActionSpec("plugins", HELP, "&Plugins…", "processing.show_plugins_dialog",

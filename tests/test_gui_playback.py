@@ -224,7 +224,7 @@ def test_iq_tune_by_clicking_a_carrier_and_demodulate(qtbot, window, fake):
 
 def test_f1_lists_the_play_keys(window):
     rows = {r.keys: r for r in shortcut_rows(window.menuBar())}
-    assert "Space" in rows and "Play" in rows["Space"].text and rows["Space"].where == "Play"
+    assert "Space" in rows and "Play" in rows["Space"].text and rows["Space"].where == "View"
     assert "L" in rows and "T" in rows
 
 

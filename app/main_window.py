@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PyQt6.QtCore import QEvent, Qt, QTimer, pyqtSignal
-from PyQt6.QtGui import QUndoStack
+from PyQt6.QtGui import QActionGroup, QUndoStack
 from PyQt6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -30,6 +30,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 from specscope.compute import __version__
+from specscope.compute import backend as compute_backend
 from specscope.compute.errors import InputError, RecordingError, SpecscopeError
 from specscope.compute.io import Recording, list_datasets, open_recording, readers
 from specscope.compute.pipeline import Pipeline
@@ -83,6 +84,8 @@ class MainWindow(QMainWindow):
 
     imageShown = pyqtSignal()
     errorShown = pyqtSignal(str)
+    #: a GPU failure computed on the CPU (emitted on the thread that ran the operator)
+    gpuFallback = pyqtSignal(str)
 
     def __init__(self, settings: ViewSettings | None = None, *, interactive: bool = True,
                  backend_name: str = "numpy (CPU)") -> None:
@@ -143,6 +146,7 @@ class MainWindow(QMainWindow):
         self.processing.set_menu(self.representation_menu)
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self._build_status_bar(backend_name)
+        self._build_compute_menu()
         self.show_message("Open a recording with File › Open (Ctrl+O) or drop a file here", 0)
         self.worker.submit("backends", _probe_backends, label="Looking for a GPU",
                            callbacks=JobCallbacks(done=self._backends_found,
@@ -558,8 +562,45 @@ class MainWindow(QMainWindow):
 
     def _backends_found(self, result: JobResult) -> None:
         self.backend_label.setText(f"compute: {result.value}")
-        self.backend_label.setToolTip("The spectrogram view computes on the CPU; "
-                                      "operators choose CPU or GPU automatically")
+        self.backend_label.setToolTip("Operators run where View › Compute says: Auto "
+                                      "chooses CPU or GPU per operator by timing them")
+        gpu = self.compute_actions["cupy"]
+        if "GPU:" in str(result.value):
+            gpu.setEnabled(True)
+            gpu.setToolTip(str(result.value).split("GPU:", 1)[1].strip())
+        else:
+            gpu.setToolTip(f"No GPU: {compute_backend.cupy_unavailable_reason()}")
+
+    def _build_compute_menu(self) -> None:
+        """View › Compute: Auto / CPU / GPU, GPU enabled once the probe finds a device."""
+        group = QActionGroup(self)
+        group.setExclusive(True)
+        self.compute_actions = {}
+        for name, text in (("auto", "&Auto"), ("numpy", "&CPU"), ("cupy", "&GPU")):
+            act = self.compute_menu.addAction(text)
+            act.setCheckable(True)
+            act.setChecked(name == compute_backend.preference())
+            act.triggered.connect(lambda _=False, n=name: self.set_compute_backend(n))
+            group.addAction(act)
+            self.compute_actions[name] = act
+        self.compute_menu.setToolTipsVisible(True)
+        self.compute_actions["cupy"].setEnabled(False)
+        self.compute_actions["cupy"].setToolTip("Looking for a GPU…")
+        self.gpuFallback.connect(lambda message: self.show_message(message, 10000))
+        compute_backend.add_fallback_listener(self.gpuFallback.emit)
+
+    def set_compute_backend(self, name: str) -> None:
+        """Run operators on ``name``: ``"auto"``, ``"numpy"`` (CPU) or ``"cupy"`` (GPU)."""
+        try:
+            compute_backend.set_preference(name)
+        except InputError as exc:
+            self.compute_actions[compute_backend.preference()].setChecked(True)
+            self.show_error(str(exc), dialog=False)
+            return
+        self.compute_actions[name].setChecked(True)
+        where = {"auto": "CPU or GPU, timed per operator", "numpy": "the CPU",
+                 "cupy": "the GPU"}[name]
+        self.show_message(f"Operators compute on {where}", 5000)
 
     def _view_failed(self, message: str) -> None:
         self.show_error(message, dialog=False)

@@ -190,3 +190,27 @@ def test_gpu_check_says_why_and_exits_3_without_a_gpu(tmp_path) -> None:
     import json
     report = json.loads(out.read_text())
     assert report["gpu"] is False and report["reason"]
+
+
+@pytest.mark.skipif(HAS_GPU, reason="checks the menu of a machine without a GPU")
+def test_compute_menu_and_fallback_message_in_the_app(qtbot) -> None:
+    from specscope.app.main_window import MainWindow
+
+    w = MainWindow(interactive=False)
+    qtbot.addWidget(w)
+    try:
+        acts = w.compute_actions
+        assert [a.text() for a in acts.values()] == ["&Auto", "&CPU", "&GPU"]
+        assert acts["auto"].isChecked()
+        qtbot.waitUntil(lambda: "Looking" not in acts["cupy"].toolTip(), timeout=20000)
+        assert not acts["cupy"].isEnabled() and acts["cupy"].toolTip().startswith("No GPU")
+        assert "compute: numpy (CPU)" in w.backend_label.text()
+        acts["numpy"].trigger()
+        assert backend.preference() == "numpy"
+        acts["auto"].trigger()
+        assert backend.preference() == "auto"
+        backend.report_fallback("fft: GPU failed (OutOfMemoryError: x); computed on the CPU")
+        qtbot.waitUntil(lambda: "computed on the CPU" in w.message_label.text(), timeout=5000)
+    finally:
+        backend.set_preference("auto")
+        w.close()

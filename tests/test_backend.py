@@ -101,7 +101,7 @@ def test_same_numbers_on_every_backend(bk: str) -> None:
 
 # -- what the GPU path claims, the user's choice, and device failures ---------------------
 
-CORE_GPU_OPS = ("spectrogram", "stft", "fft", "rfft", "sosfilt", "oaconvolve",
+CORE_GPU_OPS = ("stft_power", "spectrogram", "stft", "fft", "rfft", "sosfilt", "oaconvolve",
                 "resample_poly", "welch")
 
 

@@ -46,6 +46,7 @@ from .designer_controller import DesignerController
 from .exports import Exports
 from .playback_controller import PlaybackController
 from .processing_controller import ProcessingController
+from .profiler_controller import ProfilerController
 from .session import (
     Document,
     ViewSettings,
@@ -122,6 +123,7 @@ class MainWindow(QMainWindow):
                                                  interactive=interactive)
         self.exports.selection_span = self.annotations.selection_span
         self.playback = PlaybackController(self, self)
+        self.profiler = ProfilerController(self.worker, self)
         self.transport_bar = self.playback.transport
         self.addToolBar(self.transport_bar)
         self._build_docks()
@@ -183,6 +185,9 @@ class MainWindow(QMainWindow):
                                                Qt.DockWidgetArea.BottomDockWidgetArea)
         self.measurement_dock = self._add_dock("Selection", "selection",
                                                self.annotations.panel, right)
+        self.profiler_dock = self._add_dock("Profiler", "profiler", self.profiler.panel,
+                                            Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.profiler_dock.setVisible(False)
         self.designer_dock.visibilityChanged.connect(self._designer_shown)
         self.designer_panel.panelWanted.connect(self._show_designer)
 

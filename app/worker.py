@@ -28,6 +28,7 @@ from typing import Any
 
 from PyQt6.QtCore import QObject, QThread, pyqtSignal
 from specscope.compute.errors import Cancelled, SpecscopeError
+from specscope.compute.operators import Profile, profile
 
 PROGRESS_INTERVAL_S = 0.05
 
@@ -100,6 +101,8 @@ class JobResult:
     thread_id: int
     thread_name: str
     seconds: float
+    #: operator calls the job made (name, backend, count, time)
+    profile: Profile | None = None
 
 
 class ComputeWorker(QObject):
@@ -257,8 +260,10 @@ class ComputeWorker(QObject):
     def _run_one(self, job: Job, control: TaskControl) -> None:
         self.started.emit(job.id, job.kind, job.label)
         t0 = time.perf_counter()
+        prof = None
         try:
-            value = job.fn(control)
+            with profile() as prof:  # what the profiler panel shows
+                value = job.fn(control)
             control.check()
         except Cancelled:
             self.cancelled.emit(job.id, job.kind)
@@ -274,7 +279,7 @@ class ComputeWorker(QObject):
         else:
             self.finished.emit(job.id, job.kind, JobResult(
                 value, threading.get_ident(), threading.current_thread().name,
-                time.perf_counter() - t0))
+                time.perf_counter() - t0, prof.copy() if prof is not None else None))
         finally:
             with self._cond:
                 self._running = None

@@ -2,7 +2,9 @@
 """Benchmark: specscope's spectrogram and batched FFT against peers, in one run.
 
 Same float32 data for everyone (2**24 samples, nfft 1024, hop 256, Hann, PSD):
-specscope ``call("spectrogram")`` (backend="auto"), ``scipy.signal.spectrogram``,
+the public ``specscope.compute.spectrogram`` (the function the app's paths share:
+its ``stft_power`` kernel runs tiles, exports, pipelines and live blocks),
+``scipy.signal.spectrogram``,
 ``scipy.signal.ShortTimeFFT.spectrogram``, ``torch.stft`` (CPU) and
 ``librosa.stft`` when installed.  Then a batched 1024-point FFT against
 ``numpy.fft`` (and ``torch.fft``).  Prints each best-of-N time, the ratio to the
@@ -21,7 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 import scipy.signal
-from specscope.compute import call
+from specscope.compute import call, spectrogram
 from specscope.compute.operators import autotune
 
 
@@ -70,8 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     # -- spectrogram --------------------------------------------------------------------
     with autotune.profile() as prof:
         t_ours, (_, _, s_ours) = best_time(
-            lambda: call("spectrogram", x, fs=fs, nfft=nfft, hop=hop, window="hann",
-                         mode="psd"), repeats)
+            lambda: spectrogram(x, fs, nfft=nfft, hop=hop, window="hann", scaling="psd"),
+            repeats)
     chosen = ", ".join(f"{b}×{c}" for r in prof.summary() for b, c in r["backends"].items())
     peers, skipped, checks = [], [], []
     t_sc, (_, _, s_sc) = best_time(lambda: scipy.signal.spectrogram(

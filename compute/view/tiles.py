@@ -275,11 +275,19 @@ class TileEngine:
                 if progress is not None:
                     progress((k1 - f0) / (f1 - f0))
                 continue
-            cells = (np.arange(k0, k1) - f0) // cell
-            starts = np.flatnonzero(np.diff(cells, prepend=-1))
-            uc = cells[starts]
-            sums[:, uc] += np.add.reduceat(p, starts, axis=0).T
-            maxs[:, uc] = np.maximum(maxs[:, uc], np.maximum.reduceat(p, starts, axis=0).T)
+            # blocks start on a cell boundary (a block is a multiple of a cell, or a
+            # cell a multiple of a block), so whole cells reduce as a reshape
+            c0, m = (k0 - f0) // cell, k1 - k0
+            full = m // cell
+            if full:
+                g = p[:full * cell].reshape(full, cell, -1)
+                sums[:, c0:c0 + full] += g.sum(axis=1).T
+                np.maximum(maxs[:, c0:c0 + full], g.max(axis=1).T,
+                           out=maxs[:, c0:c0 + full])
+            if m % cell:  # the part of a cell in this block
+                rest = p[full * cell:]
+                sums[:, c0 + full] += rest.sum(axis=0)
+                np.maximum(maxs[:, c0 + full], rest.max(axis=0), out=maxs[:, c0 + full])
             if progress is not None:
                 progress((k1 - f0) / (f1 - f0))
         counts = np.full(n_cells, cell, np.int64)

@@ -1,13 +1,19 @@
 """The filter designer panel and what it does to the view and the settings.
 
-A design applied to the recording is the last processing step
-(``ViewSettings.designer``).  While an edge is dragged only the visible span is
-re-filtered (a preview engine); a finished change filters the whole recording
-as one undoable step.  The view can show the recording after the filter,
+The designer edits a chain of filters (``ViewSettings.chain``: each filter's
+params and whether it is enabled, in order), listed in a
+:class:`~specscope.widgets.filter_chain.FilterChain` above the form; the
+selected one is edited in the form and plots, whose magnitude plot also draws
+the whole chain's response.  Applied to the recording, the enabled filters are
+the last processing steps, in order.  Every change of the chain (an edit, a
+filter added, removed, moved, enabled or disabled) is one undoable step named
+after what it did ("add notch 49.93 Hz").  While an edge is dragged only the
+visible span is re-filtered (a preview engine); a finished change filters the
+whole recording.  The view can show the recording after the filter,
 before it, or the difference in dB.  Clicking a spectral line in notch mode
 measures the line on the recording's samples (a compute job: the visible span,
-at least :data:`MIN_LINE_SPAN_S` around its middle) and notches it and the
-harmonics that stand above the noise floor.  Designs and analyses of the panel
+at least :data:`MIN_LINE_SPAN_S` around its middle) and adds a notch for it and
+the harmonics that stand above the noise floor to the chain.  Designs and analyses of the panel
 run on the compute thread too (jobs of kind ``design``, a newer one superseding
 an older one); the GUI thread only draws them.
 """
@@ -41,9 +47,11 @@ from specscope.compute.filters import (
     notch_for_line,
     write_coefficients,
 )
+from specscope.widgets.filter_chain import FilterChain
 from specscope.widgets.filter_designer import FilterDesigner, Shown, round_to_resolution
 from specscope.widgets.frequency_axis import forward, inverse
 
+from .session import ViewSettings, filter_label
 from .shell import Shell
 from .view_controller import ViewController
 from .worker import JobCallbacks, JobResult, TaskControl
@@ -78,7 +86,7 @@ class DesignerController(QObject):
         row = QHBoxLayout()
         self.apply_box = QCheckBox("Apply to the recording")
         self.apply_box.setToolTip("Filter the view and the export with this design "
-                                  "(the last step of the processing)")
+                                  "(the last steps of the processing, in order)")
         self.apply_box.toggled.connect(self._apply_toggled)
         self.compare = QComboBox()
         self.compare.addItems(["after", "before", "difference"])
@@ -107,6 +115,14 @@ class DesignerController(QObject):
         self.line_info = QLabel("")
         lay.addWidget(self.line_info)
         lay.addWidget(self.designer, 1)
+        #: the chain's filters; the selected one is in the designer's form
+        self.chain = FilterChain()
+        self.designer.top_host.addWidget(self.chain)
+        self.chain.currentChanged.connect(self._select)
+        self.chain.enabledChanged.connect(self._enable)
+        self.chain.moveRequested.connect(self._move)
+        self.chain.removeRequested.connect(self._remove)
+        self.chain.addRequested.connect(self.add_filter)
         self._line_request: tuple[float, Any] | None = None
         self.designer.set_runner(self._run_design, self._notch_preparer)
         self.designer.designed.connect(self._update_filter_lines)
@@ -177,21 +193,43 @@ class DesignerController(QObject):
         self.designer.set_sample_rate(sample_rate)
 
     def sync(self) -> None:
-        """Show the current settings' filter and comparison (after undo, redo, loading)."""
+        """Show the current settings' chain, its selected filter and the comparison (after
+        undo, redo, loading)."""
         s = self.shell.settings
         self.apply_box.blockSignals(True)
-        self.apply_box.setChecked(bool(s.designer))
+        self.apply_box.setChecked(s.chain_on)
         self.apply_box.blockSignals(False)
         self.compare.blockSignals(True)
         self.compare.setCurrentText(s.compare)
         self.compare.blockSignals(False)
-        if s.designer and json.loads(s.designer) != self.designer.params():
-            self.designer.set_spec(json.loads(s.designer), emit=False)
+        filters = s.filters
+        self.chain.set_filters([(filter_label(f["params"]), f["enabled"]) for f in filters],
+                               s.chain_index)
+        if filters:
+            params = filters[self._index(s)]["params"]
+            if params != self.designer.params():
+                self.designer.set_spec(params, emit=False)
+        self._show_chain()
         self._update_filter_lines()
+
+    @staticmethod
+    def _index(s: ViewSettings) -> int:
+        return min(max(s.chain_index, 0), max(len(s.filters) - 1, 0))
+
+    def _show_chain(self) -> None:
+        """The designer draws the whole chain's response besides the selected filter's."""
+        s = self.shell.settings
+        filters, i = s.filters, self._index(s)
+        try:
+            others = [FilterSpec.from_params(f["params"]) for k, f in enumerate(filters)
+                      if k != i and f["enabled"]]
+        except SpecscopeError:
+            others = []
+        self.designer.set_chain(others, not filters or filters[i]["enabled"])
 
     def _update_filter_lines(self) -> None:
         edges = []
-        if self.shell.settings.designer or self.views.preview_engine is not None:
+        if self.shell.settings.chain_on or self.views.preview_engine is not None:
             spec = self.designer.spec
             for name in ("cutoff", "passband", "stopband", "frequency"):
                 v = getattr(spec, name, None)
@@ -202,9 +240,27 @@ class DesignerController(QObject):
         self.view.set_filter_lines(edges)
 
     # -- panel -> settings ---------------------------------------------------------
+    def _with_designed(self) -> tuple[list[dict], int]:
+        """The chain with the designer's filter as its selected one (the first when empty)."""
+        s = self.shell.settings
+        filters, i = s.filters, self._index(s)
+        params = self.designer.params()
+        if not filters:
+            return [{"params": params, "enabled": True}], 0
+        filters[i] = {**filters[i], "params": params}
+        return filters, i
+
+    def _change_chain(self, filters: list[dict], index: int, **kw: Any) -> None:
+        """One undoable change of the chain (named after what it did)."""
+        self.shell.change_settings(self.shell.settings.with_changes(
+            chain=json.dumps(filters), chain_index=index, **kw))
+
     def _apply_toggled(self, on: bool) -> None:
-        params = json.dumps(self.designer.params()) if on else ""
-        self.shell.change_settings(self.shell.settings.with_changes(designer=params))
+        if not on:
+            self.shell.change_settings(self.shell.settings.with_changes(chain_on=False))
+            return
+        filters, i = self._with_designed()
+        self._change_chain(filters, i, chain_on=True)
 
     def _compare_changed(self, mode: str) -> None:
         # the view keeps levels per quantity: before/after share them, difference has its own
@@ -212,9 +268,13 @@ class DesignerController(QObject):
 
     def _designer_changed(self, params: dict) -> None:
         """Every change while dragging: re-filter only the visible span (fast preview)."""
-        if not self.shell.settings.designer or self.shell.document is None:
+        s = self.shell.settings
+        if not s.chain_on or self.shell.document is None:
             return
-        steps = [*self.shell.settings.base_steps, {"op": "filter", "params": params}]
+        filters, i = self._with_designed()
+        filters[i] = {**filters[i], "params": params}
+        steps = [*s.base_steps, *({"op": "filter", "params": f["params"]} for f in filters
+                                  if f["enabled"])]
         try:
             self.views.preview(steps)
         except SpecscopeError as exc:
@@ -223,13 +283,63 @@ class DesignerController(QObject):
         self._update_filter_lines()
 
     def _designer_committed(self, params: dict) -> None:
-        """A finished change: the whole recording is filtered (background and export)."""
+        """A finished change of the selected filter: one undoable step (the whole recording
+        is filtered when the chain is applied)."""
         self.views.preview(None)
-        if not self.shell.settings.designer:
-            self._update_filter_lines()
-            return
-        self.shell.change_settings(self.shell.settings.with_changes(
-            designer=json.dumps(params)))
+        filters, i = self._with_designed()
+        filters[i] = {**filters[i], "params": params}
+        self._change_chain(filters, i)
+        self._update_filter_lines()
+
+    # -- the chain -------------------------------------------------------------------
+    def _select(self, index: int) -> None:
+        """Show another filter of the chain in the designer (not an undoable step)."""
+        s = self.shell.settings.with_changes(chain_index=index)
+        # choosing what to edit changes no processing: kept without a recomputation
+        self.shell.settings = s
+        if self.shell.document is not None:
+            self.shell.document.settings = s
+        self.designer.set_spec(s.filters[index]["params"], emit=False)
+        self._show_chain()
+        self._update_filter_lines()
+
+    def _enable(self, index: int, on: bool) -> None:
+        filters = self.shell.settings.filters
+        filters[index] = {**filters[index], "enabled": bool(on)}
+        self._change_chain(filters, index)
+
+    def _move(self, index: int, to: int) -> None:
+        filters = self.shell.settings.filters
+        filters[index], filters[to] = filters[to], filters[index]
+        self._change_chain(filters, to)
+
+    def _remove(self, index: int) -> None:
+        filters = self.shell.settings.filters
+        del filters[index]
+        self._change_chain(filters, min(index, max(len(filters) - 1, 0)))
+
+    def add_filter(self, kind: str) -> None:
+        """Add a filter of ``kind`` (one of ``filter_chain.KINDS``) after the others."""
+        fs = self.designer.fs
+        top = 0.45 * fs  # below Nyquist at any sample rate
+        params: dict[str, Any] = {
+            "bandpass": {"design": "butter", "btype": "bandpass", "order": 4,
+                         "cutoff": [min(300.0, top / 10), min(3000.0, top)]},
+            "lowpass": {"design": "butter", "btype": "lowpass", "order": 4,
+                        "cutoff": min(3000.0, top)},
+            "highpass": {"design": "butter", "btype": "highpass", "order": 4,
+                         "cutoff": min(300.0, top)},
+            "bandstop": {"design": "butter", "btype": "bandstop", "order": 4,
+                         "cutoff": [min(1000.0, top / 2), min(2000.0, top)]},
+            "notch": {"design": "iirnotch", "frequency": min(50.0, top), "q": 30.0},
+        }[kind]
+        self.add_spec(FilterSpec.from_params(params))
+
+    def add_spec(self, spec: FilterSpec, **kw: Any) -> None:
+        """Add ``spec`` after the chain's filters and select it (one undoable step)."""
+        filters = [*self.shell.settings.filters, {"params": spec.to_params(), "enabled": True}]
+        self.designer.set_spec(spec, emit=False)
+        self._change_chain(filters, len(filters) - 1, **kw)
 
     def _filter_line_moved(self, name: str, index: int, f: float, finished: bool) -> None:
         f = round_to_resolution(f, self._hz_per_pixel(f))
@@ -281,10 +391,7 @@ class DesignerController(QObject):
             self._line_failed(str(exc))
             return
         self.line_info.setText(fit.describe())
-        if not self.designer.set_spec(spec, emit=False):
-            return
-        self.shell.change_settings(self.shell.settings.with_changes(
-            designer=json.dumps(spec.to_params())))
+        self.add_spec(spec, chain_on=True)  # added, and heard: the chain filters the view
         what = {"iircomb": "a comb", "notches": f"{spec.harmonics} notches",
                 "iirnotch": "one notch"}[spec.design]
         self.shell.show_message(f"{fit.describe()}: {what}", 8000)

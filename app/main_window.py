@@ -385,6 +385,7 @@ class MainWindow(QMainWindow):
         self.document = Document(rec, self.settings, dict(options))
         self.controls.set_channel_count(rec.n_channels)
         self.designer_panel.document_opened(rec.sample_rate)
+        self.processing.editor.set_sample_rate(rec.sample_rate)
         self.playback.document_opened(rec)
         self.controls.set_params({"channel": channel})
         self.file_label.setText(self.document.summary())
@@ -441,7 +442,8 @@ class MainWindow(QMainWindow):
         self._show_settings(settings)
         if settings.processing != old.processing:
             self.processing.editor.set_steps(settings.base_steps)
-        if settings.designer != old.designer or settings.compare != old.compare:
+        if (settings.chain, settings.chain_on, settings.chain_index, settings.compare) != (
+                old.chain, old.chain_on, old.chain_index, old.compare):
             self.designer_panel.sync()
         if settings.representation != old.representation:
             self.view.clear_background()
@@ -515,6 +517,9 @@ class MainWindow(QMainWindow):
             return False
         a, d = state["analysis"], state["display"]
         self.settings = settings_from_session(state)
+        self.processing.editor.set_steps(self.settings.base_steps)
+        self.processing.representation_changed()
+        self.designer_panel.sync()
         self.controls.set_params(a)
         self.controls.set_freq_scale(a["freq_scale"])
         self.view.set_frequency_scale(a["freq_scale"])

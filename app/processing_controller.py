@@ -2,7 +2,9 @@
 
 The processing steps run before the spectrogram (``ViewSettings.processing``);
 they are checked against the recording before they become an undoable
-change.  A pipeline file gives the steps and the spectrogram parameters.  The
+change.  Steps applied from the editor are checked on the compute thread,
+where their filters are designed, so editing a filter step's field never
+designs on the GUI thread.  A pipeline file gives the steps and the spectrogram parameters.  The
 operator catalogue (which loads the plugins) is fetched in the compute thread;
 it fills the steps editor and the View › Representation menu, whose plugin
 views get a parameter form generated from their schema.
@@ -42,7 +44,7 @@ class ProcessingController(QObject):
         super().__init__(parent)
         self.shell = shell
         self.editor = PipelineEditor([], describe_operator, parent)
-        self.editor.stepsChanged.connect(self.set_steps)
+        self.editor.stepsChanged.connect(self.apply_steps)
         self.view_box = QGroupBox("View")
         self.view_box.setLayout(QVBoxLayout())
         self.view_box.setVisible(False)
@@ -65,6 +67,27 @@ class ProcessingController(QObject):
         self.shell.change_settings(self.shell.settings.with_changes(
             processing=json.dumps(steps)))
         return True
+
+    def apply_steps(self, steps: list) -> None:
+        """Use these steps once checked against the recording on the compute thread (their
+        filters designed there; a newer call supersedes an older one)."""
+        doc = self.shell.document
+        if doc is None:
+            self.set_steps(steps)
+            return
+        rec = doc.recording
+
+        def check(control: TaskControl) -> list:
+            Pipeline.from_steps(steps).bind(rec.sample_rate, rec.is_complex)
+            return steps
+
+        self.shell.worker.submit("processing", check, label="Designing the processing",
+                                 callbacks=JobCallbacks(done=self._checked,
+                                                        failed=self.editor.show_error))
+
+    def _checked(self, result: JobResult) -> None:
+        self.shell.change_settings(self.shell.settings.with_changes(
+            processing=json.dumps(result.value)))
 
     def current_pipeline(self) -> Pipeline:
         """The processing and spectrogram of the app, as a Pipeline."""

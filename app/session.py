@@ -3,7 +3,8 @@
 :class:`ViewSettings` holds the analysis and view settings (immutable, replaced
 on change, so undo keeps old ones); :class:`Document` is an opened recording
 with its settings.  A session file (``specscope/session/1`` JSON) keeps the
-file, the analysis, the visible range and the display levels:
+file, the analysis, the processing, the representation, the filter designer's
+chain, the visible range and the display levels:
 :func:`session_state` builds it, :func:`write_session` writes it atomically,
 :func:`load_session` reads and checks it and :func:`settings_from_session`
 turns it back into settings (:func:`annotations_from_session`: the annotations
@@ -28,8 +29,8 @@ from specscope.compute.paths import cache_dir
 from specscope.compute.spectral import StftParams, window_text
 
 __all__ = ["RECENT_LIMIT", "SESSION_FORMAT", "Document", "ViewSettings", "annotations_from_session",
-           "config_dir",
-           "describe_change", "forget_recent", "last_session_path", "load_session",
+           "config_dir", "describe_chain_change",
+           "describe_change", "filter_label", "forget_recent", "last_session_path", "load_session",
            "recent_files", "remember_recent", "session_state", "settings_from_session",
            "write_session"]
 
@@ -50,28 +51,51 @@ class ViewSettings:
     representation: str = "stft"
     #: parameters of that operator, as JSON
     view_params: str = "{}"
-    #: the filter designer's filter (pipeline filter-step params as JSON), "" when off
-    designer: str = ""
-    #: what the view shows of the designer's filter: "after", "before" or "difference"
+    #: what the view shows of the designer's filters: "after", "before" or "difference"
     compare: str = "after"
+    #: the filter designer's chain in order, as JSON: a list of
+    #: ``{"params": filter-step params, "enabled": bool}``
+    chain: str = "[]"
+    #: whether the chain filters the recording (the designer's "Apply to the recording")
+    chain_on: bool = False
+    #: the chain's filter shown in the designer
+    chain_index: int = 0
+
+    @property
+    def filters(self) -> list[dict]:
+        """The designer's chain: ``{"params": ..., "enabled": ...}`` per filter, in order."""
+        return json.loads(self.chain)
+
+    @property
+    def chain_steps(self) -> list[dict]:
+        """The chain's enabled filters as pipeline filter steps (none while it is off)."""
+        if not self.chain_on:
+            return []
+        return [{"op": "filter", "params": f["params"]} for f in self.filters if f["enabled"]]
+
+    @property
+    def designer(self) -> str:
+        """The filter shown in the designer (filter-step params as JSON) while the chain
+        filters the recording; "" otherwise."""
+        filters = self.filters
+        if not self.chain_on or not filters:
+            return ""
+        return json.dumps(filters[min(max(self.chain_index, 0), len(filters) - 1)]["params"])
 
     @property
     def steps(self) -> list[dict]:
-        """Processing steps, the designer's filter last when it is on."""
-        steps = json.loads(self.processing)
-        if self.designer:
-            steps.append({"op": "filter", "params": json.loads(self.designer)})
-        return steps
+        """Processing steps, then the designer's enabled filters in order when it is on."""
+        return [*json.loads(self.processing), *self.chain_steps]
 
     @property
     def base_steps(self) -> list[dict]:
-        """Processing steps without the designer's filter (the "before" view)."""
+        """Processing steps without the designer's filters (the "before" view)."""
         return json.loads(self.processing)
 
     @property
     def shows_difference(self) -> bool:
-        """Whether the view shows the designer's filter as after minus before, in dB."""
-        return bool(self.designer) and self.compare == "difference"
+        """Whether the view shows the designer's filters as after minus before, in dB."""
+        return bool(self.chain_steps) and self.compare == "difference"
 
     def pipeline_dict(self) -> dict:
         """The processing and the spectrogram as one pipeline (``pipeline/1`` JSON)."""
@@ -126,8 +150,10 @@ def describe_change(old: ViewSettings, new: ViewSettings) -> str:
         parts.append(f"{new.freq_scale} frequency axis")
     if old.processing != new.processing:
         parts.append("processing steps")
-    if old.designer != new.designer:
-        parts.append("filter design" if new.designer else "filter off")
+    if old.chain != new.chain:
+        parts.append(describe_chain_change(old.filters, new.filters))
+    elif old.chain_on != new.chain_on:
+        parts.append("filters on" if new.chain_on else "filters off")
     if old.compare != new.compare:
         parts.append(f"show {new.compare} filter")
     if old.representation != new.representation:
@@ -135,6 +161,67 @@ def describe_change(old: ViewSettings, new: ViewSettings) -> str:
     elif old.view_params != new.view_params:
         parts.append(f"{new.representation} parameters")
     return ", ".join(parts) if parts else "settings"
+
+
+_BTYPES = {"lowpass": "low-pass", "highpass": "high-pass", "bandpass": "band-pass",
+           "bandstop": "band-stop"}
+_CENTRED = {"iirnotch": "notch", "notches": "notch", "iircomb": "comb", "iirpeak": "peak"}
+
+
+def _hz(v: Any) -> str:
+    values = v if isinstance(v, (list, tuple)) else [v]
+    # two decimals at most: a measured line is 49.93 Hz, a band edge 300 Hz
+    return "–".join(f"{float(x):.2f}".rstrip("0").rstrip(".") for x in values) + " Hz"
+
+
+def filter_label(params: dict) -> str:
+    """A filter of the designer's chain as people name it ("notch 49.93 Hz", "band-pass
+    300–3000 Hz").
+
+    Parameters
+    ----------
+    params : dict
+        Pipeline filter-step params (``FilterSpec.to_params()``).
+    """
+    design = params.get("design", "filter")
+    if design in _CENTRED:
+        f = params.get("frequency")
+        return _CENTRED[design] + (f" {_hz(f)}" if f is not None else "")
+    if design in ("remez", "firls", "firwin2"):
+        return f"FIR {design}"
+    kind = _BTYPES.get(params.get("btype", "lowpass"), "filter")
+    edges = params.get("cutoff", params.get("passband"))
+    return kind + (f" {_hz(edges)}" if edges is not None else "")
+
+
+def describe_chain_change(old: list[dict], new: list[dict]) -> str:
+    """What one edit did to the designer's chain ("add notch 49.93 Hz", "disable band-pass").
+
+    Parameters
+    ----------
+    old, new : list of dict
+        The chain before and after (``ViewSettings.filters``).
+    """
+    def kind(f: dict) -> str:
+        return filter_label(f["params"]).split(" ")[0]
+
+    if len(new) == len(old) + 1:
+        added = next((f for i, f in enumerate(new) if i >= len(old) or f != old[i]), new[-1])
+        return f"add {filter_label(added['params'])}"
+    if len(new) + 1 == len(old):
+        gone = next((f for i, f in enumerate(old) if i >= len(new) or f != new[i]), old[-1])
+        return f"remove {filter_label(gone['params'])}"
+    if len(new) == len(old):
+        changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+        if len(changed) == 2 and old[changed[0]] == new[changed[1]] \
+                and old[changed[1]] == new[changed[0]]:
+            return f"move {kind(new[changed[0]])} up"
+        if len(changed) == 1:
+            a, b = old[changed[0]], new[changed[0]]
+            if a["params"] == b["params"]:
+                return f"{'enable' if b['enabled'] else 'disable'} {kind(b)}"
+            return filter_label(b["params"])
+    return "filter chain"
 
 
 # -- session files ----------------------------------------------------------------------
@@ -176,6 +263,10 @@ def session_state(path: Path | None, settings: ViewSettings,
                          "reduce": s.reduce, "freq_scale": s.freq_scale},
             "view": {"t0": t0, "t1": t1, "f0": f0, "f1": f1},
             "display": {"db_low": lo, "db_high": hi, "colormap": colormap},
+            "processing": json.loads(s.processing),
+            "representation": {"name": s.representation, "params": json.loads(s.view_params)},
+            "filters": {"chain": s.filters, "on": s.chain_on, "current": s.chain_index,
+                        "compare": s.compare},
             **({"annotations": [a.to_dict() for a in annotations]}
                if annotations is not None else {})}
 
@@ -218,6 +309,7 @@ def load_session(path: str | Path) -> dict[str, Any]:
         d.setdefault("colormap", "inferno")
         if not state.get("file"):
             raise InputError(f"{p}: the session names no recording")
+        _check_views(p, state)
         if "annotations" in state:
             items = state["annotations"]
             if not isinstance(items, list):
@@ -226,6 +318,35 @@ def load_session(path: str | Path) -> dict[str, Any]:
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"{p}: incomplete session ({type(exc).__name__}: {exc})") from None
     return state
+
+
+def _check_views(p: Path, state: dict[str, Any]) -> None:
+    """Check (and complete) the processing, representation and filter chain of a session;
+    sessions written before they were kept get the defaults."""
+    from specscope.compute.filters import FilterSpec
+
+    if not isinstance(state.setdefault("processing", []), list):
+        raise InputError(f"{p}: \"processing\" must be a list of pipeline steps")
+    rep = state.setdefault("representation", {})
+    rep.setdefault("name", "stft")
+    rep.setdefault("params", {})
+    if not isinstance(rep["name"], str) or not isinstance(rep["params"], dict):
+        raise InputError(f"{p}: representation must name a view and its params")
+    chain = state.setdefault("filters", {})
+    chain.setdefault("chain", [])
+    chain.setdefault("on", False)
+    chain.setdefault("current", 0)
+    chain.setdefault("compare", "after")
+    if chain["compare"] not in ("after", "before", "difference"):
+        raise InputError(f"{p}: filters.compare={chain['compare']!r} must be after, before "
+                         "or difference")
+    for i, f in enumerate(chain["chain"]):
+        if not isinstance(f, dict) or not isinstance(f.get("enabled"), bool):
+            raise InputError(f"{p}: filters.chain[{i}] must hold params and enabled")
+        try:
+            FilterSpec.from_params(f.get("params"))
+        except SpecscopeError as exc:
+            raise InputError(f"{p}: filters.chain[{i}]: {exc}") from None
 
 
 def annotations_from_session(state: dict[str, Any]) -> list[Annotation] | None:
@@ -238,8 +359,16 @@ def annotations_from_session(state: dict[str, Any]) -> list[Annotation] | None:
 def settings_from_session(state: dict[str, Any]) -> ViewSettings:
     """The analysis settings of a session read by :func:`load_session`."""
     a = state["analysis"]
+    rep, chain = state.get("representation", {}), state.get("filters", {})
     return ViewSettings(stft=StftParams(a["nfft"], a["hop"], a["window"], a["scaling"]),
-                        channel=a["channel"], reduce=a["reduce"], freq_scale=a["freq_scale"])
+                        channel=a["channel"], reduce=a["reduce"], freq_scale=a["freq_scale"],
+                        processing=json.dumps(state.get("processing", [])),
+                        representation=rep.get("name", "stft"),
+                        view_params=json.dumps(rep.get("params", {})),
+                        chain=json.dumps(chain.get("chain", [])),
+                        chain_on=bool(chain.get("on", False)),
+                        chain_index=int(chain.get("current", 0)),
+                        compare=chain.get("compare", "after"))
 
 
 # -- recent files -------------------------------------------------------------------------

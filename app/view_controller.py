@@ -59,7 +59,7 @@ _ids = itertools.count(1)
 
 def _engine_key(s: Any) -> tuple:
     """The settings an engine is made for (other settings only re-render)."""
-    return (s.stft, s.channel, s.processing, s.designer)
+    return (s.stft, s.channel, s.processing, json.dumps(s.chain_steps))
 
 
 def _next_id() -> int:
@@ -216,7 +216,7 @@ class ViewController(QObject):
         self.view_note = ""
         try:
             self.engine = self.engine_for(s.steps)
-            self.base_engine = self.engine_for(s.base_steps) if s.designer else self.engine
+            self.base_engine = self.engine_for(s.base_steps) if s.chain_steps else self.engine
         except InputError as exc:
             self.engine = None
             self.shell.show_error(str(exc), dialog=False)
@@ -330,7 +330,7 @@ class ViewController(QObject):
             self.last_request = request
             self._submit(request, self._plugin_job, label=f"Computing {s.representation}")
             return
-        compare = s.compare if s.designer else "after"
+        compare = s.compare if s.chain_steps else "after"
         source, subtract = self.preview_engine or self.engine, None
         if compare == "before":
             source = self.base_engine

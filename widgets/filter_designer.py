@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,15 +109,32 @@ class Shown:
     note: str
     impulse: tuple[np.ndarray, np.ndarray]
     step: tuple[np.ndarray, np.ndarray]
+    #: magnitude of the whole chain at ``analysis.f`` (None: no chain around this filter)
+    combined: np.ndarray | None = None
 
 
-def compute_shown(spec: filters.FilterSpec, fs: float, prepare: Prepare | None = None
+def compute_shown(spec: filters.FilterSpec, fs: float, prepare: Prepare | None = None,
+                  others: Sequence[filters.FilterSpec] | None = None, in_chain: bool = True
                   ) -> Shown:
     """Design ``spec`` and compute every analysis drawn (the designer's job).
 
     A ``notches`` spec for "every harmonic up to Nyquist" with more harmonics
     than :data:`~specscope.compute.filters.MAX_NOTCH_HARMONICS` is completed by
     ``prepare`` (those above the noise floor of the recording) or capped.
+
+    Parameters
+    ----------
+    spec : FilterSpec
+        The filter shown.
+    fs : float
+        The sample rate (Hz).
+    prepare : callable, optional
+        Completes a spec before it is designed (see :data:`Prepare`).
+    others : sequence of FilterSpec, optional
+        The chain's other enabled filters: ``combined`` is the magnitude of
+        them all (and of ``spec`` when ``in_chain``) on the same grid.
+    in_chain : bool
+        Whether ``spec`` itself is enabled in the chain.
     """
     note = ""
     if spec.design == "notches" and spec.harmonics is None:
@@ -129,17 +146,160 @@ def compute_shown(spec: filters.FilterSpec, fs: float, prepare: Prepare | None =
                 spec = dataclasses.replace(spec, harmonics=filters.MAX_NOTCH_HARMONICS)
                 note = (f"{top} harmonics lie below Nyquist: notches for the first "
                         f"{filters.MAX_NOTCH_HARMONICS} only")
+    others = list(others) if others is not None else None
+    # one grid fine enough for every notch of the chain
+    n = max(_grid_points(s, fs) for s in [spec, *(others or [])])
     d = filters.design(spec, fs)
-    a = filters.analyze(d, _grid_points(spec, fs)).compute_all()
+    a = filters.analyze(d, n).compute_all()
     v = filters.verify(d, analysis=a)
     # computed here, cached on the design (the view's pipeline reuses it: settle)
     _ = (d.minimum_phase, d.delay_s, d.stable, d.settle)
-    return Shown(spec, d, a, v, note, _thin(*a.impulse), _thin(*a.step))
+    combined = None
+    if others is not None:
+        combined = a.magnitude.copy() if in_chain else np.ones_like(a.magnitude)
+        for other in others:
+            od = filters.design(other, fs)
+            _ = od.settle  # the view's pipeline applies it next
+            combined *= filters.analyze(od, n).magnitude
+    return Shown(spec, d, a, v, note, _thin(*a.impulse), _thin(*a.step), combined)
 
 
 def _thin(t: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     step = max(1, math.ceil(t.size / MAX_DRAWN))
     return t[::step], h[::step]
+
+
+class FilterForm(QWidget):
+    """The form of one filter: its method and the fields of ``filters.field_schema(method)``.
+
+    Typed values are taken on Enter, on leaving the field or after
+    :data:`IDLE_MS` without a keystroke, never per keystroke; another method
+    converts the filter, keeping what carries over.  The designer and the
+    Processing panel's filter steps both edit filters with it.
+
+    Signals
+    -------
+    edited(object)
+        The person made a new valid :class:`~specscope.compute.filters.FilterSpec`.
+    invalid(str)
+        What the person typed or chose cannot be a filter (the message names the field).
+    """
+
+    edited = pyqtSignal(object)
+    invalid = pyqtSignal(str)
+
+    def __init__(self, spec: filters.FilterSpec, fs: float = 48000.0,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.fs = float(fs)
+        #: the filter the fields show (or were last taken as)
+        self.spec = spec
+        self._form: ParamForm | None = None
+        self._design = spec.design
+        self._idle = QTimer(self)
+        self._idle.setSingleShot(True)
+        self._idle.setInterval(IDLE_MS)
+        self._idle.timeout.connect(self._form_edited)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        top = QFormLayout()
+        self.method = QComboBox()
+        for key, label in METHODS.items():
+            self.method.addItem(label, key)
+        self.method.currentIndexChanged.connect(self._method_changed)
+        top.addRow("Method", self.method)
+        lay.addLayout(top)
+        self.host = QVBoxLayout()
+        lay.addLayout(self.host)
+        self.set_spec(spec)
+
+    def set_spec(self, spec: filters.FilterSpec) -> None:
+        """Show ``spec`` in the fields (no signal)."""
+        self._idle.stop()
+        self._select_method(spec.design)
+        if self._form is None or spec.design != self._design:
+            self._build_form(spec)
+        else:
+            self._form.set_values(_form_values(spec))
+        self.spec = spec
+
+    def pending(self) -> bool:
+        """Whether a typed value waits for the pause that takes it."""
+        return self._idle.isActive()
+
+    def field(self, name: str) -> QWidget | None:
+        """The field for parameter ``name`` (None when the method has none)."""
+        lay = self._form.layout() if self._form is not None else None
+        if not isinstance(lay, QFormLayout):
+            return None
+        for row in range(lay.rowCount()):
+            label = lay.itemAt(row, QFormLayout.ItemRole.LabelRole)
+            item = lay.itemAt(row, QFormLayout.ItemRole.FieldRole)
+            if label is not None and item is not None and isinstance(label.widget(), QLabel) \
+                    and label.widget().text().split(" ")[0] == name:
+                return item.widget()
+        return None
+
+    def _select_method(self, design: str) -> None:
+        self.method.blockSignals(True)
+        self.method.setCurrentIndex(max(0, self.method.findData(design)))
+        self.method.blockSignals(False)
+
+    def _build_form(self, spec: filters.FilterSpec) -> None:
+        if self._form is not None:
+            self._form.setParent(None)
+            self._form.deleteLater()
+        self._idle.stop()
+        self._form = ParamForm(filters.field_schema(spec.design), _form_values(spec))
+        self._design = spec.design
+        # typed values: taken on Enter, on leaving the field or after a pause
+        self._form.changed.connect(self._idle.start)
+        for box in self._form.findChildren(QAbstractSpinBox):
+            box.setKeyboardTracking(False)
+            box.editingFinished.connect(self._flush_form)
+            for line in box.findChildren(QLineEdit):
+                line.textEdited.connect(self._idle.start)
+        for line in self._form.findChildren(QLineEdit):
+            if not isinstance(line.parent(), (QAbstractSpinBox, QComboBox)):
+                line.editingFinished.connect(self._flush_form)
+        self.host.addWidget(self._form)
+
+    def _flush_form(self) -> None:
+        if self._idle.isActive():
+            self._idle.stop()
+            self._form_edited()
+
+    def _method_changed(self) -> None:
+        method = self.method.currentData()
+        try:
+            spec = _convert(self.spec, method, self.fs)
+        except SpecscopeError as exc:
+            self._select_method(self._design)
+            self.invalid.emit(str(exc))
+            return
+        self._build_form(spec)
+        self.spec = spec
+        self.edited.emit(spec)
+
+    def _form_edited(self) -> None:
+        if self._form is None:
+            return
+        # a spin box's typed text becomes its value only when interpreted
+        for box in self._form.findChildren(QAbstractSpinBox):
+            box.blockSignals(True)
+            box.interpretText()
+            box.blockSignals(False)
+        try:
+            values = self._form.values()
+            spec = filters.FilterSpec.from_params({"design": self._design, **{
+                k: v for k, v in values.items() if v is not None}})
+        except SpecscopeError as exc:
+            self.invalid.emit(str(exc))
+            return
+        if spec == self.spec:
+            return
+        self.spec = spec
+        self.edited.emit(spec)
 
 
 class FilterDesigner(QWidget):
@@ -163,27 +323,24 @@ class FilterDesigner(QWidget):
         self._preparer: Preparer | None = None
         self._request = 0          # id of the newest design request
         self._answer = 0           # id of the newest request answered (shown or refused)
-        self._form_design = self.spec.design
-        self._idle = QTimer(self)
-        self._idle.setSingleShot(True)
-        self._idle.setInterval(IDLE_MS)
-        self._idle.timeout.connect(self._form_edited)
+        #: the chain's other enabled filters, whose response multiplies this one's
+        self._others: tuple[filters.FilterSpec, ...] = ()
+        self._in_chain = True      # whether this filter counts in the combined response
         self._edges: list[tuple[str, int, pg.InfiniteLine]] = []
         self._limits: list[tuple[str, pg.InfiniteLine]] = []
-        self._form: ParamForm | None = None
         self._shown: Shown | None = None
 
         lay = QHBoxLayout(self)
         left = QVBoxLayout()
-        top = QFormLayout()
-        self.method = QComboBox()
-        for key, label in METHODS.items():
-            self.method.addItem(label, key)
-        self.method.currentIndexChanged.connect(self._method_changed)
-        top.addRow("Method", self.method)
-        left.addLayout(top)
-        self.form_host = QVBoxLayout()
-        left.addLayout(self.form_host)
+        #: the form of the filter shown (method and fields)
+        self.form = FilterForm(self.spec, self.fs)
+        self.method = self.form.method
+        self.form.edited.connect(self._form_edited)
+        self.form.invalid.connect(self.error_text)
+        #: where the caller may place a widget above the form (the app: the chain)
+        self.top_host = QVBoxLayout()
+        left.addLayout(self.top_host)
+        left.addWidget(self.form)
         self.error = QLabel("")
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #c00000;")
@@ -213,7 +370,14 @@ class FilterDesigner(QWidget):
         self.mag.setLabel("bottom", "Frequency", units="Hz")
         self.mag.setLabel("left", "Magnitude (dB)")
         self.mag.showGrid(x=True, y=True, alpha=0.3)
-        self._mag_curve = self.mag.plot(pen=pg.mkPen((255, 200, 60), width=2))
+        self.mag.addLegend(offset=(-10, 10))
+        self._mag_curve = self.mag.plot(pen=pg.mkPen((255, 200, 60), width=2),
+                                        name="selected filter")
+        #: the response of the whole chain (every enabled filter), when there is one
+        self.chain_curve = self.mag.plot(pen=pg.mkPen((120, 200, 255), width=2,
+                                                       style=pg.QtCore.Qt.PenStyle.DashLine),
+                                          name="whole chain")
+        self.chain_curve.setVisible(False)
         self._tol_items: list[Any] = []
         self.phase = pg.PlotWidget(labels={"bottom": "Frequency (Hz)", "left": "Phase (rad)"})
         self._phase_curve = self.phase.plot(pen="c")
@@ -251,11 +415,27 @@ class FilterDesigner(QWidget):
 
     def busy(self) -> bool:
         """Whether a design asked for has not been shown (or refused) yet."""
-        return self._answer < self._request or self._idle.isActive()
+        return self._answer < self._request or self.form.pending()
 
     def set_sample_rate(self, fs: float) -> None:
         """Design for this sample rate (the recording's)."""
-        self.fs = float(fs)
+        self.fs = self.form.fs = float(fs)
+        self._redesign(self.wanted, emit=False)
+
+    def set_chain(self, others: list[filters.FilterSpec], in_chain: bool = True) -> None:
+        """The chain this filter is part of: the combined response is drawn too.
+
+        Parameters
+        ----------
+        others : list of FilterSpec
+            The chain's other enabled filters (none: no combined curve).
+        in_chain : bool
+            Whether the filter shown is enabled (it counts in the combined response).
+        """
+        others_t = tuple(others)
+        if (others_t, bool(in_chain)) == (self._others, self._in_chain):
+            return
+        self._others, self._in_chain = others_t, bool(in_chain)
         self._redesign(self.wanted, emit=False)
 
     def set_spec(self, spec: filters.FilterSpec | dict, *, emit: bool = True) -> bool:
@@ -270,12 +450,7 @@ class FilterDesigner(QWidget):
         except SpecscopeError as exc:
             self.error.setText(str(exc))
             return False
-        self._idle.stop()
-        self._select_method(spec.design)
-        if self._form is None or spec.design != self._form_design:
-            self._build_form(spec)
-        else:
-            self._form.set_values(_form_values(spec))
+        self.form.set_spec(spec)
         return self._redesign(spec, emit=emit, commit=emit)
 
     def params(self) -> dict[str, Any]:
@@ -284,78 +459,16 @@ class FilterDesigner(QWidget):
 
     def field(self, name: str) -> QWidget | None:
         """The form's field for parameter ``name`` (None when the method has none)."""
-        if self._form is None:
-            return None
-        lay = self._form.layout()
-        if not isinstance(lay, QFormLayout):
-            return None
-        for row in range(lay.rowCount()):
-            label = lay.itemAt(row, QFormLayout.ItemRole.LabelRole)
-            item = lay.itemAt(row, QFormLayout.ItemRole.FieldRole)
-            if label is not None and item is not None and isinstance(label.widget(), QLabel) \
-                    and label.widget().text().split(" ")[0] == name:
-                return item.widget()
-        return None
+        return self.form.field(name)
+
+    def error_text(self, message: str) -> None:
+        """Show why the last change could not be a filter (the last design stays)."""
+        self.error.setText(message)
 
     # -- form ------------------------------------------------------------------
-    def _select_method(self, design: str) -> None:
-        self.method.blockSignals(True)
-        self.method.setCurrentIndex(max(0, self.method.findData(design)))
-        self.method.blockSignals(False)
-
-    def _build_form(self, spec: filters.FilterSpec) -> None:
-        if self._form is not None:
-            self._form.setParent(None)
-            self._form.deleteLater()
-        self._idle.stop()
-        self._form = ParamForm(filters.field_schema(spec.design), _form_values(spec))
-        self._form_design = spec.design
-        # typed values: taken on Enter, on leaving the field or after a pause
-        self._form.changed.connect(self._idle.start)
-        for box in self._form.findChildren(QAbstractSpinBox):
-            box.setKeyboardTracking(False)
-            box.editingFinished.connect(self._flush_form)
-            for line in box.findChildren(QLineEdit):
-                line.textEdited.connect(self._idle.start)
-        for line in self._form.findChildren(QLineEdit):
-            if not isinstance(line.parent(), (QAbstractSpinBox, QComboBox)):
-                line.editingFinished.connect(self._flush_form)
-        self.form_host.addWidget(self._form)
-
-    def _flush_form(self) -> None:
-        if self._idle.isActive():
-            self._idle.stop()
-            self._form_edited()
-
-    def _method_changed(self) -> None:
-        method = self.method.currentData()
-        try:
-            spec = _convert(self.wanted, method, self.fs)
-        except SpecscopeError as exc:
-            self.error.setText(str(exc))
-            self._select_method(self._form_design)
-            return
-        self._build_form(spec)
-        self._redesign(spec, emit=True, commit=True)
-
-    def _form_edited(self) -> None:
-        if self._form is None:
-            return
-        # a spin box's typed text becomes its value only when interpreted
-        for box in self._form.findChildren(QAbstractSpinBox):
-            box.blockSignals(True)
-            box.interpretText()
-            box.blockSignals(False)
-        try:
-            values = self._form.values()
-            spec = filters.FilterSpec.from_params({"design": self._form_design, **{
-                k: v for k, v in values.items() if v is not None}})
-        except SpecscopeError as exc:
-            self.error.setText(str(exc))
-            return
-        if spec == self.wanted:
-            return
-        self._redesign(spec, emit=True, commit=True)
+    def _form_edited(self, spec: filters.FilterSpec) -> None:
+        if spec != self.wanted:
+            self._redesign(spec, emit=True, commit=True)
 
     # -- design ----------------------------------------------------------------
     def _redesign(self, spec: filters.FilterSpec, *, emit: bool, commit: bool = False) -> bool:
@@ -365,8 +478,11 @@ class FilterDesigner(QWidget):
         prepare = self._preparer() if self._preparer is not None else None
         self.wanted = spec
 
+        others = self._others if (self._others or not self._in_chain) else None
+        in_chain = self._in_chain
+
         def job() -> Shown:
-            return compute_shown(spec, fs, prepare)
+            return compute_shown(spec, fs, prepare, others, in_chain)
 
         if self._runner is None:
             try:
@@ -386,9 +502,10 @@ class FilterDesigner(QWidget):
         self._answer = rid
         self.error.setText(message)  # keep the last valid design
         self.wanted = self.spec
-        if self._form_design != self.spec.design:  # a method that cannot be designed
-            self._select_method(self.spec.design)
-            self._build_form(self.spec)
+        if self.form.spec.design != self.spec.design:  # a method that cannot be designed
+            self.form.set_spec(self.spec)
+        else:  # the same value typed again is tried again
+            self.form.spec = self.spec
 
     def _show(self, rid: int, shown: Shown, emit: bool, commit: bool) -> None:
         if rid != self._request:
@@ -397,8 +514,8 @@ class FilterDesigner(QWidget):
         self.error.setText("")
         self.note.setText(shown.note)
         spec = shown.spec
-        if spec != self.wanted and self._form is not None:
-            self._form.set_values(_form_values(spec))  # completed by the preparer
+        if spec != self.wanted:
+            self.form.set_spec(spec)  # completed by the preparer
         self.spec, self.wanted, self.design = spec, spec, shown.design
         self.analysis, self.verdict, self._shown = shown.analysis, shown.verdict, shown
         self._update_info()
@@ -464,6 +581,13 @@ class FilterDesigner(QWidget):
         self.mag.setLabel("left", "Magnitude (dB)" if in_db else "Magnitude")
         y = np.maximum(a.magnitude_db, -200.0) if in_db else a.magnitude
         self._mag_curve.setData(a.f, y)
+        combined = self._shown.combined if self._shown is not None else None
+        self.chain_curve.setVisible(combined is not None)
+        if combined is not None:
+            with np.errstate(divide="ignore"):
+                chain_y = np.maximum(20.0 * np.log10(combined), -200.0) if in_db else combined
+            self.chain_curve.setData(a.f, chain_y)
+            y = np.minimum(y, chain_y)
         for item in self._tol_items:
             self.mag.removeItem(item)
         self._tol_items = []
@@ -551,8 +675,7 @@ class FilterDesigner(QWidget):
         except SpecscopeError as exc:
             self.error.setText(str(exc))
             return False
-        if self._form is not None:
-            self._form.set_values(_form_values(spec))
+        self.form.set_spec(spec)
         return self._redesign(spec, emit=True, commit=commit)
 
     def _edge_dragged(self, line: pg.InfiniteLine) -> None:
@@ -572,8 +695,7 @@ class FilterDesigner(QWidget):
                 except SpecscopeError as exc:
                     self.error.setText(str(exc))
                     return
-                if self._form is not None:
-                    self._form.set_values(_form_values(spec))
+                self.form.set_spec(spec)
                 self._redesign(spec, emit=True)
                 return
 

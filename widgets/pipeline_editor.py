@@ -4,6 +4,10 @@ A list of steps (operator name and parameters) with a form generated from the
 selected step's schema.  The editor knows nothing of where operators come
 from: it is given a catalogue (name, family, summary) and a ``describe``
 function returning an operator's schema; it emits the steps when applied.
+A filter step is edited with the designer's form
+(:class:`~specscope.widgets.filter_designer.FilterForm`: its method and the
+fields of ``compute.filters.field_schema``); a finished edit of it (Enter,
+leaving the field, a pause) applies the steps at once, as in the designer.
 """
 
 from __future__ import annotations
@@ -24,13 +28,13 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 from specscope.compute.errors import SpecscopeError
+from specscope.compute.filters import FilterSpec
 
+from .filter_designer import FilterForm
 from .param_form import ParamForm
 
-#: schema of the pipeline's filter step, edited as JSON until a designer edits it
-FILTER_SCHEMA = [{"name": "spec", "type": "any", "default": None, "required": True,
-                  "help": 'filter design in Hz, e.g. {"design": "butter", "btype": '
-                          '"bandpass", "order": 4, "cutoff": [300, 3000]}'}]
+#: a new filter step: the designer's first filter
+NEW_FILTER = {"design": "butter", "btype": "bandpass", "order": 4, "cutoff": [300.0, 3000.0]}
 
 
 class PipelineEditor(QWidget):
@@ -50,7 +54,10 @@ class PipelineEditor(QWidget):
         super().__init__(parent)
         self._describe = describe
         self._steps: list[dict[str, Any]] = []
-        self._form: ParamForm | None = None
+        #: the selected step's form: a FilterForm for a filter step, else a ParamForm
+        self.form: ParamForm | FilterForm | None = None
+        #: the sample rate filter steps are designed for (method changes keep below Nyquist)
+        self.fs = 48000.0
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         self.list = QListWidget()
@@ -110,25 +117,34 @@ class PipelineEditor(QWidget):
         """Operators offered by Add (name, family, summary)."""
         self.add.setMenu(self._menu(catalogue))
 
+    def set_sample_rate(self, fs: float) -> None:
+        """The recording's sample rate (a filter step's form converts methods for it)."""
+        self.fs = float(fs)
+        if isinstance(self.form, FilterForm):
+            self.form.fs = self.fs
+
     # -- steps ---------------------------------------------------------------
     def steps(self) -> list[dict[str, Any]]:
-        return [dict(op=s["op"], params=dict(s["params"])) for s in self._steps]
+        """The steps shown, as pipeline steps (``{"op": ..., "params": {...}}``)."""
+        return [{"op": s["op"], "params": dict(s["params"])} for s in self._steps]
 
     def set_steps(self, steps: list[dict[str, Any]]) -> None:
-        self._steps = [dict(op=s["op"], params=dict(s.get("params", {}))) for s in steps]
-        self._refresh()
+        """Show these steps (no signal)."""
         self.error.setText("")
+        if [{"op": s["op"], "params": s.get("params", {})} for s in steps] == self._steps:
+            return  # the steps just applied: the form being edited stays
+        self._steps = [{"op": s["op"], "params": dict(s.get("params", {}))} for s in steps]
+        self._refresh()
 
     def add_step(self, op: str) -> None:
-        params: dict[str, Any] = {}
-        if op == "filter":
-            params = {"design": "butter", "btype": "bandpass", "order": 4,
-                      "cutoff": [300.0, 3000.0], "zero_phase": False}
+        """Add a step of operator ``op`` (``"filter"``: a band-pass) and select it."""
+        params: dict[str, Any] = dict(NEW_FILTER) if op == "filter" else {}
         self._steps.append({"op": op, "params": params})
         self._refresh()
         self.list.setCurrentRow(len(self._steps) - 1)
 
     def show_error(self, message: str) -> None:
+        """Say why the steps could not be used."""
         self.error.setText(message)
 
     def _remove(self) -> None:
@@ -160,53 +176,62 @@ class PipelineEditor(QWidget):
         self._select(self.list.currentRow())
 
     def _select(self, i: int) -> None:
-        if self._form is not None:
-            self._form.setParent(None)
-            self._form.deleteLater()
-            self._form = None
+        if self.form is not None:
+            self.form.setParent(None)
+            self.form.deleteLater()
+            self.form = None
         self.summary.setText("")
         if not 0 <= i < len(self._steps):
             return
         step = self._steps[i]
         try:
             if step["op"] == "filter":
-                schema, values = FILTER_SCHEMA, {"spec": step["params"]}
-                self.summary.setText("Filter designed for the recording's sample rate (SOS)")
-            else:
-                d = self._describe(step["op"])
-                schema, values = d.get("params", []), step["params"]
-                self.summary.setText(d.get("summary", ""))
+                form = FilterForm(FilterSpec.from_params(step["params"]), self.fs)
+                form.edited.connect(self._filter_edited)
+                form.invalid.connect(self.error.setText)
+                self.form = form
+                self.summary.setText("Filter designed for the recording's sample rate; "
+                                     "a finished edit applies it")
+                self.form_host.addWidget(form)
+                return
+            d = self._describe(step["op"])
+            schema, values = d.get("params", []), step["params"]
+            self.summary.setText(d.get("summary", ""))
         except SpecscopeError as exc:
             self.error.setText(str(exc))
             return
-        self._form = ParamForm(schema, values)
-        self._form.changed.connect(self._form_changed)
-        self.form_host.addWidget(self._form)
+        self.form = ParamForm(schema, values)
+        self.form.changed.connect(self._form_changed)
+        self.form_host.addWidget(self.form)
+
+    def _filter_edited(self, spec: FilterSpec) -> None:
+        """A finished edit of a filter step: used at once, like the designer's."""
+        i = self.list.currentRow()
+        if not 0 <= i < len(self._steps):
+            return
+        self._steps[i]["params"] = spec.to_params()
+        self._show_row(i)
+        self._apply()
 
     def _form_changed(self) -> None:
         i = self.list.currentRow()
-        if self._form is None or not 0 <= i < len(self._steps):
+        if not isinstance(self.form, ParamForm) or not 0 <= i < len(self._steps):
             return
         try:
-            values = self._form.values()
+            values = self.form.values()
         except SpecscopeError as exc:
             self.error.setText(str(exc))
             return
         self.error.setText("")
-        if self._steps[i]["op"] == "filter":
-            spec = values.get("spec")
-            if not isinstance(spec, dict):
-                self.error.setText('spec must be a JSON object such as {"design": "butter", ...}')
-                return
-            self._steps[i]["params"] = spec
-        else:
-            schema = {p["name"]: p for p in self._form.schema}
-            # keep only values that differ from the defaults: short, readable pipelines
-            self._steps[i]["params"] = {k: v for k, v in values.items()
-                                        if v != schema[k].get("default")}
-        item = self.list.item(i)
+        schema = {p["name"]: p for p in self.form.schema}
+        # keep only values that differ from the defaults: short, readable pipelines
+        self._steps[i]["params"] = {k: v for k, v in values.items()
+                                    if v != schema[k].get("default")}
+        self._show_row(i)
+
+    def _show_row(self, i: int) -> None:
         args = ", ".join(f"{k}={_short(v)}" for k, v in self._steps[i]["params"].items())
-        item.setText(f"{self._steps[i]['op']}({args})")
+        self.list.item(i).setText(f"{self._steps[i]['op']}({args})")
 
     def _apply(self) -> None:
         self.error.setText("")

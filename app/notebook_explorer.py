@@ -885,6 +885,7 @@ class DesignerWidget(ipywidgets.VBox):
             self.method_picker.value = self.designer.spec.design
 
     def _spec_committed(self, params: dict) -> None:
+        self._spec_changed(params)  # a finished change is a change too: summary and method
         if self.target is not None:
             self.target.pipeline = self.pipeline
 

@@ -139,6 +139,22 @@ def spec_ref(x, nfft, hop, window, mode, fs):
     return f, t, s
 
 
+def stft_power_ref(x, nfft, hop, window, scaling, two_sided, layout, fs):
+    scipy_scaling, mode = {"psd": ("density", "psd"), "spectrum": ("spectrum", "psd"),
+                           "magnitude": ("spectrum", "magnitude")}[scaling]
+    two = np.iscomplexobj(x) if two_sided is None else two_sided
+    if x.shape[-1] < nfft:  # the kernel gives every whole frame: none (scipy refuses)
+        n_freq = nfft if two else nfft // 2 + 1
+        shape = (*x.shape[:-1], n_freq, 0) if layout == "freq" else (*x.shape[:-1], 0, n_freq)
+        return np.zeros(shape, dtype=np.result_type(x.real.dtype, np.float32))
+    _, _, s = ss.spectrogram(x, fs, window=window, nperseg=nfft, noverlap=nfft - hop,
+                             detrend=False, scaling=scipy_scaling, mode=mode,
+                             return_onesided=not two)
+    if two:
+        s = np.fft.fftshift(s, axes=-2)
+    return s if layout == "freq" else np.swapaxes(s, -1, -2)
+
+
 def stft_ref(x, window, nperseg, hop, fft_mode, mfft, scale_to, fs):
     sft = ss.ShortTimeFFT(ss.get_window(window, nperseg), hop, fs, fft_mode=fft_mode,
                           mfft=mfft, scale_to=scale_to)
@@ -189,6 +205,14 @@ CASES: list[Case] = [
          [{"window": "hann", "nperseg": 64, "hop": 16, "fft_mode": "onesided", "mfft": None,
            "scale_to": None, "n": 200}],
          fs=FS, make=stft_input, batch=False, lengths=(97, 250), atol32=1e-3),
+    Case("stft_power", stft_power_ref,
+         [{"nfft": 16, "hop": 4, "window": "hann", "scaling": "psd", "two_sided": None,
+           "layout": "frames"},
+          {"nfft": 16, "hop": 5, "window": "hamming", "scaling": "spectrum", "two_sided": None,
+           "layout": "freq"},
+          {"nfft": 15, "hop": 3, "window": "hann", "scaling": "magnitude", "two_sided": True,
+           "layout": "frames"}],
+         fs=FS, complex=True, may_reject=lambda n, p: n < p["nfft"], rtol32=3e-3, atol32=1e-3),
     Case("spectrogram", spec_ref,
          [{"nfft": 16, "hop": 4, "window": "hann", "mode": m}
           for m in ("psd", "spectrum", "magnitude", "angle", "complex")],

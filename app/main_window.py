@@ -43,6 +43,7 @@ from specscope.widgets.spectrogram_view import SpectrogramView
 from .actions import ACTIONS, ShortcutGuard, build_menus, shortcut_rows
 from .annotations_controller import AnnotationsController
 from .designer_controller import DesignerController
+from .display_undo import DisplayUndo
 from .exports import Exports
 from .playback_controller import PlaybackController
 from .processing_controller import ProcessingController
@@ -128,6 +129,9 @@ class MainWindow(QMainWindow):
         self.addToolBar(self.transport_bar)
         self._build_docks()
 
+        self.undo_stack = QUndoStack(self)
+        # before the controls reach the view: its slots read the old display values
+        self.display_undo = DisplayUndo(self.view, self.controls, self.undo_stack)
         self.controls.paramsChanged.connect(self._on_params_changed)
         self.controls.levelsChanged.connect(self._on_levels_from_controls)
         self.controls.colormapChanged.connect(self.view.set_colormap)
@@ -141,7 +145,6 @@ class MainWindow(QMainWindow):
         self.view.viewportChanged.connect(self._viewport_changed)
         self.overview.regionChanged.connect(self.view.set_time_range)
 
-        self.undo_stack = QUndoStack(self)
         self.menu_actions = build_menus(self, self.menuBar())
         self.playback.bind_actions(self.menu_actions)
         self.shortcut_guard = ShortcutGuard(self)

@@ -125,3 +125,35 @@ def test_single_keys_act_with_focus_on_the_view(qtbot, window):
     assert harmonics.isChecked()
     qtbot.keyClick(window.view, Qt.Key.Key_Z)
     assert not zoom.isChecked()
+
+
+def test_display_settings_are_undone_by_name(qtbot, window):
+    """Colour map, gamma and the dB range re-level the image; each edit is one step."""
+    c = window.controls
+    first = (window.view.colormap_name, window.view.gamma, window.view.levels())
+    pick(qtbot, c.colormap, "viridis")
+    assert window.view.colormap_name == "viridis"
+    assert plain(edit_menu(window).actions()[0].text()) == "Undo colour map viridis"
+    # gamma stepped three times with the arrow key: one step
+    c.gamma.setFocus()
+    for _ in range(3):
+        qtbot.keyClick(c.gamma, Qt.Key.Key_Up)
+    assert window.view.gamma == pytest.approx(first[1] + 0.3)
+    # the top of the dB range typed into its field
+    c.db_high.setFocus()
+    c.db_high.selectAll()
+    qtbot.keyClicks(c.db_high, "-20")
+    qtbot.keyClick(c.db_high, Qt.Key.Key_Return)
+    assert window.view.levels()[1] == pytest.approx(-20.0)
+    window.view.setFocus()
+    qtbot.keyClick(window.view, Qt.Key.Key_Z, CTRL)  # the dB range comes back
+    assert window.view.levels() == pytest.approx(first[2])
+    assert c.db_high.value() == pytest.approx(first[2][1])
+    qtbot.keyClick(window.view, Qt.Key.Key_Z, CTRL)  # then gamma, in one step
+    assert window.view.gamma == pytest.approx(first[1])
+    assert c.gamma.value() == pytest.approx(first[1])
+    qtbot.keyClick(window.view, Qt.Key.Key_Z, CTRL)  # then the colour map
+    assert window.view.colormap_name == first[0]
+    assert c.colormap.currentText() == first[0]
+    qtbot.keyClick(window.view, Qt.Key.Key_Z, CTRL | SHIFT)  # and redo
+    assert window.view.colormap_name == "viridis"

@@ -116,6 +116,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.quantity = "level"
         self._kept_levels: dict[str, tuple[float, float]] = {}
         self._cmap_name = COLORMAPS[0]
+        #: gamma of the colour scale (see set_gamma)
+        self.gamma = 1.0
         self.colorbar = pg.ColorBarItem(values=(-120.0, 0.0), colorMap=pg.colormap.get(self._cmap_name),
                                         label="Level (dB)", interactive=True, rounding=0.5)
         self.colorbar.setImageItem([self.background, self.image])
@@ -393,7 +395,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
 
     def _apply_colormap(self) -> None:
         cmap = pg.colormap.get(self._cmap_name)
-        gamma = getattr(self, "gamma", 1.0)
+        gamma = self.gamma
         if gamma != 1.0:  # colour at level fraction v is the map's colour at v**gamma
             pos, colors = cmap.getStops()
             cmap = pg.ColorMap(np.asarray(pos) ** (1.0 / gamma), colors)

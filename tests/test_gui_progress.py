@@ -30,7 +30,7 @@ def window(qtbot):
     w.worker.shutdown()
 
 
-def long_recording(seconds: float = 150.0, fs: float = 48000.0) -> ArrayRecording:
+def long_recording(seconds: float = 600.0, fs: float = 48000.0) -> ArrayRecording:
     x = np.random.default_rng(1).standard_normal(int(seconds * fs)).astype(np.float32)
     return ArrayRecording(0.1 * x, fs)
 

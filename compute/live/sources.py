@@ -23,9 +23,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import InputError, RecordingError, SpecscopeError
+from ..errors import InputError, RecordingError
 from ..io import Recording, open_recording
 from ..params import Param, parse_number
+from ..sound import load_sounddevice
 from .ring import BlockRing
 
 __all__ = [
@@ -332,7 +333,7 @@ class DeviceSource(Source):
         values = option_values({"sample_rate": sample_rate, "channels": channels},
                                self.OPTIONS, where, positive=self.POSITIVE)
         sample_rate, channels = values["sample_rate"], values["channels"]
-        sd = _sounddevice()
+        sd = load_sounddevice("audio input", "audio input")
         try:
             info = sd.query_devices(device if device not in (None, "") else None, "input")
         except (ValueError, sd.PortAudioError) as exc:
@@ -389,16 +390,3 @@ class DeviceSource(Source):
                 self._stream = None
         if self._ring is not None:
             self._ring.close()
-
-
-def _sounddevice() -> Any:
-    """The ``sounddevice`` module, or a one-line error saying what to install."""
-    try:
-        import sounddevice
-    except ImportError:
-        raise SpecscopeError("audio input needs the sounddevice package: pip install "
-                             "'specscope[audio]'") from None
-    except OSError as exc:  # the package is there but PortAudio is not
-        raise SpecscopeError(f"audio input is unavailable: {exc} (install PortAudio, "
-                             "e.g. apt install libportaudio2)") from None
-    return sounddevice

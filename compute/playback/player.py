@@ -21,6 +21,7 @@ from typing import Any, Protocol, Self
 
 import numpy as np
 
+from .. import sound
 from ..errors import InputError, SpecscopeError
 
 __all__ = ["AUDIO_DEVICE_ENV", "AUDIO_OUTPUT_ENV", "FakeOutput", "OutputStream", "Player", "SampleRing",
@@ -271,16 +272,8 @@ def default_output() -> Callable[..., OutputStream]:
 
 
 def load_sounddevice() -> Any:
-    """The ``sounddevice`` module, or a one-line error saying what to install."""
-    try:
-        import sounddevice
-    except ImportError:
-        raise SpecscopeError("playback needs the sounddevice package: pip install "
-                             "'specscope[audio]'") from None
-    except OSError as exc:  # the package is there but PortAudio is not
-        raise SpecscopeError(f"audio output is unavailable: {exc} (install PortAudio, "
-                             "e.g. apt install libportaudio2)") from None
-    return sounddevice
+    """The ``sounddevice`` module for playback, or a one-line error saying what to install."""
+    return sound.load_sounddevice("playback", "audio output")
 
 
 class SoundDeviceOutput:

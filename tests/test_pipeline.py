@@ -456,3 +456,10 @@ def test_stft_frames_of_rows_equal_each_row():
                     np.testing.assert_array_equal(many[c], one)
                     np.testing.assert_array_equal(rows[c], one.T)
     assert stft_frames(x[0], StftParams(256, 100), FS, first=5, last=5).shape == (129, 0)
+
+
+@pytest.mark.parametrize("op, kind", [("onsets.detect", "events"),
+                                      ("scalogram.morlet", "image")])
+def test_a_step_that_gives_no_signal_is_refused_before_any_read(op, kind):
+    with pytest.raises(InputError, match=rf"steps\[0\] \({op}\): {op} gives {kind}, not a signal"):
+        Pipeline.from_steps([{"op": op}])

@@ -92,7 +92,7 @@ import numpy as np
 from .. import backend as _backend
 from .. import operators
 from ..errors import InputError, RecordingError
-from ..extensions import PluginError
+from ..extensions import PluginError, output_kind
 from ..filters import DESIGN_PARAM, FILTER_DESIGNS, Design, FilterSpec
 from ..params import Param, json_types
 from ..spectral import SCALINGS, StftParams
@@ -203,6 +203,10 @@ def _parse_step(raw: Any, index: int) -> Step:
         operator = _resolve_operator(op, where)
         if not operator.takes_input or operator.input_kind != "array":
             raise InputError(f"{where}: {op} does not take a signal; a pipeline step must "
+                             "map a signal to a signal")
+        kind = output_kind(operator.name)
+        if kind not in ("array", "same"):  # declared by its plugin: events, an image, ...
+            raise InputError(f"{where}: {op} gives {kind}, not a signal; a pipeline step must "
                              "map a signal to a signal")
         if "zi" in params:
             raise InputError(f"{where}: zi is managed by the pipeline (state carried across "

@@ -90,6 +90,11 @@ _setup() {
     fi
     if [ -n "$gpu" ]; then
         _say "GPU found: installing cupy-$gpu"
+        # the dev extra brings cupy-cuda12x (for signature checks without a device); two
+        # CuPy wheels in one environment break each other, so keep only the driver's
+        if [ "$gpu" != "cuda12x" ]; then
+            "$VPY" -m pip uninstall -q -y cupy-cuda12x >>"$log" 2>&1 || true
+        fi
         "$VPY" -m pip install -q "cupy-$gpu" >>"$log" 2>&1 ||
             _say "could not install cupy-$gpu; continuing on the CPU"
     fi

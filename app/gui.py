@@ -41,6 +41,12 @@ def run_app(path: str | None, settings: ViewSettings, screenshot: str | None = N
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("specscope")
     win = MainWindow(settings, interactive=screenshot is None)
+    screen = app.primaryScreen()
+    if screenshot is None and screen is not None:
+        # the spectrogram, its panels and docks want room: most of the screen
+        area = screen.availableGeometry()
+        win.resize(min(area.width(), max(win.width(), int(0.9 * area.width()))),
+                   min(area.height(), max(win.height(), int(0.9 * area.height()))))
     win.show()
     status = {"code": 0}
 

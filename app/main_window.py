@@ -193,6 +193,11 @@ class MainWindow(QMainWindow):
         self.profiler_dock.setVisible(False)
         self.designer_dock.visibilityChanged.connect(self._designer_shown)
         self.designer_panel.panelWanted.connect(self._show_designer)
+        QTimer.singleShot(0, self._initial_dock_sizes)
+
+    def _initial_dock_sizes(self) -> None:
+        # the annotation list starts as a strip: the spectrogram gets the height
+        self.resizeDocks([self.annotations_dock], [150], Qt.Orientation.Vertical)
 
     def _show_designer(self) -> None:
         self.designer_dock.setVisible(True)

@@ -43,6 +43,7 @@ from .apply import (
 from .design import (
     COMB_MIN_HARMONICS,
     MAX_NOTCH_HARMONICS,
+    clear_design_cache,
     design,
     notch_for_line,
     notch_from_click,
@@ -100,6 +101,7 @@ __all__ = [
     "Verdict",
     "analyze",
     "block_filter",
+    "clear_design_cache",
     "design",
     "export_coefficients",
     "field_schema",

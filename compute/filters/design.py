@@ -42,8 +42,8 @@ from .spec import (
     field_text,
 )
 
-__all__ = ["COMB_MIN_HARMONICS", "MAX_NOTCH_HARMONICS", "REMEZ_REFINE", "design",
-           "notch_for_line", "notch_from_click", "remez_length"]
+__all__ = ["COMB_MIN_HARMONICS", "MAX_NOTCH_HARMONICS", "REMEZ_REFINE", "clear_design_cache",
+           "design", "notch_for_line", "notch_from_click", "remez_length"]
 
 #: the error of every impossible specification (a short name for the checks below)
 _fail = FilterSpecError
@@ -60,6 +60,12 @@ COMB_MIN_HARMONICS = 16
 DESIGN_CACHE_SIZE = 32
 _cache: OrderedDict[tuple[FilterSpec, float], Design] = OrderedDict()
 _cache_lock = threading.Lock()
+
+def clear_design_cache() -> None:
+    """Forget the kept designs (benchmarks time a redesign, which always misses the cache)."""
+    with _cache_lock:
+        _cache.clear()
+
 
 #: lengthenings tried when the equiripple length estimate misses the tolerance
 REMEZ_REFINE = 12

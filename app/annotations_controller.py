@@ -209,6 +209,9 @@ class AnnotationsController(QObject):
         self.panel.annotateRequested.connect(self.annotate_selection)
         for w in (shell.view, self.list.table):
             w.installEventFilter(self)
+        #: whether N on the view belongs to someone else now (the filter designer's notch
+        #: key while it is open); the list keeps N/P
+        self.view_n_taken: Callable[[], bool] = lambda: False
 
     # -- the model ---------------------------------------------------------------------
     @property
@@ -505,6 +508,8 @@ class AnnotationsController(QObject):
         assert isinstance(event, QKeyEvent)
         mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
         direction = _NAV_KEYS.get(event.key())
+        if direction == 1 and obj is self.shell.view and self.view_n_taken():
+            return False
         if direction is None or mods != Qt.KeyboardModifier.NoModifier \
                 or self.list.row_count() == 0 \
                 or self.list.table.state() == self.list.table.State.EditingState:

@@ -194,6 +194,8 @@ class MainWindow(QMainWindow):
         self.designer_dock.visibilityChanged.connect(self._designer_shown)
         self.designer_panel.panelWanted.connect(self._show_designer)
         QTimer.singleShot(0, self._initial_dock_sizes)
+        # N is the designer's notch key while it is open (its button says so)
+        self.annotations.view_n_taken = self.designer_dock.isVisible
 
     def _initial_dock_sizes(self) -> None:
         # the annotation list starts as a strip: the spectrogram gets the height

@@ -234,6 +234,25 @@ def test_n_and_p_jump_the_view(qtbot, window, example_path):
     assert w.annotations.list.search.text() == "n" and centre() == pytest.approx(3.1, abs=1e-6)
 
 
+def test_n_on_the_view_is_the_notch_key_while_the_designer_is_open(qtbot, window,
+                                                                     example_path):
+    w = window
+    open_and_wait(qtbot, w, example_path)
+    items = [Annotation(t, t + 0.2, 1000.0, 2000.0, label=f"call {k}")
+             for k, t in enumerate((3.0, 8.0))]
+    w.annotations.set_annotations(items)
+    w.view.set_time_range(0.0, 2.0)
+    w.designer_dock.setVisible(True)
+    qtbot.waitUntil(w.designer_dock.isVisible, timeout=5000)
+    focus_view(qtbot, w)
+    qtbot.keyClick(w.view, Qt.Key.Key_N)  # as the designer's button says: notch mode
+    qtbot.waitUntil(w.designer_panel.notch_mode.isChecked, timeout=5000)  # an animated click
+    assert w.view.visible_range()[:2] == pytest.approx((0.0, 2.0))  # no jump
+    w.annotations.list.table.setFocus()  # the list keeps N
+    qtbot.keyClick(w.annotations.list.table, Qt.Key.Key_N)
+    assert w.annotations.list.current() == items[0].uuid
+
+
 def test_dragging_an_edge_moves_it_and_undo_moves_it_back(qtbot, window, example_path):
     w = window
     open_and_wait(qtbot, w, example_path)

@@ -24,16 +24,15 @@ from __future__ import annotations
 
 from PyQt6.QtCore import Qt, QTimer, pyqtSignal
 from PyQt6.QtWidgets import (
-    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMenu,
-    QPushButton,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
+
+from .list_buttons import ListButtons
 
 __all__ = ["KINDS", "FilterChain"]
 
@@ -62,32 +61,21 @@ class FilterChain(QWidget):
         self.list.currentRowChanged.connect(self._row_changed)
         self.list.itemChanged.connect(self._item_changed)
         lay.addWidget(self.list)
-        row = QHBoxLayout()
-        self.add = QToolButton()
-        self.add.setText("Add ▾")
-        self.add.setToolTip("Add a filter to the chain")
-        self.add.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(self.add)
+        menu = QMenu(self)
         for kind, text in KINDS.items():
             act = menu.addAction(text)
             act.setData(kind)
             act.triggered.connect(lambda _=False, k=kind: self.addRequested.emit(k))
-        self.add.setMenu(menu)
-        self.remove = QPushButton("Remove")
-        self.up = QPushButton("↑")
-        self.down = QPushButton("↓")
+        self.buttons = ListButtons(menu)
+        self.add, self.remove = self.buttons.add, self.buttons.remove
+        self.up, self.down = self.buttons.up, self.buttons.down
+        self.add.setToolTip("Add a filter to the chain")
         self.remove.setToolTip("Remove the selected filter")
         self.up.setToolTip("Apply the selected filter earlier")
         self.down.setToolTip("Apply the selected filter later")
-        for b in (self.up, self.down):
-            b.setMaximumWidth(36)
-        self.remove.clicked.connect(self._remove)
-        self.up.clicked.connect(lambda: self._move(-1))
-        self.down.clicked.connect(lambda: self._move(+1))
-        for w in (self.add, self.remove, self.up, self.down):
-            row.addWidget(w)
-        row.addStretch(1)
-        lay.addLayout(row)
+        self.buttons.removeClicked.connect(self._remove)
+        self.buttons.moveClicked.connect(self._move)
+        lay.addWidget(self.buttons)
         self._update_buttons()
 
     def set_filters(self, rows: list[tuple[str, bool]], current: int) -> None:

@@ -18,12 +18,10 @@ from typing import Any
 
 from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import (
-    QHBoxLayout,
     QLabel,
     QListWidget,
     QMenu,
     QPushButton,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -31,6 +29,7 @@ from specscope.compute.errors import SpecscopeError
 from specscope.compute.filters import FilterSpec
 
 from .filter_designer import FilterForm
+from .list_buttons import ListButtons
 from .param_form import ParamForm
 
 #: a new filter step: the designer's first filter
@@ -65,23 +64,12 @@ class PipelineEditor(QWidget):
         self.list.currentRowChanged.connect(self._select)
         lay.addWidget(QLabel("Steps before the spectrogram (top first)"))
         lay.addWidget(self.list)
-        row = QHBoxLayout()
-        self.add = QToolButton()
-        self.add.setText("Add ▾")
-        self.add.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.add.setMenu(self._menu(catalogue))
-        self.remove = QPushButton("Remove")
-        self.up = QPushButton("↑")
-        self.down = QPushButton("↓")
-        for b in (self.remove, self.up, self.down):
-            b.setMaximumWidth(70)
-        self.remove.clicked.connect(self._remove)
-        self.up.clicked.connect(lambda: self._move(-1))
-        self.down.clicked.connect(lambda: self._move(+1))
-        for w in (self.add, self.remove, self.up, self.down):
-            row.addWidget(w)
-        row.addStretch(1)
-        lay.addLayout(row)
+        self.buttons = ListButtons(self._menu(catalogue))
+        self.add, self.remove = self.buttons.add, self.buttons.remove
+        self.up, self.down = self.buttons.up, self.buttons.down
+        self.buttons.removeClicked.connect(self._remove)
+        self.buttons.moveClicked.connect(self._move)
+        lay.addWidget(self.buttons)
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         lay.addWidget(self.summary)

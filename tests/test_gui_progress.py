@@ -70,7 +70,9 @@ def test_progress_bar_advances_while_the_overview_computes(qtbot, window):
              if vis and fmt.startswith("Computing overview") and top > 0]
     values = [v for _, v in shown]
     assert values == sorted(values), "the bar never goes back"
-    assert len(set(values)) >= 20, f"the bar moved only {len(set(values))} times"
+    # how many values a 10 ms sampler sees depends on the load (the GUI thread coalesces
+    # progress signals); the steadiness check below is the one that matters
+    assert len(set(values)) >= 10, f"the bar moved only {len(set(values))} times"
     assert values[-1] >= 900
     # it moves steadily: no stretch of 0.5 s without news (generous for a loaded machine)
     changes = [t for (t, v), (_, prev) in zip(shown[1:], shown[:-1]) if v != prev]

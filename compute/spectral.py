@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -184,13 +185,32 @@ class StftParams:
 #   and spectra stay in cache, run on a thread pool: scipy.fft and NumPy's ufuncs
 #   release the GIL, so the tasks run in parallel.
 # - |X|**2 is computed in place on the spectra viewed as (re, im) float pairs:
-#   one square and one add, no complex temporaries.
+#   one square and one add, no complex temporaries, the add writing straight
+#   into the destination (a strided view in the ``freq`` layout, the two halves
+#   of the fftshift for two-sided spectra).
+# - Nothing is allocated per task: each pool thread keeps a workspace (the
+#   windowed frames and their spectra, :data:`KERNEL_FRAMES` rows) per
+#   ``(nfft, dtype, sides)`` and reuses it.  Temporaries of ~1 MiB are above
+#   glibc's initial mmap threshold, so allocating them per task would map,
+#   fault in and unmap them on every task of a fresh process.  The real FFT
+#   writes into the workspace through pocketfft's ``out=`` (the engine behind
+#   ``scipy.fft``; ``numpy.fft``'s ``out=`` transforms one row at a time, several
+#   times slower); the complex FFT runs in place (``overwrite_x``).
 
 #: frames per task of :func:`stft_kernel` (1024-sample frames: 1 MiB of float32 input)
 KERNEL_FRAMES = 256
 LAYOUTS = ("frames", "freq")
+#: workspaces one thread keeps (one per recent ``(nfft, dtype, sides)``)
+WORKSPACES_PER_THREAD = 4
 _pool_state: dict[str, Any] = {"pool": None, "pid": None}
 _pool_lock = threading.Lock()
+_local = threading.local()
+
+try:  # pocketfft's real transform into a caller's buffer (scipy.fft's own engine)
+    from scipy.fft._pocketfft import pypocketfft as _pocketfft
+    _r2c = _pocketfft.r2c
+except (ImportError, AttributeError):  # pragma: no cover - another scipy layout
+    _r2c = None
 
 
 def kernel_threads() -> int:
@@ -219,6 +239,35 @@ def kernel_dtype(dtype: np.dtype) -> type:
     return np.float64 if np.dtype(dtype) in (np.float64, np.complex128) else np.float32
 
 
+def workspace(nfft: int, ftype: type, two_sided: bool) -> tuple[np.ndarray, np.ndarray]:
+    """This thread's buffers for one task: ``(frames, spectra)``, :data:`KERNEL_FRAMES` rows.
+
+    ``frames`` is ``(KERNEL_FRAMES, nfft)`` real (complex when two-sided),
+    ``spectra`` ``(KERNEL_FRAMES, n_freq)`` complex (the frames buffer itself
+    when two-sided: that transform runs in place).  Allocated once per thread
+    and ``(nfft, ftype, two_sided)``, the few most recent kept.
+    """
+    cache = getattr(_local, "workspaces", None)
+    if cache is None:
+        cache = _local.workspaces = OrderedDict()
+    key = (int(nfft), np.dtype(ftype).char, bool(two_sided))
+    ws = cache.get(key)
+    if ws is None:
+        ctype = np.complex64 if np.dtype(ftype) == np.float32 else np.complex128
+        if two_sided:
+            seg = np.empty((KERNEL_FRAMES, nfft), ctype)
+            ws = (seg, seg)
+        else:
+            ws = (np.empty((KERNEL_FRAMES, nfft), ftype),
+                  np.empty((KERNEL_FRAMES, nfft // 2 + 1), ctype))
+        cache[key] = ws
+        while len(cache) > WORKSPACES_PER_THREAD:
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(key)
+    return ws
+
+
 @lru_cache(maxsize=64)
 def kernel_window(params: StftParams, fs: float, ftype: type, two_sided: bool
                   ) -> np.ndarray:
@@ -234,8 +283,33 @@ def kernel_window(params: StftParams, fs: float, ftype: type, two_sided: bool
     return w
 
 
+def _transform(seg: np.ndarray, spec: np.ndarray, two_sided: bool) -> np.ndarray:
+    """The FFT of the rows of ``seg`` into ``spec`` (in place when two-sided)."""
+    if two_sided:
+        out = scipy.fft.fft(seg, axis=-1, overwrite_x=True, workers=1)
+        if out is not seg:  # pragma: no cover - a scipy that does not transform in place
+            spec[...] = out
+        return spec
+    if _r2c is not None:
+        return _r2c(seg, axes=(1,), forward=True, inorm=0, out=spec, nthreads=1)
+    spec[...] = scipy.fft.rfft(seg, axis=-1, workers=1)  # pragma: no cover
+    return spec
+
+
+def _power_into(spec: np.ndarray, dest: np.ndarray, ftype: type, power: bool,
+                cols: slice = slice(None)) -> None:
+    """``|spec[:, cols]|**2`` (or ``|.|``) into ``dest``; squares ``spec`` in place."""
+    if power:
+        pairs = spec[:, cols].view(ftype).reshape(*dest.shape, 2)
+        np.square(pairs, out=pairs)
+        np.add(pairs[..., 0], pairs[..., 1], out=dest)
+    else:
+        np.abs(spec[:, cols], out=dest)
+
+
 def stft_kernel(x: np.ndarray, params: StftParams, fs: float, *,
-                two_sided: bool | None = None, layout: str = "frames") -> np.ndarray:
+                two_sided: bool | None = None, layout: str = "frames",
+                out: np.ndarray | None = None) -> np.ndarray:
     """Scaled spectra of every whole frame of ``x``: frames -> window -> FFT -> power.
 
     Frame ``k`` covers samples ``k*hop : k*hop + nfft`` of the last axis.  Power
@@ -259,11 +333,13 @@ def stft_kernel(x: np.ndarray, params: StftParams, fs: float, *,
         ``frames``: shaped ``(..., n_frames, n_freq)`` (one spectrum per row, as
         a stream appends them); ``freq``: ``(..., n_freq, n_frames)``, the layout
         of :func:`specscope.compute.spectrogram`.
+    out : ndarray, optional
+        Where to write the result: C-contiguous, of the returned shape and dtype.
 
     Returns
     -------
     ndarray
-        C-contiguous, float32 or float64.
+        C-contiguous, float32 or float64 (``out`` when given).
     """
     x = np.asarray(x)
     if x.ndim < 1:
@@ -284,7 +360,11 @@ def stft_kernel(x: np.ndarray, params: StftParams, fs: float, *,
     k = params.n_frames(n)
     lead = x.shape[:-1]
     shape = (*lead, k, n_freq) if layout == "frames" else (*lead, n_freq, k)
-    out = np.empty(shape, dtype=ftype)
+    if out is None:
+        out = np.empty(shape, dtype=ftype)
+    elif out.shape != shape or out.dtype != ftype or not out.flags.c_contiguous:
+        raise InputError(f"out= must be a C-contiguous {np.dtype(ftype).name} array of "
+                         f"shape {shape}, got {out.dtype.name} {out.shape}")
     if k == 0 or out.size == 0:
         return out
     flat = x.reshape(-1, n)
@@ -294,37 +374,26 @@ def stft_kernel(x: np.ndarray, params: StftParams, fs: float, *,
     # bins that the one-sided doubling (folded into the window) must not double
     edges = [] if two_sided or not power else ([0, -1] if nfft % 2 == 0 else [0])
     half = nfft // 2
+    lo, hi = slice(nfft - half, None), slice(None, nfft - half)  # fftshift: hi bins first
 
     def task(row: int, a: int, b: int) -> None:
         sig = flat[row]
         step = sig.strides[-1]
         frames = np.lib.stride_tricks.as_strided(
             sig[a * hop:], shape=(b - a, nfft), strides=(hop * step, step), writeable=False)
-        seg = np.multiply(frames, win)
-        if two_sided:
-            spec = scipy.fft.fft(seg, axis=-1, overwrite_x=True)
+        seg_ws, spec_ws = workspace(nfft, ftype, two_sided)
+        seg, spec = seg_ws[:b - a], spec_ws[:b - a]
+        np.multiply(frames, win, out=seg)
+        spec = _transform(seg, spec, two_sided)
+        pw = dest[row, a:b] if layout == "frames" else dest[row, :, a:b].T
+        if two_sided:  # fftshift while writing
+            _power_into(spec, pw[:, :half], ftype, power, lo)
+            _power_into(spec, pw[:, half:], ftype, power, hi)
         else:
-            spec = scipy.fft.rfft(seg, axis=-1, overwrite_x=True)
-        shifted = two_sided and layout == "frames"
-        pw = dest[row, a:b] if layout == "frames" and not shifted \
-            else np.empty((b - a, n_freq), ftype)
-        if power:
-            pairs = spec.view(ftype).reshape(b - a, n_freq, 2)
-            np.square(pairs, out=pairs)
-            np.add(pairs[..., 0], pairs[..., 1], out=pw)
-        else:
-            np.abs(spec, out=pw)
+            _power_into(spec, pw, ftype, power)
         for e in edges:
-            pw[:, e] *= 0.5
-        if layout == "frames":
-            if shifted:  # fftshift while writing
-                dest[row, a:b, :half] = pw[:, nfft - half:]
-                dest[row, a:b, half:] = pw[:, :nfft - half]
-        elif two_sided:
-            dest[row, :half, a:b] = pw[:, nfft - half:].T
-            dest[row, half:, a:b] = pw[:, :nfft - half].T
-        else:
-            dest[row, :, a:b] = pw.T
+            col = pw[:, e]
+            np.multiply(col, 0.5, out=col)
 
     tasks = [(r, a, min(a + KERNEL_FRAMES, k)) for r in range(flat.shape[0])
              for a in range(0, k, KERNEL_FRAMES)]

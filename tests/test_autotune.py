@@ -146,6 +146,33 @@ def test_profile_summarises_time_per_operator() -> None:
     assert autotune.stats().operators["gain"]["calls"] >= 3
 
 
+def test_profile_counts_the_profiling_thread_only() -> None:
+    import threading
+    x = np.ones(256)
+    started, stop = threading.Event(), threading.Event()
+    other_calls = []
+
+    def other() -> None:  # another thread (the live one) calling operators meanwhile
+        while not stop.is_set():
+            operators.call("gain", x, factor=5.0)
+            other_calls.append(1)
+            started.set()
+
+    t = threading.Thread(target=other, daemon=True)
+    t.start()
+    started.wait(10)
+    with autotune.profile() as mine, autotune.profile(all_threads=True) as every:
+        n0 = len(other_calls)
+        operators.call("rfft", x)
+        while len(other_calls) < n0 + 3:  # the other thread called during the block
+            operators.call("rfft", x)
+    stop.set()
+    t.join(10)
+    assert "gain" not in mine.operators and mine.operators["rfft"]["calls"] >= 1
+    assert every.operators["gain"]["calls"] >= 2  # one may have been recorded before
+    assert every.operators["rfft"]["calls"] == mine.operators["rfft"]["calls"]
+
+
 def test_cli_tune(slow_and_fast, capsys) -> None:
     import argparse
 

@@ -387,16 +387,20 @@ class Profile:
         return "\n".join(lines)
 
 
-_active: list[Profile] = []
+#: open profiles: (profile, thread ident or None for every thread)
+_active: list[tuple[Profile, int | None]] = []
 _totals = Profile()
 
 
 def record(name: str, backend: str, seconds: float) -> None:
-    """Add the time of one operator call to the totals and the active profiles."""
+    """Add the time of one operator call to the totals and the active profiles
+    (those opened on the calling thread, and those that count every thread)."""
+    me = threading.get_ident()
     with _lock:
         _totals.add(name, backend, seconds)
-        for p in _active:
-            p.add(name, backend, seconds)
+        for p, thread in _active:
+            if thread is None or thread == me:
+                p.add(name, backend, seconds)
 
 
 def stats() -> Profile:
@@ -411,18 +415,23 @@ def reset_stats() -> None:
 
 
 @contextlib.contextmanager
-def profile() -> Iterator[Profile]:
-    """Collect time per operator for the calls made inside the block (any thread).
+def profile(*, all_threads: bool = False) -> Iterator[Profile]:
+    """Collect time per operator for the calls made inside the block.
+
+    Only the calls of the thread that opened the profile count (a job's
+    profile on the compute thread leaves out what the live thread runs
+    meanwhile); ``all_threads=True`` counts every thread's calls.
 
     >>> with profile() as p:            # doctest: +SKIP
     ...     call("fft", x)
     >>> print(p)                         # doctest: +SKIP
     """
     p = Profile()
+    entry = (p, None if all_threads else threading.get_ident())
     with _lock:
-        _active.append(p)
+        _active.append(entry)
     try:
         yield p
     finally:
-        with _lock:
-            _active.remove(p)
+        with _lock:  # by identity: two profiles may hold equal counts
+            _active[:] = [e for e in _active if e is not entry]

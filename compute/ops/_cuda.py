@@ -41,12 +41,14 @@ from ..errors import InputError
 
 __all__ = [
     "PACK_SOURCE",
+    "CELLS_SOURCE",
     "REDUCE_SOURCE",
     "Block",
     "DeviceStream",
     "block_bytes",
     "buffer_samples",
     "frames_per_block",
+    "kernel_sources",
     "plan_blocks",
     "stft_power_cupy",
     "stft_power_fused",
@@ -178,6 +180,73 @@ extern "C" __global__ void power_reduce_{name}(
 """
 
 
+#: sums and maxima of power over the cells of ``cell`` frames (the tile engine's pyramid
+#: cells, :class:`specscope.compute.view.tiles.Tile`): one thread per (bin, cell), bins
+#: fastest.  Power is ``|X|**2`` with the scaling in the window; one-sided power halves
+#: DC and Nyquist (``halve_edges``); ``shift`` is the fftshift of two-sided spectra.
+CELLS_SOURCE = r"""
+extern "C" __global__ void cell_reduce_{name}(
+        const {real}2* spec, {real}* sums, {real}* maxs, long long n_frames, long long n_bin,
+        long long cell, long long n_cells, int halve_edges, int nyquist_even, int shift) {{
+    long long idx = (long long)blockDim.x * blockIdx.x + threadIdx.x;
+    if (idx >= n_bin * n_cells) return;
+    long long b = idx % n_bin;
+    long long c = idx / n_bin;
+    long long src = shift ? (b + shift) % n_bin : b;
+    long long f0 = c * cell;
+    long long f1 = f0 + cell < n_frames ? f0 + cell : n_frames;
+    {real} total = ({real})0.0;
+    {real} peak = ({real})0.0;
+    for (long long f = f0; f < f1; ++f) {{
+        {real}2 v = spec[f * n_bin + src];
+        {real} p = v.x * v.x + v.y * v.y;
+        total += p;
+        peak = p > peak ? p : peak;
+    }}
+    if (halve_edges && (b == 0 || (nyquist_even && b == n_bin - 1))) {{
+        total = total * ({real})0.5;
+        peak = peak * ({real})0.5;
+    }}
+    sums[b * n_cells + c] = total;
+    maxs[b * n_cells + c] = peak;
+}}
+"""
+
+#: the C types of the elementwise kernels' ``T`` / ``W`` parameters, as CuPy names them
+PACK_TYPES = (("float", "float"), ("double", "double"),
+              ("complex<float>", "float"), ("complex<double>", "double"))
+
+
+def kernel_sources() -> list[tuple[str, str]]:
+    """``(name, full CUDA source)`` of every kernel this module compiles, for each type.
+
+    Raw kernels as they are compiled; the elementwise kernel's body inside the
+    equivalent of the loop CuPy wraps it in (one thread per output element,
+    ``i`` its index, raw parameters as pointers, the output a reference), so a
+    compiler without a device (NVRTC) checks every source the device would build.
+    """
+    out = []
+    for real in ("float", "double"):
+        name = {"float": "f32", "double": "f64"}[real]
+        out.append((f"power_reduce_{name}", REDUCE_SOURCE.format(name=name, real=real)))
+        out.append((f"cell_reduce_{name}", CELLS_SOURCE.format(name=name, real=real)))
+    for t, w in PACK_TYPES:
+        tag = t.replace("complex<", "c").replace(">", "").replace("float", "f32") \
+            .replace("double", "f64")
+        src = ("#include <cupy/complex.cuh>\n"
+               f"typedef {t} T;\ntypedef {w} W;\n"
+               f'extern "C" __global__ void specscope_window_pack_{tag}(\n'
+               "        const T* x, const W* w, long long hop, long long nfft,\n"
+               "        long long first, T* y_, long long n_out) {\n"
+               "    for (long long i = (long long)blockDim.x * blockIdx.x + threadIdx.x;\n"
+               "         i < n_out; i += (long long)blockDim.x * gridDim.x) {\n"
+               "        T& y = y_[i];\n"
+               f"        {PACK_SOURCE}\n"
+               "    }\n}\n")
+        out.append((f"specscope_window_pack_{tag}", src))
+    return out
+
+
 @lru_cache(maxsize=4)
 def _pack_kernel(cp: ModuleType) -> Any:
     return cp.ElementwiseKernel(
@@ -190,6 +259,12 @@ def _reduce_kernel(cp: ModuleType, real: str) -> Any:
     name = {"float": "f32", "double": "f64"}[real]
     src = REDUCE_SOURCE.format(name=name, real=real)
     return cp.RawKernel(src, f"power_reduce_{name}")
+
+
+@lru_cache(maxsize=8)
+def _cells_kernel(cp: ModuleType, real: str) -> Any:
+    name = {"float": "f32", "double": "f64"}[real]
+    return cp.RawKernel(CELLS_SOURCE.format(name=name, real=real), f"cell_reduce_{name}")
 
 
 def _launch_reduce(cp: ModuleType, spec: Any, out: Any, *, n_frames: int, group: int,

@@ -48,6 +48,8 @@ def run_app(path: str | None, settings: ViewSettings, screenshot: str | None = N
         win.resize(min(area.width(), max(win.width(), int(0.9 * area.width()))),
                    min(area.height(), max(win.height(), int(0.9 * area.height()))))
     win.show()
+    from .journey_report import install as report_geometry
+    win.journey_report = report_geometry(win)  # only with SPECSCOPE_JOURNEY_GEOMETRY set
     status = {"code": 0}
 
     if screenshot is not None:

@@ -39,26 +39,55 @@ _cuda_flavour() {
     esac
 }
 
+# Shared libraries Qt loads from the system, and the Debian packages that bring them
+# ("a|b": the first package the archive knows; Debian 13 renamed some with t64).
+# The xcb platform plugin (PyQt6/Qt6/plugins/platforms/libqxcb.so and the
+# libQt6XcbQpa it links) needs every libxcb-* here; `ldd` on it lists them, and
+# tests/journeys/test_qt_xcb.py fails on any it cannot find.
+_QT_SYSTEM_LIBS="
+libEGL.so.1:libegl1 libGL.so.1:libgl1 libGLX.so.0:libglx0 libOpenGL.so.0:libopengl0
+libfontconfig.so.1:libfontconfig1 libfreetype.so.6:libfreetype6
+libdbus-1.so.3:libdbus-1-3 libglib-2.0.so.0:libglib2.0-0t64|libglib2.0-0
+libxkbcommon.so.0:libxkbcommon0 libxkbcommon-x11.so.0:libxkbcommon-x11-0
+libX11.so.6:libx11-6 libX11-xcb.so.1:libx11-xcb1 libxcb.so.1:libxcb1
+libxcb-cursor.so.0:libxcb-cursor0 libxcb-icccm.so.4:libxcb-icccm4
+libxcb-image.so.0:libxcb-image0 libxcb-keysyms.so.1:libxcb-keysyms1
+libxcb-randr.so.0:libxcb-randr0 libxcb-render.so.0:libxcb-render0
+libxcb-render-util.so.0:libxcb-render-util0 libxcb-shape.so.0:libxcb-shape0
+libxcb-shm.so.0:libxcb-shm0 libxcb-sync.so.1:libxcb-sync1 libxcb-util.so.1:libxcb-util1
+libxcb-xfixes.so.0:libxcb-xfixes0 libxcb-xkb.so.1:libxcb-xkb1
+libxcb-xinerama.so.0:libxcb-xinerama0 libxcb-xinput.so.0:libxcb-xinput0
+libxcb-glx.so.0:libxcb-glx0
+"
+
 _qt_system_libs() {
-    # Qt's wheels bring Qt itself but load a few system libraries.
+    # Qt's wheels bring Qt itself but load these system libraries (the xcb
+    # platform plugin most of them); cheap to check, so checked on every run.
     [ "$(uname -s)" = "Linux" ] || return 0
     command -v ldconfig >/dev/null 2>&1 || return 0
-    local missing=() lib pkg
-    for pair in libEGL.so.1:libegl1 libGL.so.1:libgl1 libxkbcommon.so.0:libxkbcommon0 \
-                libfontconfig.so.1:libfontconfig1 libdbus-1.so.3:libdbus-1-3 \
-                libxkbcommon-x11.so.0:libxkbcommon-x11-0 libxcb-cursor.so.0:libxcb-cursor0; do
-        lib=${pair%%:*}; pkg=${pair##*:}
-        ldconfig -p 2>/dev/null | grep -q "$lib" || missing+=("$pkg")
+    local missing=() have pair lib pkgs
+    have=$(ldconfig -p 2>/dev/null)
+    for pair in $_QT_SYSTEM_LIBS; do
+        lib=${pair%%:*}; pkgs=${pair#*:}
+        grep -qF "$lib " <<<"$have" || missing+=("$pkgs")
     done
     fc-list 2>/dev/null | grep -q . || missing+=(fonts-dejavu-core)
     [ ${#missing[@]} -eq 0 ] && return 0
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-        _say "installing system libraries for Qt: ${missing[*]}"
-        DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null &&
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-            "${missing[@]}" >/dev/null || _say "could not install ${missing[*]}; Qt may fail to start"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >/dev/null 2>&1 || true
+        local chosen=() alt cand
+        for alt in "${missing[@]}"; do
+            for cand in ${alt//|/ }; do
+                if apt-cache show "$cand" >/dev/null 2>&1; then chosen+=("$cand"); break; fi
+            done
+        done
+        [ ${#chosen[@]} -eq 0 ] && { _say "no Debian package found for ${missing[*]}"; return 0; }
+        _say "installing system libraries for Qt: ${chosen[*]}"
+        apt-get install -y -qq --no-install-recommends "${chosen[@]}" >/dev/null ||
+            _say "could not install ${chosen[*]}; Qt may fail to start"
     else
-        _say "Qt may need these system packages: ${missing[*]}"
+        _say "Qt may need these system packages: ${missing[*]//|/ or }"
     fi
 }
 
@@ -67,6 +96,7 @@ _setup() {
     gpu=$(_cuda_flavour)
     want="$( (cat "$ROOT/pyproject.toml"; echo "gpu=$gpu") | sha256sum | cut -d' ' -f1)"
     stamp="$VENV/.specscope-installed"
+    _qt_system_libs
     # the stamp holds the hash and the extras installed with it; a run needs no
     # extras, so a venv set up for the tests serves it too
     if [ -x "$VPY" ] && [ -f "$stamp" ] && [ "$(head -n1 "$stamp")" = "$want" ]; then
@@ -74,7 +104,6 @@ _setup() {
         [ -z "$EXTRAS" ] && return 0
         case ",$have_extras," in *",$EXTRAS,"*) return 0 ;; esac
     fi
-    _qt_system_libs
     if [ ! -x "$VPY" ]; then
         local py; py=$(_pick_python)
         _say "creating $VENV with $($py --version 2>&1)"

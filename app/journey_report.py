@@ -1,0 +1,94 @@
+"""Where the spectrogram's axes are on the screen, written to a file for desktop journeys.
+
+When ``SPECSCOPE_JOURNEY_GEOMETRY=PATH`` is set, the window writes a small JSON
+file at ``PATH`` (replaced atomically) each time the view settles after a zoom,
+pan or resize and each time an image is drawn.  It only reports what a person
+sees on the screen, so that a test driving the app from outside (X events)
+can turn a frequency or a time into a pixel; nothing in it sets state.
+
+The file holds::
+
+    {"seq": 7,                 # increases with every write
+     "images": 2,              # spectrogram images drawn so far
+     "title": "a.wav — specscope",
+     "plot": [x, y, w, h],     # the spectrogram's data area, screen pixels
+     "t": [t0, t1],            # its time span (s), left to right
+     "y": [y0, y1],            # its vertical span in axis units, bottom to top
+     "f": [f0, f1],            # the same span in Hz
+     "scale": "linear",        # the frequency axis: linear, log or mel
+     "overview": [x, y, w, h], # the overview strip's data area, screen pixels
+     "overview_t": [t0, t1]}   # its time span (s)
+
+For ``scale`` other than linear, ``y`` is ``widgets.frequency_axis.forward``
+of the frequency.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+ENV = "SPECSCOPE_JOURNEY_GEOMETRY"
+
+
+def _screen_rect(view, item) -> list[int]:
+    """An item's bounding rectangle in screen pixels (x, y, width, height)."""
+    rect = view.mapFromScene(item.sceneBoundingRect()).boundingRect()
+    top_left = view.mapToGlobal(rect.topLeft())
+    return [top_left.x(), top_left.y(), rect.width(), rect.height()]
+
+
+class JourneyReport:
+    """Writes the view's geometry to ``path`` whenever it may have changed."""
+
+    def __init__(self, window, path: str | Path) -> None:
+        self.window = window
+        self.path = Path(path)
+        self.seq = 0
+        self.images = 0
+        view = window.view
+        view.viewportChanged.connect(self.write)
+        window.imageShown.connect(self._image_shown)
+        window.windowTitleChanged.connect(self.write)
+
+    def _image_shown(self) -> None:
+        self.images += 1
+        self.write()
+
+    def write(self, *_: object) -> None:
+        view = self.window.view
+        vb = view.plot.getViewBox()
+        (t0, t1), (y0, y1) = vb.viewRange()
+        _, _, f0, f1 = view.visible_range()
+        ov = view.overview
+        ovb = ov.getViewBox()
+        self.seq += 1
+        data = {
+            "seq": self.seq,
+            "images": self.images,
+            "title": self.window.windowTitle(),
+            "plot": _screen_rect(view, vb),
+            "t": [float(t0), float(t1)],
+            "y": [float(y0), float(y1)],
+            "f": [float(f0), float(f1)],
+            "scale": view.freq_scale,
+            "overview": _screen_rect(view, ovb),
+            "overview_t": [float(v) for v in ovb.viewRange()[0]],
+        }
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        try:
+            tmp.write_text(json.dumps(data))
+            os.replace(tmp, self.path)
+        except OSError:
+            pass  # a report that cannot be written changes nothing in the app
+
+
+def install(window) -> JourneyReport | None:
+    """Start reporting when :data:`ENV` names a file; None otherwise."""
+    path = os.environ.get(ENV)
+    if not path:
+        return None
+    report = JourneyReport(window, path)
+    report.write()
+    return report

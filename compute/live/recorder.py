@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import os
 import queue
+import re
+import socket
 import struct
+import tempfile
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,6 +18,7 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import RecordingError
+from ..files import clean_stale_partials
 from ..output import atomic_h5
 
 __all__ = ["RECORDING_FORMAT", "LiveRecorder", "clear_write_flags", "recover_recording"]
@@ -23,6 +28,30 @@ RECORDING_FORMAT = "specscope/live/1"
 
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 _M32 = 0xFFFFFFFF
+
+
+# the process umask, read once (os.umask can only be read by setting it)
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
+def _owner() -> str:
+    """``<pid>@<host>``: who writes a temporary file (a later writer removes a dead one's)."""
+    host = re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname()) or "host"
+    return f"{os.getpid()}@{host}"
+
+
+def _fsync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _rot(x: int, k: int) -> int:
@@ -121,18 +150,105 @@ def _clear_flags(fd: int, path: Path) -> bool:
     return True
 
 
+class _FlaglessFile(io.RawIOBase):
+    """The recording's file as HDF5 sees it, with the superblock's status flags kept clear.
+
+    HDF5 writes through this object (h5py's file-object driver).  Every write
+    that carries the superblock has its "open for write" / SWMR flags cleared
+    and its checksum redone before it reaches the disk, so the file on disk
+    never says it is open: a killed writer leaves a file every HDF5 tool opens,
+    and SWMR's write ordering keeps what is on disk consistent at any moment.
+    """
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd = fd
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def writable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_SET:
+            self._pos = offset
+        elif whence == io.SEEK_CUR:
+            self._pos += offset
+        else:
+            self._pos = os.fstat(self.fd).st_size + offset
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def readinto(self, buf: Any) -> int:
+        data = os.pread(self.fd, len(buf), self._pos)
+        n = len(data)
+        memoryview(buf).cast("B")[:n] = data
+        self._pos += n
+        return n
+
+    def write(self, buf: Any) -> int:
+        data = bytes(buf)
+        if self._pos == 0:
+            data = _flagless_superblock(data)
+        n = len(data)
+        done = 0
+        while done < n:
+            done += os.pwrite(self.fd, data[done:], self._pos + done)
+        self._pos += n
+        return n
+
+    def truncate(self, size: int | None = None) -> int:
+        size = self._pos if size is None else size
+        os.ftruncate(self.fd, size)
+        return size
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:  # the recorder owns the descriptor
+        super().close()
+
+
+def _flagless_superblock(data: bytes) -> bytes:
+    """``data`` (written at offset 0) with the superblock's status flags cleared."""
+    if len(data) < 12 or data[:8] != _HDF5_SIGNATURE or data[8] < 2 or data[11] == 0:
+        return data
+    end = 12 + 4 * data[9]
+    if len(data) < end + 4:
+        return data
+    body = bytearray(data[:end])
+    body[11] = 0
+    return bytes(body) + struct.pack("<I", _lookup3(bytes(body))) + data[end + 4:]
+
+
 class LiveRecorder:
     """Appends live samples (and frames) to an HDF5 file, readable after a crash.
 
     The file is written in SWMR mode (single writer, multiple readers): each
     chunk (``flush_seconds`` of input) is appended and flushed in an order that
     keeps the file consistent on disk, so a killed process leaves a file with
-    everything up to the last flushed chunk.  After each flush the superblock's
-    "open for write" flags are cleared on disk (:func:`clear_write_flags`), so
-    such a file opens in any HDF5 tool (``h5py.File(path, "r")``, ``h5dump``);
-    :func:`recover_recording` copies it into a complete-looking plain file.  :meth:`close` finalises the file: it can then be
-    opened like any recording (``open_recording``), and the attribute
-    ``complete`` is true.
+    everything up to the last flushed chunk.  The superblock's "open for
+    write" flags never reach the disk (HDF5 writes through
+    :class:`_FlaglessFile`), so at any moment the file opens in any HDF5 tool
+    (``h5py.File(path, "r")``, ``h5dump``, HDF5 1.10 and later: the file
+    format is held to 1.10's).
+
+    The recording is written under a temporary name in the destination folder
+    (``.<name>.<pid>@<host>.<random>.partial``) and moved over ``path`` with
+    ``os.replace`` at the first flush that holds samples: until then a file
+    already at ``path`` is left as it was, and a recording killed before it
+    holds anything leaves only its temporary file (removed by the next write
+    to that folder).  :meth:`close` finalises the file: it opens like any
+    recording (``open_recording``) and its attribute ``complete`` is true.
+    A recording that got no samples at all is not published (the old file
+    stays) and :meth:`close` says so.
 
     Layout: ``samples`` (samples, channels) float32 or complex64 with
     ``sample_rate``; for a spectrogram pipeline also ``spectrogram``
@@ -153,11 +269,40 @@ class LiveRecorder:
             raise RecordingError(f"{self.path}: the folder {folder} does not exist")
         self.sample_rate = float(sample_rate)
         self.flush_samples = max(1, int(flush_seconds * self.sample_rate))
+        clean_stale_partials(self.path)
         try:
-            f = h5py.File(self.path, "w", libver="latest")
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{self.path.name}.{_owner()}.",
+                                       suffix=".partial")
         except OSError as exc:
+            raise RecordingError(f"{self.path}: cannot write ({exc.strerror or exc})") from None
+        self._tmp: Path | None = Path(tmp)
+        self._fd: int | None = fd
+        try:  # the mode a plain open() would give, not mkstemp's private 0600
+            os.fchmod(fd, 0o666 & ~_UMASK)
+        except OSError:
+            pass
+        self._file = _FlaglessFile(fd)
+        try:
+            f = h5py.File(self._file, "w", libver=("v110", "v110"))
+            self._f = f
+            self._create(f, n_channels, is_complex, frequencies, attrs)
+        except Exception as exc:
+            self._discard()
             raise RecordingError(f"{self.path}: cannot write ({exc})") from None
-        self._f = f
+        self.published = False
+        self.samples_written = 0
+        self.frames_written = 0
+        self._pend_s: list[np.ndarray] = []
+        self._pend_f: list[np.ndarray] = []
+        self._pending = 0
+        self._q: queue.Queue[tuple[np.ndarray, np.ndarray | None] | None] = queue.Queue()
+        self.error: str | None = None
+        self._thread = threading.Thread(target=self._loop, daemon=True,
+                                        name="specscope-live-record")
+        self._thread.start()
+
+    def _create(self, f: Any, n_channels: int, is_complex: bool,
+                frequencies: np.ndarray | None, attrs: dict[str, Any] | None) -> None:
         dtype = np.complex64 if is_complex else np.float32
         rows = max(1024, min(self.flush_samples, 1 << 16))
         self._samples = f.create_dataset("samples", shape=(0, n_channels),
@@ -183,17 +328,6 @@ class LiveRecorder:
         f.attrs["complete"] = False
         f.attrs["blocks_dropped"] = np.int64(0)
         f.swmr_mode = True
-        self._fd: int | None = os.open(self.path, os.O_RDWR)
-        self.samples_written = 0
-        self.frames_written = 0
-        self._pend_s: list[np.ndarray] = []
-        self._pend_f: list[np.ndarray] = []
-        self._pending = 0
-        self._q: queue.Queue[tuple[np.ndarray, np.ndarray | None] | None] = queue.Queue()
-        self.error: str | None = None
-        self._thread = threading.Thread(target=self._loop, daemon=True,
-                                        name="specscope-live-record")
-        self._thread.start()
 
     def append(self, samples: np.ndarray, frames: np.ndarray | None = None) -> None:
         """Queue input samples (n, channels) and frames (k, channels, freq); returns at once."""
@@ -231,29 +365,69 @@ class LiveRecorder:
                 self._spec[:, k0:, :] = fr
                 self.frames_written += fr.shape[1]
             self._f.flush()
-            # a killed writer leaves the flags set and every other HDF5 tool refuses
-            # the file: what is flushed is consistent, so say it is closed
             if self._fd is not None:
+                # a superblock HDF5 wrote in pieces has not been seen whole by the
+                # file object: what is flushed is consistent, so say it is closed
                 _clear_flags(self._fd, self.path)
+                if not self.published and self.samples_written:
+                    self._publish()
         except Exception as exc:  # noqa: BLE001 -- keep the live view running; report it
             self.error = f"{self.path}: recording failed: {exc}"
         self._pend_s, self._pend_f, self._pending = [], [], 0
 
-    def close(self, *, blocks_dropped: int = 0) -> Path:
-        """Write what is pending, close, and mark the file complete."""
-        import h5py
+    def _publish(self) -> None:
+        """Move the temporary file over ``path``: it now holds samples."""
+        assert self._fd is not None and self._tmp is not None
+        os.fsync(self._fd)
+        os.replace(self._tmp, self.path)
+        self._tmp = None
+        self.published = True
+        _fsync_folder(self.path.parent if str(self.path.parent) else Path("."))
 
-        if self._thread.is_alive():
-            self._q.put(None)
-            self._thread.join()
+    def _discard(self) -> None:
+        """Close and remove the unpublished temporary file."""
+        f = getattr(self, "_f", None)
+        if f is not None and f.id.valid:
+            try:
+                f.close()
+            except Exception:  # noqa: BLE001 -- it is being thrown away
+                pass
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-        if self._f.id.valid:
-            self._f.close()
-            with h5py.File(self.path, "r+") as f:
-                f.attrs["complete"] = True
-                f.attrs["blocks_dropped"] = np.int64(blocks_dropped)
+        if self._tmp is not None:
+            self._tmp.unlink(missing_ok=True)
+            self._tmp = None
+
+    def close(self, *, blocks_dropped: int = 0) -> Path:
+        """Write what is pending, mark the file complete and close it.
+
+        Raises
+        ------
+        RecordingError
+            When writing failed, or when nothing was recorded (``path`` is
+            then left as it was).
+        """
+        if self._thread.is_alive():
+            self._q.put(None)
+            self._thread.join()
+        if not self.published:
+            self._discard()
+            raise RecordingError(self.error or f"{self.path}: nothing was recorded (no "
+                                 "samples arrived); the file was not written")
+        try:
+            if self._f.id.valid:
+                # the attributes were reserved before SWMR: modified in place, then
+                # closed; the file on disk is consistent at every step
+                self._f.attrs.modify("complete", True)
+                self._f.attrs.modify("blocks_dropped", np.int64(blocks_dropped))
+                self._f.close()
+        except Exception as exc:  # noqa: BLE001
+            self.error = self.error or f"{self.path}: recording failed: {exc}"
+        finally:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
         if self.error:
             raise RecordingError(self.error)
         return self.path

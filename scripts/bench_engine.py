@@ -1,17 +1,27 @@
 #!/usr/bin/env python
-"""Benchmark: the paths the app runs, against peers measured in the same run.
+"""Benchmark: the paths the app runs, against peers, fresh and warm, in the same run.
+
+Every library runs in its own new Python process for each repeat, the libraries
+taking turns (a shared machine slows them alike), so both figures are measured:
+
+- *fresh*: the first call in a new process (after the imports and the data), what
+  a user's script or the app's first render gets;
+- *warm*: the best of the next calls in that process.
 
 1. The public ``specscope.compute.spectrogram`` (2**24 float32 samples, nfft 1024,
    hop 256, Hann, PSD) against ``scipy.signal.spectrogram``,
    ``scipy.signal.ShortTimeFFT.spectrogram``, ``librosa.stft`` power and
-   ``torch.stft`` (the last two when installed), interleaved, best of N.
+   ``torch.stft`` (CPU), the last two when installed (a missing one is named).
+   Also the peak memory of the call: traced allocations (``tracemalloc``) and the
+   growth of the peak RSS over the first call, against the size of the output.
 2. A cold render of a whole recording by the tile engine (a generated 1-hour,
    48 kHz, 16-bit mono WAV in a temporary folder; 1600 columns, nothing cached)
    against scipy reading the same file (``scipy.io.wavfile.read``) and computing
-   its spectrogram, interleaved, best of N.
+   its spectrogram.
 
-Prints times and ratios (``peer time / specscope time``: above 1 is faster than
-the peer) and the profile of the tile render (operator, backend, calls, time).
+Prints the median fresh and the best warm time of each, the ratios (``peer time /
+specscope time``: above 1 is faster than the peer), the load average, and the
+profile of one tile render.
 
     python scripts/bench_engine.py [--minutes 60] [--repeats 3] [--quick]
 """
@@ -20,57 +30,53 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import os
+import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-import scipy.io.wavfile
-import scipy.signal
-from specscope.compute import TileEngine, open_recording, operators, spectrogram
 
-NFFT, HOP = 1024, 256
-
-
-def interleaved(fns: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
-    """Best wall time of each function, the functions taking turns (a shared machine
-    slows them alike)."""
-    best = dict.fromkeys(fns, float("inf"))
-    for f in fns.values():
-        f()  # warm-up: plans, caches, autotune
-    for _ in range(repeats):
-        for name, f in fns.items():
-            t0 = time.perf_counter()
-            f()
-            best[name] = min(best[name], time.perf_counter() - t0)
-    return best
+NFFT, HOP, FS = 1024, 256, 48000.0
+OURS = "specscope spectrogram"
+SPECTROGRAM_PEERS = {  # name -> module that must be importable
+    OURS: "specscope",
+    "scipy.signal.spectrogram": "scipy",
+    "scipy ShortTimeFFT.spectrogram": "scipy",
+    "librosa.stft power": "librosa",
+    "torch.stft (CPU)": "torch",
+}
+TILES = "specscope TileEngine cold render"
+SCIPY_READ = "scipy wavfile.read + spectrogram"
 
 
-def show(title: str, ours: str, best: dict[str, float]) -> None:
-    print(f"\n{title}")
-    for name, t in best.items():
-        ratio = t / best[ours]
-        tag = "" if name == ours else f"   specscope is {ratio:5.2f}x faster"
-        print(f"  {name:<36} {t * 1e3:10.1f} ms{tag}")
+# -- the timed functions (built inside a worker process) -------------------------------
 
 
-def bench_spectrogram(n: int, repeats: int) -> None:
-    fs = 48000.0
+def spectrogram_fn(name: str, n: int) -> Callable[[], np.ndarray]:
+    """The call of library ``name`` on the benchmark's signal, returning (freq, time) PSD."""
+    import scipy.signal
     x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
     w = scipy.signal.get_window("hann", NFFT)
-    scale = 1.0 / (fs * float((w ** 2).sum()))
-    sft = scipy.signal.ShortTimeFFT(w, HOP, fs, fft_mode="onesided2X", scale_to="psd")
-    k = (n - NFFT) // HOP + 1
-    p0 = NFFT // 2 // HOP
-    fns: dict[str, Callable[[], object]] = {
-        "specscope spectrogram": lambda: spectrogram(x, fs, nfft=NFFT, hop=HOP),
-        "scipy.signal.spectrogram": lambda: scipy.signal.spectrogram(
-            x, fs, window="hann", nperseg=NFFT, noverlap=NFFT - HOP, detrend=False),
-        "scipy ShortTimeFFT.spectrogram": lambda: sft.spectrogram(x, p0=p0, p1=p0 + k),
-    }
-    if importlib.util.find_spec("librosa") is not None:
+    scale = 1.0 / (FS * float((w ** 2).sum()))
+    if name == OURS:
+        from specscope.compute import spectrogram
+        return lambda: spectrogram(x, FS, nfft=NFFT, hop=HOP)[2]
+    if name == "scipy.signal.spectrogram":
+        return lambda: scipy.signal.spectrogram(x, FS, window="hann", nperseg=NFFT,
+                                                noverlap=NFFT - HOP, detrend=False)[2]
+    if name == "scipy ShortTimeFFT.spectrogram":
+        sft = scipy.signal.ShortTimeFFT(w, HOP, FS, fft_mode="onesided2X", scale_to="psd")
+        k, p0 = (n - NFFT) // HOP + 1, NFFT // 2 // HOP
+        return lambda: sft.spectrogram(x, p0=p0, p1=p0 + k)
+    if name == "librosa.stft power":
         import librosa
 
         def librosa_psd():
@@ -78,10 +84,9 @@ def bench_spectrogram(n: int, repeats: int) -> None:
                                     center=False)) ** 2
             p[1:-1] *= 2
             return p * scale
-        fns["librosa.stft power"] = librosa_psd
-    if importlib.util.find_spec("torch") is not None:
+        return librosa_psd
+    if name == "torch.stft (CPU)":
         import torch
-
         xt, wt = torch.from_numpy(x), torch.hann_window(NFFT)
 
         def torch_psd():
@@ -89,21 +94,139 @@ def bench_spectrogram(n: int, repeats: int) -> None:
             p = z.real ** 2 + z.imag ** 2
             p[1:-1] *= 2
             return (p * scale).numpy()
-        fns["torch.stft (CPU)"] = torch_psd
-    ours = fns["specscope spectrogram"]()[2]
-    ref = fns["scipy.signal.spectrogram"]()[2]
-    err = float(np.max(np.abs(ours - ref)) / ref.max())
-    best = interleaved(fns, repeats)
-    show(f"Public spectrogram: {n} float32 samples, nfft {NFFT}, hop {HOP}, Hann, PSD "
-         f"(max error vs scipy {err:.1e} of the peak)", "specscope spectrogram", best)
-    peers = {k: v for k, v in best.items() if not k.startswith("specscope")}
-    fastest = min(peers, key=peers.get)
-    print(f"  -> {peers[fastest] / best['specscope spectrogram']:.2f}x the fastest peer "
-          f"({fastest})")
+        return torch_psd
+    raise SystemExit(f"unknown library {name!r}")
 
 
-def bench_tiles(minutes: float, repeats: int, columns: int) -> None:
-    fs = 48000
+def tiles_fn(name: str, path: str, columns: int) -> Callable[[], object]:
+    import scipy.io.wavfile
+    import scipy.signal
+    if name == TILES:
+        from specscope.compute import TileEngine, open_recording
+
+        def render():
+            with open_recording(path) as rec:
+                eng = TileEngine(rec, nfft=NFFT, hop=HOP)
+                return eng.render(0.0, rec.n_samples / rec.sample_rate, columns).image
+        return render
+    if name == SCIPY_READ:
+        def read_and_spectrogram():
+            fs, y = scipy.io.wavfile.read(path)
+            y = y.astype(np.float32) / 32768.0
+            return scipy.signal.spectrogram(y, fs, window="hann", nperseg=NFFT,
+                                            noverlap=NFFT - HOP, detrend=False)[2]
+        return read_and_spectrogram
+    raise SystemExit(f"unknown task {name!r}")
+
+
+def _peak_rss() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+
+
+def worker(args: argparse.Namespace) -> int:
+    """One library in this (new) process: the first call, then warm calls; one JSON line."""
+    fn = tiles_fn(args.worker, args.path, args.columns) if args.path \
+        else spectrogram_fn(args.worker, args.n)
+    rss0 = _peak_rss()
+    t0 = time.perf_counter()
+    out = fn()
+    fresh = time.perf_counter() - t0
+    rss_growth = _peak_rss() - rss0
+    warm = []
+    for _ in range(args.warm):
+        t0 = time.perf_counter()
+        out = fn()
+        warm.append(time.perf_counter() - t0)
+    res = {"fresh": fresh, "warm": min(warm) if warm else fresh,
+           "out_bytes": int(np.asarray(out).nbytes), "rss_growth": rss_growth}
+    if args.memory:
+        del out
+        tracemalloc.start()
+        out = fn()
+        res["traced_peak"] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    if args.check:
+        np.save(args.check, np.asarray(out, dtype=np.float32))
+    if args.profile:
+        from specscope.compute import operators
+        with operators.profile() as prof:
+            fn()
+        res["profile"] = prof.by_backend()
+    print(json.dumps(res))
+    return 0
+
+
+# -- the parent: fresh processes, interleaved -------------------------------------------
+
+
+def run_worker(name: str, extra: list[str]) -> dict:
+    cmd = [sys.executable, __file__, "--worker", name, *extra]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                          env=dict(os.environ, PYTHONHASHSEED="0"))
+    if proc.returncode:
+        raise SystemExit(f"{name} failed:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def interleaved(names: list[str], repeats: int, extra: list[str]) -> dict[str, list[dict]]:
+    runs: dict[str, list[dict]] = {n: [] for n in names}
+    for r in range(repeats):
+        for name in names[r % len(names):] + names[:r % len(names)]:  # rotate the order
+            runs[name].append(run_worker(name, extra))
+    return runs
+
+
+def show(title: str, ours: str, runs: dict[str, list[dict]]) -> dict[str, dict[str, float]]:
+    fresh = {k: statistics.median(r["fresh"] for r in v) for k, v in runs.items()}
+    warm = {k: min(r["warm"] for r in v) for k, v in runs.items()}
+    print(f"\n{title}")
+    print(f"  {'':<36} {'fresh (median)':>15} {'warm (best)':>12}")
+    for name in runs:
+        tag = "" if name == ours else (f"   specscope is {fresh[name] / fresh[ours]:5.2f}x "
+                                       f"fresh, {warm[name] / warm[ours]:5.2f}x warm")
+        print(f"  {name:<36} {fresh[name] * 1e3:12.1f} ms {warm[name] * 1e3:9.1f} ms{tag}")
+    return {"fresh": fresh, "warm": warm}
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{v:.2f}" for v in os.getloadavg()) + f" on {os.cpu_count()} cores"
+    except OSError:
+        return "unknown"
+
+
+def bench_spectrogram(n: int, repeats: int, warm: int) -> None:
+    names, missing = [], []
+    for name, module in SPECTROGRAM_PEERS.items():
+        (names if importlib.util.find_spec(module) is not None else missing).append(name)
+    extra = ["--n", str(n), "--warm", str(warm)]
+    runs = interleaved(names, repeats, extra)
+    with tempfile.TemporaryDirectory() as tmp:  # agreement and memory, once each
+        mine, ref = Path(tmp) / "ours.npy", Path(tmp) / "scipy.npy"
+        mem = run_worker(OURS, [*extra, "--memory", "--check", str(mine)])
+        run_worker("scipy.signal.spectrogram", [*extra, "--warm", "0", "--check", str(ref)])
+        a, b = np.load(mine), np.load(ref)
+        err = float(np.max(np.abs(a.astype(np.float64) - b)) / b.max())
+    res = show(f"Public spectrogram: {n} float32 samples, nfft {NFFT}, hop {HOP}, Hann, PSD; "
+               f"{repeats} new processes each, interleaved (max error vs scipy {err:.1e} "
+               "of the peak)", OURS, runs)
+    for name in missing:
+        print(f"  {name:<36} skipped: {SPECTROGRAM_PEERS[name]} is not installed")
+    peers = [k for k in runs if k != OURS]
+    for kind in ("fresh", "warm"):
+        t = res[kind]
+        fastest = min(peers, key=t.get)
+        print(f"  -> {kind}: {t[fastest] / t[OURS]:.2f}x the fastest peer ({fastest})")
+    out_mb = mem["out_bytes"] / 2**20
+    print(f"  peak memory of one call: output {out_mb:.1f} MiB; traced peak "
+          f"{mem['traced_peak'] / 2**20:.1f} MiB (output + "
+          f"{(mem['traced_peak'] - mem['out_bytes']) / 2**20:.1f} MiB); peak RSS growth "
+          f"over the first call {mem['rss_growth'] / 2**20:.1f} MiB")
+
+
+def bench_tiles(minutes: float, repeats: int, columns: int, warm: int) -> None:
+    import scipy.io.wavfile
+    fs = int(FS)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "hour.wav"
         n = int(minutes * 60 * fs)
@@ -113,29 +236,16 @@ def bench_tiles(minutes: float, repeats: int, columns: int) -> None:
         data = np.tile(second, n // fs + 1)[:n] + rng.integers(-300, 300, n, dtype=np.int16)
         scipy.io.wavfile.write(path, fs, data)
         del data
-
-        def scipy_read_and_spectrogram():
-            _, y = scipy.io.wavfile.read(path)
-            y = y.astype(np.float32) / 32768.0
-            return scipy.signal.spectrogram(y, fs, window="hann", nperseg=NFFT,
-                                            noverlap=NFFT - HOP, detrend=False)[2].shape
-
-        def tile_engine_cold_render():
-            with open_recording(path) as rec:
-                eng = TileEngine(rec, nfft=NFFT, hop=HOP)
-                return eng.render(0.0, rec.n_samples / fs, columns).image.shape
-
-        best = interleaved({"specscope TileEngine cold render": tile_engine_cold_render,
-                            "scipy wavfile.read + spectrogram": scipy_read_and_spectrogram},
-                           repeats)
-        show(f"Whole {minutes:g}-minute 48 kHz WAV, {columns} columns, cold (nothing cached)",
-             "specscope TileEngine cold render", best)
-        print(f"  -> tile engine / scipy time: "
-              f"{best['specscope TileEngine cold render'] / best['scipy wavfile.read + spectrogram']:.2f}")
-        with operators.profile() as prof:
-            tile_engine_cold_render()
+        extra = ["--path", str(path), "--columns", str(columns), "--warm", str(warm)]
+        runs = interleaved([TILES, SCIPY_READ], repeats, extra)
+        res = show(f"Whole {minutes:g}-minute 48 kHz WAV, {columns} columns, cold (nothing "
+                   f"cached); {repeats} new processes each, interleaved", TILES, runs)
+        for kind in ("fresh", "warm"):
+            t = res[kind]
+            print(f"  -> {kind}: tile engine / scipy time {t[TILES] / t[SCIPY_READ]:.2f}")
+        prof = run_worker(TILES, [*extra, "--warm", "0", "--profile"])["profile"]
         print("\n  profile of one cold render:")
-        for r in prof.by_backend():
+        for r in prof:
             print(f"    {r['operator']:<14} {r['backend']:<6} {r['calls']:>6} calls "
                   f"{r['seconds'] * 1e3:10.1f} ms")
 
@@ -143,12 +253,27 @@ def bench_tiles(minutes: float, repeats: int, columns: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=60.0, help="length of the WAV (60)")
-    ap.add_argument("--repeats", type=int, default=3, help="best of N (3)")
+    ap.add_argument("--repeats", type=int, default=3, help="new processes per library (3)")
+    ap.add_argument("--warm", type=int, default=3, help="warm calls per process (3)")
     ap.add_argument("--columns", type=int, default=1600)
     ap.add_argument("--quick", action="store_true", help="2**20 samples and a 2-minute file")
+    ap.add_argument("--skip-tiles", action="store_true", help="the spectrogram only")
+    # a worker process (internal)
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--n", type=int, default=1 << 24, help=argparse.SUPPRESS)
+    ap.add_argument("--path", help=argparse.SUPPRESS)
+    ap.add_argument("--memory", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--check", help=argparse.SUPPRESS)
+    ap.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    bench_spectrogram(1 << (20 if args.quick else 24), args.repeats)
-    bench_tiles(2.0 if args.quick else args.minutes, args.repeats, args.columns)
+    if args.worker:
+        return worker(args)
+    print(f"load average {_load()} at the start")
+    bench_spectrogram(1 << (20 if args.quick else 24), args.repeats, args.warm)
+    if not args.skip_tiles:
+        bench_tiles(2.0 if args.quick else args.minutes, args.repeats, args.columns,
+                    args.warm if not args.quick else 1)
+    print(f"\nload average {_load()} at the end")
     return 0
 
 

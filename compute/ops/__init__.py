@@ -6,12 +6,12 @@ Importing this package declares every built-in operator
 top level even when a plugin's import is what imports them first.
 
 The array helpers of :mod:`.helpers` (:func:`frames`,
-:func:`frame_magnitudes`, :func:`as_float`, :func:`float_dtype`) are public:
+:func:`frame_magnitudes`, :func:`as_float`, :func:`float_dtype`, :func:`sums_at`) are public:
 a plugin's ``xp`` body may use them.
 """
 
 from ..operators.registry import namespace
-from .helpers import as_float, float_dtype, frame_magnitudes, frames
+from .helpers import as_float, float_dtype, frame_magnitudes, frames, sums_at
 
 with namespace(None):
     from . import (  # noqa: F401 - imported for their declarations
@@ -27,4 +27,4 @@ with namespace(None):
         windows,
     )
 
-__all__ = ["as_float", "float_dtype", "frame_magnitudes", "frames"]
+__all__ = ["as_float", "float_dtype", "frame_magnitudes", "frames", "sums_at"]

@@ -17,7 +17,7 @@ import numpy as np
 from .. import spectral
 from ..errors import InputError
 
-__all__ = ["as_float", "float_dtype", "frame_magnitudes", "frames"]
+__all__ = ["as_float", "float_dtype", "frame_magnitudes", "frames", "sums_at"]
 
 
 def float_dtype(x: Any) -> Any:
@@ -98,3 +98,56 @@ def frame_magnitudes(x: Any, nfft: int, hop: int, window: Any, xp: Any,
                          f"samples); choose nfft <= {x.shape[-1]}")
     win = xp.asarray(spectral.get_window(window, nfft).astype(x.dtype))
     return x.dtype, xp.abs(xp.fft.rfft(frames(x, nfft, hop, xp) * win, axis=-1))
+
+
+
+def sums_at(x: Any, kernels: list[tuple[int, Any]], hop: int, n_out: int, xp: Any) -> Any:
+    """Sliding dot products evaluated only where they are wanted.
+
+    ``y[..., i, m] = sum_j x[..., first_i + m*hop + j] * kernel_i[j]`` for each
+    ``(first_i, kernel_i)`` of ``kernels``, with ``x`` taken as zeros outside
+    its samples: ``n_out`` sums per kernel, instead of a full convolution
+    sampled every ``hop``.  Kernels of similar reach are stacked into one
+    matrix product (each padded to the longest of its group, at most twice
+    its length); frames are gathered in blocks of about four million samples.
+    """
+    n = int(x.shape[-1])
+    spans = [(int(f), int(f) + int(k.shape[-1])) for f, k in kernels]
+    lo = min([0] + [a for a, _ in spans])
+    hi = max([n] + [b + (n_out - 1) * hop for _, b in spans])
+    if lo < 0 or hi > n:
+        x = xp.pad(x, [(0, 0)] * (x.ndim - 1) + [(-lo, hi - n)])
+    complex_k = any(xp.iscomplexobj(xp.asarray(k)) for _, k in kernels)
+    out_type = xp.result_type(x.dtype, np.complex64 if complex_k else np.float32)
+    out = xp.zeros(x.shape[:-1] + (len(kernels), n_out), dtype=out_type)
+    order = sorted(range(len(kernels)), key=lambda i: spans[i][0] - spans[i][1])
+    while order:
+        longest = spans[order[0]][1] - spans[order[0]][0]
+        group = [i for i in order if 2 * (spans[i][1] - spans[i][0]) >= longest]
+        order = [i for i in order if i not in group]
+        a = min(spans[i][0] for i in group)
+        b = max(spans[i][1] for i in group)
+        mat = np.zeros((b - a, len(group)), dtype=np.result_type(*[
+            np.asarray(kernels[i][1]).dtype for i in group]))
+        for c, i in enumerate(group):
+            mat[spans[i][0] - a:spans[i][1] - a, c] = np.asarray(kernels[i][1])
+        split = mat.dtype.kind == "c" and not xp.iscomplexobj(x)
+        if split:  # a real signal: two real products
+            mat = np.concatenate([mat.real, mat.imag], axis=1)
+        mat = xp.asarray(mat.astype(out_type if xp.iscomplexobj(x) else float_dtype(x)))
+        width = b - a
+        block = max(1, (1 << 22) // width)
+        for m0 in range(0, n_out, block):
+            m1 = min(m0 + block, n_out)
+            first = (a - lo) + m0 * hop
+            seg = x[..., first:first + (m1 - m0 - 1) * hop + width]
+            if xp is np:  # overlapping frames as a view, one contiguous copy per block
+                seg = np.ascontiguousarray(
+                    np.lib.stride_tricks.sliding_window_view(seg, width, axis=-1)[..., ::hop, :])
+            else:
+                seg = seg[..., xp.arange(m1 - m0)[:, None] * hop + xp.arange(width)[None, :]]
+            r = seg @ mat  # (..., frames, columns)
+            if split:
+                r = r[..., :len(group)] + 1j * r[..., len(group):]
+            out[..., group, m0:m1] = xp.swapaxes(r, -1, -2)
+    return out

@@ -14,7 +14,7 @@ from specscope.compute.operators.registry import REQUIRED, Param, operator
 from ..backend import get_xp, is_device_array, scipy_fn
 from . import _cuda
 from ._common import AXIS, on_host
-from .helpers import as_float, frames
+from .helpers import as_float, frames, sums_at
 
 FAMILY = "timefreq"
 
@@ -367,19 +367,36 @@ def coherence(x, *, y, window, nperseg, noverlap, nfft, detrend, axis, fs, xp):
 
 @operator("lombscargle", family=FAMILY,
           summary="Lomb-Scargle periodogram of unevenly sampled data (input: the samples)",
-          params=[Param("t", "array", REQUIRED, unit="s", help="sample times"),
+          params=[Param("t", "array", None, unit="s", help="sample times"),
                   Param("freqs", "array", REQUIRED, unit="rad/s", help="angular frequencies"),
-                  Param("normalize", bool, False), Param("floating_mean", bool, False)],
+                  Param("y", "array", None, help="the samples, scipy's order: with y the "
+                        "input is the sample times"),
+                  Param("precenter", bool, False, help="subtract the mean first"),
+                  Param("normalize", (bool, str), False,
+                        choices=(False, True, "power", "normalize", "amplitude")),
+                  Param("weights", "array", None, help="a weight per sample"),
+                  Param("floating_mean", bool, False)],
           reference="scipy.signal.lombscargle", history=None)
-def lombscargle(x, *, t, freqs, normalize, floating_mean, xp):
+def lombscargle(x, *, t, freqs, y, precenter, normalize, weights, floating_mean, xp):
+    """scipy's ``lombscargle(x, y, freqs)`` takes the times first: give ``y`` and the input
+    is read as the times; otherwise the input is the samples and ``t`` their times."""
+    if (t is None) == (y is None):
+        raise InputError("lombscargle: give the sample times as t (input: the samples), or "
+                         "the samples as y (input: the times, as scipy)")
+    times, samples = (t, x) if y is None else (x, y)
+    extra: dict = {}
+    if precenter:
+        extra["precenter"] = precenter
+    if weights is not None:
+        extra["weights"] = weights
     if xp is np:
-        return scipy_fn(np, "signal.lombscargle")(t, x, freqs, normalize=normalize,
-                                                  floating_mean=floating_mean)
+        return scipy_fn(np, "signal.lombscargle")(times, samples, freqs, normalize=normalize,
+                                                  floating_mean=floating_mean, **extra)
     # cupyx has the classic periodogram only (no floating mean, 1-D input)
-    if floating_mean or x.ndim != 1:
-        return on_host(xp, "signal.lombscargle", t, x, freqs, normalize=normalize,
-                       floating_mean=floating_mean)
-    return scipy_fn(xp, "signal.lombscargle")(t, x, freqs, normalize=normalize)
+    if floating_mean or extra or samples.ndim != 1 or isinstance(normalize, str):
+        return on_host(xp, "signal.lombscargle", times, samples, freqs, normalize=normalize,
+                       floating_mean=floating_mean, **extra)
+    return scipy_fn(xp, "signal.lombscargle")(times, samples, freqs, normalize=normalize)
 
 
 @operator("multitaper_psd", family=FAMILY,
@@ -586,14 +603,25 @@ def octave_filterbank(x, *, fraction, fmin, fmax, order, fs, xp):
 
 
 def _cqt_kernels(fs, fmin, n_bins, bins_per_octave, window):
+    return _cqt_kernels_cached(float(fs), float(fmin), int(n_bins), int(bins_per_octave),
+                               repr(window))
+
+
+@lru_cache(maxsize=8)
+def _cqt_kernels_cached(fs, fmin, n_bins, bins_per_octave, window_repr):
+    """The kernels of one parameter set (read-only; a view computes chunk after chunk)."""
+    import ast
+    window = ast.literal_eval(window_repr)
     q = 1.0 / (2.0 ** (1.0 / bins_per_octave) - 1.0)
     out = []
     for k in range(n_bins):
         fk = fmin * 2.0 ** (k / bins_per_octave)
         nk = math.ceil(q * fs / fk)
         w = scipy.signal.get_window(spectral.parse_window(window), nk, fftbins=False)
-        out.append((fk, w * np.exp(2j * np.pi * fk * np.arange(nk) / fs) / nk))
-    return out
+        kern = w * np.exp(2j * np.pi * fk * np.arange(nk) / fs) / nk
+        kern.flags.writeable = False
+        out.append((fk, kern))
+    return tuple(out)
 
 
 @operator("cqt", family=FAMILY,
@@ -619,16 +647,23 @@ def cqt(x, *, fmin, n_bins, bins_per_octave, hop, window, fs, xp):
     n_frames = (n - 1) // hop + 1
     conv = scipy_fn(xp, "signal.fftconvolve")
     ctype = np.complex64 if x.dtype in (np.float32, np.complex64) else np.complex128
-    rows = []
-    freqs = []
-    for fk, kern in _cqt_kernels(fs, fmin, n_bins, bins_per_octave, window):
+    kernels = _cqt_kernels(fs, fmin, n_bins, bins_per_octave, window)
+    out = xp.zeros(x.shape[:-1] + (n_bins, n_frames), dtype=ctype)
+    direct = []  # few frames (a view's hop): the sums only where frames are
+    for k, (fk, kern) in enumerate(kernels):
         nk = kern.size
+        if n_frames * nk <= 8 * (n + nk) * math.log2(n + nk + 1):
+            direct.append(k)
+            continue
         g = xp.asarray(np.conj(kern)[::-1].astype(ctype))
         full = conv(x, g.reshape((1,) * (x.ndim - 1) + (nk,)), mode="full", axes=-1)
         idx = xp.arange(n_frames) * hop - nk // 2 + nk - 1
-        rows.append(full[..., idx])
-        freqs.append(fk)
-    return xp.asarray(np.array(freqs)), xp.stack(rows, axis=-2).astype(ctype)
+        out[..., k, :] = full[..., idx]
+    if direct:
+        out[..., direct, :] = sums_at(
+            x, [(-(kernels[k][1].size // 2), np.conj(kernels[k][1]).astype(ctype))
+                for k in direct], hop, n_frames, xp)
+    return xp.asarray(np.array([fk for fk, _ in kernels])), out
 
 
 # -- checks and misc ------------------------------------------------------------------

@@ -106,7 +106,21 @@ def operator_reach(op: str, params: dict, fs: float) -> int | None:
     :data:`MAX_PROBE` samples or the probe fails: then the operator is called
     on the whole span.
     """
-    return _reach(op, json.dumps(params, sort_keys=True, default=str), float(fs))
+    if not _hop_param(op):
+        return _reach(op, json.dumps(params, sort_keys=True, default=str), float(fs))
+    # a view changes the hop at every zoom; the reach is the kernel's, measured once at
+    # the first hop asked for, plus that hop (the probe sees column centres on its grid)
+    rest = {k: v for k, v in params.items() if k != "hop"}
+    key = (op, json.dumps(rest, sort_keys=True, default=str), float(fs))
+    if key not in _REACH_ANY_HOP:
+        hop = int(get(op).validate(dict(params))["hop"])
+        reach = _reach(op, json.dumps(params, sort_keys=True, default=str), float(fs))
+        _REACH_ANY_HOP[key] = None if reach is None else reach + hop
+    return _REACH_ANY_HOP[key]
+
+
+#: reach of operators with a hop, whatever the hop (see :func:`operator_reach`)
+_REACH_ANY_HOP: dict[tuple[str, str, float], int | None] = {}
 
 
 def _hop_param(op: str) -> bool:
@@ -202,7 +216,7 @@ def plugin_view(op: str, read: Callable[[int, int], np.ndarray], n_samples: int,
         # chunk starts stay on the operator's hop grid from ``start``, so every column
         # is the one a single call would give, and belongs to exactly one chunk
         margin = -(-(reach + hop) // hop) * hop
-        chunk = -(-FIRST_CHUNK // hop) * hop
+        chunk = -(-max(FIRST_CHUNK, 4 * margin) // hop) * hop
         a = start
         while a < stop:
             b = min(a + chunk, stop)
@@ -219,7 +233,8 @@ def plugin_view(op: str, read: Callable[[int, int], np.ndarray], n_samples: int,
             # size the next chunk for CHUNK_SECONDS (its margins count too)
             per_sample = (time.perf_counter() - t_start) / (b - a + 2 * margin)
             want = int(CHUNK_SECONDS / max(per_sample, 1e-9)) - 2 * margin
-            chunk = -(-max(want, margin, 4096, hop) // hop) * hop
+            # at least four margins: the context read around a chunk costs at most half again
+            chunk = -(-max(want, 4 * margin, 4096, hop) // hop) * hop
             a = b
     assert freqs is not None
     pos = np.concatenate(parts_t)

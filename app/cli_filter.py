@@ -21,7 +21,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from specscope.compute import jsonsafe
 from specscope.compute.errors import InputError
+from specscope.compute.filters.spec import MAX_SPEC_BYTES
 
 from .cli_common import add_recording_options, recording_options
 from .cli_types import number
@@ -57,12 +59,9 @@ def spec_from_args(args: argparse.Namespace) -> Any:
 
     if args.spec:
         p = Path(args.spec)
-        if not p.is_file():
+        if not p.exists():
             raise InputError(f"{p}: no such spec file")
-        try:
-            return FilterSpec.from_json(p.read_text(encoding="utf-8"))
-        except InputError as exc:
-            raise InputError(f"{p.name}: {exc}") from None
+        return FilterSpec.load(p)
     if not args.design:
         raise InputError("--design is required (or --spec FILE.json)")
     params: dict[str, Any] = {"design": args.design}
@@ -162,10 +161,8 @@ def _load_filter(path: str) -> Any:
     if not p.is_file():
         raise InputError(f"{p}: no such file")
     if p.suffix.lower() == ".json":
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise InputError(f"{p.name}: not JSON") from None
+        doc = jsonsafe.load_file(p, what="JSON filter spec or pipeline",
+                                 max_bytes=MAX_SPEC_BYTES)
         if isinstance(doc, dict) and str(doc.get("specscope", "")).startswith("pipeline/"):
             return Pipeline.load(p)
         if isinstance(doc, dict) and "design" in doc:

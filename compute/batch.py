@@ -66,7 +66,7 @@ from typing import Any
 
 import numpy as np
 
-from . import extensions
+from . import extensions, jsonsafe
 from .errors import InputError, RecordingError, SpecscopeError
 from .io import open_recording, split_member
 from .output import (
@@ -630,9 +630,10 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
                                  "'specscope run'")
             source = _attr(f, "source_path")
             digest = _attr(f, "source_sha256")
-            options = json.loads(_attr(f, "source_options") or "{}")
+            options = jsonsafe.loads(_attr(f, "source_options") or "{}", f"{out.name}: "
+                                     "source_options")
             start, stop = int(f.attrs["start_sample"]), int(f.attrs["stop_sample"])
-            channels = json.loads(_attr(f, "channels"))
+            channels = jsonsafe.loads(_attr(f, "channels") or "null", f"{out.name}: channels")
             chunk = int(f.attrs["chunk_samples"])
             task = int(f.attrs["task_samples"]) or None
             # a range export read lookback samples before its start to warm its steps up

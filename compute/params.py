@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -20,9 +21,21 @@ from typing import Any
 import numpy as np
 
 from . import backend as _backend
-from .errors import InputError, RegistrationError
+from .errors import InputError, RegistrationError, shown
 
-__all__ = ["REQUIRED", "Param", "json_types", "parse_count", "parse_number", "type_name"]
+__all__ = ["FRAME_PARAMS", "MAX_FRAME", "MAX_HOP", "REQUIRED", "Param", "check_bytes",
+           "check_frame", "json_types", "memory_budget", "parse_count", "parse_number",
+           "type_name"]
+
+#: most samples in one frame, FFT or filter: the one cap of nfft, nperseg, mfft,
+#: frame_length, numtaps on every entry point (CLI, API, pipelines, GUI)
+MAX_FRAME = 1 << 22
+#: most samples between frame starts (hop); a bound on sizes, not a taste
+MAX_HOP = 1 << 30
+#: parameter names that are a frame or filter length: capped at :data:`MAX_FRAME`
+#: unless their :class:`Param` gives a smaller ``max``
+FRAME_PARAMS = frozenset({"nfft", "nperseg", "mfft", "frame_length", "numtaps", "taps",
+                          "win_length", "n_fft"})
 
 
 class _Required:
@@ -95,6 +108,11 @@ class Param:
                     f"complex, {', '.join(repr(s) for s in _SPECIAL_TYPES)}")
         if self.choices is not None:
             object.__setattr__(self, "choices", tuple(self.choices))
+        if self.name in FRAME_PARAMS and int in types and (self.max is None
+                                                           or self.max > MAX_FRAME):
+            object.__setattr__(self, "max", MAX_FRAME)
+        elif self.name == "hop" and int in types and self.max is None:
+            object.__setattr__(self, "max", MAX_HOP)
 
     @property
     def required(self) -> bool:
@@ -112,10 +130,7 @@ class Param:
         return ""
 
     def _fail(self, op: str, value: Any, expected: str) -> InputError:
-        text = repr(value)
-        if len(text) > 60:
-            text = text[:57] + "..."
-        text = " ".join(text.split())
+        text = shown(value, 60)
         prefix = f"{op}: " if op else ""
         return InputError(f"{prefix}{self.name}={text} must be {expected}")
 
@@ -256,20 +271,23 @@ def parse_number(value: Any, name: str, *, positive: bool = False,
     if isinstance(value, str):
         m = _NUMBER.match(value)
         if m is None:
-            raise InputError(f"{prefix}{name}={value!r} is not a number "
+            raise InputError(f"{prefix}{name}={shown(value)} is not a number "
                              "(expected e.g. 2400000, 2.4e6 or 2.4M)")
         x = float(m.group(1)) * _SI[m.group(2)]
     elif isinstance(value, bool):
-        raise InputError(f"{prefix}{name}={value!r} is not a number")
+        raise InputError(f"{prefix}{name}={shown(value)} is not a number")
     else:
         try:
             x = float(value)
         except (TypeError, ValueError):
-            raise InputError(f"{prefix}{name}={value!r} is not a number") from None
+            raise InputError(f"{prefix}{name}={shown(value)} is not a number") from None
+        except OverflowError:  # an int beyond the float range
+            raise InputError(f"{prefix}{name}={shown(value)} is beyond the range of a "
+                             "float (about 1.8e308)") from None
     if not math.isfinite(x):
-        raise InputError(f"{prefix}{name}={value!r} must be finite")
+        raise InputError(f"{prefix}{name}={shown(value)} must be finite")
     if positive and x <= 0:
-        raise InputError(f"{prefix}{name}={value!r} must be > 0")
+        raise InputError(f"{prefix}{name}={shown(value)} must be > 0")
     return x
 
 
@@ -286,7 +304,71 @@ def parse_count(value: Any, name: str, *, minimum: int = 0, where: str = "") -> 
             isinstance(value, float) and value.is_integer()):
         x = int(value)
     if x is None:
-        raise InputError(f"{prefix}{name}={value!r} must be a whole number")
+        raise InputError(f"{prefix}{name}={shown(value)} must be a whole number")
     if x < minimum:
-        raise InputError(f"{prefix}{name}={value!r} must be >= {minimum}")
+        raise InputError(f"{prefix}{name}={shown(value)} must be >= {minimum}")
     return x
+
+
+# -- sizes ----------------------------------------------------------------------------
+
+
+def check_frame(value: Any, name: str = "nfft", *, minimum: int = 1,
+                maximum: int = MAX_FRAME, where: str = "") -> int:
+    """A frame or filter length as an int in ``[minimum, maximum]``, checked before any allocation.
+
+    The one rule of sizes: ``nfft``, ``nperseg``, ``numtaps`` ... are at most
+    :data:`MAX_FRAME` samples (``hop`` at most :data:`MAX_HOP`) wherever they come from.
+    """
+    prefix = f"{where}: " if where else ""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InputError(f"{prefix}{name}={shown(value)} must be an integer >= {minimum}")
+    if value < minimum:
+        raise InputError(f"{prefix}{name}={shown(value)} must be an integer >= {minimum}")
+    if value > maximum:
+        raise InputError(f"{prefix}{name}={int(value)} is too large (at most {maximum})")
+    return int(value)
+
+
+def memory_budget() -> int:
+    """Bytes one array may take: half the memory, less under an address-space limit.
+
+    ``SPECSCOPE_MEMORY_BUDGET`` (bytes; ``512M``, ``2G``) sets it.
+    """
+    env = os.environ.get("SPECSCOPE_MEMORY_BUDGET")
+    if env:
+        try:
+            return int(parse_number(env, "SPECSCOPE_MEMORY_BUDGET", positive=True))
+        except InputError:
+            pass
+    budget = 1 << 62
+    try:
+        budget = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (ValueError, OSError, AttributeError):
+        pass
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            budget = min(budget, soft // 4)
+    except (ImportError, ValueError, OSError):
+        pass
+    return int(budget)
+
+
+def _size_text(n: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{int(n)} bytes"
+
+
+def check_bytes(n_bytes: float, what: str, where: str = "") -> None:
+    """Refuse, before allocating, ``what`` needing more than :func:`memory_budget` bytes."""
+    budget = memory_budget()
+    if n_bytes > budget:
+        prefix = f"{where}: " if where else ""
+        raise InputError(f"{prefix}{what} would take {_size_text(n_bytes)} of memory, more "
+                         f"than the budget of {_size_text(budget)} "
+                         "(SPECSCOPE_MEMORY_BUDGET sets it)")

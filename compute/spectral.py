@@ -28,7 +28,8 @@ import numpy as np
 import scipy.fft
 import scipy.signal
 
-from .errors import InputError
+from .errors import InputError, shown
+from .params import MAX_HOP, check_frame
 
 SCALINGS = ("psd", "spectrum", "magnitude")
 #: window names offered in menus; any name scipy.signal.get_window knows works
@@ -47,7 +48,8 @@ def get_window(window: str | tuple, nfft: int) -> np.ndarray:
     """
     spec = parse_window(window)
     try:
-        w = scipy.signal.get_window(spec, nfft, fftbins=True)
+        with np.errstate(all="ignore"):  # nonsense parameters are refused below
+            w = scipy.signal.get_window(spec, nfft, fftbins=True)
     except (ValueError, TypeError) as exc:
         detail = str(exc).splitlines()[0] if str(exc) else ""
         detail = "" if "window name" in detail or "window type" in detail else f" ({detail})"
@@ -55,6 +57,10 @@ def get_window(window: str | tuple, nfft: int) -> np.ndarray:
             f"window={window!r} is not a window scipy.signal.get_window knows{detail}; "
             f"try one of: {', '.join(COMMON_WINDOWS)}") from None
     w = np.asarray(w, dtype=np.float64)
+    if not np.all(np.isfinite(w)) or not np.any(w):
+        bad = "values that are not finite" if not np.all(np.isfinite(w)) else "only zeros"
+        raise InputError(f"window={shown(window)} gives {bad} at nfft={nfft}; check its "
+                         "parameters (e.g. 'kaiser,8')")
     w.setflags(write=False)
     return w
 
@@ -64,10 +70,14 @@ def parse_window(window: str | tuple) -> str | tuple:
     if isinstance(window, str) and "," in window:
         name, *args = (s.strip() for s in window.split(","))
         try:
-            return (name, *(float(a) for a in args))
+            values = tuple(float(a) for a in args)
         except ValueError:
-            raise InputError(f"window={window!r}: parameters after the name must be "
+            raise InputError(f"window={shown(window)}: parameters after the name must be "
                              "numbers, e.g. 'kaiser,8'") from None
+        if not all(math.isfinite(v) for v in values):
+            raise InputError(f"window={shown(window)}: parameters after the name must be "
+                             "finite numbers, e.g. 'kaiser,8'")
+        return (name, *values)
     return window
 
 
@@ -105,11 +115,9 @@ class StftParams:
     scaling: str = "psd"
 
     def __post_init__(self) -> None:
-        nfft, hop = self.nfft, self.hop
-        if isinstance(nfft, bool) or not isinstance(nfft, (int, np.integer)) or nfft < 2:
-            raise InputError(f"nfft={nfft!r} must be an integer >= 2")
-        if isinstance(hop, bool) or not isinstance(hop, (int, np.integer)) or hop < 1:
-            raise InputError(f"hop={hop!r} must be an integer >= 1")
+        # sizes first: the window is allocated below
+        nfft = check_frame(self.nfft, "nfft", minimum=2)
+        hop = check_frame(self.hop, "hop", maximum=MAX_HOP)
         if self.scaling not in SCALINGS:
             raise InputError(f"scaling={self.scaling!r} must be one of {', '.join(SCALINGS)}")
         window = parse_window(self.window)

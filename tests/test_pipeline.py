@@ -282,7 +282,7 @@ def test_files_with_code_are_just_rejected(tmp_path):
         Pipeline.load(py)
     pk = tmp_path / "evil.pkl"
     pk.write_bytes(pickle.dumps({"specscope": "pipeline/1", "steps": []}))
-    with pytest.raises(InputError, match=r"evil.pkl: not a pipeline file \(binary content"):
+    with pytest.raises(InputError, match=r"evil.pkl: not a JSON pipeline file \(binary content"):
         Pipeline.load(pk)
     nan = tmp_path / "nan.json"
     nan.write_text('{"specscope": "pipeline/1", "steps": [{"op": "gain", '

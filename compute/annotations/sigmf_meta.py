@@ -35,9 +35,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import jsonsafe
 from ..errors import InputError, RecordingError
 from ..files import atomic_write_text
-from .common import Timebase, read_text
+from .common import MAX_TEXT_BYTES, Timebase, read_text
 from .model import Annotation, stable_uuid
 
 __all__ = ["CHANNEL_KEY", "SIGMF_VERSION", "annotation_objects", "annotation_of_segment",
@@ -73,11 +74,8 @@ def _is_number(v: Any) -> bool:
 
 def _load(path: Path) -> tuple[dict[str, Any], str]:
     text = read_text(path)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordingError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno} "
-                             f"({exc.msg})") from None
+    doc = jsonsafe.loads(text, str(path), what="SigMF metadata file (JSON)",
+                         max_bytes=MAX_TEXT_BYTES, error=RecordingError)
     if not isinstance(doc, dict) or not isinstance(doc.get("global"), dict):
         raise RecordingError(f"{path}: not SigMF metadata (the top level must be an object "
                              "with a \"global\" object)")

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import jsonsafe
 from ..errors import InputError, RecordingError
 from .designed import Design
 from .spec import FilterSpec
@@ -266,6 +267,10 @@ def _scipy_code(d: Design) -> list[str]:
 # -- import ---------------------------------------------------------------------------
 
 
+#: largest coefficient file read
+MAX_COEFFICIENT_BYTES = 64 << 20
+
+
 def read_coefficients(path: str | os.PathLike[str], fmt: str | None = None,
                       fs: float | None = None) -> Design:
     """A :class:`~specscope.compute.filters.Design` from a coefficient file.
@@ -276,7 +281,18 @@ def read_coefficients(path: str | os.PathLike[str], fmt: str | None = None,
     if not p.is_file():
         raise RecordingError(f"{p}: no such coefficient file")
     fmt = _format_for(p, fmt)
-    data: str | bytes = p.read_bytes() if fmt == "npz" else p.read_text(encoding="utf-8")
+    size = p.stat().st_size
+    if size > MAX_COEFFICIENT_BYTES:
+        raise InputError(f"{p.name}: {size} bytes is too large for a coefficient file "
+                         f"(at most {MAX_COEFFICIENT_BYTES})")
+    data: str | bytes = p.read_bytes()
+    if fmt != "npz":
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{p.name}: not a {fmt} coefficient file (byte "
+                             f"0x{data[exc.start]:02x} at offset {exc.start} is not UTF-8 "
+                             "text)") from None
     try:
         return parse_coefficients(data, fmt, fs)
     except InputError as exc:
@@ -321,7 +337,7 @@ def parse_coefficients(data: str | bytes, fmt: str, fs: float | None = None) -> 
                 f = {k: z[k] for k in z.files}
         except (ValueError, OSError) as exc:
             raise InputError(f"not an npz coefficient file: {exc}") from None
-        spec = json.loads(str(f["spec"])) if "spec" in f else None
+        spec = jsonsafe.loads(str(f["spec"]), "spec") if "spec" in f else None
         fields = {k: f.get(k) for k in ("sos", "b", "a", "zeros", "poles", "gain")}
         if "sample_rate" in f:
             fields["sample_rate"] = float(f["sample_rate"])
@@ -329,10 +345,7 @@ def parse_coefficients(data: str | bytes, fmt: str, fs: float | None = None) -> 
     if isinstance(data, bytes):
         data = data.decode("utf-8")
     if fmt == "json":
-        try:
-            doc = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+        doc = jsonsafe.loads(data, "coefficients", what="JSON coefficient file")
         if not isinstance(doc, dict):
             raise InputError("a coefficient file must be a JSON object")
         fields = {k: doc.get(k) for k in ("sos", "b", "a", "sample_rate")}
@@ -361,7 +374,7 @@ def _parse_csv(text: str, fs: float | None) -> Design:
             if m:
                 rate = float(m.group(1))
             if s.startswith("# spec:"):
-                spec = json.loads(s[len("# spec:"):])
+                spec = jsonsafe.loads(s[len("# spec:"):], "# spec")
             continue
         if header is None:
             header = [h.strip() for h in s.split(",")]
@@ -389,7 +402,7 @@ def _parse_c(text: str, fs: float | None) -> Design:
     spec = None
     ms = re.search(r"/\* spec: (.*?) \*/", text)
     if ms:
-        spec = json.loads(ms.group(1))
+        spec = jsonsafe.loads(ms.group(1), "spec")
     fields: dict[str, Any] = {"sample_rate": rate}
     for _, kind, _dims, body in _C_ARRAY.findall(text):
         nums = [float(x) for x in re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?",

@@ -50,11 +50,14 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .. import jsonsafe
 from ..errors import InputError
 from ..params import REQUIRED, Param, json_types
 from ..spectral import parse_window
@@ -89,6 +92,10 @@ NOTCH_DESIGNS = ("iirnotch", "iirpeak", "iircomb", "notches")
 #: IIR design -> the registry operator that finds its minimum order
 MIN_ORDER_OPS = {"butter": "buttord", "cheby1": "cheb1ord", "cheby2": "cheb2ord",
                  "ellip": "ellipord"}
+
+
+#: largest filter spec file read (a spec is a few lines)
+MAX_SPEC_BYTES = 1 << 20
 
 
 class FilterSpecError(InputError):
@@ -305,12 +312,20 @@ class FilterSpec:
         return json.dumps(self.to_params())
 
     @classmethod
-    def from_json(cls, text: str) -> FilterSpec:
+    def from_json(cls, text: str | bytes, where: str = "spec") -> FilterSpec:
+        """From JSON text, read within the limits of :mod:`~specscope.compute.jsonsafe`."""
+        return cls.from_params(jsonsafe.loads(text, where, what="JSON filter spec",
+                                              max_bytes=MAX_SPEC_BYTES))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> FilterSpec:
+        """Read a filter spec file (JSON); every problem is one line naming the file."""
+        p = Path(path)
+        doc = jsonsafe.load_file(p, what="JSON filter spec", max_bytes=MAX_SPEC_BYTES)
         try:
-            d = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise _fail(None, f"not a JSON filter spec: {exc.msg}") from None
-        return cls.from_params(d)
+            return cls.from_params(doc)
+        except InputError as exc:
+            raise InputError(f"{p.name}: {exc}") from None
 
     def values(self) -> dict[str, Any]:
         """Every field of this design (defaults filled in), plus design and zero_phase."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import struct
 import tempfile
@@ -54,6 +55,11 @@ class AudioRecording(Recording):
             msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise RecordingError(f"{path}: not a readable audio file ({msg})") from None
         f = self._file
+        if f.format == "AIFF":
+            _check_aiff_rate(path)
+        if f.format == "FLAC" and f.frames > _MAX_SAMPLES_PER_BYTE * max(path.stat().st_size, 1):
+            self._recount_flac()
+            f = self._file
         self.format = f.format
         self.sample_rate = float(f.samplerate)
         self.n_samples = int(f.frames)
@@ -62,6 +68,64 @@ class AudioRecording(Recording):
                          "format_info": f.format_info, "subtype_info": f.subtype_info}
         if self.sample_rate <= 0:
             raise RecordingError(f"{path}: header gives sample rate {f.samplerate}")
+
+    def _recount_flac(self) -> None:
+        """Count the samples of a FLAC whose STREAMINFO states more than its size allows.
+
+        A FLAC frame holds at most 65535 samples and takes at least a few bytes, so a
+        stated count far beyond the file size is wrong (a damaged or hostile
+        header: all ones states 68.7 G samples).  The samples that decode are
+        found by bisection, each probe a seek through a view of the file whose
+        STREAMINFO states the count probed, and the file is read through such a
+        view (libFLAC seeks by the stated count).
+        """
+        size = self.path.stat().st_size
+        with open(self.path, "rb") as fh:
+            head = fh.read(26)
+        if len(head) < 26 or head[:4] != b"fLaC" or head[4] & 0x7F != 0:
+            raise RecordingError(f"{self.path}: the FLAC header states {self._file.frames} "
+                                 f"samples, more than a file of {size} bytes can hold")
+        stated = int(self._file.frames)
+
+        def view(total: int) -> tuple[soundfile.SoundFile, BinaryIO]:
+            patch = bytes([(head[21] & 0xF0) | ((total >> 32) & 0x0F)]) + (
+                total & 0xFFFFFFFF).to_bytes(4, "big")
+            raw = open(self.path, "rb")  # noqa: SIM115 - held open with the SoundFile
+            try:
+                return soundfile.SoundFile(_PatchedFile(raw, {21: patch}, size), mode="r"), raw
+            except Exception:
+                raw.close()
+                raise
+
+        def decodes(total: int) -> bool:
+            try:
+                sf, raw = view(total)
+            except (soundfile.LibsndfileError, RuntimeError, TypeError):
+                return False
+            try:
+                sf.seek(total - 1)
+                return len(sf.read(1, dtype="float32", always_2d=True)) == 1
+            except (soundfile.LibsndfileError, RuntimeError):
+                return False
+            finally:
+                sf.close()
+                raw.close()
+
+        lo, hi = 0, min(stated, _MAX_SAMPLES_PER_BYTE * size, (1 << 36) - 1)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if decodes(mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        if lo == 0:
+            raise RecordingError(f"{self.path}: the FLAC header states {stated} samples, more "
+                                 f"than a file of {size} bytes can hold, and none decode")
+        patched, raw = view(lo)
+        self._file.close()
+        self._file, self._raw = patched, raw
+        self.warnings.append(f"the FLAC header states {stated} samples, more than a file of "
+                             f"{size} bytes can hold; {lo} decode, and those are read")
 
     def _reopen_unfinished_wav(self) -> None:
         """Read the audio after a data chunk whose header says 0 bytes.
@@ -107,6 +171,54 @@ class AudioRecording(Recording):
             self._raw.close()
 
 
+#: FLAC frames hold at most 65535 samples in no fewer than 8 bytes: a bound on the
+#: samples a file of a given size can hold, far above any real compression
+_MAX_SAMPLES_PER_BYTE = 65535 // 8
+
+
+def _check_aiff_rate(path: Path) -> None:
+    """Refuse an AIFF whose COMM chunk gives a sample rate that is NaN, infinite or below 1 Hz.
+
+    The rate is an 80-bit float; libsndfile turns NaN and infinity into 67108864 Hz
+    and 0 into 1 Hz without a word.
+    """
+    with open(path, "rb") as fh:
+        head = fh.read(12)
+        if head[:4] != b"FORM" or head[8:12] not in (b"AIFF", b"AIFC"):
+            return
+        size = path.stat().st_size
+        pos = 12
+        while pos + 8 <= size:
+            fh.seek(pos)
+            chunk_id, chunk_size = struct.unpack(">4sI", fh.read(8))
+            if chunk_id == b"COMM":
+                comm = fh.read(18)
+                if len(comm) < 18:
+                    return
+                rate = _extended(comm[8:18])
+                if not math.isfinite(rate) or rate < 1:
+                    raise RecordingError(f"{path}: the AIFF header gives sample rate {rate:g} "
+                                         "Hz; a sample rate must be a finite number >= 1")
+                return
+            pos += 8 + chunk_size + (chunk_size & 1)
+
+
+def _extended(b: bytes) -> float:
+    """An IEEE 754 80-bit extended float (big-endian), as AIFF stores its sample rate."""
+    exponent = int.from_bytes(b[0:2], "big")
+    mantissa = int.from_bytes(b[2:10], "big")
+    sign = -1.0 if exponent & 0x8000 else 1.0
+    exponent &= 0x7FFF
+    if exponent == 0x7FFF:
+        return sign * math.inf if mantissa << 1 & 0xFFFFFFFFFFFFFFFF == 0 else math.nan
+    if exponent == 0 and mantissa == 0:
+        return 0.0
+    try:
+        return sign * math.ldexp(mantissa, exponent - 16383 - 63)
+    except OverflowError:
+        return sign * math.inf
+
+
 def _check_header(path: Path) -> None:
     """Refuse, in one line, a file whose first bytes are no audio format at all.
 
@@ -135,7 +247,7 @@ def _quiet_open(path: Path) -> soundfile.SoundFile:
             with tempfile.TemporaryFile() as sink:
                 os.dup2(sink.fileno(), 2)
                 try:
-                    return soundfile.SoundFile(str(path), mode="r")
+                    return soundfile.SoundFile(os.fsencode(path), mode="r")  # bytes: any file name
                 finally:
                     os.dup2(saved, 2)
         finally:

@@ -9,8 +9,10 @@ accepts a path, and opens it with the first that does.
 
 from __future__ import annotations
 
+import errno
 import inspect
 import os
+import stat
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -21,7 +23,7 @@ from typing import Any, Self
 import numpy as np
 
 from ..annotations import Annotation
-from ..errors import InputError, RecordingError, SpecscopeError
+from ..errors import InputError, RecordingError, SpecscopeError, shown
 
 
 class Recording(ABC):
@@ -256,6 +258,46 @@ def split_member(path: str | os.PathLike[str]) -> tuple[Path, str | None]:
     return p, None
 
 
+def file_problem(path: Path, what: str = "a file") -> str | None:
+    """Why ``path`` cannot be opened for reading, in words; ``None`` when it can.
+
+    Tells apart a missing file, a dangling symbolic link, a loop of symbolic
+    links, a folder and a file without read permission.
+    """
+    try:
+        path.stat()
+    except FileNotFoundError:
+        if path.is_symlink():
+            return f"is a symbolic link to {shown(os.readlink(path))}, which does not exist"
+        return "no such file"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a symbolic link loop (the links point at each other)"
+        if exc.errno == errno.ENAMETOOLONG:
+            return "the name is too long for the file system"
+        if exc.errno == errno.ENOTDIR:
+            return "no such file (a part of the path is not a folder)"
+        return f"cannot be read ({exc.strerror or type(exc).__name__})"
+    except ValueError:  # a NUL byte in the name
+        return "the name holds a NUL character, which no file name can"
+    if path.is_dir():
+        return f"is a folder, not {what}"
+    if not path.is_file():  # opening a FIFO would block; a device or socket is no file
+        return _special_kind(path) + f", not {what}"
+    if not os.access(path, os.R_OK):
+        return "permission denied"
+    return None
+
+
+def _special_kind(path: Path) -> str:
+    mode = path.stat().st_mode
+    for test, kind in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return f"is {kind}"
+    return "is not a regular file"
+
+
 def _format_label(spec: ReaderSpec, path: Path) -> str:
     suffix = path.suffix.lstrip(".")
     if suffix.isalnum():
@@ -317,12 +359,9 @@ def open_recording(path: str | os.PathLike[str], *, format: str | None = None,
             raise InputError(f"{p.name}: the path names dataset {member!r} and "
                              f"dataset={given!r} names another; give one of them")
         options["dataset"] = member
-    if not p.exists():
-        raise RecordingError(f"{p}: no such file")
-    if p.is_dir():
-        raise RecordingError(f"{p}: is a folder, not a recording")
-    if not os.access(p, os.R_OK):
-        raise RecordingError(f"{p}: permission denied")
+    problem = file_problem(p, "a recording")
+    if problem is not None:
+        raise RecordingError(f"{p}: {problem}")
     if format is not None:
         for spec in _READERS:
             if spec.name == str(format).lower():

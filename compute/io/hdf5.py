@@ -20,6 +20,7 @@ missing are reported at open time, not as a crash on the first read.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..annotations.hdf5_table import GROUP, read_table
-from ..errors import InputError, RecordingError
+from ..errors import InputError, RecordingError, shown
 from ..params import parse_number
 from .base import Recording, register_reader, time_axis
 
@@ -245,6 +246,19 @@ def _attr_rate(ds: Any) -> float | None:
         return None
 
 
+def _rate_problem(value: Any) -> str:
+    """Why an attribute is no sample rate: negative, zero, not finite, not a number."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return "not a number"
+    if math.isnan(x):
+        return "not a number"
+    if math.isinf(x):
+        return "infinite"
+    return "negative" if x < 0 else "zero" if x == 0 else "not a positive number"
+
+
 def _scale_rate(ds: Any, axis: int) -> float | None:
     """Sample rate from a time dimension scale attached to the time axis."""
     try:
@@ -409,6 +423,11 @@ class HDF5Recording(Recording):
             rate_source = "option"
         else:
             found = self._file_rate(ds)
+            stated = _lookup(ds, RATE_ATTRS)
+            if found is None and stated is not None:
+                raise RecordingError(f"{p}: {stated[1]}={shown(stated[0])} is not a sample "
+                                     f"rate ({_rate_problem(stated[0])}); give sample_rate= "
+                                     "(--sample-rate HZ)")
             if found is None:
                 raise InputError(
                     f"{p}: dataset {name} has no sample rate attribute "

@@ -17,13 +17,14 @@ Values are returned as they are (cast to float32 / complex64), in units
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputError, RecordingError
-from ..params import parse_number
+from ..params import check_bytes, parse_number
 from .base import Recording, register_reader, time_axis
 from .hdf5 import DatasetInfo, HDF5Recording, is_hdf5
 
@@ -143,9 +144,14 @@ _MI_SIZES = {1: 1, 2: 1, 3: 2, 4: 2, 5: 4, 6: 4, 7: 4, 9: 8, 12: 8, 13: 8}
 _MX_NUMERIC = range(6, 16)  # mxDOUBLE_CLASS .. mxUINT64_CLASS
 
 
-def _tag(buf: bytes, pos: int, end: int, e: str) -> tuple[int, int, int]:
-    """(type, nbytes, data position) of the element at ``pos``; ValueError if damaged."""
-    if pos + 8 > end:
+def _tag(buf: bytes, pos: int, end: int, e: str,
+         known: int | None = None) -> tuple[int, int, int]:
+    """(type, nbytes, data position) of the element at ``pos``; ValueError if damaged.
+
+    ``end`` is where the enclosing element ends; ``known`` how much of it ``buf``
+    holds (the tag itself must be in it).
+    """
+    if pos + 8 > (end if known is None else known):
         raise ValueError("element tag past the end")
     word = int.from_bytes(buf[pos:pos + 4], e)
     if word >> 16:  # small data element: data packed into the tag
@@ -163,8 +169,39 @@ def _next(pos: int, nbytes: int, small: bool) -> int:
     return pos + 8 if small else pos + 8 + ((nbytes + 7) // 8) * 8
 
 
-def _check_matrix(buf: bytes, e: str) -> str:
-    """Check one miMATRIX body (``buf`` = its data); return its name."""
+#: bytes of a variable's element read (decompressed) to learn its header
+_HEADER_BYTES = 1 << 16
+_MX_NAMES = {1: "cell", 2: "struct", 3: "object", 4: "char", 5: "sparse", 6: "double", 7: "single", 8: "int8", 9: "uint8", 10: "int16", 11: "uint16",
+             12: "int32", 13: "uint32", 14: "int64", 15: "uint64"}
+_MX_ITEMSIZE = {6: 8, 7: 4, 8: 1, 9: 1, 10: 2, 11: 2, 12: 4, 13: 4, 14: 8, 15: 8}
+
+
+@dataclass(frozen=True)
+class _MatVar:
+    """What a MAT v5 element's header says: name, dimensions, class, complexity."""
+
+    name: str
+    dims: tuple[int, ...]
+    mx_class: int
+    is_complex: bool
+    #: where the element starts in the file and its length with the tag
+    offset: int = 0
+    length: int = 0
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the variable takes loaded (as scipy loads it)."""
+        count = int(np.prod(self.dims, dtype=object))
+        return count * _MX_ITEMSIZE.get(self.mx_class, 8) * (2 if self.is_complex else 1)
+
+
+def _check_matrix(buf: bytes, e: str, total: int) -> _MatVar:
+    """Check the header of one miMATRIX body.
+
+    ``buf`` is the start of the body (at least its header) and ``total`` the
+    body's length as its tag states; data tags are checked against it, the data
+    itself is not read.
+    """
     end = len(buf)
     pos = 0
     mtype, n, data = _tag(buf, pos, end, e)
@@ -176,8 +213,8 @@ def _check_matrix(buf: bytes, e: str) -> str:
     mtype, n, data = _tag(buf, pos, end, e)
     if mtype != 5 or n % 4 or n == 0:
         raise ValueError("bad dimensions")
-    dims = [int.from_bytes(buf[data + 4 * k:data + 4 * k + 4], e, signed=True)
-            for k in range(n // 4)]
+    dims = tuple(int.from_bytes(buf[data + 4 * k:data + 4 * k + 4], e, signed=True)
+                 for k in range(n // 4))
     if any(d < 0 for d in dims):
         raise ValueError("negative dimension")
     pos = _next(pos, n, data == pos + 4)
@@ -187,44 +224,73 @@ def _check_matrix(buf: bytes, e: str) -> str:
     name = buf[data:data + n].decode("latin-1")
     pos = _next(pos, n, data == pos + 4)
     if cls in _MX_NUMERIC:
-        count = int(np.prod(dims, dtype=np.int64))
+        count = int(np.prod(dims, dtype=object))
         for _part in range(2 if is_complex else 1):
-            mtype, n, data = _tag(buf, pos, end, e)
+            mtype, n, data = _tag(buf, pos, max(end, total), e, known=end)
             size = _MI_SIZES.get(mtype)
             if size is None or n != count * size:
                 raise ValueError(f"data of {name} does not match its dimensions")
             pos = _next(pos, n, data == pos + 4)
-    return name
+    return _MatVar(name, dims, cls, is_complex)
 
 
-def _check_mat_v5(path: Path) -> None:
-    """Raise RecordingError when a variable's element is damaged."""
+def _mat_v5_listing(path: Path) -> list[_MatVar] | None:
+    """The variables of a MAT v5 file from their headers alone; None for a v4 file.
+
+    Compressed variables are decompressed only as far as their headers, so a
+    small file declaring gigabytes of zeros is described without inflating it.
+
+    Raises
+    ------
+    RecordingError
+        A variable's element is damaged.
+    """
     import zlib
 
-    buf = path.read_bytes() if path.stat().st_size < (1 << 31) else b""
-    if len(buf) < 128:
-        return  # v4 or too short: scipy reports these itself
-    e = {b"IM": "little", b"MI": "big"}.get(buf[126:128])
-    if e is None:
-        return  # a v4 file; scipy's v4 reader is pure Python
-    pos, end = 128, len(buf)
-    try:
-        while pos < end:
-            mtype, n, data = _tag(buf, pos, end, e)
-            body = buf[data:data + n]
-            if mtype == 15:  # miCOMPRESSED: one element, zlib-compressed
-                inner = zlib.decompress(body)
-                itype, inn, idata = _tag(inner, 0, len(inner), e)
-                if itype == 14:
-                    _check_matrix(inner[idata:idata + inn], e)
-                pos = data + n
-            else:
-                if mtype == 14:
-                    _check_matrix(body, e)
-                pos = _next(pos, n, data == pos + 4)
-    except (ValueError, zlib.error, IndexError) as exc:
-        raise RecordingError(f"{path}: damaged MATLAB file ({exc})") from None
-
+    size = path.stat().st_size
+    out: list[_MatVar] = []
+    with open(path, "rb") as fh:
+        head = fh.read(128)
+        if len(head) < 128:
+            return None  # v4 or too short: scipy reports these itself
+        e = {b"IM": "little", b"MI": "big"}.get(head[126:128])
+        if e is None:
+            return None  # a v4 file; scipy's v4 reader is pure Python
+        pos = 128
+        try:
+            while pos < size:
+                fh.seek(pos)
+                tag = fh.read(8)
+                mtype, n, data = _tag(tag, 0, size - pos, e, known=len(tag))
+                data += pos
+                if data + n > size:
+                    raise ValueError("element runs past the end")
+                if mtype == 15:  # miCOMPRESSED: one element, zlib-compressed
+                    inflate = zlib.decompressobj()
+                    inner = b""
+                    left = n
+                    while len(inner) < _HEADER_BYTES and left > 0 and not inflate.eof:
+                        piece = fh.read(min(left, 1 << 16))
+                        left -= len(piece)
+                        inner += inflate.decompress(piece, _HEADER_BYTES - len(inner))
+                        while (inflate.unconsumed_tail and len(inner) < _HEADER_BYTES):
+                            inner += inflate.decompress(inflate.unconsumed_tail,
+                                                        _HEADER_BYTES - len(inner))
+                    itype, inn, idata = _tag(inner, 0, 1 << 62, e, known=len(inner))
+                    if itype == 14:
+                        v = _check_matrix(inner[idata:idata + inn], e, inn)
+                        out.append(replace(v, offset=pos, length=data + n - pos))
+                    pos = data + n
+                else:
+                    nxt = _next(pos, n, data == pos + 4)
+                    if mtype == 14:
+                        body = fh.read(min(n, _HEADER_BYTES))
+                        v = _check_matrix(body, e, n)
+                        out.append(replace(v, offset=pos, length=min(nxt, size) - pos))
+                    pos = nxt
+        except (ValueError, zlib.error, IndexError) as exc:
+            raise RecordingError(f"{path}: damaged MATLAB file ({exc})") from None
+    return out
 
 
 class MatV5Recording(_ArrayRecording):
@@ -238,11 +304,15 @@ class MatV5Recording(_ArrayRecording):
 
         super().__init__(path)
         p = self.path
-        try:
-            listing = scipy.io.whosmat(p)
-        except Exception as exc:  # noqa: BLE001 - scipy fails on bad files in many ways
-            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise RecordingError(f"{p}: not a readable MATLAB file ({msg})") from None
+        v5 = _mat_v5_listing(p)
+        if v5 is None:
+            try:
+                listing = scipy.io.whosmat(p)
+            except Exception as exc:  # noqa: BLE001 - scipy fails on bad files in many ways
+                msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise RecordingError(f"{p}: not a readable MATLAB file ({msg})") from None
+        else:
+            listing = [(v.name, v.dims, _MX_NAMES.get(v.mx_class, "other")) for v in v5]
         names = [n for n, _s, _c in listing]
         cands = [n for n, shape, cls in listing
                  if cls in _MAT_NUMERIC and len(shape) == 2 and int(np.prod(shape)) > 1
@@ -251,18 +321,31 @@ class MatV5Recording(_ArrayRecording):
         var = _pick_variable(p, variable, cands, described, names)
         rate_var = next((n for n in RATE_VARIABLES if n in names), None)
         wanted = [var] + ([rate_var] if rate_var and sample_rate is None else [])
-        _check_mat_v5(p)
-        try:
-            data = scipy.io.loadmat(p, variable_names=wanted, squeeze_me=False,
-                                    mat_dtype=False)
-        except Exception as exc:  # noqa: BLE001 - scipy fails on bad files in many ways
-            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise RecordingError(f"{p}: cannot read variable {var!r} ({msg})") from None
-        arr = data.get(var)
-        if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "fiucb":
-            raise RecordingError(f"{p}: variable {var!r} is not a numeric array")
-        self._use_array(arr, f"{p}:{var}")
-        self.variable = var
+        declared = next((v for v in v5 or () if v.name == var), None)
+        self._v5, self._declared, self.variable = v5, declared, var
+        lazy = declared is not None and declared.mx_class in _MX_NUMERIC
+        if lazy:
+            # the header tells shape and type: the samples wait for the first read
+            shown_dims = "x".join(map(str, declared.dims))
+            check_bytes(declared.nbytes, f"variable {var!r} ({shown_dims} "
+                        f"{_MX_NAMES.get(declared.mx_class, 'other')})", where=str(p))
+            ax, ch = _shape_of(declared.dims, f"{p}:{var}")
+            self._arr = None
+            self._time_axis = ax
+            self.n_samples = int(declared.dims[ax])
+            self.n_channels = ch
+            self.is_complex = declared.is_complex
+            shape = list(declared.dims)
+            stored = {"double": "float64", "single": "float32"}.get(
+                _MX_NAMES[declared.mx_class], _MX_NAMES[declared.mx_class])
+            data = self._load([rate_var]) if rate_var and sample_rate is None else {}
+        else:
+            data = self._load(wanted)
+            arr = data.get(var)
+            if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "fiucb":
+                raise RecordingError(f"{p}: variable {var!r} is not a numeric array")
+            self._use_array(arr, f"{p}:{var}")
+            shape, stored = list(arr.shape), str(arr.dtype)
         if sample_rate is not None:
             self.sample_rate = parse_number(sample_rate, "sample_rate", positive=True,
                                             where=str(p))
@@ -277,9 +360,44 @@ class MatV5Recording(_ArrayRecording):
         if center_frequency is not None:
             self.center_frequency = parse_number(center_frequency, "center_frequency",
                                                  where=str(p))
-        self.metadata = {"variable": var, "shape": list(arr.shape),
-                         "stored_dtype": str(arr.dtype), "time_axis": self._time_axis,
+        self.metadata = {"variable": var, "shape": shape,
+                         "stored_dtype": stored, "time_axis": self._time_axis,
                          "sample_rate_source": source, "variables": described}
+
+    def _load(self, names: list[str]) -> dict[str, Any]:
+        """Load variables with scipy; of a v5 file only their elements are read."""
+        import io
+
+        import scipy.io
+
+        p = self.path
+        source: Any = p
+        if self._v5 is not None:
+            with open(p, "rb") as fh:
+                parts = [fh.read(128)]
+                for v in self._v5:
+                    if v.name in names:
+                        fh.seek(v.offset)
+                        parts.append(fh.read(v.length))
+            source = io.BytesIO(b"".join(parts))
+        try:
+            return scipy.io.loadmat(source, variable_names=names, squeeze_me=False,
+                                    mat_dtype=False)
+        except Exception as exc:  # noqa: BLE001 - scipy fails on bad files in many ways
+            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise RecordingError(f"{p}: cannot read variable {names[0]!r} ({msg})") from None
+
+    def _read(self, start: int, stop: int) -> np.ndarray:
+        if self._arr is None:
+            var = self.variable
+            arr = self._load([var]).get(var)
+            if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "fiucb":
+                raise RecordingError(f"{self.path}: variable {var!r} is not a numeric array")
+            if self._declared is not None and tuple(arr.shape) != self._declared.dims:
+                raise RecordingError(f"{self.path}: variable {var!r} holds {arr.shape}, its "
+                                     f"header says {self._declared.dims}")
+            self._use_array(arr, f"{self.path}:{var}")
+        return super()._read(start, stop)
 
 
 class MatV73Recording(HDF5Recording):

@@ -13,7 +13,6 @@ because it reads the whole file.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 from collections.abc import Callable
@@ -23,15 +22,18 @@ from typing import Any
 
 import numpy as np
 
+from .. import jsonsafe
 from ..annotations import Annotation
 from ..annotations.sigmf_meta import annotation_of_segment
 from ..errors import Cancelled, InputError, RecordingError
 from ..params import parse_number
-from .base import Recording, register_reader
+from .base import Recording, file_problem, register_reader
 from .raw import SampleMap, parse_sample_type
 
 META = ".sigmf-meta"
 DATA = ".sigmf-data"
+#: largest metadata file read (annotations make them long, never this long)
+MAX_META_BYTES = 64 << 20
 
 
 def _is_int(v: Any) -> bool:
@@ -106,7 +108,9 @@ class SigMFRecording(Recording):
             data_path = meta_path.parent / dataset_name
             self.path = data_path
         if not data_path.is_file():
-            raise RecordingError(f"{m}: the data file {data_path.name} is missing")
+            problem = (file_problem(data_path) or "is not a regular file").replace(
+                "no such file", "is missing")
+            raise RecordingError(f"{m}: the data file {data_path.name} {problem}")
 
         # sample type and channels
         datatype = glob.get("core:datatype")
@@ -330,22 +334,15 @@ def _pair(path: Path) -> tuple[Path, Path]:
         base = path.stem
     meta, data = path.with_name(base + META), path.with_name(base + DATA)
     if not meta.is_file():
-        raise RecordingError(f"{path}: the SigMF metadata file {meta.name} is missing")
+        problem = (file_problem(meta) or "is not a regular file").replace("no such file",
+                                                                          "is missing")
+        raise RecordingError(f"{path}: the SigMF metadata file {meta.name} {problem}")
     return meta, data
 
 
 def _load_json(meta: Path) -> dict[str, Any]:
-    try:
-        with open(meta, "rb") as fh:
-            text = fh.read(64 << 20)
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordingError(f"{meta}: invalid JSON at line {exc.lineno}, column {exc.colno} "
-                             f"({exc.msg})") from None
-    except UnicodeDecodeError:
-        raise RecordingError(f"{meta}: is not UTF-8 JSON text") from None
-    except OSError as exc:
-        raise RecordingError(f"{meta}: cannot read ({exc.strerror or exc})") from None
+    doc = jsonsafe.load_file(meta, what="SigMF metadata file (JSON)", max_bytes=MAX_META_BYTES,
+                             error=RecordingError)
     if not isinstance(doc, dict):
         raise RecordingError(f"{meta}: the top level must be a JSON object with "
                              "\"global\", \"captures\" and \"annotations\"")

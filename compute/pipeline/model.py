@@ -90,7 +90,7 @@ from typing import Any
 import numpy as np
 
 from .. import backend as _backend
-from .. import operators
+from .. import jsonsafe, operators
 from ..errors import InputError, RecordingError
 from ..extensions import PluginError, output_kind
 from ..filters import DESIGN_PARAM, FILTER_DESIGNS, Design, FilterSpec
@@ -313,18 +313,11 @@ class Pipeline:
     def load(cls, path: str | os.PathLike[str]) -> Pipeline:
         """Read and validate a pipeline file (JSON; never executed or unpickled)."""
         p = Path(path)
-        if not p.is_file():
+        if not p.is_file() and not p.is_dir():
             raise RecordingError(f"{p}: no such pipeline file")
-        if p.stat().st_size > MAX_FILE_BYTES:
-            raise InputError(f"{p.name}: {p.stat().st_size} bytes is too large for a "
-                             f"pipeline file (at most {MAX_FILE_BYTES})")
-        raw = p.read_bytes()
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InputError(f"{p.name}: not a pipeline file (binary content; pipeline files "
-                             "are JSON text)") from None
-        return cls.from_dict(cls._parse_json(text, p.name), source=str(p))
+        doc = jsonsafe.load_file(p, what="JSON pipeline file", max_bytes=MAX_FILE_BYTES,
+                                 unique_keys=True)
+        return cls.from_dict(doc, source=str(p))
 
     @classmethod
     def from_json(cls, text: str) -> Pipeline:
@@ -332,22 +325,8 @@ class Pipeline:
 
     @staticmethod
     def _parse_json(text: str, name: str) -> Any:
-        def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-            out: dict[str, Any] = {}
-            for k, v in items:
-                if k in out:
-                    raise InputError(f"{name}: field {k!r} appears twice")
-                out[k] = v
-            return out
-
-        def constant(c: str) -> Any:
-            raise InputError(f"{name}: {c} is not a number JSON allows")
-
-        try:
-            return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{name}: not a JSON pipeline file: {exc.msg} at line "
-                             f"{exc.lineno} column {exc.colno}") from None
+        return jsonsafe.loads(text, name, what="JSON pipeline file", max_bytes=MAX_FILE_BYTES,
+                              unique_keys=True)
 
     # -- serialisation ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

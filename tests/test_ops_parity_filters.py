@@ -36,7 +36,8 @@ def iirs():
                         ("ellip", [1.0, 40.0])]:
         keys = {"cheby1": ["rp"], "cheby2": ["rs"], "ellip": ["rp", "rs"]}.get(name, [])
         base = dict(zip(keys, extra))
-        ps = [{"N": 4, "Wn": 0.3, **base}, {"N": 3, "Wn": [0.1, 0.4], "btype": "bandpass", **base},
+        ps = [{"N": 4, "Wn": 0.3, **base},
+              {"N": 3, "Wn": [0.1, 0.4], "btype": "bandpass", "output": "sos", **base},
               {"N": 5, "Wn": 100.0, "btype": "highpass", "output": "ba", **base},
               {"N": 2, "Wn": [1.0, 2.0], "btype": "bandstop", "analog": True, "output": "zpk",
                **base},
@@ -45,7 +46,7 @@ def iirs():
         def ref(_n=name, _k=keys, fs=None, **p):
             p = dict(p)
             args = [p.pop(k) for k in _k]
-            p.setdefault("output", "sos")
+            p.setdefault("output", "ba")  # scipy's default
             if p.get("analog"):
                 fs = None
             return getattr(ss, _n)(p.pop("N"), *args, p.pop("Wn"), fs=fs, **p)
@@ -56,40 +57,41 @@ def iirs():
 CASES: list[Case] = [
     # ---------------------------------------------------------------- filter design
     *iirs(),
-    Case("bessel", lambda N, Wn, btype="lowpass", analog=False, output="sos", norm="phase",
+    Case("bessel", lambda N, Wn, btype="lowpass", analog=False, output="ba", norm="phase",
          fs=None: ss.bessel(N, Wn, btype, analog, output, norm, fs=None if analog else fs),
-         [{"N": 4, "Wn": 0.3, "norm": "phase"}, {"N": 3, "Wn": [50.0, 120.0],
+         [{"N": 4, "Wn": 0.3, "norm": "phase"}, {"N": 3, "Wn": [50.0, 120.0], "output": "sos",
                                                   "btype": "bandpass", "norm": "mag"}]),
     Case("iirfilter", lambda N, Wn, rp=None, rs=None, btype="lowpass", analog=False,
-         ftype="butter", output="sos", fs=None: ss.iirfilter(
+         ftype="butter", output="ba", fs=None: ss.iirfilter(
              N, Wn, rp, rs, btype, analog, ftype, output, fs),
          [{"N": 4, "Wn": 0.3, "ftype": "butter"},
           {"N": 4, "Wn": [0.2, 0.5], "rp": 1.0, "rs": 50.0, "ftype": "ellip",
-           "btype": "bandstop"}]),
-    Case("iirdesign", lambda wp, ws, gpass, gstop, analog=False, ftype="ellip", output="sos",
+           "btype": "bandstop", "output": "sos"}]),
+    Case("iirdesign", lambda wp, ws, gpass, gstop, analog=False, ftype="ellip", output="ba",
          fs=None: ss.iirdesign(wp, ws, gpass, gstop, analog, ftype, output, fs),
          [{"wp": 0.2, "ws": 0.3, "gpass": 1.0, "gstop": 40.0},
           {"wp": [0.2, 0.5], "ws": [0.1, 0.6], "gpass": 1.0, "gstop": 40.0,
-           "ftype": "cheby2"}]),
+           "ftype": "cheby2", "output": "sos"}]),
     *[Case(n, (lambda _n: lambda wp, ws, gpass, gstop, analog=False, fs=None: getattr(ss, _n)(
         wp, ws, gpass, gstop, analog, fs))(n),
            [{"wp": 0.2, "ws": 0.3, "gpass": 1.0, "gstop": 40.0},
             {"wp": [0.2, 0.5], "ws": [0.1, 0.6], "gpass": 3.0, "gstop": 30.0}])
       for n in ("buttord", "cheb1ord", "cheb2ord", "ellipord")],
-    *[Case(n, (lambda _n: lambda w0, Q, output="sos", fs=None: (lambda ba: ss.tf2sos(*ba)
+    *[Case(n, (lambda _n: lambda w0, Q, output="ba", fs=None: (lambda ba: ss.tf2sos(*ba)
           if output == "sos" else ba)(getattr(ss, _n)(w0, Q, fs=fs if fs else 2.0)))(n),
-           [{"w0": 0.2, "Q": 30.0}, {"w0": 0.4, "Q": 5.0, "output": "ba"}])
+           [{"w0": 0.2, "Q": 30.0, "output": "sos"}, {"w0": 0.4, "Q": 5.0}])
       for n in ("iirnotch", "iirpeak")],
-    Case("iircomb", lambda w0, Q, ftype="notch", pass_zero=False, output="sos", fs=None: (
+    Case("iircomb", lambda w0, Q, ftype="notch", pass_zero=False, output="ba", fs=None: (
         lambda ba: ss.tf2sos(*ba) if output == "sos" else ba)(
             ss.iircomb(w0, Q, ftype, fs if fs else 2.0, pass_zero=pass_zero)),
-         [{"w0": 100.0, "Q": 30.0, "output": "ba"}, {"w0": 250.0, "Q": 10.0, "ftype": "peak",
-                                                     "output": "ba"}], fs=FS),
-    Case("gammatone", lambda freq, ftype="iir", order=None, numtaps=None, output="sos",
+         [{"w0": 100.0, "Q": 30.0}, {"w0": 250.0, "Q": 10.0, "ftype": "peak",
+                                    "output": "ba"}], fs=FS),
+    Case("gammatone", lambda freq, ftype="iir", order=None, numtaps=None, output="ba",
          fs=None: (lambda ba: ba if ftype == "fir" else (ss.tf2sos(*ba) if output == "sos"
                                                          else ba))(
         ss.gammatone(freq, ftype, order=order, numtaps=numtaps, fs=fs)),
-         [{"freq": 440.0, "ftype": "iir", "output": "ba"}, {"freq": 200.0, "ftype": "fir"}],
+         [{"freq": 440.0, "ftype": "iir", "output": "sos"}, {"freq": 440.0, "ftype": "iir"},
+          {"freq": 200.0, "ftype": "fir"}],
          fs=16000.0),
     Case("firwin", lambda numtaps, cutoff, width=None, window="hamming", pass_zero=True,
          scale=True, fs=None: ss.firwin(numtaps, cutoff, width=width, window=window,

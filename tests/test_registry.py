@@ -74,7 +74,12 @@ def test_validation_messages_name_parameter_and_range() -> None:
     # every message is one line
     with pytest.raises(InputError) as info:
         compute.call("butter", N=4, Wn=1.5)  # scipy's own multi-part message, one line
-    assert "\n" not in str(info.value) and str(info.value).startswith("butter: ")
+    # an operator that keeps scipy's word keeps scipy's message first and names itself after
+    assert "\n" not in str(info.value) and str(info.value).startswith("Digital filter")
+    assert str(info.value).endswith(" (butter)")
+    with pytest.raises(InputError) as info:
+        compute.call("cqt", x, fmin=-1.0)  # other operators name themselves first
+    assert str(info.value).startswith("cqt: ")
 
 
 def test_param_coercion() -> None:

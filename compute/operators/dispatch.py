@@ -123,7 +123,7 @@ def describe_operator(name: str) -> dict[str, Any]:
     return d
 
 
-def call(name: str, x: Any = None, backend: str = "auto", fs: float | None = None,
+def call(name: str, x: Any = None, /, backend: str = "auto", fs: float | None = None,
          **params: Any) -> Any:
     """Run operator ``name`` on ``x``.
 

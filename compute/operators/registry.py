@@ -69,11 +69,13 @@ __all__ = [
     "namespace",
     "operator",
     "set_run_policy",
+    "typed_input_error",
     "unregister",
 ]
 
 #: keywords an operator call takes itself, so no parameter may use them
-_RESERVED = frozenset({"x", "backend", "fs", "name"})
+#: (the input ``x`` is positional-only, so a parameter may take scipy's name ``x``)
+_RESERVED = frozenset({"backend", "fs", "name", "xp"})
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 NAN_POLICIES = ("propagate", "reject")
 
@@ -217,13 +219,33 @@ class Operator:
         out: dict[str, Any] = {}
         for p in self.params:
             if p.name in params:
-                out[p.name] = p.validate(params[p.name], self.name)
+                try:
+                    out[p.name] = p.validate(params[p.name], self.name)
+                except InputError:
+                    if not self.keeps_scipy_word:
+                        raise
+                    # scipy's own checks decide (and raise scipy's exception type)
+                    out[p.name] = params[p.name]
             elif p.required:
                 raise InputError(f"{self.name}: parameter {p.name!r} is required"
                                  + (f" ({p.help})" if p.help else ""))
             else:
                 out[p.name] = p.default
         return out
+
+    @property
+    def keeps_scipy_word(self) -> bool:
+        """True when the operator is the scipy.signal function of its name.
+
+        From Python it then takes every value scipy takes: a value outside the
+        schema (an array window, a callable detrend, ``N=0``, ``btype="bp"``)
+        goes to scipy as it is, and scipy's own checks accept or refuse it
+        (refusals raise :func:`typed_input_error` classes, which are scipy's
+        exception types too).  The schema stays what forms and pipeline files
+        are built from.
+        """
+        ref = self.reference
+        return ref in (f"scipy.signal.{self.name}", f"scipy.signal.windows.{self.name}")
 
     def history_for(self, params: dict[str, Any]) -> int | None:
         """Context samples a chunked run needs with these (validated) parameters."""
@@ -301,19 +323,23 @@ class Operator:
             result = _backend.to_device(result, impl.backend)
         return result
 
-    def run(self, x: Any = None, *, backend: str = "auto", fs: float | None = None,
+    def run(self, x: Any = None, /, *, backend: str = "auto", fs: float | None = None,
             **params: Any) -> Any:
         """Validate, choose an implementation, run, and return the result (see module doc).
 
         ``backend="auto"`` asks the installed :class:`RunPolicy`; every call's
         time is reported to it.
         """
+        namespace_of_result = self._result_namespace(params)
         values = self.validate(params)
         if fs is not None:
             if isinstance(fs, bool) or not isinstance(fs, numbers.Real) or not (
                     math.isfinite(fs) and fs > 0):
-                raise InputError(f"{self.name}: fs={fs!r} must be a positive sample rate in Hz")
-            fs = float(fs)
+                if not self.keeps_scipy_word:
+                    raise InputError(f"{self.name}: fs={fs!r} must be a positive sample rate "
+                                     "in Hz")
+            else:
+                fs = float(fs)
         x = self.check_input(x)
         want, variant = self._parse_backend(backend)
         if want == "auto":
@@ -341,13 +367,41 @@ class Operator:
                 result = self.execute(impl, x, _backend.to_host(values), fs)
         except SpecscopeError:
             raise
-        except (ValueError, TypeError, ZeroDivisionError, IndexError) as exc:
+        except (ValueError, TypeError, ZeroDivisionError, IndexError, NotImplementedError,
+                KeyError) as exc:
             msg = " ".join(str(exc).split()) or type(exc).__name__
-            raise InputError(f"{self.name}: {msg}") from exc
+            # scipy's own words first (code matching scipy's messages still matches)
+            text = f"{msg} ({self.name})" if self.keeps_scipy_word else f"{self.name}: {msg}"
+            raise typed_input_error(type(exc))(text) from exc
+        if namespace_of_result is not None:
+            home = namespace_of_result
         if home != impl.backend:
             result = _backend.to_device(result, home)
         _policy.record(self.name, impl.backend, time.perf_counter() - t0)
         return result
+
+    def _result_namespace(self, params: dict[str, Any]) -> str | None:
+        """Take scipy's ``xp=`` / ``device=`` keywords of an operator without input.
+
+        scipy's array-API functions (windows, designs) take the namespace of
+        their result; NumPy (or None) and CuPy are the ones there are here.
+        Removes them from ``params``; returns ``"numpy"``, ``"cupy"`` or None.
+        """
+        if self.takes_input or not self.keeps_scipy_word or (
+                "xp" not in params and "device" not in params):
+            return None
+        xp = params.pop("xp", None)
+        device = params.pop("device", None)
+        if device is not None and str(device) != "cpu" and not hasattr(device, "id"):
+            raise InputError(f"{self.name}: device={device!r} must be None or 'cpu'")
+        if xp is None:
+            return None
+        name = getattr(xp, "__name__", "")
+        if "cupy" in name:
+            return "cupy"
+        if "numpy" in name:
+            return "numpy"
+        raise typed_input_error(TypeError)(f"{self.name}: xp={xp!r} must be NumPy or CuPy")
 
     def _preferred(self, x: Any) -> Implementation | None:
         """The implementation :func:`~specscope.compute.backend.set_preference` asks for.
@@ -398,6 +452,35 @@ class Operator:
             "nan_policy": self.nan_policy,
             "input_kind": self.input_kind if self.takes_input else None,
         }
+
+
+_TYPED_ERRORS: dict[type, type] = {}
+
+
+def typed_input_error(kind: type[BaseException]) -> type[InputError]:
+    """The :class:`InputError` class that is also the built-in exception type of ``kind``.
+
+    ``TypeError`` gives ``InputTypeError`` (an InputError and a TypeError),
+    ``NotImplementedError`` gives ``InputNotImplementedError`` and so on: code
+    written against scipy catches what scipy raises, the CLI and GUI see an
+    InputError.  ``ValueError`` (and anything else) gives InputError itself.
+    """
+    if isinstance(kind, type) and issubclass(kind, InputError):
+        return kind
+    base = next((b for b in getattr(kind, "__mro__", ()) if b.__module__ == "builtins"),
+                ValueError)
+    if base in (ValueError, Exception, BaseException) or issubclass(InputError, base):
+        return InputError
+    cls = _TYPED_ERRORS.get(base)
+    if cls is None:
+        try:
+            cls = type(f"Input{base.__name__}", (InputError, base),
+                       {"__module__": __name__,
+                        "__doc__": f"An InputError that is also a {base.__name__}."})
+        except TypeError:  # a base whose layout does not mix with ValueError
+            return InputError
+        _TYPED_ERRORS[base] = cls
+    return cls
 
 
 def _is_array_type(t: Any) -> bool:

@@ -11,46 +11,57 @@ from ..backend import scipy_fn
 from ._common import AXIS
 
 FAMILY = "analysis"
-WORN = Param("worN", int, 512, min=1, help="number of frequencies")
+WORN = Param("worN", "array", 512, help="number of frequencies (an integer), or the "
+             "frequencies themselves; None: 512")
 WHOLE = Param("whole", bool, False, help="0..fs instead of 0..fs/2")
 A = Param("a", "array", 1.0, help="denominator coefficients")
+PLOT = Param("plot", "any", None, help="callable given (w, h), as scipy's plot (Python only)")
 
 
 @operator("freqz", family=FAMILY, summary="Frequency response of (b input, a): (w, h)",
-          params=[A, WORN, WHOLE, Param("include_nyquist", bool, False)],
+          params=[A, WORN, WHOLE, PLOT, Param("include_nyquist", bool, False)],
           reference="scipy.signal.freqz", history=None)
-def freqz(x, *, a, worN, whole, include_nyquist, fs=2 * np.pi, xp):
-    return scipy_fn(xp, "signal.freqz")(x, a, worN=worN, whole=whole, fs=fs,
+def freqz(x, *, a, worN, whole, plot, include_nyquist, fs=2 * np.pi, xp):
+    """From Python ``worN`` may also be None or an array of frequencies, as in scipy."""
+    return scipy_fn(xp, "signal.freqz")(x, a, worN=_count_or_array(worN), whole=whole,
+                                        plot=plot, fs=fs,
                                         include_nyquist=include_nyquist)
 
 
 @operator("sosfreqz", family=FAMILY, summary="Frequency response of SOS (input): (w, h)",
           params=[WORN, WHOLE], reference="scipy.signal.freqz_sos", history=None)
 def sosfreqz(x, *, worN, whole, fs=2 * np.pi, xp):
-    return scipy_fn(xp, "signal.freqz_sos")(x, worN=worN, whole=whole, fs=fs)
+    return scipy_fn(xp, "signal.freqz_sos")(x, worN=_count_or_array(worN), whole=whole, fs=fs)
 
 
 @operator("freqz_zpk", family=FAMILY, summary="Frequency response of zpk (zeros input): (w, h)",
-          params=[Param("p", "array", REQUIRED), Param("k", float, REQUIRED), WORN, WHOLE],
+          params=[Param("p", "array", REQUIRED), Param("k", (float, "array"), REQUIRED), WORN,
+                  WHOLE],
           reference="scipy.signal.freqz_zpk", history=None)
 def freqz_zpk(x, *, p, k, worN, whole, fs=2 * np.pi, xp):
-    return scipy_fn(xp, "signal.freqz_zpk")(x, p, k, worN=worN, whole=whole, fs=fs)
+    return scipy_fn(xp, "signal.freqz_zpk")(x, p, k, worN=_count_or_array(worN), whole=whole,
+                                            fs=fs)
 
 
 @operator("freqs", family=FAMILY, summary="Analog frequency response of (b input, a): (w, h)",
-          params=[Param("a", "array", REQUIRED), Param("worN", "array", 200)],
+          params=[Param("a", "array", REQUIRED), Param("worN", "array", 200), PLOT],
           reference="scipy.signal.freqs", history=None)
-def freqs(x, *, a, worN):
-    w = int(worN) if np.ndim(worN) == 0 else worN
-    return ss.freqs(x, a, worN=w)
+def freqs(x, *, a, worN, plot):
+    return ss.freqs(x, a, worN=_count_or_array(worN), plot=plot)
+
+
+def _count_or_array(worN):
+    """scipy's worN: None, a count (an integral scalar) or the frequencies themselves."""
+    if worN is None or np.ndim(worN) != 0 or not hasattr(worN, "dtype"):
+        return worN
+    return int(worN) if worN.dtype.kind in "iu" else worN  # a float is one frequency
 
 
 @operator("freqs_zpk", family=FAMILY, summary="Analog frequency response of zpk: (w, h)",
-          params=[Param("p", "array", REQUIRED), Param("k", float, REQUIRED),
+          params=[Param("p", "array", REQUIRED), Param("k", (float, "array"), REQUIRED),
                   Param("worN", "array", 200)], reference="scipy.signal.freqs_zpk", history=None)
 def freqs_zpk(x, *, p, k, worN):
-    w = int(worN) if np.ndim(worN) == 0 else worN
-    return ss.freqs_zpk(x, p, k, worN=w)
+    return ss.freqs_zpk(x, p, k, worN=_count_or_array(worN))
 
 
 def _biquad_group_delay(sec, w, xp):
@@ -106,8 +117,8 @@ def step_response(x, *, n, xp):
 
 
 def _opt(v):
-    if v is None:
-        return None
+    if v is None or (isinstance(v, (tuple, list)) and any(u is None for u in v)):
+        return v  # scipy's open ranges: (None, max), (min, None)
     v = np.asarray(v, dtype=float)
     return float(v) if v.ndim == 0 else v
 
@@ -131,16 +142,25 @@ def find_peaks(x, *, height, threshold, distance, prominence, width, wlen, rel_h
           params=[Param("peaks", "array", REQUIRED), Param("wlen", int, None, min=1)],
           reference="scipy.signal.peak_prominences", history=None, nan_policy="reject")
 def peak_prominences(x, *, peaks, wlen):
-    return ss.peak_prominences(x, np.asarray(peaks, dtype=np.intp), wlen=wlen)
+    return ss.peak_prominences(x, _peaks(peaks), wlen=wlen)
 
 
 @operator("peak_widths", family=FAMILY,
           summary="Width of given peaks: (widths, heights, left_ips, right_ips)",
           params=[Param("peaks", "array", REQUIRED), Param("rel_height", float, 0.5, min=0.0),
+                  Param("prominence_data", "any", None,
+                        help="(prominences, left_bases, right_bases) of peak_prominences"),
                   Param("wlen", int, None, min=1)],
           reference="scipy.signal.peak_widths", history=None, nan_policy="reject")
-def peak_widths(x, *, peaks, rel_height, wlen):
-    return ss.peak_widths(x, np.asarray(peaks, dtype=np.intp), rel_height=rel_height, wlen=wlen)
+def peak_widths(x, *, peaks, rel_height, prominence_data, wlen):
+    return ss.peak_widths(x, _peaks(peaks), rel_height=rel_height,
+                          prominence_data=prominence_data, wlen=wlen)
+
+
+def _peaks(peaks):
+    """Peak indices as scipy takes them (non-integers are left for scipy to refuse)."""
+    arr = np.asarray(peaks)
+    return arr.astype(np.intp) if arr.dtype.kind in "biu" or arr.size == 0 else arr
 
 
 @operator("argrelmax", family=FAMILY, summary="Indices of relative maxima",

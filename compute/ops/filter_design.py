@@ -1,4 +1,7 @@
-"""Filter design and conversions: scipy.signal names and signatures, SOS output by default.
+"""Filter design and conversions: scipy.signal names, signatures and defaults.
+
+IIR designs return ``(b, a)`` unless ``output`` says otherwise, as scipy does;
+``output="sos"`` is the form to filter with (the filter designer asks for it).
 
 Design runs on the host (it is tiny work); with ``backend="cupy"`` the
 coefficients are returned as CuPy arrays.  ``fs`` given to :func:`call` means
@@ -20,8 +23,10 @@ BTYPE = Param("btype", str, "lowpass",
               choices=("lowpass", "highpass", "bandpass", "bandstop", "low", "high", "band",
                        "pass", "stop"))
 ANALOG = Param("analog", bool, False, help="analog (s-plane) design")
-OUTPUT = Param("output", str, "sos", choices=("sos", "ba", "zpk"),
-               help="second-order sections (recommended), numerator/denominator, or zpk")
+OUTPUT = Param("output", str, "ba", choices=("ba", "sos", "zpk"),
+               help="numerator/denominator (scipy's default), second-order sections (the "
+                    "form to filter with) or zpk")
+ANALOG_CONV = Param("analog", bool, False, help="analog (s-plane) zeros and poles")
 RP = Param("rp", float, REQUIRED, min=0.0, unit="dB", help="passband ripple")
 RS = Param("rs", float, REQUIRED, min=0.0, unit="dB", help="stopband attenuation")
 WP = Param("wp", "array", REQUIRED, min=0.0, unit="Hz or x Nyquist", help="passband edge(s)")
@@ -226,10 +231,10 @@ PAIRING = Param("pairing", str, None, choices=("nearest", "keep_odd", "minimal")
 
 
 @operator("tf2sos", family=FAMILY, summary="Numerator/denominator (input: b) to SOS",
-          params=[A, PAIRING], reference="scipy.signal.tf2sos", history=None,
+          params=[A, PAIRING, ANALOG_CONV], reference="scipy.signal.tf2sos", history=None,
           nan_policy="reject")
-def tf2sos(x, *, a, pairing):
-    return ss.tf2sos(x, a, pairing=pairing)
+def tf2sos(x, *, a, pairing, analog):
+    return ss.tf2sos(x, a, pairing=pairing, analog=analog)
 
 
 @operator("sos2tf", family=FAMILY, summary="SOS to numerator/denominator: (b, a)",
@@ -239,9 +244,9 @@ def sos2tf(x):
 
 
 @operator("zpk2sos", family=FAMILY, summary="Zeros (input), poles and gain to SOS",
-          params=[P, K, PAIRING], reference="scipy.signal.zpk2sos", history=None)
-def zpk2sos(x, *, p, k, pairing):
-    return ss.zpk2sos(x, p, k, pairing=pairing)
+          params=[P, K, PAIRING, ANALOG_CONV], reference="scipy.signal.zpk2sos", history=None)
+def zpk2sos(x, *, p, k, pairing, analog):
+    return ss.zpk2sos(x, p, k, pairing=pairing, analog=analog)
 
 
 @operator("sos2zpk", family=FAMILY, summary="SOS to zeros, poles and gain",

@@ -8,7 +8,7 @@ from specscope.compute.errors import InputError
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ..backend import scipy_fn
-from ._common import AXES, AXIS, axes_tuple
+from ._common import AXES, AXIS, axes_tuple, on_host
 from .helpers import as_float
 
 FAMILY = "filtering"
@@ -73,11 +73,14 @@ def _lfilter_cupy(x, *, b, a, axis, zi, xp):
 
 @operator("filtfilt", family=FAMILY, summary="Zero-phase forward-backward (b, a) filter",
           params=[B, A, AXIS, PADTYPE, PADLEN,
-                  Param("method", str, "pad", choices=("pad", "gust"))],
+                  Param("method", str, "pad", choices=("pad", "gust")),
+                  Param("irlen", int, None, min=1, unit="samples",
+                        help="impulse-response length the 'gust' method assumes")],
           reference="scipy.signal.filtfilt", history=None)
-def filtfilt(x, *, b, a, axis, padtype, padlen, method, xp):
+def filtfilt(x, *, b, a, axis, padtype, padlen, method, irlen, xp):
+    kw = {} if irlen is None else {"irlen": irlen}
     return scipy_fn(xp, "signal.filtfilt")(b, a, as_float(x, xp), axis=axis, padtype=padtype,
-                                           padlen=padlen, method=method)
+                                           padlen=padlen, method=method, **kw)
 
 
 @operator("lfilter_zi", family=FAMILY, summary="Steady-state initial state of lfilter (input: b)",
@@ -95,10 +98,13 @@ def sosfilt_zi(x):
 
 @operator("lfiltic", family=FAMILY, summary="lfilter state from past inputs and outputs (input: b)",
           params=[Param("a", "array", REQUIRED), Param("y", "array", REQUIRED, help="past outputs"),
-                  Param("past_x", "array", None, help="past inputs")],
+                  Param("x", "array", None, help="past inputs (scipy's name)"),
+                  Param("past_x", "array", None, help="past inputs (the same as x)")],
           reference="scipy.signal.lfiltic", history=None)
-def lfiltic(x, *, a, y, past_x):
-    return ss.lfiltic(x, a, y, past_x)
+def lfiltic(b, /, *, a, y, x, past_x):
+    if x is not None and past_x is not None:
+        raise InputError("lfiltic: give the past inputs once, as x or as past_x")
+    return ss.lfiltic(b, a, y, past_x if x is None else x)
 
 
 def _conv_history(p):
@@ -180,25 +186,35 @@ def upfirdn(x, *, h, up, down, axis, mode, cval, xp):
 
 
 @operator("resample", family=FAMILY, summary="Resample to num samples by the Fourier method",
-          params=[Param("num", int, REQUIRED, min=1, unit="samples"), AXIS,
-                  Param("window", "window", None)],
+          params=[Param("num", int, REQUIRED, min=1, unit="samples"),
+                  Param("t", "array", None, help="sample times; when given returns (y, t_new)"),
+                  AXIS, Param("window", "window", None),
+                  Param("domain", str, "time", choices=("time", "freq"),
+                        help="'freq' when the input is already a spectrum")],
           reference="scipy.signal.resample", history=None)
-def resample(x, *, num, axis, window, xp):
+def resample(x, *, num, t, axis, window, domain, xp):
+    """``window`` may also be an array or a callable, as in scipy."""
     from specscope.compute.spectral import parse_window
     w = None if window is None else parse_window(window)
-    return scipy_fn(xp, "signal.resample")(x, num, axis=axis, window=w)
+    kw = {} if t is None else {"t": t}
+    return scipy_fn(xp, "signal.resample")(x, num, axis=axis, window=w, domain=domain, **kw)
 
 
 @operator("resample_poly", family=FAMILY, summary="Resample by up/down with a polyphase filter",
           params=[Param("up", int, REQUIRED, min=1), Param("down", int, REQUIRED, min=1), AXIS,
                   Param("window", "window", ("kaiser", 5.0)),
                   Param("padtype", str, "constant",
-                        choices=("constant", "line", "mean", "median", "maximum", "minimum"))],
+                        choices=("constant", "line", "mean", "median", "maximum", "minimum",
+                                 "wrap", "edge", "smooth", "symmetric", "reflect",
+                                 "antisymmetric", "antireflect")),
+                  Param("cval", float, None, help="padding value of padtype 'constant'")],
           reference="scipy.signal.resample_poly", history=None)
-def resample_poly(x, *, up, down, axis, window, padtype, xp):
+def resample_poly(x, *, up, down, axis, window, padtype, cval, xp):
+    """``window`` may also be an array of filter taps, as in scipy."""
     from specscope.compute.spectral import parse_window
     return scipy_fn(xp, "signal.resample_poly")(x, up, down, axis=axis,
-                                                window=parse_window(window), padtype=padtype)
+                                                window=parse_window(window), padtype=padtype,
+                                                cval=cval)
 
 
 @operator("decimate", family=FAMILY, summary="Low-pass filter and downsample by q",
@@ -230,7 +246,8 @@ def savgol_filter(x, *, window_length, polyorder, deriv, delta, axis, mode, cval
           params=[Param("kernel_size", int, 3, min=1)], reference="scipy.signal.medfilt",
           history=lambda p: p["kernel_size"] // 2, nan_policy="reject")
 def medfilt(x, *, kernel_size, xp):
-    if kernel_size % 2 == 0:
+    """``kernel_size`` may also be one odd size per axis, as in scipy."""
+    if isinstance(kernel_size, int) and kernel_size % 2 == 0:
         raise InputError(f"medfilt: kernel_size={kernel_size} must be odd")
     return scipy_fn(xp, "signal.medfilt")(x, kernel_size)
 
@@ -239,17 +256,23 @@ def medfilt(x, *, kernel_size, xp):
           params=[Param("kernel_size", int, 3, min=1)], reference="scipy.signal.medfilt2d",
           history=None, nan_policy="reject")
 def medfilt2d(x, *, kernel_size, xp):
-    if kernel_size % 2 == 0:
+    """``kernel_size`` may also be one odd size per axis, as in scipy."""
+    if isinstance(kernel_size, int) and kernel_size % 2 == 0:
         raise InputError(f"medfilt2d: kernel_size={kernel_size} must be odd")
     return scipy_fn(xp, "signal.medfilt2d")(x, kernel_size)
 
 
 @operator("order_filter", family=FAMILY, summary="Rank-order filter over a length-n neighbourhood",
           params=[Param("size", int, 3, min=1, help="odd neighbourhood length"),
-                  Param("rank", int, 0, min=0, help="0 is the minimum")],
-          reference="scipy.signal.order_filter", history=lambda p: p["size"] // 2,
+                  Param("rank", int, 0, min=0, help="0 is the minimum"),
+                  Param("domain", "array", None,
+                        help="neighbourhood mask, as scipy (replaces size when given)")],
+          reference="scipy.signal.order_filter",
+          history=lambda p: None if p.get("domain") is not None else p["size"] // 2,
           nan_policy="reject")
-def order_filter(x, *, size, rank, xp):
+def order_filter(x, *, size, rank, domain, xp):
+    if domain is not None:
+        return scipy_fn(xp, "signal.order_filter")(x, domain, rank)
     if size % 2 == 0 or rank >= size:
         raise InputError(f"order_filter: size={size} must be odd and rank={rank} < size")
     domain = xp.ones((1,) * (x.ndim - 1) + (size,))
@@ -264,10 +287,17 @@ def wiener(x, *, mysize, noise, xp):
 
 
 @operator("detrend", family=FAMILY, summary="Remove a constant or linear trend",
-          params=[AXIS, Param("type", str, "linear", choices=("linear", "constant"))],
+          params=[AXIS, Param("type", str, "linear", choices=("linear", "constant")),
+                  Param("bp", "array", 0, help="breakpoints of a piecewise-linear trend"),
+                  Param("overwrite_data", bool, False)],
           reference="scipy.signal.detrend", history=None, nan_policy="reject")
-def detrend(x, *, axis, type, xp):
-    return scipy_fn(xp, "signal.detrend")(x, axis=axis, type=type)
+def detrend(x, *, axis, type, bp, overwrite_data, xp):
+    if np.ndim(bp) == 0 and not isinstance(bp, np.ndarray):
+        bp = int(bp)
+    elif isinstance(bp, np.ndarray) and bp.ndim == 0:
+        bp = bp.item()
+    return scipy_fn(xp, "signal.detrend")(x, axis=axis, type=type, bp=bp,
+                                          overwrite_data=overwrite_data)
 
 
 @operator("hilbert", family=FAMILY, summary="Analytic signal by the Hilbert transform",
@@ -278,9 +308,19 @@ def hilbert(x, *, N, axis, xp):
 
 
 @operator("hilbert2", family=FAMILY, summary="2-D analytic signal",
+          params=[Param("N", "array", None, help="FFT size per axis (an int or two)"),
+                  Param("axes", "array", (-2, -1), help="the two axes to transform")],
           reference="scipy.signal.hilbert2", history=None)
-def hilbert2(x, *, xp):
-    return scipy_fn(xp, "signal.hilbert2")(x)
+def hilbert2(x, *, N, axes, xp):
+    if N is not None and np.ndim(N) == 0:
+        N = int(N)
+    elif N is not None:
+        N = tuple(int(n) for n in np.asarray(N).tolist())
+    ax = tuple(int(a) for a in np.asarray(axes).tolist()) if isinstance(
+        axes, (np.ndarray, list, tuple)) else axes
+    if ax == (-2, -1):
+        return scipy_fn(xp, "signal.hilbert2")(x, N=N)
+    return on_host(xp, "signal.hilbert2", x, N=N, axes=ax)
 
 
 @operator("envelope", family=FAMILY, summary="Envelope of a signal (scipy.signal.envelope)",

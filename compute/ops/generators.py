@@ -68,10 +68,22 @@ def sawtooth(x, *, width, xp):
 
 
 @operator("unit_impulse", family=FAMILY, summary="Unit impulse (Kronecker delta)",
-          params=[NSAMP, Param("idx", int, None, min=0, help="position (0)"),
-                  Param("mid", bool, False, help="put it in the middle"), DTYPE],
+          params=[Param("n", int, None, min=0, unit="samples", help="number of samples"),
+                  Param("idx", int, None, min=0, help="position (0); 'mid' or an index per "
+                        "axis from Python, as scipy"),
+                  Param("mid", bool, False, help="put it in the middle"), DTYPE,
+                  Param("shape", "array", None, help="shape of the output (scipy's name; "
+                        "instead of n)")],
           reference="scipy.signal.unit_impulse", takes_input=False)
-def unit_impulse(*, n, idx, mid, dtype, xp):
+def unit_impulse(*, n, idx, mid, dtype, shape, xp):
+    if (n is None) == (shape is None):
+        raise InputError("unit_impulse: give the length as n or the shape as shape, once")
+    if shape is not None or not (idx is None or isinstance(idx, int)):
+        import scipy.signal
+        size = n if shape is None else (int(shape) if np.ndim(shape) == 0
+                                        else tuple(int(v) for v in np.asarray(shape).tolist()))
+        pos = "mid" if mid and idx is None else idx
+        return xp.asarray(scipy.signal.unit_impulse(size, pos, dtype=dtype))
     if n == 0:
         return xp.zeros(0, dtype=dtype)
     pos = n // 2 if mid else (0 if idx is None else idx)
@@ -144,8 +156,11 @@ def time_axis(*, n, start, dtype, fs, xp):
 
 @operator("max_len_seq", family=FAMILY, summary="Maximum length sequence: (seq, state)",
           params=[Param("nbits", int, REQUIRED, min=1, max=32),
-                  Param("length", int, None, min=0)],
+                  Param("state", "array", None, help="initial state (all ones when omitted)"),
+                  Param("length", int, None, min=0),
+                  Param("taps", "array", None, help="feedback taps (scipy's table when "
+                        "omitted)")],
           reference="scipy.signal.max_len_seq", takes_input=False)
-def max_len_seq(*, nbits, length):
+def max_len_seq(*, nbits, state, length, taps):
     import scipy.signal
-    return scipy.signal.max_len_seq(nbits, length=length)
+    return scipy.signal.max_len_seq(nbits, state=state, length=length, taps=taps)

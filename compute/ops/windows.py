@@ -84,7 +84,24 @@ def _register(name: str, summary: str, extra: list[Param]) -> None:
 
 
 for _name, (_summary, _extra) in WINDOWS.items():
-    _register(_name, _summary, _extra)
+    if _name != "dpss":
+        _register(_name, _summary, _extra)
+
+
+@operator("dpss", family=FAMILY, summary=WINDOWS["dpss"][0],
+          params=[M, *WINDOWS["dpss"][1], SYM,
+                  Param("norm", (int, str), None, help="2, 'approximate' or 'subsample' "
+                        "(scipy's default when omitted)"),
+                  Param("return_ratios", bool, False,
+                        help="also return the concentration ratios: (windows, ratios)"), DTYPE],
+          reference="scipy.signal.windows.dpss", takes_input=False)
+def dpss(*, M, NW, Kmax, sym, norm, return_ratios, dtype):
+    """Discrete prolate spheroidal (Slepian) window(s), on the host (cupyx has none)."""
+    import scipy.signal.windows as sw
+    out = sw.dpss(M, NW, Kmax, sym=sym, norm=norm, return_ratios=return_ratios)
+    if return_ratios:
+        return np.asarray(out[0], dtype=dtype), out[1]
+    return np.asarray(out, dtype=dtype)
 
 
 @operator("get_window", family=FAMILY, summary="A window by name or (name, parameter) tuple",

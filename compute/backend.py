@@ -12,7 +12,6 @@ reports a device: the device count is asked of the driver library through
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import importlib
 import importlib.util
@@ -34,11 +33,13 @@ _cupy_state: dict[str, Any] = {}
 
 
 def _cuda_device_count() -> int:
-    """Devices the CUDA driver reports, asked through ctypes (no CuPy import)."""
+    """Devices the CUDA driver reports, asked through ctypes (no CuPy import).
+
+    The driver is loaded by the names the dynamic loader knows it by, as CuPy
+    loads it; ``ctypes.util.find_library`` is not used: it runs ldconfig and the
+    compiler, tens of milliseconds on the first call of every process.
+    """
     names = ["nvcuda.dll"] if sys.platform == "win32" else ["libcuda.so.1", "libcuda.so"]
-    found = ctypes.util.find_library("cuda")
-    if found:
-        names.append(found)
     for name in names:
         try:
             lib = ctypes.CDLL(name)

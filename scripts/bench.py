@@ -1,40 +1,81 @@
 #!/usr/bin/env python
-"""Benchmark: specscope's spectrogram and batched FFT against peers, in one run.
+"""Benchmark: specscope's spectrogram and batched FFT against peers, fresh and warm.
 
 Same float32 data for everyone (2**24 samples, nfft 1024, hop 256, Hann, PSD):
 the public ``specscope.compute.spectrogram`` (the function the app's paths share:
 its ``stft_power`` kernel runs tiles, exports, pipelines and live blocks),
-``scipy.signal.spectrogram``,
-``scipy.signal.ShortTimeFFT.spectrogram``, ``torch.stft`` (CPU) and
-``librosa.stft`` when installed.  Then a batched 1024-point FFT against
-``numpy.fft`` (and ``torch.fft``).  Prints each best-of-N time, the ratio to the
-fastest peer, and checks that the numbers agree (rtol 1e-3 on float32).
+``scipy.signal.spectrogram``, ``scipy.signal.ShortTimeFFT.spectrogram``,
+``torch.stft`` (CPU) and ``librosa.stft`` when installed (a missing one is
+named).  Then a batched 1024-point FFT against ``numpy.fft`` (and ``torch.fft``).
 
-    python scripts/bench.py [--quick]
+Each library runs in a new Python process per repeat, the libraries taking turns:
+*fresh* is the first call in that process (what a user's first call gets), *warm*
+the best of the next ones.  Prints both, the ratio to the fastest peer, and
+checks that the numbers agree (rtol 1e-3 on float32).
+
+    python scripts/bench.py [--quick] [--repeats N]     (or: specscope bench)
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
-import scipy.signal
-from specscope.compute import call, spectrogram
-from specscope.compute.operators import autotune
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_engine as engine  # noqa: E402 - the spectrogram peers, shared
+
+FFT_PEERS = {"specscope fft": "specscope", "numpy.fft.fft": "numpy",
+             "torch.fft.fft (CPU)": "torch"}
 
 
-def best_time(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
-    out = fn()  # warm-up (plans, caches, autotune)
-    best = float("inf")
-    for _ in range(repeats):
+def fft_fn(name: str, n: int) -> Callable[[], np.ndarray]:
+    batch = np.random.default_rng(0).standard_normal(n).astype(np.float32).reshape(-1, 1024)
+    if name == "specscope fft":
+        from specscope.compute import call
+        return lambda: call("fft", batch)
+    if name == "numpy.fft.fft":
+        return lambda: np.fft.fft(batch, axis=-1)
+    if name == "torch.fft.fft (CPU)":
+        import torch
+        bt = torch.from_numpy(batch)
+        return lambda: torch.fft.fft(bt, dim=-1).numpy()
+    raise SystemExit(f"unknown library {name!r}")
+
+
+def worker(args: argparse.Namespace) -> int:
+    fn = fft_fn(args.worker, args.n) if args.worker in FFT_PEERS \
+        else engine.spectrogram_fn(args.worker, args.n)
+    t0 = time.perf_counter()
+    out = fn()
+    fresh = time.perf_counter() - t0
+    warm = []
+    for _ in range(args.warm):
         t0 = time.perf_counter()
         out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
+        warm.append(time.perf_counter() - t0)
+    if args.check:
+        out = np.asarray(out)
+        np.save(args.check, np.abs(out) if out.dtype.kind == "c" else out)
+    print(json.dumps({"fresh": fresh, "warm": min(warm) if warm else fresh}))
+    return 0
+
+
+def run(name: str, extra: list[str]) -> dict:
+    proc = subprocess.run([sys.executable, __file__, "--worker", name, *extra],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode:
+        raise SystemExit(f"{name} failed:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def agree(a: np.ndarray, b: np.ndarray) -> str:
@@ -46,102 +87,56 @@ def agree(a: np.ndarray, b: np.ndarray) -> str:
     return f"max rel err {err:.1e}" + ("" if err < 1e-3 else "  MISMATCH")
 
 
-def report(title: str, ours: tuple[str, float], peers: list[tuple[str, float]],
-           skipped: list[str]) -> None:
+def section(title: str, peers: dict[str, str], n: int, repeats: int, warm: int) -> None:
+    names = [k for k, m in peers.items() if importlib.util.find_spec(m) is not None]
+    missing = [k for k in peers if k not in names]
+    ours = names[0]
+    extra = ["--n", str(n), "--warm", str(warm)]
+    runs: dict[str, list[dict]] = {k: [] for k in names}
+    for r in range(repeats):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            runs[name].append(run(name, extra))
+    fresh = {k: float(np.median([r["fresh"] for r in v])) for k, v in runs.items()}
+    best = {k: min(r["warm"] for r in v) for k, v in runs.items()}
     print(f"\n{title}")
-    fastest = min((t for _, t in peers), default=float("nan"))
-    for name, t in [ours, *peers]:
-        ratio = fastest / t if peers else float("nan")
-        print(f"  {name:<34} {t * 1e3:10.1f} ms   {ratio:5.2f}x vs fastest peer")
-    for s in skipped:
-        print(f"  {s:<34}    skipped (not installed)")
+    print(f"  {'':<34} {'fresh (median)':>15} {'warm (best)':>12}   vs fastest peer")
+    others = [k for k in names if k != ours]
+    ff = min((fresh[k] for k in others), default=float("nan"))
+    fw = min((best[k] for k in others), default=float("nan"))
+    for k in names:
+        print(f"  {k:<34} {fresh[k] * 1e3:12.1f} ms {best[k] * 1e3:9.1f} ms   "
+              f"{ff / fresh[k]:5.2f}x fresh, {fw / best[k]:5.2f}x warm")
+    for k in missing:
+        print(f"  {k:<34} skipped: {peers[k]} is not installed")
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {}
+        for k in names:
+            files[k] = Path(tmp) / f"{len(files)}.npy"
+            run(k, ["--n", str(n), "--warm", "0", "--check", str(files[k])])
+        mine = np.load(files[ours])
+        for k in others:
+            print(f"  agreement with {k:<30} {agree(mine, np.load(files[k]))}")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="2**18 samples instead of 2**24")
+    ap.add_argument("--repeats", type=int, default=None, help="new processes per library")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--n", type=int, default=1 << 24, help=argparse.SUPPRESS)
+    ap.add_argument("--warm", type=int, default=3, help=argparse.SUPPRESS)
+    ap.add_argument("--check", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.worker:
+        return worker(args)
     n = 1 << (18 if args.quick else 24)
-    nfft, hop, fs = 1024, 256, 48000.0
-    repeats = 5 if args.quick else 3
-    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
-    print(f"{n} float32 samples, nfft {nfft}, hop {hop}, Hann, PSD; best of {repeats}")
-    have_torch = importlib.util.find_spec("torch") is not None
-    have_librosa = importlib.util.find_spec("librosa") is not None
-
-    # -- spectrogram --------------------------------------------------------------------
-    with autotune.profile() as prof:
-        t_ours, (_, _, s_ours) = best_time(
-            lambda: spectrogram(x, fs, nfft=nfft, hop=hop, window="hann", scaling="psd"),
-            repeats)
-    chosen = ", ".join(f"{b}×{c}" for r in prof.summary() for b, c in r["backends"].items())
-    peers, skipped, checks = [], [], []
-    t_sc, (_, _, s_sc) = best_time(lambda: scipy.signal.spectrogram(
-        x, fs, window="hann", nperseg=nfft, noverlap=nfft - hop, detrend=False,
-        scaling="density", mode="psd"), repeats)
-    peers.append(("scipy.signal.spectrogram", t_sc))
-    checks.append(("scipy.signal.spectrogram", agree(s_ours, s_sc)))
-    sft = scipy.signal.ShortTimeFFT(scipy.signal.get_window("hann", nfft), hop, fs,
-                                    fft_mode="onesided2X", scale_to="psd")
-    p0 = nfft // 2 // hop  # slice p is centred on p*hop: frame k starts at (k + p0)*hop - nfft/2
-    t_sft, s_sft = best_time(lambda: sft.spectrogram(x, p0=p0, p1=p0 + s_ours.shape[-1]),
-                             repeats)
-    peers.append(("scipy ShortTimeFFT.spectrogram", t_sft))
-    checks.append(("ShortTimeFFT.spectrogram", agree(s_ours, s_sft)))
-    if have_torch:
-        import torch
-        xt = torch.from_numpy(x)
-        win = torch.hann_window(nfft)
-        scale = 1.0 / (fs * float((win ** 2).sum()))
-
-        def torch_psd():
-            z = torch.stft(xt, nfft, hop, window=win, center=False, return_complex=True)
-            p = z.real ** 2 + z.imag ** 2
-            p[1:-1] *= 2
-            return (p * scale).numpy()
-        t_tc, s_tc = best_time(torch_psd, repeats)
-        peers.append(("torch.stft (CPU)", t_tc))
-        checks.append(("torch.stft", agree(s_ours, s_tc)))
-    else:
-        skipped.append("torch.stft")
-    if have_librosa:
-        import librosa
-        w = scipy.signal.get_window("hann", nfft)
-        scale = 1.0 / (fs * float((w ** 2).sum()))
-
-        def librosa_psd():
-            z = librosa.stft(x, n_fft=nfft, hop_length=hop, window="hann", center=False)
-            p = np.abs(z) ** 2
-            p[1:-1] *= 2
-            return p * scale
-        t_lr, s_lr = best_time(librosa_psd, repeats)
-        peers.append(("librosa.stft", t_lr))
-        checks.append(("librosa.stft", agree(s_ours, s_lr)))
-    else:
-        skipped.append("librosa.stft")
-    report("Spectrogram", (f"specscope spectrogram [{chosen}]", t_ours), peers, skipped)
-    for name, text in checks:
-        print(f"  agreement with {name:<26} {text}")
-
-    # -- batched FFT --------------------------------------------------------------------
-    batch = x.reshape(-1, 1024)
-    t_fft, y_ours = best_time(lambda: call("fft", batch), repeats)
-    peers, skipped, checks = [], [], []
-    t_np, y_np = best_time(lambda: np.fft.fft(batch, axis=-1), repeats)
-    peers.append(("numpy.fft.fft", t_np))
-    checks.append(("numpy.fft.fft", agree(np.abs(y_ours), np.abs(y_np))))
-    if have_torch:
-        import torch
-        bt = torch.from_numpy(batch)
-        t_tf, y_tf = best_time(lambda: torch.fft.fft(bt, dim=-1).numpy(), repeats)
-        peers.append(("torch.fft.fft (CPU)", t_tf))
-        checks.append(("torch.fft.fft", agree(np.abs(y_ours), np.abs(y_tf))))
-    else:
-        skipped.append("torch.fft.fft")
-    report(f"Batched 1024-point FFT ({batch.shape[0]} rows, complex64 out)",
-           ("specscope fft", t_fft), peers, skipped)
-    for name, text in checks:
-        print(f"  agreement with {name:<26} {text}")
+    repeats = args.repeats or (2 if args.quick else 3)
+    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"{n} float32 samples, nfft {engine.NFFT}, hop {engine.HOP}, Hann, PSD; "
+          f"{repeats} new processes per library; load average {load} on {os.cpu_count()} cores")
+    section("Spectrogram", engine.SPECTROGRAM_PEERS, n, repeats, 3)
+    section(f"Batched 1024-point FFT ({n // 1024} rows, complex64 out)", FFT_PEERS, n,
+            repeats, 3)
     return 0
 
 

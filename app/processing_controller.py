@@ -147,7 +147,7 @@ class ProcessingController(QObject):
             catalogue = [{"name": o["name"], "family": o["family"], "summary": o["summary"]}
                          for o in ops if o.get("takes_input")
                          and extensions.output_kind(o["name"]) in ("array", "same")]
-            return catalogue, extensions.views()
+            return catalogue, [(v, extensions.view_title(v)) for v in extensions.views()]
 
         self.shell.worker.submit("catalogue", job, label="Loading operators",
                                  callbacks=JobCallbacks(done=self._catalogue_ready))
@@ -155,13 +155,14 @@ class ProcessingController(QObject):
     def _catalogue_ready(self, result: JobResult) -> None:
         catalogue, views = result.value
         self.editor.set_catalogue(catalogue)
-        self._views = list(views)
+        self._views = [name for name, _ in views]
         if self.menu is None:
             return
         self.menu.clear()
-        for name in ["stft", *views]:
-            act = self.menu.addAction("Spectrogram (STFT)" if name == "stft" else name)
+        for name, title in [("stft", "Spectrogram (STFT)"), *views]:
+            act = self.menu.addAction(title)
             act.setData(name)
+            act.setToolTip(name)
             act.setCheckable(True)
             act.triggered.connect(lambda _=False, n=name: self.set_representation(n))
         self._sync_menu()
@@ -210,7 +211,7 @@ class ProcessingController(QObject):
         except SpecscopeError as exc:
             self.shell.show_error(str(exc), dialog=False)
             return
-        self.view_box.setTitle(f"View: {name}")
+        self.view_box.setTitle(f"View: {extensions.view_title(name)}")
         self.view_form = ParamForm(schema, json.loads(self.shell.settings.view_params))
         self.view_form.changed.connect(self._view_params_edited)
         self.view_box.layout().addWidget(self.view_form)

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 from specscope.compute.errors import InputError, SpecscopeError
+from specscope.compute.extensions import view_title
 from specscope.compute.paths import cache_dir
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.view import (
@@ -171,6 +172,8 @@ class ViewController(QObject):
         self.preview_engine: TileEngine | StackedEngine | None = None
         self.last_image: DisplayImage | None = None
         self.last_request: DetailRequest | None = None
+        #: the representation of the image on screen ("" before the first)
+        self.shown_representation = ""
         #: why the view shows the recording without its processing ("" when it does not)
         self.view_note = ""
         self.levels_set = False
@@ -258,6 +261,8 @@ class ViewController(QObject):
         self._engine_key = None
         self.levels_set = False
         self.last_image = None
+        self.shown_representation = ""
+        self.view.set_caption("")
         self.view.clear_image()
         self.view.overview.clear_envelope()
         self.request_spectrogram()
@@ -321,14 +326,18 @@ class ViewController(QObject):
         if s.representation != "stft":
             fs = self.engine.fs
             if (t1 - t0) * fs > PLUGIN_VIEW_MAX_SAMPLES:
-                self.shell.show_message(f"{s.representation}: zoom in to at most "
+                self.view.set_caption(f"{view_title(s.representation)}: zoom in to at most "
+                                      f"{PLUGIN_VIEW_MAX_SAMPLES / fs:.0f} s to compute it")
+                self.shell.show_message(f"{view_title(s.representation)}: zoom in to at most "
                                         f"{PLUGIN_VIEW_MAX_SAMPLES / fs:.0f} s to compute "
                                         "this view", 8000)
                 return
             request = PluginViewRequest(self.engine, representation=s.representation,
                                         params=s.view_params, **common)
             self.last_request = request
-            self._submit(request, self._plugin_job, label=f"Computing {s.representation}")
+            self._announce(s.representation)
+            self._submit(request, self._plugin_job,
+                         label=f"Computing {view_title(s.representation)}")
             return
         compare = s.compare if s.chain_steps else "after"
         source, subtract = self.preview_engine or self.engine, None
@@ -339,7 +348,20 @@ class ViewController(QObject):
         request = DetailRequest(self.engine, compare=compare, source=source,
                                 subtract=subtract, **common)
         self.last_request = request
+        if self.shown_representation not in ("", "stft"):
+            self._announce("stft")
         self._submit(request, self._detail_job)
+
+    def _announce(self, coming: str) -> None:
+        """The caption while ``coming`` is computed: what the image shows until then."""
+        shown = self.shown_representation
+        if not shown:
+            text = f"Computing {view_title(coming)}…"
+        elif shown == coming:
+            text = f"{view_title(shown)} · updating…"
+        else:
+            text = f"Showing {view_title(shown)} · computing {view_title(coming)}…"
+        self.view.set_caption(text)
 
     def _submit(self, request: ViewRequest, job: Callable[[ViewRequest, TaskControl], Any],
                 label: str = "") -> int:
@@ -417,6 +439,9 @@ class ViewController(QObject):
         img, wave = result.value.image, result.value.waveform
         self.view.set_image(img.db, img.column_edges, img.frequency_edges)
         self.last_image = img
+        self.shown_representation = request.representation
+        self.view.set_caption("" if request.representation == "stft"
+                              else view_title(request.representation))
         differs = self.shell.settings.shows_difference
         if differs:
             self.view.clear_background()  # another quantity: dB of after over before

@@ -291,5 +291,21 @@ class _Loop(QThread):
         self._worker = worker
 
     def run(self) -> None:
+        single_threaded_blas()
         while (item := self._worker._next_job()) is not None:
             self._worker._run_one(*item)
+
+
+def single_threaded_blas() -> None:
+    """Matrix products of the app's jobs on one thread (the compute thread).
+
+    A threaded BLAS spins its threads on every core while it waits for work;
+    on a machine with few cores that takes the GUI thread's core for hundreds
+    of milliseconds at a time (switching to the Constant-Q view stalled the GUI
+    1.6 s on two busy cores), and makes the products slower, not faster.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # an install without it: BLAS as it comes
+        return
+    threadpool_limits(limits=1, user_api="blas")

@@ -10,6 +10,7 @@ from ._common import WINDOW, real_signal
 SPECSCOPE_PLUGIN = {
     "summary": "Constant-Q transform (log-frequency spectrogram)",
     "outputs": {"spectrogram": "image"},
+    "titles": {"spectrogram": "Constant-Q"},
     "examples": {"spectrogram": {"fmin": 55.0, "n_bins": 48}},
 }
 

@@ -14,6 +14,7 @@ from ._common import HOP, NFFT, WINDOW, frame_history, frame_times, real_signal
 SPECSCOPE_PLUGIN = {
     "summary": "Mel spectrogram and MFCC",
     "outputs": {"spectrogram": "image", "mfcc": "image"},
+    "titles": {"spectrogram": "Mel spectrogram", "mfcc": "MFCC"},
 }
 
 _MEL = [

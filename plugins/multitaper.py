@@ -10,6 +10,7 @@ from ._common import frame_times, real_signal
 SPECSCOPE_PLUGIN = {
     "summary": "Multitaper (DPSS) spectrogram",
     "outputs": {"spectrogram": "image"},
+    "titles": {"spectrogram": "Multitaper spectrogram"},
 }
 
 

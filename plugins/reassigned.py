@@ -11,6 +11,7 @@ from ._common import WINDOW, real_signal
 SPECSCOPE_PLUGIN = {
     "summary": "Reassigned spectrogram (sharpened STFT image)",
     "outputs": {"spectrogram": "image"},
+    "titles": {"spectrogram": "Reassigned spectrogram"},
 }
 
 

@@ -13,6 +13,7 @@ from specscope.compute.ops import sums_at
 SPECSCOPE_PLUGIN = {
     "summary": "Continuous-wavelet scalogram (Morlet)",
     "outputs": {"morlet": "image"},
+    "titles": {"morlet": "Morlet scalogram"},
 }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QPointF, QRectF, Qt, QTimer, pyqtSignal
+from PyQt6.QtWidgets import QLabel
 from specscope.compute.view import auto_levels, difference_levels
 
 from .frequency_axis import FrequencyAxis, forward, inverse
@@ -185,6 +186,27 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._viewport_timer.setInterval(30)
         self._viewport_timer.timeout.connect(self._emit_viewport)
         self.plot.getViewBox().sigRangeChanged.connect(self._on_range_changed)
+        #: what the image shows and what is being computed, over the plot's top left
+        self.caption = QLabel(self)
+        self.caption.setObjectName("viewCaption")
+        self.caption.setStyleSheet("QLabel#viewCaption { background: rgba(0, 0, 0, 170); "
+                                   "color: #f0f0f0; padding: 3px 6px; }")
+        self.caption.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.caption.setVisible(False)
+
+    def set_caption(self, text: str) -> None:
+        """Say over the plot what the image shows (and what is coming); "" hides it."""
+        self.caption.setText(text)
+        self.caption.adjustSize()
+        self._place_caption()
+        self.caption.setVisible(bool(text))
+
+    def _place_caption(self) -> None:
+        if getattr(self, "caption", None) is None:  # during construction
+            return
+        rect = self.plot.getViewBox().sceneBoundingRect()
+        top_left = self.mapFromScene(rect.topLeft())
+        self.caption.move(top_left.x() + 6, top_left.y() + 6)
 
     # -- data --------------------------------------------------------------
     def set_extent(self, t0: float, t1: float, f0: float, f1: float, *,
@@ -327,6 +349,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
 
     def _on_range_changed(self, *_: object) -> None:
         self._place_stack_labels()
+        self._place_caption()
         self._viewport_timer.start()
 
     def _emit_viewport(self) -> None:
@@ -341,6 +364,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         timer = getattr(self, "_viewport_timer", None)  # None during construction
         if timer is not None:
             timer.start()
+        self._place_caption()
 
     # -- appearance ----------------------------------------------------------
     def levels(self) -> tuple[float, float]:

@@ -29,6 +29,7 @@ from .discovery import (
     rescan,
     search_paths,
     user_plugin_dir,
+    view_title,
     views,
 )
 from .loading import load, load_all, load_for_operator, reset
@@ -57,5 +58,6 @@ __all__ = [
     "reset",
     "search_paths",
     "user_plugin_dir",
+    "view_title",
     "views",
 ]

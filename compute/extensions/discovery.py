@@ -130,6 +130,8 @@ class Plugin:
     outputs: dict[str, str] = field(default_factory=dict)
     #: example parameters per unqualified operator name, for ``plugins check``
     examples: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: a name for people per unqualified operator name (menus: "Constant-Q")
+    titles: dict[str, str] = field(default_factory=dict)
     status: str = "available"
     error: str | None = None
     traceback: str = ""
@@ -341,6 +343,9 @@ def _fill_metadata(p: Plugin, location: Path, package: bool) -> None:
     examples = meta.get("examples", {}) or {}
     if isinstance(examples, dict):
         p.examples = {str(k): dict(v) for k, v in examples.items() if isinstance(v, dict)}
+    titles = meta.get("titles", {}) or {}
+    if isinstance(titles, dict):
+        p.titles = {str(k): str(v) for k, v in titles.items() if str(v).strip()}
 
 
 def _valid_name(name: str) -> bool:
@@ -571,6 +576,22 @@ def output_kind(operator: str) -> str:
     """Declared output kind of an operator (``"array"`` for built-ins and undeclared)."""
     p = plugin_of(operator)
     return p.output_kind(operator) if p is not None else "array"
+
+
+def view_title(operator: str) -> str:
+    """The name people see for a view (``"Constant-Q"``): the plugin's ``titles`` entry,
+    else its summary (with the operator's short name when it has several views), else
+    the operator's name."""
+    p = plugin_of(operator)
+    if p is None:
+        return operator
+    short = operator[len(p.name) + 1:] if operator.startswith(p.name + ".") else operator
+    if short in p.titles:
+        return p.titles[short]
+    if not p.summary:
+        return operator
+    several = sum(p.output_kind(op) == "image" for op in p.operators) > 1
+    return f"{p.summary} ({short})" if several else p.summary
 
 
 def views() -> list[str]:

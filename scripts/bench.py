@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_engine as engine  # noqa: E402 - the spectrogram peers, shared
+import bench_engine as engine
 
 FFT_PEERS = {"specscope fft": "specscope", "numpy.fft.fft": "numpy",
              "torch.fft.fft (CPU)": "torch"}

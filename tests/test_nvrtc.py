@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from specscope.compute.ops import _cuda
 
 ARCHES = ("compute_80", "compute_90")

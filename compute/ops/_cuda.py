@@ -40,16 +40,21 @@ from .. import spectral
 from ..errors import InputError
 
 __all__ = [
-    "PACK_SOURCE",
     "CELLS_SOURCE",
+    "PACK_SOURCE",
     "REDUCE_SOURCE",
     "Block",
+    "CellStream",
     "DeviceStream",
+    "TransferStats",
     "block_bytes",
     "buffer_samples",
     "frames_per_block",
     "kernel_sources",
+    "pack_frames",
     "plan_blocks",
+    "reduce_cells",
+    "stft_cells",
     "stft_power_cupy",
     "stft_power_fused",
     "stream_power",
@@ -404,12 +409,15 @@ class DeviceStream:
         # pinned memory makes the host-to-device copies asynchronous
         self._host = [np.frombuffer(cp.cuda.alloc_pinned_memory(nbytes), self.dtype,
                                     self.n_samples) for _ in range(2)]
+
         self._dev = [cp.empty(self.n_samples, self.dtype) for _ in range(2)]
         self._copy_stream = cp.cuda.Stream(non_blocking=True)
         self._compute_stream = cp.cuda.Stream(non_blocking=True)
         self._copied = [cp.cuda.Event(), cp.cuda.Event()]
         self._computed = [cp.cuda.Event(), cp.cuda.Event()]
         self._used = [False, False]
+        #: bytes copied each way and the timed spans of the last :meth:`run`
+        self.stats = TransferStats()
 
     def run(self, blocks: list[Block], read: Callable[[int, int], np.ndarray],
             compute: Callable[[Any, Block], Any], axis: int = -1) -> np.ndarray:
@@ -421,6 +429,10 @@ class DeviceStream:
         """
         cp = self.cp
         results = []
+        spans: list[tuple[Any, Any, Any, Any]] = []
+        self.stats = stats = TransferStats()
+        wall0 = cp.cuda.Event()
+        wall0.record(self._copy_stream)
         for i, block in enumerate(blocks):
             slot = i % 2
             n = block.n_samples
@@ -430,25 +442,105 @@ class DeviceStream:
                 # the host buffer is free once its last copy ended
                 self._copied[slot].synchronize()
             self._host[slot][:n] = read(block.sample0, block.sample1)
+            copy0, copy1 = cp.cuda.Event(), cp.cuda.Event()
+            compute0, compute1 = cp.cuda.Event(), cp.cuda.Event()
             with self._copy_stream:
                 if self._used[slot]:
                     # the device buffer is free once the kernels reading it ended
                     self._copy_stream.wait_event(self._computed[slot])
-                self._dev[slot][:n].set(self._host[slot][:n], stream=self._copy_stream)
+                copy0.record(self._copy_stream)
+                _to_device(self._dev[slot][:n], self._host[slot][:n], self._copy_stream)
+                copy1.record(self._copy_stream)
                 self._copied[slot].record(self._copy_stream)
+            stats.h2d_bytes += n * self.dtype.itemsize
             with self._compute_stream:
                 self._compute_stream.wait_event(self._copied[slot])
+                compute0.record(self._compute_stream)
                 results.append(compute(self._dev[slot][:n], block))
+                compute1.record(self._compute_stream)
                 self._computed[slot].record(self._compute_stream)
+            spans.append((copy0, copy1, compute0, compute1))
             self._used[slot] = True
         self._compute_stream.synchronize()
+        for span in spans:
+            stats.add_spans(cp, span)
         if not results:
             return np.zeros((0,), self.dtype)
         with self._compute_stream:
-            joined = cp.concatenate(results, axis=axis)
-        out = joined.get(stream=self._compute_stream)
+            joined = results[0] if len(results) == 1 else cp.concatenate(results, axis=axis)
+        out = _to_host(joined, self._compute_stream)
         self._compute_stream.synchronize()
+        wall1 = cp.cuda.Event()
+        wall1.record(self._compute_stream)
+        wall1.synchronize()
+        stats.d2h_bytes += int(out.nbytes)
+        stats.wall_ms += _elapsed(cp, wall0, wall1)
         return out
+
+
+@dataclass
+class TransferStats:
+    """What crossed the bus in a :meth:`DeviceStream.run`, and how copies overlapped.
+
+    ``copy_ms`` and ``compute_ms`` add up the host-to-device copies and the
+    kernels of each block; ``wall_ms`` is the whole run.  ``overlap`` is the
+    share of the shorter of the two that ran at the same time as the other
+    (1: the copies are hidden behind compute; 0: one after the other).
+    """
+
+    h2d_bytes: int = 0
+    d2h_bytes: int = 0
+    copy_ms: float = 0.0
+    compute_ms: float = 0.0
+    wall_ms: float = 0.0
+
+    def add_spans(self, cp: ModuleType, span: tuple[Any, Any, Any, Any]) -> None:
+        copy0, copy1, compute0, compute1 = span
+        copy1.synchronize()
+        compute1.synchronize()
+        self.copy_ms += _elapsed(cp, copy0, copy1)
+        self.compute_ms += _elapsed(cp, compute0, compute1)
+
+    def merge(self, other: TransferStats) -> None:
+        for f in ("h2d_bytes", "d2h_bytes", "copy_ms", "compute_ms", "wall_ms"):
+            setattr(self, f, getattr(self, f) + getattr(other, f))
+
+    @property
+    def overlap(self) -> float:
+        shorter = min(self.copy_ms, self.compute_ms)
+        if shorter <= 0:
+            return 0.0
+        hidden = self.copy_ms + self.compute_ms - self.wall_ms
+        return float(min(1.0, max(0.0, hidden / shorter)))
+
+    @property
+    def d2h_per_h2d(self) -> float:
+        """Bytes brought back per byte sent."""
+        return self.d2h_bytes / self.h2d_bytes if self.h2d_bytes else 0.0
+
+    def as_dict(self) -> dict[str, float]:
+        return {"h2d_bytes": self.h2d_bytes, "d2h_bytes": self.d2h_bytes,
+                "d2h_per_h2d": round(self.d2h_per_h2d, 5), "copy_ms": round(self.copy_ms, 3),
+                "compute_ms": round(self.compute_ms, 3), "wall_ms": round(self.wall_ms, 3),
+                "overlap": round(self.overlap, 3)}
+
+
+def _elapsed(cp: ModuleType, a: Any, b: Any) -> float:
+    try:
+        return float(cp.cuda.get_elapsed_time(a, b))
+    except Exception:  # noqa: BLE001 - an event without timing: no figure
+        return 0.0
+
+
+def _to_device(dev: Any, host: np.ndarray, stream: Any) -> None:
+    if hasattr(dev, "set"):
+        dev.set(host, stream=stream)
+    else:  # numpy standing in for the device (tests)
+        dev[...] = host
+
+
+def _to_host(dev: Any, stream: Any) -> np.ndarray:
+    return dev.get(stream=stream) if hasattr(dev, "get") else np.array(dev)
 
 
 def stream_power(cp: ModuleType, read: Callable[[int, int], np.ndarray], n_samples: int,
@@ -482,3 +574,141 @@ def iter_columns(blocks: list[Block]) -> Iterator[tuple[int, int]]:
     """``(col0, col1)`` of each block: where its columns go in the whole image."""
     for b in blocks:
         yield b.col0, b.col1
+
+
+# -- pyramid cells on the device (the tile engine) ------------------------------------------
+
+
+def _has_kernels(cp: ModuleType) -> bool:
+    """Whether ``cp`` compiles CUDA kernels (CuPy); numpy stands in for tests otherwise."""
+    return hasattr(cp, "RawKernel") and hasattr(cp, "ElementwiseKernel")
+
+
+def pack_frames(cp: ModuleType, sig: Any, win: Any, hop: int, n_frames: int) -> Any:
+    """Frames ``0:n_frames`` of ``sig`` times the window, packed ``(n_frames, nfft)``."""
+    nfft = int(win.shape[-1])
+    packed = cp.empty((n_frames, nfft), dtype=sig.dtype)
+    if _has_kernels(cp):
+        _pack_kernel(cp)(sig, win, np.int64(hop), np.int64(nfft), np.int64(0), packed)
+        return packed
+    idx = np.arange(n_frames)[:, None] * hop + np.arange(nfft)[None, :]
+    cp.multiply(sig[idx], win, out=packed)  # what PACK_SOURCE computes, element by element
+    return packed
+
+
+def reduce_cells(cp: ModuleType, spec: Any, cell: int, *, one_sided: bool, power: bool,
+                 nfft: int) -> tuple[Any, Any]:
+    """Sums and maxima of ``|spec|**2`` over cells of ``cell`` frames: ``(bins, cells)`` each.
+
+    ``spec`` is ``(frames, bins)`` complex; two-sided spectra come out centred
+    (fftshift); one-sided power halves DC and (even ``nfft``) Nyquist, the
+    bins the doubling folded into the window must not double.  On CuPy the
+    :data:`CELLS_SOURCE` kernel, one thread per (bin, cell); the same
+    arithmetic written with array operations otherwise.
+    """
+    n_frames, n_bin = spec.shape
+    n_cells = -(-n_frames // cell)
+    real = np.float32 if spec.dtype == np.complex64 else np.float64
+    shift = 0 if one_sided else n_bin - n_bin // 2
+    halve = one_sided and power
+    if _has_kernels(cp):
+        sums = cp.empty((n_bin, n_cells), real)
+        maxs = cp.empty((n_bin, n_cells), real)
+        threads = 256
+        total = n_bin * n_cells
+        _cells_kernel(cp, "float" if real == np.float32 else "double")(
+            ((total + threads - 1) // threads,), (threads,),
+            (spec, sums, maxs, np.int64(n_frames), np.int64(n_bin), np.int64(cell),
+             np.int64(n_cells), np.int32(halve), np.int32(nfft % 2 == 0), np.int32(shift)))
+        return sums, maxs
+    pairs = spec.view(real).reshape(n_frames, n_bin, 2)
+    p = pairs[..., 0] * pairs[..., 0] + pairs[..., 1] * pairs[..., 1]
+    if shift:
+        p = cp.roll(p, -shift, axis=1)
+    full = n_frames // cell * cell
+    parts_s, parts_m = [], []
+    if full:
+        g = p[:full].reshape(full // cell, cell, n_bin)
+        parts_s.append(g.sum(axis=1))
+        parts_m.append(g.max(axis=1))
+    if full < n_frames:
+        parts_s.append(p[full:].sum(axis=0, keepdims=True))
+        parts_m.append(p[full:].max(axis=0, keepdims=True))
+    sums = cp.ascontiguousarray(cp.concatenate(parts_s).T)
+    maxs = cp.ascontiguousarray(cp.concatenate(parts_m).T)
+    if halve:
+        edges = [0, n_bin - 1] if nfft % 2 == 0 else [0]
+        sums[edges] *= 0.5
+        maxs[edges] *= 0.5
+    return sums, maxs
+
+
+def stft_cells(cp: ModuleType, x: Any, params: spectral.StftParams, fs: float, cell: int,
+               *, two_sided: bool = False, want_max: bool = True) -> Any:
+    """Pyramid cells of every whole frame of the 1-D device signal ``x``.
+
+    Returns ``(2, n_freq, n_cells)`` (sums, then maxima) or, with
+    ``want_max=False``, ``(1, n_freq, n_cells)`` of sums, in the kernel's
+    real dtype, on ``cp``: the numbers of the tile engine's CPU cells
+    (power; for ``magnitude`` scaling the square of the magnitude).
+    """
+    ftype = spectral.kernel_dtype(x.dtype)
+    ctype = np.complex64 if ftype == np.float32 else np.complex128
+    nfft, hop = params.nfft, params.hop
+    n_frames = params.n_frames(int(x.shape[-1]))
+    sig = x.astype(ctype if two_sided else ftype, copy=False)
+    win = cp.asarray(spectral.kernel_window(params, float(fs), ftype, two_sided))
+    packed = pack_frames(cp, sig, win, hop, n_frames)
+    spec = cp.fft.fft(packed, axis=-1) if two_sided else cp.fft.rfft(packed, axis=-1)
+    spec = cp.ascontiguousarray(spec.astype(ctype, copy=False))
+    sums, maxs = reduce_cells(cp, spec, cell, one_sided=not two_sided,
+                              power=params.is_power, nfft=nfft)
+    return cp.stack([sums, maxs] if want_max else [sums])
+
+
+class CellStream:
+    """Pyramid cells of host samples, streamed through the device; only cells come back.
+
+    The tile engine's device path: the samples of a tile go to the device in
+    blocks of whole cells (:func:`plan_blocks` with ``group=cell``) on a
+    :class:`DeviceStream` (copies overlapping compute), each block becomes its
+    cells' sums and maxima (:func:`stft_cells`), and the tile's cells cross
+    the bus once.  :attr:`stats` adds up what every run moved.
+    """
+
+    def __init__(self, cp: ModuleType, params: spectral.StftParams, fs: float, *,
+                 two_sided: bool = False, budget: int = DEFAULT_BUDGET) -> None:
+        self.cp, self.params, self.fs = cp, params, float(fs)
+        self.two_sided = bool(two_sided)
+        self.budget = int(budget)
+        self.dtype = np.dtype(np.complex64 if two_sided else np.float32)
+        self._streams: dict[int, DeviceStream] = {}
+        self.stats = TransferStats()
+
+    def cells(self, read: Callable[[int, int], np.ndarray], n_frames: int, cell: int,
+              *, want_max: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Sums and maxima ``(n_freq, n_cells)`` (float32, host) of frames ``0:n_frames``.
+
+        ``read(start, stop)`` gives the samples ``start:stop`` (relative to
+        frame 0).  With ``want_max=False`` (single-frame cells) the maxima are
+        the sums, and only those cross.
+        """
+        p = self.params
+        n_samples = (n_frames - 1) * p.hop + p.nfft
+        blocks = plan_blocks(n_samples, p.nfft, p.hop, group=cell, budget=self.budget,
+                             itemsize=4, two_sided=self.two_sided)
+        size = buffer_samples(blocks)
+        stream = self._streams.get(size)
+        if stream is None:
+            self._streams.clear()  # one pair of buffers per engine
+            stream = self._streams[size] = DeviceStream(self.cp, size, self.dtype)
+
+        def compute(samples: Any, block: Block) -> Any:
+            out = stft_cells(self.cp, samples, p, self.fs, cell, two_sided=self.two_sided,
+                             want_max=want_max)
+            return out.astype(np.float32, copy=False)
+
+        got = stream.run(blocks, lambda a, b: np.asarray(read(a, b), self.dtype), compute)
+        self.stats.merge(stream.stats)
+        sums = np.ascontiguousarray(got[0])
+        return sums, (np.ascontiguousarray(got[1]) if want_max else sums)

@@ -141,6 +141,9 @@ class TileEngine:
         Folder for coarse tiles kept across sessions; None disables it.
     backend : str
         Where the ``stft_power`` operator runs: ``"auto"``, ``"numpy"`` or ``"cupy"``.
+        On a GPU (``"cupy"``, or ``"auto"`` when a device answers and the
+        preference allows it) tiles are computed on the device and only their
+        cells come back (:meth:`use_device`).
     """
 
     def __init__(self, recording: Recording, *, nfft: int = 1024, hop: int = 256,
@@ -173,6 +176,44 @@ class TileEngine:
         self._disk = (Path(disk_cache) / self._identity()
                       if disk_cache and recording.path.is_file() else None)
         self.tiles_computed = 0
+        self._cells = None  # the device path (a CellStream), set up on first use
+        self._device_checked = False
+
+    # -- the device path ---------------------------------------------------------
+    def use_device(self, cp) -> None:
+        """Compute tiles with the array module ``cp`` (CuPy: on the GPU); None: on the host.
+
+        Each tile's samples are streamed to the device in blocks of whole cells
+        and reduced there to the cells' sums and maxima
+        (:class:`specscope.compute.ops._cuda.CellStream`), so only the cells
+        cross the bus; tiles are computed at their own level rather than from
+        finer ones, which would bring back more.  numpy may stand in for CuPy
+        (the same code runs).
+        """
+        self._device_checked = True
+        if cp is None:
+            self._cells = None
+            return
+        from ..ops import _cuda
+        self._cells = _cuda.CellStream(cp, self.params, self.fs, two_sided=self.two_sided)
+
+    @property
+    def device_stats(self):
+        """What crossed the bus so far on the device path (``TransferStats``), else None."""
+        self._device()
+        return None if self._cells is None else self._cells.stats
+
+    def _device(self):
+        if not self._device_checked:
+            self._device_checked = True
+            from .. import backend as _backend
+            name = self.backend
+            if name == "auto":
+                name = "cupy" if (_backend.preference() != "numpy"
+                                  and "cupy" in _backend.available_backends()) else "numpy"
+            if name == "cupy":
+                self.use_device(_backend.get_xp("cupy"))
+        return self._cells
 
     # -- geometry ------------------------------------------------------------
     @property
@@ -214,6 +255,8 @@ class TileEngine:
         tile = self.cache.get(key)
         if tile is not None:
             return tile
+        if self._device() is not None:
+            derive = 0  # finer tiles would bring more back over the bus than this one
         tile = self._load_disk(level, index)
         if tile is None and level > 0:
             kids = [(level - 1, 2 * index + k) for k in (0, 1)
@@ -257,6 +300,8 @@ class TileEngine:
         if f1 <= f0:
             raise InputError(f"tile {index} of level {level} lies beyond the recording")
         n_cells = -(-(f1 - f0) // cell)
+        if self._device() is not None:
+            return self._compute_on_device(level, index, f0, f1, cancelled, progress)
         sums = np.zeros((self.n_freq, n_cells), np.float32)
         maxs = sums if level == 0 else np.full((self.n_freq, n_cells), -np.inf, np.float32)
         hop, nfft = self.params.hop, self.params.nfft
@@ -290,6 +335,28 @@ class TileEngine:
                 np.maximum(maxs[:, c0 + full], rest.max(axis=0), out=maxs[:, c0 + full])
             if progress is not None:
                 progress((k1 - f0) / (f1 - f0))
+        counts = np.full(n_cells, cell, np.int64)
+        counts[-1] = (f1 - f0) - cell * (n_cells - 1)
+        self.tiles_computed += 1
+        return Tile(level, index, sums, maxs, counts)
+
+    def _compute_on_device(self, level: int, index: int, f0: int, f1: int,
+                           cancelled: Callable[[], bool] | None,
+                           progress: Callable[[float], None] | None) -> Tile:
+        cell = 1 << level
+        hop = self.params.hop
+        n_samples = (f1 - f0 - 1) * hop + self.params.nfft
+
+        def read(a: int, b: int) -> np.ndarray:
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            x = self.read_processed(f0 * hop + a, f0 * hop + b)
+            if progress is not None:
+                progress(min(1.0, b / n_samples))
+            return x
+
+        sums, maxs = self._cells.cells(read, f1 - f0, cell, want_max=level > 0)
+        n_cells = sums.shape[1]
         counts = np.full(n_cells, cell, np.int64)
         counts[-1] = (f1 - f0) - cell * (n_cells - 1)
         self.tiles_computed += 1

@@ -144,8 +144,9 @@ class Operator:
     takes_input: bool = True
     #: what NaN input does: ``propagate`` to the output, or ``reject`` (InputError)
     nan_policy: str = "propagate"
-    #: ``"array"``, or ``"sequence"`` for operators taking a list of arrays
-    #: (wavelet coefficients)
+    #: ``"array"``, ``"sequence"`` for operators taking a list of arrays
+    #: (wavelet coefficients), or ``"any"`` for an input the operator checks
+    #: itself (a scipy ``system``: an SOS array or a ``(b, a)`` pair)
     input_kind: str = "array"
     doc: str = ""
     implementations: dict[str, dict[str, Implementation]] = field(default_factory=dict)
@@ -219,13 +220,18 @@ class Operator:
         out: dict[str, Any] = {}
         for p in self.params:
             if p.name in params:
+                raw = params[p.name]
                 try:
-                    out[p.name] = p.validate(params[p.name], self.name)
+                    out[p.name] = p.validate(raw, self.name)
                 except InputError:
                     if not self.keeps_scipy_word:
                         raise
                     # scipy's own checks decide (and raise scipy's exception type)
-                    out[p.name] = params[p.name]
+                    out[p.name] = raw
+                    continue
+                if self.keeps_scipy_word and p.type is int and isinstance(
+                        raw, numbers.Real) and not isinstance(raw, numbers.Integral):
+                    out[p.name] = raw  # 4.0 where scipy wants an integer: scipy decides
             elif p.required:
                 raise InputError(f"{self.name}: parameter {p.name!r} is required"
                                  + (f" ({p.help})" if p.help else ""))
@@ -280,9 +286,19 @@ class Operator:
                                  "(as the matching decomposition returns)")
             return [v if _backend.is_device_array(v) or isinstance(v, (list, tuple))
                     else np.asarray(v) for v in x]
+        if self.input_kind == "any" and not (isinstance(x, np.ndarray)
+                                             or _backend.is_device_array(x)):
+            return x  # the implementation checks what is not an array
         if not _backend.is_device_array(x):
-            x = np.asarray(x)
+            try:
+                x = np.asarray(x)
+            except (ValueError, TypeError):
+                if not self.keeps_scipy_word:
+                    raise
+                return x  # not an array (a (b, a) pair of lengths): scipy decides
         if x.dtype.kind not in "biufc":
+            if self.keeps_scipy_word and x.dtype.kind == "O":
+                return x  # scipy takes object arrays of numbers, and refuses the rest
             raise InputError(f"{self.name}: input must be numeric, got dtype {x.dtype}")
         if self.nan_policy == "reject" and x.dtype.kind in "fc" and x.size:
             xp = np if not _backend.is_device_array(x) else _backend.get_xp("cupy")
@@ -579,8 +595,9 @@ def operator(name: str, *, family: str, summary: str, params: Sequence[Param] = 
         False for operators computed from parameters only.
     nan_policy : {"propagate", "reject"}
         What NaN in the input does.
-    input_kind : {"array", "sequence"}
-        ``"sequence"`` for operators taking a list of arrays (wavelet coefficients).
+    input_kind : {"array", "sequence", "any"}
+        ``"sequence"`` for operators taking a list of arrays (wavelet coefficients),
+        ``"any"`` for an input the implementation checks itself.
 
     Returns
     -------

@@ -85,19 +85,39 @@ def _biquad_group_delay(sec, w, xp):
 
 
 @operator("group_delay", family=FAMILY,
-          summary="Group delay in samples of SOS (input), summed over sections: (w, gd)",
-          params=[WORN, WHOLE], reference="scipy.signal.group_delay((b, a)) per section, summed",
-          history=None, nan_policy="reject")
-def group_delay(x, *, worN, whole, fs=2 * np.pi, xp):
+          summary="Group delay in samples of a (b, a) pair or of SOS, summed over sections: "
+                  "(w, gd)",
+          params=[Param("w", "array", 512, help="number of frequencies (an integer), or the "
+                        "frequencies themselves (scipy's name)"),
+                  WHOLE, Param("worN", "array", None, help="the same as w")],
+          reference="scipy.signal.group_delay", history=None, nan_policy="reject",
+          input_kind="any")
+def group_delay(x, *, w, whole, worN, fs=2 * np.pi, xp):
+    """The input is scipy's ``system``, a ``(b, a)`` pair (computed by scipy), or an SOS
+    array of shape ``(n_sections, 6)``: the delay of each section at once, summed."""
+    n = _count_or_array(w if worN is None else worN)
+    if isinstance(x, (tuple, list)):
+        return ss.group_delay(tuple(_backend_host(v) for v in x), w=n, whole=whole, fs=fs)
     sos = xp.asarray(x, dtype=xp.float64)
     if sos.ndim != 2 or sos.shape[1] != 6:
-        raise InputError(f"group_delay: sos must have shape (n_sections, 6), got {sos.shape}")
-    top = 2 * np.pi if whole else np.pi
-    w = xp.linspace(0, top, worN, endpoint=False)
-    gd = xp.zeros(worN)
+        raise InputError(f"group_delay: sos must have shape (n_sections, 6), got {sos.shape} "
+                         "(give a (b, a) pair as a tuple)")
+    if n is None:
+        n = 512
+    if isinstance(n, int):
+        top = 2 * np.pi if whole else np.pi
+        wr = xp.linspace(0, top, n, endpoint=False)
+    else:
+        wr = xp.asarray(n, dtype=xp.float64).reshape(-1) * (2 * np.pi / fs)
+    gd = xp.zeros(wr.shape[0])
     for sec in sos:
-        gd = gd + _biquad_group_delay(sec, w, xp)
-    return w * (fs / (2 * np.pi)), gd
+        gd = gd + _biquad_group_delay(sec, wr, xp)
+    return wr * (fs / (2 * np.pi)), gd
+
+
+def _backend_host(v):
+    from specscope.compute.backend import to_host
+    return to_host(v)
 
 
 @operator("impulse_response", family=FAMILY, summary="First n samples of an SOS filter's impulse response",

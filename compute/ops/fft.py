@@ -165,7 +165,8 @@ def czt(x, *, m, w, a, axis, xp):
                   Param("m", int, None, min=1, help="output points (input length)"),
                   Param("endpoint", bool, False, help="include f_stop"), AXIS],
           reference="scipy.signal.zoom_fft", history=None)
-def zoom_fft(x, *, fn, m, endpoint, axis, fs, xp):
+def zoom_fft(x, *, fn, m, endpoint, axis, fs=2.0, xp):
+    """Without ``fs`` frequencies are normalised as scipy's (fs=2: 1 is Nyquist)."""
     fn_ = np.asarray(fn if not hasattr(fn, "get") else fn.get(), dtype=float)
     f = float(fn_) if fn_.ndim == 0 else tuple(float(v) for v in fn_)
     return scipy_fn(xp, "signal.zoom_fft")(x, f, m=m, fs=fs, endpoint=endpoint, axis=axis)

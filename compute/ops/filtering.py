@@ -329,7 +329,8 @@ def hilbert2(x, *, N, axes, xp):
                   Param("residual", str, "lowpass", choices=("lowpass", "all")), AXIS],
           reference="scipy.signal.envelope", history=None)
 def envelope(x, *, bp_in, n_out, squared, residual, axis):
-    bp = tuple(None if v is None else int(v) for v in np.asarray(bp_in, dtype=object).tolist())
+    bp = bp_in.tolist() if isinstance(bp_in, np.ndarray) else bp_in
+    bp = tuple(bp) if isinstance(bp, list) else bp  # a JSON list; scipy checks the rest
     return ss.envelope(x, bp, n_out=n_out, squared=squared, residual=residual, axis=axis)
 
 

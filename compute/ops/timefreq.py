@@ -323,10 +323,13 @@ _NOVERLAP = Param("noverlap", int, None, min=0, unit="samples", help="overlap (n
 _NFFT = Param("nfft", int, None, min=1, unit="samples", help="FFT length (nperseg)")
 _AVERAGE = Param("average", str, "mean", choices=("mean", "median"))
 _Y = Param("y", "array", REQUIRED, help="second signal")
+#: scipy's nperseg of the averaged estimators: None is 256, or the length of an array window
+_NPERSEG_AVG = Param("nperseg", int, None, min=1, unit="samples",
+                     help="segment length (256, or an array window's length)")
 
 
 @operator("welch", family=FAMILY, summary="Power spectral density by Welch's method",
-          params=[WINDOW, NPERSEG, _NOVERLAP, _NFFT, _DETREND, _ONESIDED, _SCALING, AXIS,
+          params=[WINDOW, _NPERSEG_AVG, _NOVERLAP, _NFFT, _DETREND, _ONESIDED, _SCALING, AXIS,
                   _AVERAGE], reference="scipy.signal.welch", history=None)
 def welch(x, *, window, nperseg, noverlap, nfft, detrend, return_onesided, scaling, axis,
           average, fs, xp):
@@ -346,7 +349,7 @@ def periodogram(x, *, window, nfft, detrend, return_onesided, scaling, axis, fs,
 
 
 @operator("csd", family=FAMILY, summary="Cross spectral density by Welch's method",
-          params=[_Y, WINDOW, NPERSEG, _NOVERLAP, _NFFT, _DETREND, _ONESIDED, _SCALING, AXIS,
+          params=[_Y, WINDOW, _NPERSEG_AVG, _NOVERLAP, _NFFT, _DETREND, _ONESIDED, _SCALING, AXIS,
                   _AVERAGE], reference="scipy.signal.csd", history=None)
 def csd(x, *, y, window, nperseg, noverlap, nfft, detrend, return_onesided, scaling, axis,
         average, fs, xp):
@@ -357,7 +360,7 @@ def csd(x, *, y, window, nperseg, noverlap, nfft, detrend, return_onesided, scal
 
 
 @operator("coherence", family=FAMILY, summary="Magnitude-squared coherence of two signals",
-          params=[_Y, WINDOW, NPERSEG, _NOVERLAP, _NFFT, _DETREND, AXIS],
+          params=[_Y, WINDOW, _NPERSEG_AVG, _NOVERLAP, _NFFT, _DETREND, AXIS],
           reference="scipy.signal.coherence", history=None)
 def coherence(x, *, y, window, nperseg, noverlap, nfft, detrend, axis, fs, xp):
     return scipy_fn(xp, "signal.coherence")(
@@ -371,7 +374,8 @@ def coherence(x, *, y, window, nperseg, noverlap, nfft, detrend, axis, fs, xp):
                   Param("freqs", "array", REQUIRED, unit="rad/s", help="angular frequencies"),
                   Param("y", "array", None, help="the samples, scipy's order: with y the "
                         "input is the sample times"),
-                  Param("precenter", bool, False, help="subtract the mean first"),
+                  Param("precenter", bool, None, help="subtract the mean first (deprecated "
+                        "by scipy: use floating_mean)"),
                   Param("normalize", (bool, str), False,
                         choices=(False, True, "power", "normalize", "amplitude")),
                   Param("weights", "array", None, help="a weight per sample"),
@@ -385,7 +389,7 @@ def lombscargle(x, *, t, freqs, y, precenter, normalize, weights, floating_mean,
                          "the samples as y (input: the times, as scipy)")
     times, samples = (t, x) if y is None else (x, y)
     extra: dict = {}
-    if precenter:
+    if precenter is not None:
         extra["precenter"] = precenter
     if weights is not None:
         extra["weights"] = weights

@@ -115,16 +115,38 @@ def test_tile_columns_equal_the_cpu_reduction(reduce) -> None:
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not HAS_GPU, reason="no GPU")
-@pytest.mark.parametrize("group", [1, 13])
-def test_streamed_equals_whole_on_the_device(group) -> None:
+@pytest.mark.parametrize(("two_sided", "nfft"), [(False, 1024), (False, 1023), (True, 512)])
+def test_cell_kernel_equals_the_array_reduction(two_sided, nfft) -> None:
     cp = backend.get_xp("cupy")
-    x = _signal(400_001, np.float32)
-    params = spectral.StftParams(1024, 256, "hann", "psd")
-    whole = _cuda.stft_power_cupy(cp.asarray(x), params, 1.0, group=group, cp=cp).get()
-    streamed = _cuda.stream_power(cp, lambda a, b: x[a:b], x.size, params, 1.0, group=group,
-                                  budget=4 * 2**20)
-    assert len(_cuda.plan_blocks(x.size, 1024, 256, group=group, budget=4 * 2**20)) > 2
-    np.testing.assert_allclose(streamed, whole, rtol=1e-6, atol=0)
+    rng = np.random.default_rng(5)
+    n_bin = nfft if two_sided else nfft // 2 + 1
+    spec = (rng.standard_normal((1000, n_bin)) + 1j * rng.standard_normal((1000, n_bin)))
+    spec = spec.astype(np.complex64)
+    for cell in (1, 16, 37):
+        got = _cuda.reduce_cells(cp, cp.asarray(spec), cell, one_sided=not two_sided,
+                                 power=True, nfft=nfft)
+        want = _cuda.reduce_cells(np, spec, cell, one_sided=not two_sided, power=True,
+                                  nfft=nfft)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.get(), w, rtol=2e-5, atol=0)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason="no GPU")
+@pytest.mark.parametrize("level", [0, 4, 7])
+def test_streamed_cells_equal_the_cpu_tiles(level) -> None:
+    from specscope.compute.io import ArrayRecording
+    from specscope.compute.view import TileEngine
+    x = _signal(4_000_001, np.float32)
+    cpu = TileEngine(ArrayRecording(x, 48000), nfft=1024, hop=256, backend="numpy")
+    dev = TileEngine(ArrayRecording(x, 48000), nfft=1024, hop=256, backend="cupy")
+    dev.use_device(backend.get_xp("cupy"), budget=8 * 2**20)  # several blocks per tile
+    for i in range(2):
+        a, b = cpu.get_tile(level, i, derive=0), dev.get_tile(level, i)
+        np.testing.assert_allclose(b.sums, a.sums, rtol=2e-4, atol=1e-12)
+        np.testing.assert_allclose(b.maxs, a.maxs, rtol=2e-4, atol=1e-12)
+    stats = dev.device_stats
+    assert stats.d2h_bytes < stats.h2d_bytes * (1.0 if level == 0 else 0.2)
 
 
 @pytest.mark.gpu

@@ -18,7 +18,8 @@ The spectrogram of a block of frames runs in three launches:
 
 :class:`DeviceStream` feeds such blocks from host memory: two pinned host
 buffers and two device buffers, the copy of block ``i + 1`` queued on its own
-stream while block ``i`` computes, and only the reduced columns come back.
+stream while block ``i`` computes, and only the reduced values come back
+(:class:`CellStream`: the tile engine's pyramid cells).
 
 The block planning below is plain Python and tested on the CPU; the kernels
 are checked against :func:`specscope.compute.spectral.stft_kernel` by
@@ -28,7 +29,7 @@ are checked against :func:`specscope.compute.spectral.stft_kernel` by
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
@@ -57,7 +58,6 @@ __all__ = [
     "stft_cells",
     "stft_power_cupy",
     "stft_power_fused",
-    "stream_power",
 ]
 
 #: device memory one block may use when the caller gives no budget
@@ -541,39 +541,6 @@ def _to_device(dev: Any, host: np.ndarray, stream: Any) -> None:
 
 def _to_host(dev: Any, stream: Any) -> np.ndarray:
     return dev.get(stream=stream) if hasattr(dev, "get") else np.array(dev)
-
-
-def stream_power(cp: ModuleType, read: Callable[[int, int], np.ndarray], n_samples: int,
-                 params: spectral.StftParams, fs: float, *, group: int = 1,
-                 reduce: str = "mean", dtype: Any = np.float32,
-                 budget: int = DEFAULT_BUDGET) -> np.ndarray:
-    """The reduced spectrogram ``(n_freq, n_columns)`` of a 1-D host signal, streamed.
-
-    ``read(start, stop)`` gives samples ``start:stop``; blocks are cut by
-    :func:`plan_blocks` within ``budget`` device bytes and pushed through
-    :class:`DeviceStream`; the result equals :func:`stft_power_cupy` on the
-    whole signal.
-    """
-    dtype = np.dtype(dtype)
-    two_sided = dtype.kind == "c"
-    itemsize = np.dtype(dtype).itemsize // (2 if two_sided else 1)
-    blocks = plan_blocks(n_samples, params.nfft, params.hop, group=group, budget=budget,
-                         itemsize=itemsize, two_sided=two_sided)
-    if not blocks:
-        n_bin = params.nfft if two_sided else params.nfft // 2 + 1
-        return np.zeros((n_bin, 0), np.float32 if itemsize == 4 else np.float64)
-    stream = DeviceStream(cp, buffer_samples(blocks), dtype)
-
-    def compute(samples: Any, block: Block) -> Any:
-        return stft_power_cupy(samples, params, fs, group=group, reduce=reduce, cp=cp)
-
-    return stream.run(blocks, read, compute)
-
-
-def iter_columns(blocks: list[Block]) -> Iterator[tuple[int, int]]:
-    """``(col0, col1)`` of each block: where its columns go in the whole image."""
-    for b in blocks:
-        yield b.col0, b.col1
 
 
 # -- pyramid cells on the device (the tile engine) ------------------------------------------

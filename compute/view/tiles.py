@@ -180,8 +180,11 @@ class TileEngine:
         self._device_checked = False
 
     # -- the device path ---------------------------------------------------------
-    def use_device(self, cp) -> None:
+    def use_device(self, cp, budget: int | None = None) -> None:
         """Compute tiles with the array module ``cp`` (CuPy: on the GPU); None: on the host.
+
+        ``budget`` bounds the device bytes of one block (default
+        :data:`specscope.compute.ops._cuda.DEFAULT_BUDGET`).
 
         Each tile's samples are streamed to the device in blocks of whole cells
         and reduced there to the cells' sums and maxima
@@ -195,7 +198,8 @@ class TileEngine:
             self._cells = None
             return
         from ..ops import _cuda
-        self._cells = _cuda.CellStream(cp, self.params, self.fs, two_sided=self.two_sided)
+        self._cells = _cuda.CellStream(cp, self.params, self.fs, two_sided=self.two_sided,
+                                       budget=budget or _cuda.DEFAULT_BUDGET)
 
     @property
     def device_stats(self):

@@ -11,12 +11,16 @@ of the command line.  Nothing here imports Qt.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from specscope.compute.errors import Cancelled, InputError, SpecscopeError
+
+from . import cli_watch
 
 __all__ = ["ProgressBar", "add_recording_options", "open_input", "recording_options",
            "require_at_least", "run_command"]
@@ -105,6 +109,8 @@ class ProgressBar:
 
     Call it with the fraction done in [0, 1] (the signature ``progress=``
     callbacks of the compute API take); call :meth:`close` when the work ends.
+    :meth:`note` adds a remark after the bar (an operator call running long,
+    see :mod:`.cli_watch`, which is told when a bar is drawn and closed).
 
     Parameters
     ----------
@@ -119,43 +125,86 @@ class ProgressBar:
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self.last = 0.0
         self.drawn = False
+        self._fraction = 0.0
+        self._suffix = ""
+        self._note = ""
+        self._width = 0
+        self._lock = threading.RLock()  # a Ctrl+C may close the bar while it is drawn
 
     def draw(self, fraction: float, suffix: str = "", *, force: bool = False) -> None:
         """Draw the bar at ``fraction`` with ``suffix`` after it (throttled)."""
         if not self.enabled:
             return
         now = time.monotonic()
+        self._fraction, self._suffix = fraction, suffix
         if not force and fraction < 1.0 and now - self.last < self.INTERVAL_S:
             return
         self.last = now
-        fill = int(self.WIDTH * min(1.0, max(0.0, fraction)))
-        print(f"\r[{'#' * fill}{'-' * (self.WIDTH - fill)}] {suffix}", end="",
-              file=sys.stderr, flush=True)
-        self.drawn = True
+        self._render()
+
+    def note(self, text: str) -> None:
+        """Show ``text`` after the bar until the next note ("" removes it); redraws."""
+        if not self.enabled:
+            return
+        self._note = text
+        self._render()
+
+    def _render(self) -> None:
+        with self._lock:
+            fill = int(self.WIDTH * min(1.0, max(0.0, self._fraction)))
+            line = f"[{'#' * fill}{'-' * (self.WIDTH - fill)}] {self._suffix}"
+            if self._note:
+                line += f" \u2014 {self._note}"
+            pad = " " * max(0, self._width - len(line))  # wipe a longer line drawn before
+            self._width = len(line)
+            print(f"\r{line}{pad}", end="", file=sys.stderr, flush=True)
+            self.drawn = True
+        cli_watch.bar_drawn(self)
 
     def __call__(self, fraction: float) -> None:
         self.draw(fraction, f"{fraction * 100:5.1f} %")
 
     def close(self) -> None:
         """End the line the bar was drawn on."""
-        if self.drawn:
-            print(file=sys.stderr)
-            self.drawn = False
+        cli_watch.bar_closed(self)
+        with self._lock:
+            if self.drawn:
+                print(file=sys.stderr)
+                self.drawn = False
+                self._width = 0
 
 
 def run_command(func: Callable[[argparse.Namespace], int | None],
-                args: argparse.Namespace, *, debug: bool = False) -> int:
+                args: argparse.Namespace, *, debug: bool = False,
+                watch: bool | None = None) -> int:
     """Run a subcommand and turn its errors into an exit status.
 
     Bad input (:class:`SpecscopeError`, :class:`InputError`) prints one line,
     ``specscope: error: ...``, and gives 2 (with ``debug`` it is raised for the
-    traceback instead); a cancellation or Ctrl+C gives 130.
+    traceback instead); a cancellation or Ctrl+C gives 130.  With ``watch``
+    (by default every command without a window) long operator calls report
+    themselves and Ctrl+C ends the process even when a call does not stop
+    (:mod:`.cli_watch`).
 
     Returns
     -------
     int
         The exit status.
     """
+    if watch is None:  # a window has its own status line and Cancel
+        command = getattr(args, "command", None)
+        watch = not (command == "open" or (command == "live"
+                                           and not getattr(args, "no_gui", False)))
+    guard = cli_watch.command_guard() if watch else contextlib.nullcontext()
+    with guard as state:
+        code = _run(func, args, debug)
+        if state is not None:
+            state.code = code
+        return code
+
+
+def _run(func: Callable[[argparse.Namespace], int | None], args: argparse.Namespace,
+         debug: bool) -> int:
     try:
         return int(func(args) or 0)
     except SpecscopeError as exc:  # InputError too

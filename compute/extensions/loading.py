@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Cancelled, InputError, SpecscopeError
-from ..operators import registry
+from ..operators import registry, watch
 from .checks import check_result
 from .discovery import (
     CallError,
@@ -192,7 +192,8 @@ def _guarded(p: Plugin, op: registry.Operator, kind: str,
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
-            result = fn(*args, **kwargs)
+            with watch.watching(op.name):  # a long call reports itself (operators.watch)
+                result = fn(*args, **kwargs)
         except (SpecscopeError, Cancelled):
             raise  # bad input named by the plugin itself, or a cancellation
         except Exception as exc:

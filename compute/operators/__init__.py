@@ -4,13 +4,16 @@
   holds the table of declared ones;
 - :mod:`.autotune` chooses among implementations and remembers the choice
   (wisdom), and records call times (:func:`profile`, :func:`stats`);
+- :mod:`.watch` keeps the table of plugin calls in progress (long ones report
+  themselves) and the cancellation a long plugin checks (:func:`cancelled`,
+  :func:`check_cancelled`);
 - :mod:`.dispatch` looks operators up by name (:func:`get`, :func:`call`,
   :func:`list_operators`), loading the built-ins and plugins on first use.
 """
 
 from ..errors import RegistrationError
 from ..params import REQUIRED, Param
-from . import autotune
+from . import autotune, watch
 from .autotune import Profile, forget, profile, reset_stats, set_enabled, stats, wisdom_path
 from .dispatch import (
     call,
@@ -30,6 +33,7 @@ from .registry import (
     operator,
     unregister,
 )
+from .watch import cancelled, check_cancelled
 
 __all__ = [
     "REQUIRED",
@@ -40,6 +44,8 @@ __all__ = [
     "RegistrationError",
     "autotune",
     "call",
+    "cancelled",
+    "check_cancelled",
     "declared",
     "describe",
     "describe_operator",
@@ -56,5 +62,6 @@ __all__ = [
     "stats",
     "tune",
     "unregister",
+    "watch",
     "wisdom_path",
 ]

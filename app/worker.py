@@ -28,7 +28,7 @@ from typing import Any
 
 from PyQt6.QtCore import QObject, QThread, pyqtSignal
 from specscope.compute.errors import Cancelled, SpecscopeError
-from specscope.compute.operators import Profile, profile
+from specscope.compute.operators import Profile, profile, watch
 
 PROGRESS_INTERVAL_S = 0.05
 
@@ -117,6 +117,12 @@ class ComputeWorker(QObject):
     failed(int, str, str)        job id, kind, one-line message
     cancelled(int, str)          job id, kind
     idle()                       the last job that had not ended has ended
+    slow(int, str, str)          job id, kind, "plugin op x.y running for 30 s…" while
+                                 an operator call of the job runs past the threshold
+                                 (``SPECSCOPE_SLOW_OP_S``), every second; "" when it ended
+
+    A job's plugin calls see its Cancel through
+    :func:`specscope.compute.operators.cancelled`.
     """
 
     started = pyqtSignal(int, str, str)
@@ -126,6 +132,7 @@ class ComputeWorker(QObject):
     failed = pyqtSignal(int, str, str)
     cancelled = pyqtSignal(int, str)
     idle = pyqtSignal()
+    slow = pyqtSignal(int, str, str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -146,7 +153,21 @@ class ComputeWorker(QObject):
             signal.connect(self._ended)
         self._thread = _Loop(self)
         self._thread.setObjectName("specscope-compute")
+        self._compute_tid: int | None = None
+        self._dog = watch.Watchdog(self._report_slow).start()
         self._thread.start()
+
+    def _report_slow(self, calls: list[watch.LongCall]) -> None:
+        """Watchdog thread: the long call of the running job, as the ``slow`` signal."""
+        running = self._running
+        if running is None:
+            return
+        job, control = running
+        mine = [c for c in calls if c.thread_id == self._compute_tid]
+        text = mine[0].text if mine else ""
+        if text and control.cancelled():
+            text += " (cancelled; waiting for it to stop)"
+        self.slow.emit(job.id, job.kind, text)
 
     # -- GUI-thread API ------------------------------------------------------
     def submit(self, kind: str, fn: Callable[[TaskControl], Any], label: str = "",
@@ -212,6 +233,7 @@ class ComputeWorker(QObject):
             if self._running is not None:
                 self._running[1].cancel()
             self._cond.notify()
+        self._dog.stop()
         self._thread.wait(int(timeout_s * 1000))
         # results still queued for the GUI thread reach no callback of a closed window
         self._callbacks.clear()
@@ -261,8 +283,10 @@ class ComputeWorker(QObject):
         self.started.emit(job.id, job.kind, job.label)
         t0 = time.perf_counter()
         prof = None
+        self._compute_tid = threading.get_ident()
         try:
-            with profile() as prof:  # what the profiler panel shows
+            # what the profiler panel shows; the job's Cancel reaches plugin calls
+            with profile() as prof, watch.cancel_scope(control.cancelled):
                 value = job.fn(control)
             control.check()
         except Cancelled:

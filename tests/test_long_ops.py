@@ -224,3 +224,27 @@ def test_the_progress_line_carries_the_note_and_wipes_it(capsys):
     # the note removed: the line is redrawn without it, blanks over what it was
     assert frames[2].rstrip() + "\n" == frames[0].rstrip() + "\n"
     assert len(frames[2].rstrip("\n")) == len(frames[1])
+
+
+def test_gui_worker_shows_a_long_call_and_its_cancel_stops_it(qtbot, tmp_path, plugin_dir,
+                                                                monkeypatch):
+    from specscope.app.worker import ComputeWorker
+
+    monkeypatch.setenv("SPECSCOPE_PLUGINS", str(plugin_dir))
+    monkeypatch.setenv("SPECSCOPE_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("SLOW_MARK", str(tmp_path / "mark.txt"))
+    monkeypatch.setenv("SPECSCOPE_SLOW_OP_S", "0.3")
+    extensions.reset()
+    worker = ComputeWorker()
+    try:
+        texts: list[str] = []
+        worker.slow.connect(lambda _id, _kind, text: texts.append(text))
+        worker.submit("k", lambda control: operators.call("slow.careful", np.ones(1000)))
+        qtbot.waitUntil(lambda: any(t.startswith("plugin op slow.careful running for")
+                                    for t in texts), timeout=30000)
+        with qtbot.waitSignal(worker.cancelled, timeout=10000):
+            worker.cancel("k")
+        assert (tmp_path / "mark.txt").read_text() == "cancelled"
+    finally:
+        worker.shutdown()
+        extensions.reset()

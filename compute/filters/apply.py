@@ -24,6 +24,7 @@ across chunkings, to float rounding.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -57,6 +58,27 @@ __all__ = [
 
 #: FIRs with at least this many taps are applied by FFT blocks (faster beyond it)
 FFT_MIN_TAPS = 256
+#: bytes of transform input one group of FFT blocks covers on the CPU (stays in cache)
+FFT_GROUP_BYTES = 1 << 19
+_local = threading.local()
+
+try:  # pocketfft into a caller's buffer (the engine behind scipy.fft)
+    from scipy.fft._pocketfft import pypocketfft as _pocketfft
+except ImportError:  # pragma: no cover - another scipy layout
+    _pocketfft = None
+
+
+def _workspace(key: tuple, make: Callable[[], tuple]) -> tuple:
+    """This thread's buffers for ``key``, made once (the last few keys kept)."""
+    cache = getattr(_local, "spaces", None)
+    if cache is None:
+        cache = _local.spaces = {}
+    ws = cache.get(key)
+    if ws is None:
+        if len(cache) >= 4:
+            cache.pop(next(iter(cache)))
+        ws = cache[key] = make()
+    return ws
 #: impulse-response tail (relative L1) a block of the tile engine may miss at its start
 VIEW_SETTLE_TOL = 1e-7
 
@@ -258,6 +280,9 @@ class FftFirFilter(StreamFilter):
         src = xp.concatenate([z, pad], axis=-1)
         complex_ = z.dtype.kind == "c"
 
+        if name == "numpy" and _pocketfft is not None:
+            return _timed("convolve", lambda: self._run_numpy(src, k, n_out, out_dtype))
+
         def run():
             idx = xp.arange(k)[:, None] * blk + xp.arange(nfft)[None, :]
             frames = src[..., idx].astype(out_dtype, copy=False)  # (..., k, nfft)
@@ -268,6 +293,51 @@ class FftFirFilter(StreamFilter):
                 blocks = xp.fft.irfft(xp.fft.rfft(frames, axis=-1) * spec, nfft, axis=-1)
             return blocks[..., h:].reshape(z.shape[:-1] + (k * blk,))[..., :n_out]
         return _timed("convolve", run) if name == "numpy" else run()
+
+
+    def _run_numpy(self, src: np.ndarray, k: int, n_out: int, out_dtype: Any) -> np.ndarray:
+        """Overlap-save on the CPU in groups of blocks through per-thread workspaces:
+        no temporaries sized to the chunk (they would be mapped and unmapped on every
+        call), each group's frames a strided view of the chunk."""
+        h, blk, nfft = self.lookback, self.block, self.nfft
+        out_dtype = np.dtype(out_dtype)
+        complex_ = out_dtype.kind == "c"
+        taps = self._spectrum(np, complex_)
+        ctype = np.result_type(out_dtype, np.complex64)
+        group = max(1, min(k, FFT_GROUP_BYTES // (nfft * out_dtype.itemsize)))
+        frames_ws, spec_ws, out_ws = _workspace(
+            ("fir", nfft, out_dtype.char, group),
+            lambda: (np.empty((group, nfft), out_dtype),
+                     np.empty((group, nfft if complex_ else nfft // 2 + 1), ctype),
+                     np.empty((group, nfft), out_dtype)))
+        taps = taps.astype(ctype, copy=False)
+        rows = src.reshape(-1, src.shape[-1])
+        out = np.empty((rows.shape[0], k * blk), out_dtype)
+        for r in range(rows.shape[0]):
+            row = rows[r]
+            step = row.strides[-1]
+            for g0 in range(0, k, group):
+                m = min(group, k - g0)
+                frames = np.lib.stride_tricks.as_strided(
+                    row[g0 * blk:], shape=(m, nfft), strides=(blk * step, step),
+                    writeable=False)
+                dest = out[r, g0 * blk:(g0 + m) * blk].reshape(m, blk)
+                if complex_:
+                    spec = spec_ws[:m]
+                    np.copyto(spec, frames)
+                    _pocketfft.c2c(spec, axes=(1,), forward=True, inorm=0, out=spec)
+                    np.multiply(spec, taps, out=spec)
+                    _pocketfft.c2c(spec, axes=(1,), forward=False, inorm=2, out=spec)
+                    np.copyto(dest, spec[:, h:])
+                else:
+                    seg, spec, res = frames_ws[:m], spec_ws[:m], out_ws[:m]
+                    np.copyto(seg, frames)
+                    _pocketfft.r2c(seg, axes=(1,), forward=True, inorm=0, out=spec)
+                    np.multiply(spec, taps, out=spec)
+                    _pocketfft.c2r(spec, axes=(1,), lastsize=nfft, forward=False, inorm=2,
+                                   out=res)
+                    np.copyto(dest, res[:, h:])
+        return out.reshape(src.shape[:-1] + (k * blk,))[..., :n_out]
 
 
 class CombFilter(StreamFilter):

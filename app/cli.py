@@ -94,9 +94,11 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_spectrogram(args: argparse.Namespace) -> int:
+    from specscope.compute.files import refuse_overwriting_inputs
     from specscope.compute.output import export_spectrogram
     from specscope.compute.spectral import StftParams
 
+    refuse_overwriting_inputs([args.output], [args.file])  # before anything is read
     params = StftParams(args.nfft, args.hop, args.window, args.scaling)
     with open_input(args) as rec:
         bar = ProgressBar(enabled=not args.quiet and sys.stderr.isatty())

@@ -142,8 +142,13 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_convert(args: argparse.Namespace) -> int:
     """``annotations convert``: read one annotation format, write another."""
     from specscope.compute.annotations import detect_format, read_annotations, write_annotations
+    from specscope.compute.files import refuse_overwriting_inputs
 
     to = args.to_format or detect_format(args.output, reading=False)  # fail before reading
+    # SigMF and HDF5 keep everything but the annotations of an existing file: writing
+    # them into the recording is an update; the other formats would replace it
+    keeps = to in ("sigmf", "hdf5")
+    refuse_overwriting_inputs([args.output], [args.input] + ([] if keeps else [args.recording]))
     rec = _open_recording(args)
     if rec is None:
         rec = _own_recording(args, args.input, args.from_format)

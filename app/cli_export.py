@@ -22,10 +22,17 @@ from .cli_types import channel_list, seconds
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from specscope.compute.files import refuse_overwriting_inputs
     from specscope.compute.io import open_recording
-    from specscope.compute.output import export_range, output_kind, seconds_to_samples
+    from specscope.compute.output import (
+        export_range,
+        export_targets,
+        output_kind,
+        seconds_to_samples,
+    )
 
     output_kind(args.output)  # a bad suffix fails before the input is opened
+    refuse_overwriting_inputs(export_targets(args.output), [args.file, args.pipeline])
     require_at_least("--chunk-samples", args.chunk_samples, 1)
     if args.start is not None and args.stop is not None and args.stop <= args.start:
         raise InputError(f"--stop {args.stop:g} must be after --start {args.start:g}")

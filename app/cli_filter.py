@@ -82,12 +82,14 @@ def spec_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_design(args: argparse.Namespace) -> int:
+    from specscope.compute.files import refuse_overwriting_inputs
     from specscope.compute.filters import design, export_coefficients, verify, write_coefficients
 
     spec = spec_from_args(args)
     d = design(spec, args.fs)
     fmt = args.coef_format
     if args.output:
+        refuse_overwriting_inputs([args.output], [args.spec])
         write_coefficients(d, args.output, fmt, name=args.name)
         if not args.quiet:
             v = verify(d)
@@ -116,12 +118,14 @@ def _harmonics(text: str) -> int | str:
 
 def cmd_notch(args: argparse.Namespace) -> int:
     """Measure the line near ``--near`` in the recording and write a notch spec for it."""
+    from specscope.compute.files import refuse_overwriting_inputs
     from specscope.compute.filters import find_line, notch_for_line
 
     from .cli_common import open_input, require_at_least
 
     require_at_least("--near", args.near, 0.0, "Hz")
     require_at_least("--q", args.q, 0.1)
+    refuse_overwriting_inputs([args.output], [args.input])  # before anything is read
     with open_input(args, args.input) as rec:
         fs = float(rec.sample_rate)
         start = 0 if args.start is None else round(args.start * fs)
@@ -178,9 +182,11 @@ def _load_filter(path: str) -> Any:
 
 def cmd_apply(args: argparse.Namespace) -> int:
     from specscope.compute.batch import process_file
+    from specscope.compute.files import refuse_overwriting_inputs
     from specscope.compute.output import filter_recording
     from specscope.compute.pipeline import Pipeline
 
+    refuse_overwriting_inputs([args.output], [args.input, args.filter])  # before any read
     what = _load_filter(args.filter)
     options = recording_options(args)
     if isinstance(what, Pipeline):

@@ -52,6 +52,10 @@ def cmd_live(args: argparse.Namespace) -> int:
                   "(specscope.app.live_window.run_live is missing); use --no-gui",
                   file=sys.stderr)
             return 2
+    if args.record and args.source.startswith("file:"):
+        from specscope.compute.files import refuse_overwriting_inputs
+
+        refuse_overwriting_inputs([args.record], [args.source[len("file:"):], args.pipeline])
     pipeline = (Pipeline.load(args.pipeline) if args.pipeline
                 else Pipeline.from_steps(DEFAULT_STEPS, name="live spectrogram"))
     source = open_source(args.source, block=args.block, rate=args.rate, loop=args.loop,

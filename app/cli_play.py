@@ -36,9 +36,11 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    from specscope.compute.files import refuse_overwriting_inputs
     from specscope.compute.playback import Player, Renderer
 
     require_at_least("--start", args.start, 0, "seconds")
+    refuse_overwriting_inputs([args.output], [args.file])  # before anything is read
     with open_input(args) as rec:
         r = Renderer(rec, args.start, args.stop, channel=args.channel, options=_options(args))
         bar = ProgressBar(enabled=not args.quiet and sys.stderr.isatty())

@@ -23,7 +23,7 @@ from typing import Any
 
 from specscope.compute.annotations import Annotation
 from specscope.compute.errors import InputError, SpecscopeError
-from specscope.compute.files import atomic_write_text
+from specscope.compute.files import atomic_write_text, refuse_overwriting_inputs
 from specscope.compute.io import Recording
 from specscope.compute.paths import cache_dir
 from specscope.compute.spectral import StftParams, window_text
@@ -272,10 +272,14 @@ def session_state(path: Path | None, settings: ViewSettings,
 
 
 def write_session(path: str | Path, state: dict[str, Any]) -> None:
-    """Write a session file atomically (a partial file, then a rename); OSError on failure."""
-    tmp = Path(str(path) + ".partial")
-    tmp.write_text(json.dumps(state, indent=2))
-    tmp.replace(path)
+    """Write a session file atomically (a temporary file, then a rename).
+
+    A path that is the session's recording is refused
+    (:class:`~specscope.compute.files.OutputIsInputError`); a failed write raises
+    :class:`~specscope.compute.errors.RecordingError` naming the file and the cause.
+    """
+    refuse_overwriting_inputs([path], [state.get("file")])
+    atomic_write_text(path, json.dumps(state, indent=2), what="session file name")
 
 
 def load_session(path: str | Path) -> dict[str, Any]:

@@ -55,8 +55,9 @@ Nothing here imports Qt.
 
 from __future__ import annotations
 
-import json
 import os
+import shutil
+import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -68,6 +69,7 @@ import numpy as np
 
 from . import extensions, jsonsafe
 from .errors import InputError, RecordingError, SpecscopeError
+from .files import clean_stale_partials, os_error_cause, owner_tag, refuse_overwriting_inputs
 from .io import open_recording, split_member
 from .output import (
     atomic_h5,
@@ -205,7 +207,8 @@ def _plan(bound: BoundPipeline, start: int, stop: int,
 
 
 def _part_path(out: Path, index: int) -> Path:
-    return out.with_name(f".{out.stem}.part{index:05d}.h5")
+    # the owner tag lets the next write to the folder remove the parts of a killed run
+    return out.with_name(f".{out.stem}.part{index:05d}.{owner_tag()}.partial.h5")
 
 
 def _iter_part_blocks(paths: Sequence[Path], block: int = 4096) -> Iterator[np.ndarray]:
@@ -425,6 +428,15 @@ def _prepare(pipeline: Pipeline, path: str, out: Path, options: dict[str, Any],
     return spec, part_specs
 
 
+def _make_folder(folder: Path) -> None:
+    """Create the output folder (and its parents); one line when that is impossible."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RecordingError(f"{folder}: cannot create the output folder "
+                             f"({os_error_cause(exc)})") from None
+
+
 def _check_args(workers: int, chunk_samples: int, task_samples: int | None,
                 executor: str) -> None:
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -484,6 +496,7 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
     Summary
     """
     t0 = time.perf_counter()
+    pipeline_path = pipeline if isinstance(pipeline, (str, os.PathLike)) else None
     if not isinstance(pipeline, Pipeline):
         pipeline = (Pipeline.from_dict(pipeline) if isinstance(pipeline, dict)
                     else Pipeline.load(pipeline))
@@ -501,7 +514,9 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
             raise InputError(f"{outs[o]} and {inp} would both write {o.name}; give inputs "
                              "with different names or run them separately")
         outs[o] = str(inp)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    # an output folder holding the inputs under the output names: refused before any read
+    refuse_overwriting_inputs(outs, list(inputs) + [pipeline_path])
+    _make_folder(out_dir)
 
     results: dict[str, InputResult] = {}
     order = [str(i) for i in inputs]
@@ -578,17 +593,41 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
 
 def process_file(pipeline: Pipeline | dict[str, Any], path: str | os.PathLike[str],
                  out: str | os.PathLike[str], **kwargs: Any) -> InputResult:
-    """Run one input in this process (same numbers as :func:`run_batch`); raise on failure."""
+    """Run one input in this process (same numbers as :func:`run_batch`); raise on failure.
+
+    The run writes into a temporary folder next to ``out`` and its output is then
+    moved over ``out``: no other file of that folder is touched.
+    """
     out = Path(out)
-    summary = run_batch(pipeline, [path], out.parent, **kwargs)
-    r = summary.results[0]
-    if not r.ok:
-        raise RecordingError(r.error or "failed")
-    produced = Path(r.output or "")
-    if produced != out:
-        os.replace(produced, out)
+    refuse_overwriting_inputs([out], [path] + ([pipeline] if isinstance(
+        pipeline, (str, os.PathLike)) else []))
+    if out.is_dir():
+        raise RecordingError(f"{out}: is a folder; give a file name ending in .h5")
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        raise RecordingError(f"{out}: the folder {folder} does not exist")
+    clean_stale_partials(out)
+    try:
+        tmpdir = Path(tempfile.mkdtemp(dir=folder, prefix=f".{out.name}.{owner_tag()}.",
+                                       suffix=".partial"))
+    except OSError as exc:
+        raise RecordingError(f"{out}: cannot write in {folder} ({os_error_cause(exc)})"
+                             ) from None
+    try:
+        summary = run_batch(pipeline, [path], tmpdir, **kwargs)
+        r = summary.results[0]
+        if not r.ok:
+            inside = str(output_path(path, tmpdir))
+            raise RecordingError((r.error or "failed").replace(inside, str(out)))
+        try:
+            os.replace(Path(r.output or ""), out)
+        except OSError as exc:
+            raise RecordingError(f"{out}: cannot replace the file ({os_error_cause(exc)})"
+                                 ) from None
         r.output = str(out)
-    return r
+        return r
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
 
 
 # -- rerun --------------------------------------------------------------------------------
@@ -606,7 +645,7 @@ class RerunResult:
 
 def _attr(f: Any, name: str) -> Any:
     v = f.attrs.get(name)
-    return v.decode() if isinstance(v, bytes) else v
+    return os.fsdecode(v) if isinstance(v, bytes) else v  # a non-UTF-8 file name
 
 
 def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
@@ -641,13 +680,19 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
     except OSError as exc:
         raise RecordingError(f"{out}: not an HDF5 file ({_one_line(exc)})") from None
     pipeline = Pipeline.from_json(text)
+    if not verify:
+        refuse_overwriting_inputs([out], [source])
     if not Path(source).is_file():
         raise RecordingError(f"{out.name}: its source {source} is missing")
     if sha256_file(source) != digest:
         raise RecordingError(f"{out.name}: its source {source} changed since the run "
                              "(SHA-256 differs)")
     tmpdir = out.parent / f".{out.stem}.rerun"
-    tmpdir.mkdir(exist_ok=True)
+    try:
+        tmpdir.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise RecordingError(f"{out}: cannot write in {out.parent} "
+                             f"({os_error_cause(exc)})") from None
     try:
         if is_range:
             fresh = _rerun_range(out, pipeline, source, tmpdir, options, start, stop,
@@ -661,7 +706,11 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
                 raise RecordingError(f"{out.name}: rerun failed: {r.error}")
             fresh = Path(r.output or "")
         if not verify:
-            os.replace(fresh, out)
+            try:
+                os.replace(fresh, out)
+            except OSError as exc:
+                raise RecordingError(f"{out}: cannot replace the file "
+                                     f"({os_error_cause(exc)})") from None
             return RerunResult(str(out), None)
         return _compare(out, fresh)
     finally:

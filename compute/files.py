@@ -1,45 +1,142 @@
 """Crash-safe publication of files: write under a temporary name, then move into place.
 
 Every file specscope writes (HDF5 exports, audio and SigMF exports, annotation
-tables, SigMF metadata) goes through :func:`atomic_file`: the body writes a
-temporary file in the destination folder, which is flushed to disk and moved
-over the destination with ``os.replace`` only when the body succeeds.  A failed,
-cancelled or killed write never leaves a partial file under the requested name
-and never damages a file already there.  A killed writer leaves its temporary
-file (``.<name>.<random>.partial``) behind; the next write to the same
-destination removes those older than :data:`STALE_PARTIAL_S` seconds
-(environment variable ``SPECSCOPE_STALE_PARTIAL_S``).
+tables, SigMF metadata, filter coefficients, sessions) goes through
+:func:`atomic_file`: the body writes a temporary file in the destination
+folder, which is flushed to disk and moved over the destination with
+``os.replace`` only when the body succeeds.  A failed, cancelled or killed write
+never leaves a partial file under the requested name and never damages a file
+already there; a write that fails for a cause of the file system (no space,
+quota, read-only, permission) ends in one :class:`RecordingError` naming the
+file and the cause.
+
+The temporary file is named ``.<name>.<pid>@<host>.<random>.partial``.  The
+next write to the same folder removes those of processes that are no longer
+alive on this host, whatever their age; temporary files of other hosts (a
+shared folder) and of older versions are removed once they are older than
+:data:`STALE_PARTIAL_S` seconds (environment variable
+``SPECSCOPE_STALE_PARTIAL_S``).
+
+:func:`refuse_overwriting_inputs` is the one rule of every writer: an output
+that resolves to one of its inputs (same path, a symbolic link, a hard link) is
+refused before anything is read (:class:`OutputIsInputError`).
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import socket
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
-from .errors import RecordingError
+from .errors import Cancelled, InputError, RecordingError, SpecscopeError
 
-__all__ = ["STALE_PARTIAL_S", "atomic_file", "atomic_write_bytes", "atomic_write_text",
-           "clean_stale_partials"]
+__all__ = ["STALE_PARTIAL_S", "OutputIsInputError", "atomic_file", "atomic_write_bytes",
+           "atomic_write_text", "clean_stale_partials", "h5_for_writing", "os_error_cause",
+           "owner_tag", "recording_files", "refuse_overwriting_inputs", "write_failure"]
 
-#: temporary files of killed writers older than this (seconds) are removed by the next
-#: write to the same destination
+#: temporary files of other hosts (and of unknown writers) older than this (seconds) are
+#: removed by the next write to the same destination
 STALE_PARTIAL_S = 15 * 60
 # the process umask, read once (os.umask can only be read by setting it)
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
+# ".<anything>.<pid>@<host>.<anything>partial<anything>": a tagged temporary file
+_TAGGED = re.compile(r"^\..*\.(\d+)@([A-Za-z0-9_-]+)\..*partial")
+class OutputIsInputError(InputError):
+    """An output path resolves to one of the writer's inputs (it would destroy it)."""
+
+
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname() or "host")[:64] or "host"
+
+
+def owner_tag() -> str:
+    """``<pid>@<host>`` of this process, the owner part of temporary file names."""
+    return f"{os.getpid()}@{_host()}"
+
+
+def _strip_member(p: Path) -> Path:
+    """``FILE.h5:/dataset`` -> ``FILE.h5`` when only the file part exists."""
+    text = os.fsdecode(os.fspath(p))
+    if not os.path.lexists(p) and ":" in text:
+        head = text.rsplit(":", 1)[0]
+        if head and os.path.lexists(head):
+            return Path(head)
+    return p
+
+
+def _identity(p: Path) -> tuple[str, tuple[int, int] | None]:
+    real = os.path.realpath(p)
+    try:
+        st = os.stat(p)
+        return real, (st.st_dev, st.st_ino)
+    except OSError:
+        return real, None
+
+
+def refuse_overwriting_inputs(outputs: Iterable[str | os.PathLike[str] | None],
+                              inputs: Iterable[str | os.PathLike[str] | None]) -> None:
+    """Raise :class:`OutputIsInputError` when an output resolves to an input.
+
+    Compares the resolved paths (symbolic links followed) and, for files that
+    exist, the device and inode (hard links).  ``None`` entries are skipped;
+    ``FILE.h5:/dataset`` inputs count as ``FILE.h5``.  Nothing is opened.
+
+    Raises
+    ------
+    OutputIsInputError
+        One line naming the output and the input it would overwrite.
+    """
+    ins = [(Path(i), _identity(_strip_member(Path(i)))) for i in inputs if i is not None]
+    for o in outputs:
+        if o is None:
+            continue
+        out = Path(o)
+        real, ident = _identity(out)
+        for path, (in_real, in_ident) in ins:
+            if real == in_real or (ident is not None and ident == in_ident):
+                how = "is" if os.path.abspath(out) == os.path.abspath(path) else "resolves to"
+                raise OutputIsInputError(f"{out}: {how} the input {path}; writing it would "
+                                         "destroy the input, give another output")
+
+
+def recording_files(rec: Any) -> list[Path]:
+    """The files an open recording reads: its path and a companion (SigMF meta)."""
+    files = [Path(rec.path)]
+    meta = getattr(rec, "meta_path", None)
+    if meta is not None:
+        files.append(Path(meta))
+    return files
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
 
 
 def clean_stale_partials(dest: str | os.PathLike[str],
                          max_age_s: float | None = None) -> list[Path]:
-    """Remove temporary files of killed writes to ``dest`` older than ``max_age_s``.
+    """Remove temporary files of killed writes in ``dest``'s folder.
 
-    Only names made by :func:`atomic_file` for this destination
-    (``.<name>.<random>.partial`` in its folder) are considered.
+    Tagged temporary files and folders (``.<name>.<pid>@<host>.<random>.partial``)
+    of processes of this host that are no longer alive go whatever their age;
+    those of other hosts, and untagged ones of ``dest``
+    (``.<name>.<random>.partial``), once older than ``max_age_s``.
 
     Returns
     -------
@@ -54,6 +151,7 @@ def clean_stale_partials(dest: str | os.PathLike[str],
             max_age_s = STALE_PARTIAL_S
     folder = dest.parent if str(dest.parent) else Path(".")
     prefix = f".{dest.name}."
+    host = _host()
     removed = []
     now = time.time()
     try:
@@ -61,16 +159,33 @@ def clean_stale_partials(dest: str | os.PathLike[str],
     except OSError:
         return removed
     for e in entries:
-        if not (e.name.startswith(prefix) and e.name.endswith(".partial")):
-            continue
-        middle = e.name[len(prefix):-len(".partial")]
-        if not middle or "." in middle:  # mkstemp's random part only
+        name = e.name
+        m = _TAGGED.match(name)
+        if m is not None:
+            if m.group(2) == host:
+                if _pid_alive(int(m.group(1))):
+                    continue
+                old_enough = True
+            else:
+                old_enough = False
+        elif name.startswith(prefix) and name.endswith(".partial"):
+            middle = name[len(prefix):-len(".partial")]
+            if not middle or "." in middle:  # mkstemp's random part only
+                continue
+            old_enough = False
+        else:
             continue
         try:
-            if e.is_file(follow_symlinks=False) and \
-                    now - e.stat(follow_symlinks=False).st_mtime >= max_age_s:
+            folder_made = m is not None and e.is_dir(follow_symlinks=False)
+            if not (folder_made or e.is_file(follow_symlinks=False)):
+                continue
+            if not old_enough and now - e.stat(follow_symlinks=False).st_mtime < max_age_s:
+                continue
+            if folder_made:
+                shutil.rmtree(e.path)
+            else:
                 os.unlink(e.path)
-                removed.append(Path(e.path))
+            removed.append(Path(e.path))
         except OSError:
             continue
     return removed
@@ -93,18 +208,110 @@ def _fsync_folder(folder: Path) -> None:
 def _remove(path: str | os.PathLike[str]) -> None:
     try:
         os.unlink(path)
-    except FileNotFoundError:
+    except OSError:
         pass
 
 
+def os_error_cause(exc: OSError) -> str:
+    """What an ``OSError`` means, in the system's words ("No space left on device").
+
+    HDF5's errors carry the errno but a multi-line story; the errno's text is used.
+    """
+    if exc.errno:
+        try:
+            return os.strerror(exc.errno)
+        except ValueError:
+            pass
+    return " ".join(str(exc).split())[:200] or type(exc).__name__
+
+
+def write_failure(dest: str | os.PathLike[str], exc: BaseException,
+                  tmp: str | os.PathLike[str] | None = None) -> RecordingError | None:
+    """The one-line error of a write to ``dest`` that failed with ``exc``, or None.
+
+    An ``OSError`` carries its cause; another library's error (libsndfile's
+    "System error") is probed by appending to the temporary file ``tmp``, which
+    is about to be removed.  None when the failure is not one of the file system.
+    """
+    if isinstance(exc, RecordingError):
+        return exc
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return RecordingError(f"{dest}: cannot write ({os_error_cause(exc)})")
+    if tmp is None or not isinstance(exc, Exception) or isinstance(exc, (SpecscopeError,
+                                                                             Cancelled)):
+        return None
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_APPEND)
+        try:
+            os.write(fd, b"\0" * (1 << 16))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as probe:
+        if probe.errno is not None:
+            return RecordingError(f"{dest}: cannot write ({os_error_cause(probe)})")
+    return None
+
+
+def _discard_writes(f: Any) -> None:
+    """Point an open HDF5 file's descriptor at an anonymous file before closing it.
+
+    After a failed write (no space, quota) HDF5 still flushes its caches when the
+    file closes; that flush fails again, leaves the library's objects half
+    closed and crashes the process when they are freed.  The temporary file is
+    abandoned anyway, so its descriptor is redirected to a memory file (sparse,
+    as big as the caches) and the close succeeds.
+    """
+    try:
+        fd = int(f.id.get_vfd_handle())
+    except Exception:  # noqa: BLE001 - not the POSIX driver: nothing to redirect
+        return
+    try:
+        sink = os.memfd_create("specscope-discard") if hasattr(os, "memfd_create") \
+            else os.open(os.devnull, os.O_RDWR)
+    except OSError:
+        return
+    try:
+        os.dup2(sink, fd)
+    finally:
+        os.close(sink)
+
+
+def _close(f: Any) -> None:
+    with suppress(Exception):  # the file is abandoned; its error is not the cause
+        f.close()
+
+
 @contextmanager
-def atomic_file(path: str | os.PathLike[str], *, what: str = "file") -> Iterator[Path]:
+def h5_for_writing(path: str | os.PathLike[str], mode: str = "w") -> Iterator[Any]:
+    """``h5py.File(path, mode)`` for a temporary file that is abandoned on any error.
+
+    On success the file is flushed and closed (a failure then raises).  On an
+    exception in the body or in the flush the file is closed without writing
+    anything more (:func:`_discard_writes`) and the exception propagates; the
+    caller removes the file.
+    """
+    import h5py
+
+    f = h5py.File(path, mode)
+    try:
+        yield f
+        f.flush()
+    except BaseException:
+        _discard_writes(f)
+        _close(f)
+        raise
+    f.close()
+
+
+@contextmanager
+def atomic_file(path: str | os.PathLike[str], *, what: str = "file name") -> Iterator[Path]:
     """A temporary path in ``path``'s folder, moved over ``path`` when the body succeeds.
 
     The body writes the yielded path (and may raise to abandon it); on success the
     data is fsynced and ``os.replace`` publishes it.  A file that is replaced keeps
     its permission bits; a new file gets those ``open()`` would give.  Stale
-    temporary files of killed writes to the same destination are removed first.
+    temporary files of killed writes in the same folder are removed first.
 
     Parameters
     ----------
@@ -117,50 +324,60 @@ def atomic_file(path: str | os.PathLike[str], *, what: str = "file") -> Iterator
     Raises
     ------
     RecordingError
-        The destination is a folder, its folder is missing or not writable, or
-        the file cannot be moved into place (the destination is then unchanged).
+        The destination is a folder, its folder is missing or not writable, the
+        file system refused the data (no space, quota, read-only), or the file
+        cannot be moved into place.  The destination is then unchanged and no
+        temporary file is left.
     """
     dest = Path(path)
     if dest.is_dir():
-        raise RecordingError(f"{dest}: is a folder; give a {what} name")
+        raise RecordingError(f"{dest}: is a folder; give a {what}")
     folder = dest.parent if str(dest.parent) else Path(".")
     if not folder.is_dir():
         raise RecordingError(f"{dest}: the folder {folder} does not exist")
+    if os.path.lexists(dest) and not (dest.is_file() or not dest.exists()):
+        raise RecordingError(f"{dest}: is not a regular file (a device, FIFO or socket); "
+                             f"give a {what}")
     clean_stale_partials(dest)
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{dest.name}.", suffix=".partial")
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{dest.name}.{owner_tag()}.",
+                                   suffix=".partial")
     except OSError as exc:
-        raise RecordingError(f"{dest}: cannot write in {folder} "
-                             f"({exc.strerror or exc})") from None
+        raise RecordingError(f"{dest}: cannot write in {folder} ({os_error_cause(exc)})") from None
     os.close(fd)
     try:
         yield Path(tmp)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
         try:
-            mode = stat.S_IMODE(os.stat(dest).st_mode)
-        except OSError:
-            mode = 0o666 & ~_UMASK  # mkstemp makes 0600; give what open() would
-        os.chmod(tmp, mode)
+            with open(tmp, "rb+") as fh:
+                os.fsync(fh.fileno())
+            try:
+                mode = stat.S_IMODE(os.stat(dest).st_mode)
+            except OSError:
+                mode = 0o666 & ~_UMASK  # mkstemp makes 0600; give what open() would
+            os.chmod(tmp, mode)
+        except OSError as exc:
+            raise RecordingError(f"{dest}: cannot write ({os_error_cause(exc)})") from None
         try:
             os.replace(tmp, dest)
         except OSError as exc:
-            raise RecordingError(f"{dest}: cannot replace the file "
-                                 f"({exc.strerror or exc})") from None
+            raise RecordingError(f"{dest}: cannot replace the file ({os_error_cause(exc)})") from None
         _fsync_folder(folder)
-    except BaseException:
+    except BaseException as exc:
+        failure = write_failure(dest, exc, tmp)
         _remove(tmp)
+        if failure is not None and failure is not exc:
+            raise failure from None
         raise
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *,
-                       what: str = "file") -> None:
+                       what: str = "file name") -> None:
     """Write ``data`` to ``path`` through :func:`atomic_file`."""
     with atomic_file(path, what=what) as tmp:
         tmp.write_bytes(data)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8",
-                      what: str = "file") -> None:
+                      what: str = "file name") -> None:
     """Write ``text`` to ``path`` through :func:`atomic_file` (no newline translation)."""
     atomic_write_bytes(path, text.encode(encoding), what=what)

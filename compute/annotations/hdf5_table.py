@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, RecordingError
-from ..files import atomic_file
+from ..files import atomic_file, h5_for_writing
 from .common import Timebase
 from .model import FIELDS, Annotation
 
@@ -245,7 +245,6 @@ def write_hdf5(path: str | Path, annotations: Sequence[Annotation],
     under a temporary name and moved into place, so a failed write leaves it
     as it was.
     """
-    import h5py
 
     p = Path(path)
     exists = p.is_file()
@@ -255,7 +254,7 @@ def write_hdf5(path: str | Path, annotations: Sequence[Annotation],
         offset = 0.0
         if exists:
             shutil.copyfile(p, tmp)
-        with h5py.File(tmp, "r+" if exists else "w") as f:
+        with h5_for_writing(tmp, "r+" if exists else "w") as f:
             old = f.get(GROUP)
             if old is not None:
                 offset = float(old.attrs.get("time_offset", 0.0))

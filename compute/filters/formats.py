@@ -36,6 +36,7 @@ import numpy as np
 
 from .. import jsonsafe
 from ..errors import InputError, RecordingError
+from ..files import atomic_write_bytes
 from .designed import Design
 from .spec import FilterSpec
 
@@ -87,14 +88,8 @@ def write_coefficients(d: Design, path: str | os.PathLike[str], fmt: str | None 
     """Write the coefficients to ``path`` (format from ``fmt`` or the suffix), atomically."""
     p = Path(path)
     data = export_coefficients(d, _format_for(p, fmt), name=name)
-    if not p.parent.is_dir():
-        raise RecordingError(f"{p}: the folder {p.parent} does not exist")
-    tmp = p.with_name(f".{p.name}.partial")
-    if isinstance(data, bytes):
-        tmp.write_bytes(data)
-    else:
-        tmp.write_text(data, encoding="utf-8")
-    os.replace(tmp, p)
+    atomic_write_bytes(p, data if isinstance(data, bytes) else data.encode("utf-8"),
+                       what="coefficient file name")
     return p
 
 

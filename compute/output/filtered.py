@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..files import refuse_overwriting_inputs
 from ..filters import Design, FilterSpec
 from ..io import open_recording
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, Pipeline
@@ -62,6 +63,7 @@ def filter_recording(what: FilterSpec | Design, source: str | os.PathLike[str],
         spec), the designed coefficients (group ``pipeline/coefficients``) and
         the provenance.
     """
+    refuse_overwriting_inputs([out], [source])  # before anything is read
     options = dict(recording_options or {})
     with open_recording(source, **options) as rec:
         if isinstance(what, Design) and abs(rec.sample_rate - what.sample_rate) > \

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..files import atomic_file
+from ..files import atomic_file, h5_for_writing
 
 
 def compression_options() -> dict[str, Any]:
@@ -57,13 +57,15 @@ def atomic_h5(path: str | os.PathLike[str]) -> Iterator[Any]:
     """Open an HDF5 file for writing under a temporary name; publish it on success.
 
     The body writes into the yielded ``h5py.File``.  On success the file is
-    closed, reopened read-only to check it, and renamed over ``path``.  On any
-    exception the temporary file is removed and ``path`` is untouched.
+    flushed, closed, reopened read-only to check it, and renamed over ``path``.
+    On any exception -- a failed write on a full disk included -- the temporary
+    file is closed without writing more, removed, and ``path`` is untouched
+    (:func:`~specscope.compute.files.atomic_file` names the file and the cause).
     """
     import h5py
 
     with atomic_file(path, what="file name ending in .h5") as tmp:
-        with h5py.File(tmp, "w") as f:
+        with h5_for_writing(tmp, "w") as f:
             yield f
         with h5py.File(tmp, "r") as f:  # verify the file reopens and its data reads
             f.visititems(_check_dataset)

@@ -14,6 +14,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .._version import __version__
 from ..errors import Cancelled, RecordingError
 from ..io import Recording
@@ -101,6 +103,20 @@ def recording_provenance(recording: Recording,
                       expect_sha512=expect if isinstance(expect, str) and expect else None)
 
 
+def _attr_text(v: Any) -> Any:
+    """A text attribute as HDF5 holds it: UTF-8, or the name's bytes when it is not UTF-8.
+
+    A file name that is not valid UTF-8 (``os.fsdecode`` gives it surrogates)
+    is stored as its bytes; ``os.fsdecode`` of the attribute gives it back.
+    """
+    if isinstance(v, str):
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            return np.bytes_(os.fsencode(v))
+    return v
+
+
 def write_provenance(f: Any, prov: dict[str, str], *, pipeline_json: str | None = None,
                      backend: str = "numpy", extra: dict[str, Any] | None = None) -> Any:
     """Write the ``provenance`` group of an open ``h5py.File`` (and the root attributes).
@@ -113,10 +129,10 @@ def write_provenance(f: Any, prov: dict[str, str], *, pipeline_json: str | None 
     """
     for k in PROVENANCE_ATTRS:
         if k in prov:
-            f.attrs[k] = prov[k]
+            f.attrs[k] = _attr_text(prov[k])
     g = f.require_group("provenance")
     for k, v in prov.items():
-        g.attrs[k] = v
+        g.attrs[k] = _attr_text(v)
     g.attrs["backend"] = backend
     for name, v in package_versions().items():
         g.attrs[f"version_{name}"] = v

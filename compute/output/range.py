@@ -66,7 +66,7 @@ from .._version import __version__
 from ..annotations import Annotation, clip_annotations, write_annotations
 from ..annotations.sigmf_meta import put_annotations
 from ..errors import Cancelled, InputError, RecordingError
-from ..files import atomic_file
+from ..files import atomic_file, recording_files, refuse_overwriting_inputs
 from ..io import open_recording
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
 from .provenance import recording_provenance
@@ -80,6 +80,7 @@ __all__ = [
     "RangePlan",
     "audio_container",
     "export_range",
+    "export_targets",
     "label_path",
     "output_kind",
     "plan_range",
@@ -252,6 +253,7 @@ def export_range(source: Any, out: str | os.PathLike[str], *,
         raise InputError(f"chunk_samples={chunk_samples!r} must be a whole number >= 1")
     pipe = _as_pipeline(pipeline)
     if isinstance(source, (str, os.PathLike)):
+        refuse_overwriting_inputs(export_targets(out), [source])  # before anything is read
         with open_recording(source, **dict(options or {})) as rec:
             return _export(rec, Path(out), kind, pipe, start, stop, channels, options,
                            chunk_samples, subtype, rf64_threshold, progress, cancelled)
@@ -259,11 +261,15 @@ def export_range(source: Any, out: str | os.PathLike[str], *,
                    chunk_samples, subtype, rf64_threshold, progress, cancelled)
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return False
+def export_targets(out: str | os.PathLike[str]) -> list[Path]:
+    """Every file an export to ``out`` may write (SigMF pair, audio labels)."""
+    out = Path(out)
+    kind = output_kind(out)
+    if kind == "sigmf":
+        return list(_sigmf_paths(out))
+    if kind == "audio":
+        return [out, label_path(out)]
+    return [out]
 
 
 def _export(rec: Any, out: Path, kind: str, pipeline: Pipeline, start: int | None,
@@ -271,15 +277,12 @@ def _export(rec: Any, out: Path, kind: str, pipeline: Pipeline, start: int | Non
             chunk_samples: int, subtype: str | None, rf64_threshold: int | None,
             progress: Callable[[float], None] | None,
             cancelled: Callable[[], bool] | None) -> Path:
+    refuse_overwriting_inputs(export_targets(out), recording_files(rec))
     meta = recording_meta(rec)
     where = rec.path.name
     bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
     chans = rec.channel_list(channels)
     plan = plan_range(bound, meta["n_samples"], start, stop, where)
-    targets = [out] if kind != "sigmf" else list(_sigmf_paths(out))
-    for t in targets:
-        if _same_file(t, rec.path) or _same_file(t, getattr(rec, "meta_path", Path("/-"))):
-            raise InputError(f"{t}: is the recording being exported; write to another file")
     if kind != "hdf5" and bound.stft is not None:
         raise InputError(f"{out.name}: a spectrogram can only be written to HDF5 (.h5); "
                          "drop the spectrogram step or change the suffix")
@@ -364,7 +367,7 @@ def _write_audio(out: Path, rec: Any, bound: BoundPipeline, plan: RangePlan, cha
     pos = 0
     with atomic_file(out, what="file name ending in .wav or .flac") as tmp:
         try:
-            sf = soundfile.SoundFile(str(tmp), "w", samplerate=rate, channels=len(chans),
+            sf = soundfile.SoundFile(os.fsencode(tmp), "w", samplerate=rate, channels=len(chans),
                                      subtype=subtype, format=container)
         except (soundfile.LibsndfileError, RuntimeError, ValueError) as exc:
             raise RecordingError(f"{out.name}: cannot write {container} "
@@ -380,7 +383,7 @@ def _write_audio(out: Path, rec: Any, bound: BoundPipeline, plan: RangePlan, cha
         if pos != plan.count:
             raise RecordingError(f"{out.name}: the pipeline gave {pos} samples, expected "
                                  f"{plan.count}")
-        with soundfile.SoundFile(str(tmp)) as check:  # verify it reopens, complete
+        with soundfile.SoundFile(os.fsencode(tmp)) as check:  # verify it reopens, complete
             if check.frames != plan.count or check.channels != len(chans):
                 raise RecordingError(f"{out.name}: wrote {check.frames} frames, expected "
                                      f"{plan.count}")

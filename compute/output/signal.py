@@ -25,6 +25,7 @@ import numpy as np
 
 from ..annotations import Annotation
 from ..errors import Cancelled, RecordingError
+from ..files import refuse_overwriting_inputs
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, SCHEMA, BoundPipeline, Pipeline
 from ..spectral import window_text
 from .annotation_table import write_annotation_table
@@ -131,6 +132,7 @@ def write_pipeline_output(out: Path, pipeline: Pipeline, bound: BoundPipeline,
         n_out = bound.output_length(stop - start)
     n_ch = len(spec["channels"])
     pipeline_json = pipeline.to_json(None)
+    refuse_overwriting_inputs([out], [spec.get("path")])
     with atomic_h5(out) as f:
         if bound.stft is not None:
             p = bound.stft

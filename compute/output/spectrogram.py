@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import operators
 from ..errors import Cancelled
+from ..files import recording_files, refuse_overwriting_inputs
 from ..io import Recording
 from ..spectral import FRAMES_PER_BLOCK, StftParams, window_text
 from .annotation_table import write_annotation_table
@@ -97,6 +98,7 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
     processed in blocks of frames by the ``stft_power`` operator; the numbers equal a
     whole-file :func:`~specscope.compute.spectrogram`.
     """
+    refuse_overwriting_inputs([out], recording_files(recording))
     recording.channel_list(channel)
     fs = recording.sample_rate
     params.check_length(recording.n_samples, recording.path.name)
@@ -178,6 +180,7 @@ def write_display_image(image: Any, out: str | os.PathLike[str], recording: Reco
     Path
         ``out``.
     """
+    refuse_overwriting_inputs([out], recording_files(recording))
     t_edges = np.asarray(image.column_edges, dtype=np.float64)
     f_edges = np.asarray(image.frequency_edges, dtype=np.float64)
     with atomic_h5(out) as f:

@@ -300,7 +300,7 @@ class Renderer:
         done = 0
         with atomic_file(path, what="file name ending in .wav") as tmp:
             try:
-                fh = sf.SoundFile(str(tmp), "w", samplerate=int(self.sample_rate),
+                fh = sf.SoundFile(os.fsencode(tmp), "w", samplerate=int(self.sample_rate),
                                   channels=1, subtype=subtype, format="WAV")
             except (ValueError, TypeError, sf.LibsndfileError) as exc:
                 raise InputError(f"subtype={subtype!r}: {exc}") from None

@@ -328,11 +328,10 @@ class TileEngine:
             # cell a multiple of a block), so whole cells reduce as a reshape
             c0, m = (k0 - f0) // cell, k1 - k0
             full = m // cell
-            if full:
+            if full:  # cells wholly in this block: reduced straight into the tile
                 g = p[:full * cell].reshape(full, cell, -1)
-                sums[:, c0:c0 + full] += g.sum(axis=1).T
-                np.maximum(maxs[:, c0:c0 + full], g.max(axis=1).T,
-                           out=maxs[:, c0:c0 + full])
+                np.sum(g, axis=1, out=sums[:, c0:c0 + full].T)
+                np.max(g, axis=1, out=maxs[:, c0:c0 + full].T)
             if m % cell:  # the part of a cell in this block
                 rest = p[full * cell:]
                 sums[:, c0 + full] += rest.sum(axis=0)

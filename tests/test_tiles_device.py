@@ -119,12 +119,24 @@ def test_only_cells_cross_the_bus() -> None:
     assert level >= 4
     n_freq, cell = 129, 1 << level
     n_cells = -(-eng.n_frames // cell)
-    # back: the sums and maxima of every cell of the level, float32, nothing else
-    assert stats.d2h_bytes == 2 * 4 * n_freq * n_cells
+    # a view of means brings back the sums of every cell of its level, float32, and no more
+    assert stats.d2h_bytes == 4 * n_freq * n_cells
     # sent: every sample once, plus the nfft - hop samples blocks share
     assert 4 * x.size <= stats.h2d_bytes <= 4 * x.size * 1.01
-    assert stats.d2h_per_h2d == pytest.approx(2 * n_freq / (cell * 64), rel=0.02)
+    assert stats.d2h_per_h2d == pytest.approx(n_freq / (cell * 64), rel=0.02)
     assert eng.tiles_computed == -(-n_cells // TILE_CELLS)  # no finer tiles computed
+    tile = eng.get_tile(level, 0)
+    assert not tile.maxs_on_host
+    # a peak-hold view brings the maxima over once; the image equals the CPU's
+    peak = eng.render(0.0, 300.0, 400, "max").image
+    assert tile.maxs_on_host and stats.d2h_bytes == 2 * 4 * n_freq * n_cells
+    eng.render(0.0, 300.0, 400, "max")
+    assert stats.d2h_bytes == 2 * 4 * n_freq * n_cells
+    cpu = TileEngine(ArrayRecording(x, FS), nfft=256, hop=64, backend="numpy")
+    np.testing.assert_allclose(peak, cpu.render(0.0, 300.0, 400, "max").image, rtol=1e-4)
+    assert eng.cache.nbytes == sum(  # the cache counts the maxima wherever they are
+        2 * t.sums.nbytes + t.counts.nbytes
+        for t in (eng.get_tile(level, i) for i in range(-(-n_cells // TILE_CELLS))))
 
 
 def test_blocks_keep_cells_whole_and_reuse_two_buffers() -> None:

@@ -653,12 +653,14 @@ class CellStream:
         self.stats = TransferStats()
 
     def cells(self, read: Callable[[int, int], np.ndarray], n_frames: int, cell: int,
-              *, want_max: bool = True) -> tuple[np.ndarray, np.ndarray]:
+              *, want_max: bool = True, lazy: bool = False) -> tuple[np.ndarray, Any]:
         """Sums and maxima ``(n_freq, n_cells)`` (float32, host) of frames ``0:n_frames``.
 
         ``read(start, stop)`` gives the samples ``start:stop`` (relative to
         frame 0).  With ``want_max=False`` (single-frame cells) the maxima are
-        the sums, and only those cross.
+        the sums, and only those cross.  With ``lazy=True`` the maxima stay on
+        the device and the second value is a function that brings them over
+        (counted in :attr:`stats` when called).
         """
         p = self.params
         n_samples = (n_frames - 1) * p.hop + p.nfft
@@ -669,13 +671,28 @@ class CellStream:
         if stream is None:
             self._streams.clear()  # one pair of buffers per engine
             stream = self._streams[size] = DeviceStream(self.cp, size, self.dtype)
+        kept: list[Any] = []  # the maxima of each block, left on the device
 
         def compute(samples: Any, block: Block) -> Any:
             out = stft_cells(self.cp, samples, p, self.fs, cell, two_sided=self.two_sided,
-                             want_max=want_max)
-            return out.astype(np.float32, copy=False)
+                             want_max=want_max).astype(np.float32, copy=False)
+            if lazy and want_max:
+                kept.append(out[1])
+                return out[:1]
+            return out
 
         got = stream.run(blocks, lambda a, b: np.asarray(read(a, b), self.dtype), compute)
         self.stats.merge(stream.stats)
         sums = np.ascontiguousarray(got[0])
-        return sums, (np.ascontiguousarray(got[1]) if want_max else sums)
+        if not want_max:
+            return sums, ((lambda: sums) if lazy else sums)
+        if not lazy:
+            return sums, np.ascontiguousarray(got[1])
+
+        def fetch() -> np.ndarray:
+            joined = kept[0] if len(kept) == 1 else self.cp.concatenate(kept, axis=-1)
+            host = np.ascontiguousarray(_to_host(joined, None))
+            self.stats.d2h_bytes += int(host.nbytes)
+            kept.clear()
+            return host
+        return sums, fetch

@@ -30,7 +30,6 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -52,22 +51,44 @@ DISK_MIN_LEVEL = 4
 DERIVED_LEVELS = 3
 
 
-@dataclass(frozen=True)
 class Tile:
-    """Sums and maxima of power over ``2**level`` frames per cell."""
+    """Sums and maxima of power over ``2**level`` frames per cell.
 
-    level: int
-    index: int
-    sums: np.ndarray    # float32 (n_freq, n_cells)
-    maxs: np.ndarray    # float32 (n_freq, n_cells); the same array as sums at level 0
-    counts: np.ndarray  # int64 (n_cells,): frames in each cell (the last tile may be short)
+    ``sums`` and ``maxs`` are float32 ``(n_freq, n_cells)`` (the same array at
+    level 0); ``counts`` int64 ``(n_cells,)``, the frames in each cell (the last
+    tile may be short).  A tile computed on a GPU may hold its maxima on the
+    device until they are first read (``fetch_maxs`` brings them over): a view
+    of means never moves them.
+    """
+
+    __slots__ = ("_fetch", "_maxs", "counts", "index", "level", "sums")
+
+    def __init__(self, level: int, index: int, sums: np.ndarray, maxs: np.ndarray | None,
+                 counts: np.ndarray, fetch_maxs: Callable[[], np.ndarray] | None = None
+                 ) -> None:
+        if maxs is None and fetch_maxs is None:
+            raise ValueError("a tile needs its maxima or a way to fetch them")
+        self.level, self.index, self.sums, self.counts = level, index, sums, counts
+        self._maxs, self._fetch = maxs, fetch_maxs
+
+    @property
+    def maxs(self) -> np.ndarray:
+        """The maxima (brought from the device on first use when they are still there)."""
+        if self._maxs is None:
+            self._maxs = self._fetch()
+            self._fetch = None
+        return self._maxs
+
+    @property
+    def maxs_on_host(self) -> bool:
+        """Whether the maxima are in host memory (False: still on the device)."""
+        return self._maxs is not None
 
     @property
     def nbytes(self) -> int:
-        """Memory held by the tile's arrays."""
-        extra = 0 if self.maxs is self.sums else self.maxs.nbytes
+        """Memory held by the tile's arrays (maxima on the device included)."""
+        extra = 0 if self._maxs is self.sums else self.sums.nbytes
         return self.sums.nbytes + extra + self.counts.nbytes
-
 
 
 class TileCache:
@@ -189,9 +210,10 @@ class TileEngine:
         Each tile's samples are streamed to the device in blocks of whole cells
         and reduced there to the cells' sums and maxima
         (:class:`specscope.compute.ops._cuda.CellStream`), so only the cells
-        cross the bus; tiles are computed at their own level rather than from
-        finer ones, which would bring back more.  numpy may stand in for CuPy
-        (the same code runs).
+        cross the bus: the sums at once, the maxima when a peak-hold view (or
+        the disk cache) first reads them.  Tiles are computed at their own level
+        rather than from finer ones, which would bring back more.  numpy may
+        stand in for CuPy (the same code runs).
         """
         self._device_checked = True
         if cp is None:
@@ -358,12 +380,14 @@ class TileEngine:
                 progress(min(1.0, b / n_samples))
             return x
 
-        sums, maxs = self._cells.cells(read, f1 - f0, cell, want_max=level > 0)
+        sums, fetch = self._cells.cells(read, f1 - f0, cell, want_max=level > 0, lazy=True)
         n_cells = sums.shape[1]
         counts = np.full(n_cells, cell, np.int64)
         counts[-1] = (f1 - f0) - cell * (n_cells - 1)
         self.tiles_computed += 1
-        return Tile(level, index, sums, maxs, counts)
+        if level == 0:
+            return Tile(level, index, sums, sums, counts)
+        return Tile(level, index, sums, None, counts, fetch_maxs=fetch)
 
     def spectra(self, x: np.ndarray) -> np.ndarray:
         """Every whole frame of ``x`` by the ``stft_power`` operator: (frames, freq) float32."""
@@ -527,14 +551,15 @@ class TileEngine:
         if cached_only and not all(self.has_tile(L, i) for i in tiles):
             return None
         sums = np.empty((self.n_freq, c1 - c0), np.float32)
-        maxs = sums if L == 0 else np.empty_like(sums)
+        peak = L > 0 and reduce == "max"  # a view of means reads no maxima
+        maxs = np.empty_like(sums) if peak else sums
         counts = np.empty(c1 - c0, np.int64)
         for n, i in enumerate(tiles):
             tile = self.get_tile(L, i, cancelled, progress=_share(progress, n, len(tiles)))
             s0 = i * TILE_CELLS
             lo, hi = max(c0, s0), min(c1, s0 + tile.counts.size)
             sums[:, lo - c0:hi - c0] = tile.sums[:, lo - s0:hi - s0]
-            if L:
+            if peak:
                 maxs[:, lo - c0:hi - c0] = tile.maxs[:, lo - s0:hi - s0]
             counts[lo - c0:hi - c0] = tile.counts[lo - s0:hi - s0]
             if progress is not None:

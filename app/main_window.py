@@ -186,8 +186,10 @@ class MainWindow(QMainWindow):
         self.annotations_dock = self._add_dock("Annotations", "annotations",
                                                self.annotations.list,
                                                Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.measurement_dock = self._add_dock("Selection", "selection",
-                                               self.annotations.panel, right)
+        selection = QScrollArea()  # scrolls rather than growing the window on small screens
+        selection.setWidget(self.annotations.panel)
+        selection.setWidgetResizable(True)
+        self.measurement_dock = self._add_dock("Selection", "selection", selection, right)
         self.profiler_dock = self._add_dock("Profiler", "profiler", self.profiler.panel,
                                             Qt.DockWidgetArea.BottomDockWidgetArea)
         self.profiler_dock.setVisible(False)

@@ -42,12 +42,15 @@ from PyQt6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QScrollArea,
+    QSizePolicy,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 from specscope.compute import filters
 from specscope.compute.errors import SpecscopeError
+from specscope.compute.filters.spec import FIR_DESIGNS, IIR_DESIGNS, field_text
 
 from .param_form import ParamForm
 
@@ -294,12 +297,75 @@ class FilterForm(QWidget):
             spec = filters.FilterSpec.from_params({"design": self._design, **{
                 k: v for k, v in values.items() if v is not None}})
         except SpecscopeError as exc:
-            self.invalid.emit(str(exc))
+            # an edge past Nyquist is the problem to name, not what it then contradicts
+            self.invalid.emit(_beyond_nyquist(values, self.fs) or str(exc))
             return
         if spec == self.spec:
             return
         self.spec = spec
         self.edited.emit(spec)
+
+
+def _beyond_nyquist(values: dict[str, Any], fs: float) -> str:
+    """The first band edge of a form at or above the Nyquist frequency, said as the design
+    says it; "" when there is none."""
+    nyq = fs / 2.0
+    for name in ("cutoff", "passband", "stopband", "frequency"):
+        v = values.get(name)
+        if v is None:
+            continue
+        try:
+            a = np.atleast_1d(np.asarray(v, dtype=float))
+        except (TypeError, ValueError):
+            continue
+        if a.size and np.any(a >= nyq):
+            return (f"{name}={field_text(v)} Hz must be below the Nyquist frequency "
+                    f"{nyq:g} Hz (sample rate {fs:g} Hz)")
+    return ""
+
+
+class _Line(QLabel):
+    """A wrapped line of text that takes no room while it says nothing."""
+
+    def __init__(self) -> None:
+        super().__init__("")
+        self.setWordWrap(True)
+        self.setVisible(False)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        super().setText(text)
+        self.setVisible(bool(text))
+
+
+def _hz(value: Any) -> str:
+    a = np.atleast_1d(np.asarray(value, dtype=float))
+    return " – ".join(f"{v:g}" for v in a) + " Hz"
+
+
+def in_force(spec: filters.FilterSpec) -> str:
+    """Which of the filled-in fields decide the design, when others could too.
+
+    An order (or a number of taps) with a cutoff, and a passband/stopband
+    specification, may both be filled in: the first designs the filter and the
+    second is only the tolerance it is checked against.  Without an order the
+    specification designs the filter (its minimum order).  Empty for designs
+    with neither an order nor a number of taps.
+    """
+    d = spec.design
+    size = "order" if d in IIR_DESIGNS else "numtaps" if d in FIR_DESIGNS \
+        else None
+    if size is None:
+        return ""
+    n = getattr(spec, size)
+    tolerance = spec.passband is not None or spec.stopband is not None
+    edge = getattr(spec, "cutoff", None)
+    if n is not None and tolerance:
+        what = f"{size} {n}" + (f" and cutoff {_hz(edge)}" if edge is not None else "")
+        return (f"In force: {what}. Passband/stopband are only the tolerance it is checked "
+                f"against; clear {size} to design the minimum {size} from them.")
+    if n is None and tolerance:
+        return f"In force: passband/stopband, rp and rs (the minimum {size} meeting them)."
+    return ""
 
 
 class FilterDesigner(QWidget):
@@ -341,29 +407,39 @@ class FilterDesigner(QWidget):
         self.top_host = QVBoxLayout()
         left.addLayout(self.top_host)
         left.addWidget(self.form)
-        self.error = QLabel("")
-        self.error.setWordWrap(True)
+        self.error = _Line()
         self.error.setStyleSheet("color: #c00000;")
-        self.info = QLabel("")
-        self.info.setWordWrap(True)
+        self.info = _Line()
         #: what was found for the design (e.g. "49.93 Hz, harmonics 1–7 above the floor")
-        self.note = QLabel("")
-        self.note.setWordWrap(True)
-        self.verdict_label = QLabel("")
-        self.verdict_label.setWordWrap(True)
+        self.note = _Line()
+        self.verdict_label = _Line()
         self.db_axis = QCheckBox("Magnitude in dB")
         self.db_axis.setChecked(True)
         self.db_axis.toggled.connect(self._redraw)
         self.unwrap = QCheckBox("Unwrap phase")
         self.unwrap.toggled.connect(self._redraw)
-        for w in (self.error, self.note, self.info, self.verdict_label, self.db_axis,
-                  self.unwrap):
+        for w in (self.db_axis, self.unwrap):
             left.addWidget(w)
         left.addStretch(1)
         holder = QWidget()
         holder.setLayout(left)
-        holder.setMaximumWidth(300)
-        lay.addWidget(holder)
+        # the chain and the form scroll: however low the dock, they never squeeze the
+        # verdict or push the window past the screen
+        self.form_scroll = QScrollArea()
+        self.form_scroll.setWidget(holder)
+        self.form_scroll.setWidgetResizable(True)
+        self.form_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.form_scroll.setHorizontalScrollBarPolicy(
+            pg.QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.form_scroll.setFixedWidth(320)
+        self.form_scroll.setMinimumHeight(60)
+        lay.addWidget(self.form_scroll)
+        #: what is in force, the verdict and the summary, above the plots: always in view
+        right = QVBoxLayout()
+        right.setSpacing(2)
+        for w in (self.error, self.note, self.info, self.verdict_label):
+            w.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+            right.addWidget(w)
 
         self.tabs = QTabWidget()
         self.mag = pg.PlotWidget()
@@ -401,7 +477,9 @@ class FilterDesigner(QWidget):
                         (self.imp, "Impulse"), (self.stp, "Step")):
             self.tabs.addTab(w, name)
         self.tabs.currentChanged.connect(self._redraw)
-        lay.addWidget(self.tabs, 1)
+        self.tabs.setMinimumHeight(100)
+        right.addWidget(self.tabs, 1)
+        lay.addLayout(right, 1)
         self.set_spec(self.spec, emit=False)
 
     # -- public API ------------------------------------------------------------
@@ -531,7 +609,8 @@ class FilterDesigner(QWidget):
                  f"{d.sections} sections" if d.form == "sos" else d.form,
                  "stable" if d.stable else "UNSTABLE", f"minimum phase: {mp}",
                  f"delay {d.delay_s * 1000:.2f} ms" + (" (zero phase)" if d.zero_phase else "")]
-        self.info.setText(", ".join(parts))
+        force = in_force(self.spec)
+        self.info.setText((force + "\n" if force else "") + ", ".join(parts))
         v = self.verdict
         if v is None or v.passed is None:
             self.verdict_label.setText("No tolerance given (passband/stopband with rp/rs)")

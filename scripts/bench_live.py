@@ -17,12 +17,20 @@ reaches its memory budget, which spills to disk beyond it).
 
     .venv/bin/python scripts/bench_live.py              # --quick: 15 s per real-time run
     .venv/bin/python scripts/bench_live.py --minutes 10 # soak: 10 min per real-time run
+    .venv/bin/python scripts/bench_live.py --load --minutes 5 --blocks 256 --modes realtime
+
+``--load`` starts another process that keeps one core busy (a spinning loop
+pinned to the last CPU) for the whole run, the way a busy machine does.  The
+resident memory is sampled through each real-time run; the line ``RSS after
+the history's budget`` gives its growth from the moment the history reached
+its memory budget to the end (flat: a few MiB at most).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import sys
 import threading
@@ -48,12 +56,34 @@ def _rss() -> int:
             return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def run_one(block: int, seconds: float, realtime: bool, history_mb: int) -> dict:
+def _spin(cpu: int) -> None:
+    """Keep one core busy until killed."""
+    try:
+        os.sched_setaffinity(0, {cpu})
+    except (AttributeError, OSError):
+        pass
+    x = 0
+    while True:
+        x += 1
+
+
+def start_load() -> multiprocessing.Process:
+    """A process spinning on the last CPU (the load of ``--load``)."""
+    cpu = max(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
+    p = multiprocessing.get_context("spawn").Process(target=_spin, args=(cpu,), daemon=True)
+    p.start()
+    return p
+
+
+def run_one(block: int, seconds: float, realtime: bool, history_mb: int,
+            ring_blocks: int | None = None, batch: bool = True) -> dict:
     pipe = Pipeline.from_steps(STEPS, name="bench")
     src = GeneratorSource("chirp", sample_rate=FS, channels=2, block=block,
                           rate=1.0 if realtime else 0, duration=seconds)
     session = LiveSession(src, pipe, history_bytes=history_mb << 20,
-                          disk_bytes=max(history_mb, 256) << 22)
+                          disk_bytes=max(history_mb, 256) << 22, ring_blocks=ring_blocks)
+    if not batch:
+        session.MAX_BACKLOG_BLOCKS = 1  # block by block even after a stall
     rss = [_rss()]
     stop = threading.Event()
     polled = [0]
@@ -70,8 +100,12 @@ def run_one(block: int, seconds: float, realtime: bool, history_mb: int) -> dict
     session.start()
     t.start()
     samples: list[tuple[float, int]] = []
+    t_full = None  # when the history's memory reached its budget
     while not session.wait(min(5.0, max(0.5, seconds / 20))):
-        samples.append((time.perf_counter() - t0, _rss()))
+        ts = time.perf_counter() - t0
+        samples.append((ts, _rss()))
+        if t_full is None and session.history.memory_in_use >= 0.95 * (history_mb << 20):
+            t_full = ts
     wall = time.perf_counter() - t0
     stop.set()
     t.join()
@@ -80,9 +114,14 @@ def run_one(block: int, seconds: float, realtime: bool, history_mb: int) -> dict
     session.history.close()
     session.raise_error()
     half = [r for (ts, r) in samples if ts >= wall / 2] or [rss_end]
+    t_full = wall if t_full is None else t_full
+    after = [r for (ts, r) in samples if ts >= t_full + 5.0]
+    growth = (max(after) - after[0]) / 2**20 if len(after) >= 2 else None
     return {
         "mode": "realtime" if realtime else "fast",
         "block": block,
+        "ring_blocks": session.ring.capacity,
+        "batch": batch,
         "signal_s": seconds,
         "wall_s": round(wall, 2),
         "x_realtime": round(seconds / wall, 1),
@@ -100,6 +139,10 @@ def run_one(block: int, seconds: float, realtime: bool, history_mb: int) -> dict
         "rss_start_mb": round(rss[0] / 2**20, 1),
         "rss_mid_mb": round(half[0] / 2**20, 1),
         "rss_end_mb": round(rss_end / 2**20, 1),
+        "history_full_s": round(t_full, 1),
+        "rss_growth_after_full_mb": None if growth is None else round(growth, 1),
+        "rss_timeline_mb": [(round(ts), round(r / 2**20, 1)) for ts, r in samples[::max(
+            1, len(samples) // 12)]],
     }
 
 
@@ -115,6 +158,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--history-mb", type=int, default=32,
                     help="history memory budget in MiB (default 32; spills beyond)")
     ap.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
+    ap.add_argument("--ring-blocks", type=int, default=None,
+                    help="ring capacity in blocks (default: 2 s of signal)")
+    ap.add_argument("--no-batch", action="store_true",
+                    help="process a backlog block by block (the behaviour before batching)")
+    ap.add_argument("--load", action="store_true",
+                    help="keep one core busy with another process for the whole run")
     args = ap.parse_args(argv)
     seconds = 15.0 if args.minutes is None else args.minutes * 60.0
     blocks = [int(b) for b in args.blocks.split(",")]
@@ -123,18 +172,33 @@ def main(argv: list[str] | None = None) -> int:
           f"spectrogram (hop 256); {os.cpu_count()} CPUs; history {args.history_mb} MiB",
           file=sys.stderr)
     rows = []
+    load = start_load() if args.load else None
+    if load is not None:
+        print(f"load: process {load.pid} spinning on one core", file=sys.stderr)
+    try:
+        _runs(args, seconds, blocks, modes, rows)
+    finally:
+        if load is not None:
+            load.kill()
+            load.join()
+    return 0
+
+
+def _runs(args: argparse.Namespace, seconds: float, blocks: list[int], modes: list[str],
+          rows: list[dict]) -> None:
     # warm-up: imports, FFT plans, filter design
     run_one(1024, 0.5, False, args.history_mb)
     for mode in modes:
         for block in blocks:
             realtime = mode == "realtime"
             r = run_one(block, seconds if realtime else args.fast_seconds, realtime,
-                        args.history_mb)
+                        args.history_mb, args.ring_blocks, not args.no_batch)
             rows.append(r)
             if args.json:
                 print(json.dumps(r), flush=True)
             else:
-                print(f"{r['mode']:>8} block {block:>5} ({r['block_ms']:5.2f} ms): "
+                print(f"{r['mode']:>8} block {block:>5} ({r['block_ms']:5.2f} ms, ring "
+                      f"{r['ring_blocks']}{'' if r['batch'] else ', no batching'}): "
                       f"{r['blocks']:>7} blocks, {r['dropped']} dropped; latency ms median "
                       f"{r['lat_median_ms']:.3f} p99 {r['lat_p99_ms']:.3f} max "
                       f"{r['lat_max_ms']:.3f}; delay p99 {r['delay_p99_ms']:.2f} ms; "
@@ -142,12 +206,15 @@ def main(argv: list[str] | None = None) -> int:
                       f"{r['rss_mid_mb']} -> {r['rss_end_mb']} (history "
                       f"{r['history_mem_mb']} MiB + {r['history_disk_mb']} MiB disk)",
                       flush=True)
+                if realtime:
+                    print(f"         RSS after the history's budget (full at "
+                          f"{r['history_full_s']} s): +{r['rss_growth_after_full_mb']} MiB; "
+                          f"timeline (s, MiB) {r['rss_timeline_mb']}", flush=True)
     goal = [r for r in rows if r["block"] == 1024 and r["mode"] == "realtime"]
     if goal:
         ok = all(r["lat_p99_ms"] < 1.0 and r["dropped"] == 0 for r in goal)
         print(f"goal (1024-sample blocks in real time: p99 < 1 ms, 0 dropped): "
               f"{'met' if ok else 'NOT met'}", file=sys.stderr)
-    return 0
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -243,6 +244,45 @@ def test_session_counts_drops_when_the_consumer_stalls(monkeypatch):
     assert st.blocks_processed + st.blocks_dropped == 200
     assert st.samples_dropped == 160 * st.blocks_dropped
     assert st.ring_high_water == 8
+
+
+def test_a_backlog_is_processed_in_one_go_and_gives_the_same_numbers(monkeypatch):
+    """After a stall the blocks waiting in the ring are joined: fewer calls, same frames."""
+    x = _signal(20000)
+    rec = ArrayRecording(x, FS)
+    pipe = Pipeline.from_steps(PIPELINES["iir"])
+    offline = pipe.run(rec, chunk_samples=len(x)).data
+    s = LiveSession(FileSource(rec, block=100, rate=0), pipe, history_dtype=np.float64)
+    pushes: list[int] = []
+    real_push = s._proc.push
+    gate = threading.Event()
+
+    def push(block, final):
+        if not pushes:
+            gate.wait(30)  # the first block stalls until the ring is full behind it
+        pushes.append(block.shape[0])
+        return real_push(block, final)
+
+    monkeypatch.setattr(s._proc, "push", push)
+    s.start()
+    deadline = time.monotonic() + 30
+    while len(s.ring) < s.ring.capacity and time.monotonic() < deadline:
+        time.sleep(0.01)
+    gate.set()
+    assert s.wait(30)
+    st = s.stop()
+    assert st.blocks_dropped == 0 and st.blocks_processed == 200
+    assert len(pushes) < 200 and max(pushes) > 100  # the backlog went in joined blocks
+    _, live = s.read(0, s.frame_count)
+    np.testing.assert_array_equal(live, offline.transpose(2, 0, 1))
+
+
+def test_the_ring_holds_two_seconds_of_signal():
+    src = GeneratorSource("tone", sample_rate=48000.0, block=256, rate=1.0, duration=0.1)
+    s = LiveSession(src, None)
+    assert s.ring.capacity * 256 / 48000.0 >= 2.0
+    assert LiveSession(GeneratorSource("tone", block=1 << 16, duration=0.1),
+                       None).ring.capacity == 64
 
 
 def test_latency_histogram_percentiles():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from typing import Any
@@ -10,10 +11,20 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["DEFAULT_RING_BLOCKS", "BlockRing"]
+__all__ = ["DEFAULT_RING_BLOCKS", "DEFAULT_RING_SECONDS", "BlockRing", "ring_blocks_for"]
 
-#: default blocks the ring between source and processing holds
+#: default blocks the ring between source and processing holds (at least)
 DEFAULT_RING_BLOCKS = 64
+#: default seconds of signal the ring holds: a stall of the processing thread shorter
+#: than this (the machine busy, a garbage collection, a slow disk) loses nothing
+DEFAULT_RING_SECONDS = 2.0
+
+
+def ring_blocks_for(sample_rate: float, block: int,
+                    seconds: float = DEFAULT_RING_SECONDS) -> int:
+    """Blocks a ring needs to hold ``seconds`` of signal (at least :data:`DEFAULT_RING_BLOCKS`)."""
+    per_block = max(1, int(block)) / max(float(sample_rate), 1e-9)
+    return max(DEFAULT_RING_BLOCKS, math.ceil(seconds / per_block))
 
 
 class BlockRing:

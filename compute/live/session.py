@@ -32,7 +32,7 @@ from ..errors import InputError, RecordingError
 from .history import DEFAULT_DISK_BYTES, DEFAULT_HISTORY_BYTES, History
 from .processor import BlockProcessor
 from .recorder import LiveRecorder
-from .ring import DEFAULT_RING_BLOCKS, BlockRing
+from .ring import DEFAULT_RING_BLOCKS, BlockRing, ring_blocks_for
 from .source_registry import open_source
 from .sources import Source
 from .stats import LatencyStats, LiveStats
@@ -56,8 +56,9 @@ class LiveSession:
         The history's budgets (see :class:`History`).
     history_dtype
         float32 (default, the display path) or float64 (exact pipeline output).
-    ring_blocks : int
-        Capacity of the ring between source and processing.
+    ring_blocks : int, optional
+        Capacity of the ring between source and processing (default: 2 s of
+        signal, at least 64 blocks; see :func:`~.ring.ring_blocks_for`).
 
     Thread model: the source delivers on its thread, the session processes on
     its own; every public method may be called from any thread (the GUI calls
@@ -71,7 +72,7 @@ class LiveSession:
                  disk_bytes: int = DEFAULT_DISK_BYTES,
                  spill_dir: str | os.PathLike[str] | None = None,
                  history_dtype: Any = np.float32,
-                 ring_blocks: int = DEFAULT_RING_BLOCKS,
+                 ring_blocks: int | None = None,
                  record_flush_seconds: float = 0.5) -> None:
         self.source = open_source(source) if isinstance(source, str) else source
         src = self.source
@@ -103,7 +104,8 @@ class LiveSession:
                                    np.complex64 if out_complex else np.float32)
         self.history = History(item_shape, dtype, memory_bytes=history_bytes,
                                disk_bytes=disk_bytes, spill_dir=spill_dir)
-        self.ring = BlockRing(ring_blocks)
+        self.ring = BlockRing(ring_blocks if ring_blocks is not None
+                              else ring_blocks_for(src.sample_rate, src.block))
         self.latency = LatencyStats()
         self.delay = LatencyStats()
         self.blocks_processed = 0
@@ -200,8 +202,8 @@ class LiveSession:
                     if ring.closed and len(ring) == 0:
                         break
                     continue
-                block, t_put = item
                 t0 = time.perf_counter()
+                block, puts = self._take_backlog(item)
                 out = proc.push(block, False) if proc is not None else block
                 if out.shape[0]:
                     hist.append(out)
@@ -212,12 +214,15 @@ class LiveSession:
                     for tap in taps:
                         tap.put(sig)
                 t1 = time.perf_counter()
-                lat.add(t1 - t0)
-                self.delay.add(t1 - t_put)
-                self.blocks_processed += 1
+                share = (t1 - t0) / len(puts)  # the processing time of each block taken
+                for t_put in puts:
+                    lat.add(share)
+                    self.delay.add(t1 - t_put)
+                self.blocks_processed += len(puts)
                 self.samples_processed += block.shape[0]
                 if self.recorder is not None:
-                    self.recorder.append(block, out if self.stft is not None else None)
+                    frames = np.array(out, copy=True) if self.stft is not None else None
+                    self.recorder.append(block, frames)
             if proc is not None and self.bound.lookahead and not self._stop.is_set():
                 # the source ended: let centred (zero-phase) steps emit their tail
                 empty = np.zeros((0, self.n_channels), np.result_type(
@@ -235,6 +240,35 @@ class LiveSession:
             for tap in self._taps:  # monitors hear the end of the stream
                 tap.close()
             self._done.set()
+
+    #: the most blocks processed in one go when the ring holds a backlog
+    MAX_BACKLOG_BLOCKS = 64
+    #: ... and the most samples
+    MAX_BACKLOG_SAMPLES = 1 << 16
+
+    def _take_backlog(self, item: tuple[np.ndarray, float]) -> tuple[np.ndarray, list[float]]:
+        """``item``'s block and, after a stall, the blocks waiting behind it, joined.
+
+        When the processing thread was held up (the machine busy, a garbage
+        collection in another thread), the blocks that piled up in the ring are
+        processed in one call: the output is the same (every stage carries its
+        state across blocks of any size) and the backlog drains several times
+        faster than block by block, so the ring does not fill.
+        """
+        block, t_put = item
+        ring = self.ring
+        if len(ring) == 0:
+            return block, [t_put]
+        blocks, puts, n = [block], [t_put], block.shape[0]
+        while (len(ring) and len(blocks) < self.MAX_BACKLOG_BLOCKS
+               and n < self.MAX_BACKLOG_SAMPLES):
+            nxt = ring.get(0)
+            if nxt is None:
+                break
+            blocks.append(nxt[0])
+            puts.append(nxt[1])
+            n += nxt[0].shape[0]
+        return (np.concatenate(blocks) if len(blocks) > 1 else block), puts
 
     def raise_error(self) -> None:
         """Re-raise an error the processing thread met (it stops the session)."""

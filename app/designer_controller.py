@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 from PyQt6.QtCore import QObject, pyqtSignal
-from PyQt6.QtGui import QKeySequence
+from PyQt6.QtGui import QKeySequence, QShortcut
 from PyQt6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -95,7 +95,11 @@ class DesignerController(QObject):
         self.compare.currentTextChanged.connect(self._compare_changed)
         self.notch_mode = QPushButton("Click a line to notch (N)")
         self.notch_mode.setCheckable(True)
-        self.notch_mode.setShortcut(QKeySequence("N"))
+        # N toggles the mode at once (a button's own shortcut animates a click and toggles
+        # 100 ms later, so a click on the line right after N would be a reference click);
+        # a shortcut of the button: active while the designer is shown
+        self.notch_key = QShortcut(QKeySequence("N"), self.notch_mode)
+        self.notch_key.activated.connect(self.notch_mode.toggle)
         self.notch_mode.setToolTip("Then click a spectral line (e.g. mains hum) in the "
                                    "spectrogram: a notch is placed on it")
         self.notch_mode.toggled.connect(self._notch_mode_toggled)
@@ -362,8 +366,11 @@ class DesignerController(QObject):
             return False
         rec, a, b, channels = span
         fs = rec.sample_rate
-        # the click may be anywhere on the line's pixel: search a pixel and a half around
-        tolerance = max(2.0, 1.5 * self._hz_per_pixel(frequency))
+        # the click may be anywhere on the line's pixel or, coarser, its frequency bin: the
+        # search window covers a pixel or bin and a half around, at least the CLI's
+        resolution = self._hz_per_pixel(frequency)
+        if self.shell.settings.representation == "stft":
+            resolution = max(resolution, fs / self.shell.settings.stft.nfft)
         harmonics = "all" if self.notch_harmonics.isChecked() else None
         self.notch_mode.setChecked(False)
         self._line_request = (fs, harmonics)
@@ -372,7 +379,7 @@ class DesignerController(QObject):
         def measure(control: TaskControl) -> Any:
             x = rec.read(a, b, channels=channels)
             control.check()
-            return find_line(x, fs, frequency, tolerance_hz=tolerance)
+            return find_line(x, fs, frequency, view_resolution_hz=resolution)
 
         self.shell.worker.submit("line", measure, label="Measuring the line",
                                  callbacks=JobCallbacks(done=self._line_found,

@@ -58,7 +58,7 @@ from .formats import (
     read_coefficients,
     write_coefficients,
 )
-from .lines import LineFit, find_line, line_spectrum
+from .lines import LineFit, find_line, line_spectrum, search_tolerance
 from .spec import (
     BTYPES,
     DESIGN_PARAM,
@@ -113,6 +113,7 @@ __all__ = [
     "parse_coefficients",
     "read_coefficients",
     "remez_length",
+    "search_tolerance",
     "stream_filter",
     "tolerance_bands",
     "verify",

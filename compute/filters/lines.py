@@ -8,7 +8,10 @@ tens of Hz); :func:`find_line` measures it from the samples themselves:
    main lobe is a Gaussian, so a parabola through the three log-power bins
    around a peak gives the peak's frequency almost without bias, whatever the
    scalloping;
-2. the most prominent peak near the click is the fundamental's first guess;
+2. the most prominent peak near the click is the fundamental's first guess
+   (:func:`search_tolerance`: within ``max(2 Hz, near/4)`` of the click; when the
+   view the click came from shows coarser detail than that, within 1.5 of its
+   resolution, peaks in the inner window first);
 3. every harmonic ``k`` is looked for near ``k`` times the current estimate,
    refined the same way, and kept when it stands :data:`THRESHOLD_DB` above the
    noise floor (the median power in a neighbourhood of ±f0/2, its own main lobe
@@ -33,7 +36,8 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["MAX_GAP", "THRESHOLD_DB", "LineFit", "find_line", "line_spectrum"]
+__all__ = ["MAX_GAP", "THRESHOLD_DB", "LineFit", "find_line", "line_spectrum",
+           "search_tolerance"]
 
 #: a harmonic counts when its peak stands this far above the local noise floor (dB)
 THRESHOLD_DB = 10.0
@@ -41,6 +45,8 @@ THRESHOLD_DB = 10.0
 MAX_GAP = 5
 #: bins of the analysis aimed at (Hz); shorter recordings get coarser bins
 TARGET_RESOLUTION_HZ = 0.2
+#: the search window around a click is this many of the view's resolution wide (each side)
+VIEW_RESOLUTIONS = 1.5
 #: at most this many samples are analysed (the middle of a longer span)
 MAX_SAMPLES = 1 << 23
 #: Welch segments averaged at least (when the span allows)
@@ -174,9 +180,24 @@ def _floor_db(p: np.ndarray, i: int, half: int, guard: int) -> float:
     return float(10 * np.log10(np.median(p[idx]) + 1e-300))
 
 
+def search_tolerance(near: float, view_resolution_hz: float | None = None) -> float:
+    """How far from ``near`` Hz :func:`find_line` looks for a line by default (Hz).
+
+    ``max(2 Hz, near / 4)``: a rough guess of a low line (mains hum at 47 Hz
+    finds 49.93 Hz).  A click on a view whose pixels or frequency bins are
+    ``view_resolution_hz`` wide may land anywhere on the line's bin, so the
+    window is at least :data:`VIEW_RESOLUTIONS` of that resolution.
+    """
+    tol = max(2.0, float(near) / 4.0)
+    if view_resolution_hz is not None and math.isfinite(view_resolution_hz):
+        tol = max(tol, VIEW_RESOLUTIONS * float(view_resolution_hz))
+    return tol
+
+
 def find_line(x: np.ndarray, fs: float, near: float, *, tolerance_hz: float | None = None,
               max_harmonics: int | None = None, threshold_db: float = THRESHOLD_DB,
-              resolution_hz: float = TARGET_RESOLUTION_HZ) -> LineFit:
+              resolution_hz: float = TARGET_RESOLUTION_HZ,
+              view_resolution_hz: float | None = None) -> LineFit:
     """Measure the spectral line near ``near`` Hz in samples ``x`` and its harmonics.
 
     Parameters
@@ -189,14 +210,19 @@ def find_line(x: np.ndarray, fs: float, near: float, *, tolerance_hz: float | No
     near : float
         Where the line roughly is (a click), in Hz.
     tolerance_hz : float, optional
-        How far from ``near`` the line may be (e.g. the width of the clicked
-        pixel); default ``max(2 Hz, near / 4)``.
+        How far from ``near`` the line may be; default :func:`search_tolerance`
+        of ``near`` and ``view_resolution_hz``.
     max_harmonics : int, optional
         Look no further than this harmonic (default: up to Nyquist).
     threshold_db : float
         Margin above the local noise floor a harmonic needs.
     resolution_hz : float
         Bin width aimed at (see :func:`line_spectrum`).
+    view_resolution_hz : float, optional
+        What one pixel or frequency bin of the view clicked spans near ``near``
+        (the coarser of the two): the default window widens to cover it, and
+        peaks within ``max(2 Hz, near / 4)`` of the click are preferred to
+        those only the wider window reaches.
 
     Returns
     -------
@@ -212,7 +238,12 @@ def find_line(x: np.ndarray, fs: float, near: float, *, tolerance_hz: float | No
             math.isfinite(near) and 0 < near < nyq):
         raise InputError(f"near={near!r} Hz must be between 0 Hz and the Nyquist frequency "
                          f"{nyq:g} Hz")
-    tol = max(2.0, near / 4.0) if tolerance_hz is None else float(tolerance_hz)
+    if tolerance_hz is None:
+        tol = search_tolerance(near, view_resolution_hz)
+        windows = sorted({search_tolerance(near), tol})
+    else:
+        tol = float(tolerance_hz)
+        windows = [tol]
     f, p = line_spectrum(x, fs, resolution_hz=resolution_hz)
     df = float(f[1])
     p_db = 10 * np.log10(p + 1e-300)
@@ -221,14 +252,20 @@ def find_line(x: np.ndarray, fs: float, near: float, *, tolerance_hz: float | No
     def floor_at(i: int, f0: float) -> float:
         return _floor_db(p, i, max(3 * guard, int(0.5 * f0 / df)), guard)
 
-    # 1. the most prominent local maximum within the tolerance of the click
-    lo = max(1, math.floor((near - tol) / df))
-    hi = min(p.size - 2, math.ceil((near + tol) / df))
-    cand = [i for i in range(lo, hi + 1) if p[i] >= p[i - 1] and p[i] >= p[i + 1]]
-    if not cand:
+    # 1. the most prominent local maximum within the tolerance of the click (the
+    # inner window first: a click nearer one line than another means that one)
+    best, i0 = -math.inf, 0
+    for win in windows:
+        lo = max(1, math.floor((near - win) / df))
+        hi = min(p.size - 2, math.ceil((near + win) / df))
+        cand = [i for i in range(lo, hi + 1) if p[i] >= p[i - 1] and p[i] >= p[i + 1]]
+        if cand:
+            best, i0 = max((p_db[i] - floor_at(i, max(i * df, 4 * guard * df)), i)
+                           for i in cand)
+        if best >= threshold_db:
+            break
+    if best == -math.inf:
         raise InputError(f"no spectral line near {near:g} Hz")
-    prom = [(p_db[i] - floor_at(i, max(i * df, 4 * guard * df)), i) for i in cand]
-    best, i0 = max(prom)
     if best < threshold_db:
         raise InputError(f"no spectral line stands {threshold_db:g} dB above the noise floor "
                          f"within {near - tol:.4g}–{near + tol:.4g} Hz (strongest: "

@@ -39,7 +39,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from harness import App, Display, missing_tools  # noqa: E402
+from harness import App, Display, missing_tools
 
 _MISSING = missing_tools()
 
@@ -100,6 +100,9 @@ def shots(request, tmp_path) -> Path:
     root = os.environ.get("SPECSCOPE_JOURNEY_SHOTS")
     name = re.sub(r"[^\w.-]+", "_", request.node.name)
     path = Path(root) / name if root else tmp_path / "shots"
+    if root and path.is_dir():
+        for old in path.glob("*.png"):  # the shots of an earlier run of the same test
+            old.unlink()
     path.mkdir(parents=True, exist_ok=True)
     return path
 

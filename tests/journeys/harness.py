@@ -25,6 +25,7 @@ env=None)``)
     the view (from the app's read-only geometry report, see
     ``app/journey_report.py``): ``.report()`` (the latest dict),
     ``.wait_report(pred, what)``, ``.wait_image(after=None)`` (a new image drawn),
+    ``.settle()`` (the window's pixels stopped changing; the report then),
     ``.to_px(t, f)`` (screen pixel of time ``t`` s and frequency ``f`` Hz),
     ``.from_px(x, y)`` ((t, f) at a pixel), ``.overview_px(t)``;
     pixels: ``.screenshot(name)`` (a :class:`Shot`: ``.rgb`` HxWx3 uint8 array of
@@ -93,7 +94,7 @@ def wait_for(cond: Callable[[], object], what: str, timeout: float | None = None
     while True:
         try:
             value = cond()
-            if value:
+            if value.size > 0 if isinstance(value, np.ndarray) else value:
                 return value
         except (OSError, ValueError, subprocess.CalledProcessError) as exc:
             last_exc = exc
@@ -145,7 +146,7 @@ class Shot:
 
     def crop(self, box: Sequence[int]) -> np.ndarray:
         """The pixels of ``box`` = (x, y, w, h), screen coordinates."""
-        x, y, w, h = (int(round(v)) for v in box)
+        x, y, w, h = (round(v) for v in box)
         return self.rgb[max(0, y):y + h, max(0, x):x + w]
 
 
@@ -184,7 +185,8 @@ class Display:
         disp = cls(f":{int(buf.strip())}", width, height, [xvfb])
         env = {**os.environ, "DISPLAY": disp.name}
         wait_for(lambda: subprocess.run(["xdotool", "getdisplaygeometry"], env=env,
-                                        capture_output=True, timeout=10).returncode == 0,
+                                        capture_output=True, check=False,
+                                        timeout=10).returncode == 0,
                  f"the X server {disp.name} to answer", timeout=30)
         disp._start_window_manager(env)
         return disp
@@ -204,7 +206,8 @@ class Display:
             if shutil.which("xprop") is None:
                 return True
             out = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], env=env,
-                                 capture_output=True, text=True, timeout=10).stdout
+                                 capture_output=True, text=True, check=False,
+                                 timeout=10).stdout
             return "window id" in out
 
         wait_for(running, "the window manager to start", timeout=30)
@@ -269,10 +272,9 @@ class App:
             raise RuntimeError("the app is already running")
         self.report_path.unlink(missing_ok=True)
         cmd = [SPECSCOPE, "open", *([str(path)] if path is not None else []), *args]
-        log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(cmd, env=self.env(env), stdout=log, stderr=log,
-                                     cwd=str(self.workdir))
-        log.close()
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(cmd, env=self.env(env), stdout=log, stderr=log,
+                                         cwd=str(self.workdir))
         self.window = ""
         if wait:
             self.window = self.wait_window(MAIN_TITLE)
@@ -310,7 +312,7 @@ class App:
     def x(self, *args: str, check: bool = True) -> str:
         """Run ``xdotool ARGS`` on the display; its stdout."""
         res = subprocess.run(["xdotool", *args], env={**os.environ, "DISPLAY": self.display.name},
-                             capture_output=True, text=True, timeout=scaled(30))
+                             capture_output=True, text=True, check=False, timeout=scaled(30))
         if check and res.returncode != 0:
             raise subprocess.CalledProcessError(res.returncode, ["xdotool", *args],
                                                 res.stdout, res.stderr)
@@ -384,7 +386,7 @@ class App:
             self.key(m)
 
     def move(self, x: float, y: float) -> None:
-        self.x("mousemove", "--sync", str(int(round(x))), str(int(round(y))))
+        self.x("mousemove", "--sync", str(round(x)), str(round(y)))
 
     def click(self, x: float, y: float, button: int = 1, modifiers: Sequence[str] = (),
               repeat: int = 1) -> None:
@@ -441,6 +443,11 @@ class App:
         n = 0 if after is None else after
         return self.wait_report(lambda r: r["images"] > n, "a spectrogram image", timeout)
 
+    def settle(self, timeout: float | None = None) -> dict:
+        """Wait until the window's pixels stop changing; the geometry report then."""
+        self.wait_still(self.window_geometry(), "the window to settle", timeout)
+        return self.report()
+
     def _yv(self, f: float, scale: str) -> float:
         if scale == "linear":
             return float(f)
@@ -453,8 +460,8 @@ class App:
         x, y, w, h = r["plot"]
         (t0, t1), (y0, y1) = r["t"], r["y"]
         yv = self._yv(f, r["scale"])
-        return (int(round(x + (t - t0) / (t1 - t0) * w)),
-                int(round(y + h - (yv - y0) / (y1 - y0) * h)))
+        return (round(x + (t - t0) / (t1 - t0) * w),
+                round(y + h - (yv - y0) / (y1 - y0) * h))
 
     def from_px(self, px: float, py: float, report: dict | None = None) -> tuple[float, float]:
         """(time s, frequency Hz) at a screen pixel of the spectrogram (linear axis)."""
@@ -470,7 +477,7 @@ class App:
         r = report or self.report()
         x, y, w, h = r["overview"]
         t0, t1 = r["overview_t"]
-        return int(round(x + (t - t0) / (t1 - t0) * w)), int(round(y + h / 2))
+        return round(x + (t - t0) / (t1 - t0) * w), round(y + h / 2)
 
     # -- pixels -------------------------------------------------------------------
     def screenshot(self, name: str | None = None) -> Shot:

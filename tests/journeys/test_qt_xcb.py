@@ -30,7 +30,7 @@ def test_xcb_plugin_links_every_library():
     libs = [plugin, *sorted((qt / "plugins" / "xcbglintegrations").glob("*.so"))]
     missing = {}
     for lib in libs:
-        out = subprocess.run(["ldd", str(lib)], capture_output=True, text=True, timeout=60).stdout
+        out = subprocess.run(["ldd", str(lib)], capture_output=True, text=True, check=False, timeout=60).stdout
         assert "=>" in out, f"ldd read nothing from {lib}: {out!r}"
         gone = [line.split("=>")[0].strip() for line in out.splitlines() if "not found" in line]
         if gone:
@@ -43,7 +43,7 @@ def test_setup_lists_every_library_the_plugin_links():
     """Every libxcb*/libxkb* library libqxcb.so loads from the system is one _setup.sh installs."""
     qt = _qt_dir()
     out = subprocess.run(["ldd", str(qt / "plugins" / "platforms" / "libqxcb.so")],
-                         capture_output=True, text=True, timeout=60).stdout
+                         capture_output=True, text=True, check=False, timeout=60).stdout
     wanted = {line.split()[0] for line in out.splitlines()
               if line.strip().startswith(("libxcb", "libxkbcommon", "libX11"))}
     assert wanted, out

@@ -93,6 +93,7 @@ from .. import backend as _backend
 from .. import jsonsafe, operators
 from ..errors import InputError, RecordingError
 from ..extensions import PluginError, output_kind
+from ..files import atomic_write_text
 from ..filters import DESIGN_PARAM, FILTER_DESIGNS, Design, FilterSpec
 from ..params import Param, json_types
 from ..spectral import SCALINGS, StftParams
@@ -343,11 +344,13 @@ class Pipeline:
         return json.dumps(self.to_dict(), indent=indent)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the pipeline as JSON (atomically: temporary file, then rename)."""
+        """Write the pipeline as JSON (atomically: temporary file, then rename).
+
+        A failed write (no space, read-only folder) raises one
+        :class:`~specscope.compute.errors.RecordingError` and leaves ``path`` as it was.
+        """
         p = Path(path)
-        tmp = p.with_name(f".{p.name}.partial")
-        tmp.write_text(self.to_json() + "\n", encoding="utf-8")
-        os.replace(tmp, p)
+        atomic_write_text(p, self.to_json() + "\n", what="pipeline file name ending in .json")
         return p
 
     def __eq__(self, other: object) -> bool:

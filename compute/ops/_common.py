@@ -19,14 +19,18 @@ DTYPE = Param("dtype", str, "float64", choices=("float32", "float64"),
               help="output sample type")
 
 
-def axes_tuple(axes: Any) -> tuple[int, ...] | None:
-    """An ``"array"`` parameter of axes as a tuple of ints (None stays None)."""
+def axes_tuple(axes: Any, scipy_checks: bool = False) -> tuple[int, ...] | Any:
+    """An ``"array"`` parameter of axes as a tuple of ints (None stays None).
+
+    With ``scipy_checks`` anything but a flat list of integers is returned as it
+    is, for scipy's own check to name the problem (``axes=[1.0, 2.0]``).
+    """
     if axes is None:
         return None
-    try:
-        return tuple(int(a) for a in np.atleast_1d(np.asarray(axes)).tolist())
-    except (TypeError, ValueError):
-        return axes  # not integers: scipy's own check names the problem
+    arr = np.atleast_1d(np.asarray(axes))
+    if scipy_checks and (arr.ndim != 1 or arr.dtype.kind not in "iu"):
+        return axes
+    return tuple(int(a) for a in arr.tolist())
 
 
 def on_host(xp: Any, path: str, *args: Any, **kwargs: Any) -> Any:

@@ -129,14 +129,14 @@ def _convolve_fft(x, *, in2, mode, method, xp):
           params=[IN2, MODE, AXES], reference="scipy.signal.fftconvolve",
           history=_conv_history)
 def fftconvolve(x, *, in2, mode, axes, xp):
-    return scipy_fn(xp, "signal.fftconvolve")(x, in2, mode=mode, axes=axes_tuple(axes))
+    return scipy_fn(xp, "signal.fftconvolve")(x, in2, mode=mode, axes=axes_tuple(axes, True))
 
 
 @operator("oaconvolve", family=FAMILY, summary="Convolution by overlap-add",
           params=[IN2, MODE, AXES], reference="scipy.signal.oaconvolve",
           history=_conv_history)
 def oaconvolve(x, *, in2, mode, axes, xp):
-    return scipy_fn(xp, "signal.oaconvolve")(x, in2, mode=mode, axes=axes_tuple(axes))
+    return scipy_fn(xp, "signal.oaconvolve")(x, in2, mode=mode, axes=axes_tuple(axes, True))
 
 
 @operator("correlate", family=FAMILY, summary="Cross-correlation with a second signal",

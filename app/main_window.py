@@ -508,6 +508,9 @@ class MainWindow(QMainWindow):
         """Save the session: file, analysis, view and display."""
         try:
             write_session(path, self.session())
+        except SpecscopeError as exc:  # names the file and the cause (no space, read-only)
+            self.show_error(f"could not save the session: {exc}")
+            return False
         except OSError as exc:
             self.show_error(f"{path}: could not save the session ({exc.strerror})")
             return False
@@ -713,7 +716,7 @@ class MainWindow(QMainWindow):
                 path = last_session_path()
                 path.parent.mkdir(parents=True, exist_ok=True)
                 write_session(path, self.session())
-            except OSError:
+            except (OSError, SpecscopeError):
                 pass  # remembering the session is a convenience
         self.playback.stop()
         self.worker.shutdown()

@@ -562,7 +562,10 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
                                 len(whole["channels"]))
             else:
                 if not res["ok"]:
-                    part_ok[inp].append(f"part {spec['part']['read_start']}: {res['error']}")
+                    # name the output, not the hidden part file it is assembled from
+                    error = str(res["error"]).replace(spec["part_path"], whole["out"])
+                    part_ok[inp].append(f"{error} (the part from sample "
+                                        f"{spec['part']['read_start']})")
                 pending_parts[inp] -= 1
                 if pending_parts[inp]:
                     continue

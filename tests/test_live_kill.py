@@ -77,7 +77,7 @@ def _check(out: Path, previous: bool) -> dict[str, bool]:
     dump = shutil.which("h5dump")
     r: dict[str, bool] = {}
     r["h5dump"] = dump is None or subprocess.run(
-        [dump, "-H", str(out)], capture_output=True, timeout=60).returncode == 0
+        [dump, "-H", str(out)], capture_output=True, timeout=60, check=False).returncode == 0
     with h5py.File(out, "r") as f:  # plain open: no SWMR, no recovery
         samples = f["samples"][...]
         complete = bool(f.attrs["complete"])
@@ -127,8 +127,26 @@ def test_a_recording_that_gets_nothing_leaves_the_previous_file(tmp_path):
     env = dict(os.environ, PYTHONPATH="")
     r = subprocess.run([sys.executable, "-m", "specscope.app", "live", "--source", SOURCE,
                         "--no-gui", "--rate", "0", "--duration", "0", "--record", str(out)],
-                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+                       check=False)
     assert r.returncode == 2 and "nothing was recorded" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
     assert out.read_bytes() == prev
     assert not _partials(tmp_path, out.name)
+
+
+def test_recording_over_the_played_file_is_refused_before_anything_is_written(tmp_path):
+    from specscope.compute.files import OutputIsInputError
+    from specscope.compute.live import FileSource, LiveSession
+
+    out = tmp_path / "played.h5"
+    prev = _previous(out)
+    link = tmp_path / "link.h5"
+    link.symlink_to(out)
+    for target in (out, link):
+        s = LiveSession(FileSource(out, block=BLOCK, rate=0), None, record=target)
+        with pytest.raises(OutputIsInputError, match="played.h5"):
+            s.start()
+        s.close()
+        assert out.read_bytes() == prev
+        assert not _partials(tmp_path, target.name)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import queue
-import re
-import socket
 import struct
 import tempfile
 import threading
@@ -18,7 +17,7 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import RecordingError
-from ..files import clean_stale_partials
+from ..files import clean_stale_partials, owner_tag
 from ..output import atomic_h5
 
 __all__ = ["RECORDING_FORMAT", "LiveRecorder", "clear_write_flags", "recover_recording"]
@@ -33,12 +32,6 @@ _M32 = 0xFFFFFFFF
 # the process umask, read once (os.umask can only be read by setting it)
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
-
-
-def _owner() -> str:
-    """``<pid>@<host>``: who writes a temporary file (a later writer removes a dead one's)."""
-    host = re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname()) or "host"
-    return f"{os.getpid()}@{host}"
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -271,7 +264,7 @@ class LiveRecorder:
         self.flush_samples = max(1, int(flush_seconds * self.sample_rate))
         clean_stale_partials(self.path)
         try:
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{self.path.name}.{_owner()}.",
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{self.path.name}.{owner_tag()}.",
                                        suffix=".partial")
         except OSError as exc:
             raise RecordingError(f"{self.path}: cannot write ({exc.strerror or exc})") from None
@@ -286,7 +279,7 @@ class LiveRecorder:
             f = h5py.File(self._file, "w", libver=("v110", "v110"))
             self._f = f
             self._create(f, n_channels, is_complex, frequencies, attrs)
-        except Exception as exc:
+        except (OSError, ValueError, RuntimeError) as exc:
             self._discard()
             raise RecordingError(f"{self.path}: cannot write ({exc})") from None
         self.published = False
@@ -388,10 +381,8 @@ class LiveRecorder:
         """Close and remove the unpublished temporary file."""
         f = getattr(self, "_f", None)
         if f is not None and f.id.valid:
-            try:
+            with contextlib.suppress(Exception):  # it is being thrown away
                 f.close()
-            except Exception:  # noqa: BLE001 -- it is being thrown away
-                pass
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None

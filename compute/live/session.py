@@ -29,12 +29,13 @@ from typing import Any, Self
 import numpy as np
 
 from ..errors import InputError, RecordingError
+from ..files import recording_files, refuse_overwriting_inputs
 from .history import DEFAULT_DISK_BYTES, DEFAULT_HISTORY_BYTES, History
 from .processor import BlockProcessor
 from .recorder import LiveRecorder
 from .ring import DEFAULT_RING_BLOCKS, BlockRing, ring_blocks_for
 from .source_registry import open_source
-from .sources import Source
+from .sources import FileSource, Source
 from .stats import LatencyStats, LiveStats
 
 __all__ = ["LiveSession"]
@@ -129,6 +130,9 @@ class LiveSession:
         if self._thread is not None:
             raise InputError("a live session can be started once")
         if self._record_path is not None:
+            if isinstance(self.source, FileSource):  # never record over what is played
+                refuse_overwriting_inputs([self._record_path],
+                                          recording_files(self.source.recording))
             attrs: dict[str, Any] = {"source": self.source.name,
                                      "block": int(self.source.block)}
             if self.pipeline is not None:

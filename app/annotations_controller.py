@@ -89,6 +89,14 @@ class Selection:
         return self.start_s, self.stop_s
 
 
+def _same_mark(a: Annotation) -> tuple:
+    """What makes two annotations the same mark, whatever their uuids (to 1 µs, 1 mHz)."""
+    def r(v: float | None, digits: int) -> float | None:
+        return None if v is None else round(v, digits)
+    return (r(a.start_s, 6), r(a.stop_s, 6), r(a.freq_low_hz, 3), r(a.freq_high_hz, 3),
+            a.label, a.channel)
+
+
 def export_format(path: str, selected_filter: str = "") -> str | None:
     """The annotation format for a file chosen to export to.
 
@@ -386,7 +394,9 @@ class AnnotationsController(QObject):
         if s is None or rec is None:
             self.shell.show_message("Nothing selected: Ctrl+drag a box, then A or Enter", 5000)
             return
-        channel = self.shell.settings.channel
+        # the channel shown, or the stacked band the box was drawn on
+        channel = self.shell.settings.channel if self.shell.settings.channel >= 0 \
+            else s.channel if self.layer.selection_channel is not None else -1
         a = Annotation(s.start_s, s.stop_s, s.freq_low_hz, s.freq_high_hz,
                        channel=channel if rec.n_channels > 1 and channel >= 0 else None)
         self._push(f"add annotation {_quoted(a)}", [], [a], "add")
@@ -547,7 +557,10 @@ class AnnotationsController(QObject):
                                             failed=self.shell.show_error))
 
     def _imported(self, path: Path, found: list[Annotation]) -> None:
-        new = [a for a in found if a.uuid not in self._by_uuid]
+        # formats without ids (Audacity) get new uuids on every read: a mark already
+        # here (same span, band, label and channel) is the same mark
+        here = {_same_mark(a) for a in self._by_uuid.values()}
+        new = [a for a in found if a.uuid not in self._by_uuid and _same_mark(a) not in here]
         if not new:
             self.shell.show_message(f"{path.name}: no new annotations", 8000)
             return
@@ -557,17 +570,20 @@ class AnnotationsController(QObject):
             self._push(f"import {len(new)} annotations", [], new, "import")
         self.shell.show_message(f"Imported {len(new)} annotations from {path.name}", 8000)
 
-    def export_dialog(self) -> None:
-        """File › Export annotations…: the format from the file name (asked when open)."""
+    def export_dialog(self) -> bool:
+        """File › Export annotations…: the format from the file name (asked when open).
+
+        True when a file was chosen (the write runs on the compute thread).
+        """
         rec = self._recording()
         if rec is None:
-            return
+            return False
         default = str(rec.path.with_name(rec.path.stem + ".selections.txt"))
         path, chosen = QFileDialog.getSaveFileName(self.shell.dialog_parent(),
                                                    "Export annotations", default,
                                                    ";;".join(t for t, _ in EXPORT_FILTERS))
         if not path:
-            return
+            return False
         fmt = export_format(path, chosen)
         if fmt is None:
             fmt = self._ask_format(path)

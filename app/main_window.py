@@ -43,6 +43,7 @@ from specscope.widgets.spectrogram_view import SpectrogramView
 from .actions import ACTIONS, ShortcutGuard, build_menus, shortcut_rows
 from .annotations_controller import AnnotationsController
 from .designer_controller import DesignerController
+from .unsaved import UnsavedAnnotations
 from .display_undo import DisplayUndo
 from .exports import Exports
 from .playback_controller import PlaybackController
@@ -123,6 +124,8 @@ class MainWindow(QMainWindow):
         self.annotations = AnnotationsController(self, self.exports.export_range_dialog, self,
                                                  interactive=interactive)
         self.exports.selection_span = self.annotations.selection_span
+        #: asks before unsaved annotations would be lost, and autosaves them
+        self.unsaved = UnsavedAnnotations(self, interactive=interactive)
         self.playback = PlaybackController(self, self)
         self.profiler = ProfilerController(self.worker, self)
         self.transport_bar = self.playback.transport
@@ -289,6 +292,9 @@ class MainWindow(QMainWindow):
         files).  When a headerless file lacks them, the app asks.
         """
         path = Path(path)
+        if not self.unsaved.confirm(lambda: self.open_path(path, **options),
+                                    f"opening {path.name}"):
+            return
         self.worker.submit("open", lambda control: self._open_checked(path, options),
                            label=f"Opening {path.name}", callbacks=JobCallbacks(
                                done=lambda r: self._document_opened(r.value, options),
@@ -410,6 +416,7 @@ class MainWindow(QMainWindow):
         self.undo_stack.clear()
         self.last_error = None
         self.annotations.document_opened(rec)
+        self.unsaved.opened()
         self.menu_actions["save_annotations"].setEnabled(self.annotations.is_sigmf())
         if not self.views.document_opened():
             return
@@ -525,6 +532,8 @@ class MainWindow(QMainWindow):
 
     def open_session(self, path: str | Path) -> bool:
         """Reopen a session: its file, analysis settings, view and display."""
+        if not self.unsaved.confirm(lambda: self.open_session(path), "opening the session"):
+            return False
         try:
             state = load_session(path)
         except InputError as exc:
@@ -711,6 +720,9 @@ class MainWindow(QMainWindow):
                           f"specscope {__version__}\nExplore recordings spectrally.")
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        if not self.unsaved.confirm(self.close, "quitting"):
+            event.ignore()
+            return
         if self.document is not None and self._interactive:
             try:
                 path = last_session_path()

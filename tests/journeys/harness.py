@@ -520,6 +520,16 @@ class App:
             return now if prev is not None and np.array_equal(prev, now) else None
         return wait_for(still, what, timeout, interval=0.3)
 
+    def wait_for(self, cond: Callable[[], object], what: str,
+                 timeout: float | None = None, interval: float = 0.1):
+        """:func:`wait_for`, failing early with the app's log when the app exited."""
+        def check():
+            if self.proc is not None and self.proc.poll() is not None:
+                raise AssertionError(f"the app exited ({self.proc.returncode}) while waiting "
+                                     f"for {what}:\n{self.log()[-3000:]}")
+            return cond()
+        return wait_for(check, what, timeout, interval)
+
     def wait_file(self, path: str | Path, what: str | None = None,
                   timeout: float | None = None) -> Path:
         """Wait until ``path`` exists and its size stopped changing."""

@@ -90,11 +90,11 @@ class Selection:
 
 
 def _same_mark(a: Annotation) -> tuple:
-    """What makes two annotations the same mark, whatever their uuids (to 1 µs, 1 mHz)."""
-    def r(v: float | None, digits: int) -> float | None:
-        return None if v is None else round(v, digits)
-    return (r(a.start_s, 6), r(a.stop_s, 6), r(a.freq_low_hz, 3), r(a.freq_high_hz, 3),
-            a.label, a.channel)
+    """What makes two annotations the same mark, whatever their uuids and channels: span,
+    band and label, to the 1 µs and 1 µHz that Audacity's six decimals keep."""
+    def r(v: float | None) -> float | None:
+        return None if v is None else round(v, 6)
+    return r(a.start_s), r(a.stop_s), r(a.freq_low_hz), r(a.freq_high_hz), a.label
 
 
 def export_format(path: str, selected_filter: str = "") -> str | None:
@@ -316,7 +316,9 @@ class AnnotationsController(QObject):
         if t1 <= t0:
             self.clear_selection()
             return
-        self.select(Selection(t0, t1, f0, f1, max(self.shell.settings.channel, 0)))
+        stacked = self.layer.selection_channel  # the band it was drawn on, when stacked
+        self.select(Selection(t0, t1, f0, f1, max(self.shell.settings.channel, 0)
+                              if stacked is None else stacked))
 
     def select(self, selection: Selection) -> None:
         """Make ``selection`` the selection: drawn, measured on the compute thread."""
@@ -326,7 +328,8 @@ class AnnotationsController(QObject):
         self.selection = selection
         self.measurement = None
         s = selection
-        self.layer.set_selection((s.start_s, s.stop_s, s.freq_low_hz, s.freq_high_hz))
+        self.layer.set_selection((s.start_s, s.stop_s, s.freq_low_hz, s.freq_high_hz),
+                                 s.channel)
         self.panel.set_selection(s.start_s, s.stop_s, s.freq_low_hz, s.freq_high_hz)
         self.selectionChanged.emit(s)
         rec, stft = doc.recording, doc.settings.stft
@@ -559,8 +562,16 @@ class AnnotationsController(QObject):
     def _imported(self, path: Path, found: list[Annotation]) -> None:
         # formats without ids (Audacity) get new uuids on every read: a mark already
         # here (same span, band, label and channel) is the same mark
-        here = {_same_mark(a) for a in self._by_uuid.values()}
-        new = [a for a in found if a.uuid not in self._by_uuid and _same_mark(a) not in here]
+        # (a file without channels, as Audacity's, matches the mark on any channel)
+        here: dict[tuple, set] = {}
+        for a in self._by_uuid.values():
+            here.setdefault(_same_mark(a), set()).add(a.channel)
+
+        def known(a: Annotation) -> bool:
+            chans = here.get(_same_mark(a))
+            return chans is not None and (a.channel is None or None in chans
+                                          or a.channel in chans)
+        new = [a for a in found if a.uuid not in self._by_uuid and not known(a)]
         if not new:
             self.shell.show_message(f"{path.name}: no new annotations", 8000)
             return

@@ -102,6 +102,8 @@ class AnnotationLayer(QObject):
         self.current: str | None = None
         #: the selection box (t0, t1, f0, f1), f0/f1 None for a time selection
         self.selection: tuple[float, float, float | None, float | None] | None = None
+        #: the stacked channel the selection was drawn on (None: not stacked)
+        self.selection_channel: int | None = None
         self._annotations: list[Annotation] = []
         self._boxes = np.zeros((0, 4))  # start, stop, low, high (NaN: time only)
         self._rects: list[QGraphicsRectItem] = []
@@ -142,10 +144,13 @@ class AnnotationLayer(QObject):
         self.current = uuid
         self.redraw()
 
-    def set_selection(self, selection: tuple[float, float, float | None, float | None] | None
-                      ) -> None:
-        """Show the selection box ``(t0, t1, f0, f1)`` (None hides it)."""
+    def set_selection(self, selection: tuple[float, float, float | None, float | None] | None,
+                      channel: int | None = None) -> None:
+        """Show the selection box ``(t0, t1, f0, f1)`` (None hides it), on ``channel``'s
+        band when channels are stacked."""
         self.selection = selection
+        if channel is not None or selection is None:
+            self.selection_channel = channel
         self.redraw()
 
     def items(self) -> list:
@@ -173,18 +178,63 @@ class AnnotationLayer(QObject):
         f = np.asarray(f, dtype=np.float64)
         return forward(scale, np.maximum(f, 1e-3) if scale == "log" else f)
 
+    def _stack(self) -> tuple[int, float, float, float] | None:
+        """``(channels, f0, band, span)`` of stacked channel bands, None when not stacked."""
+        return getattr(self.view.freq_axis, "stack", None)
+
+    def channel_at(self, y: float) -> int | None:
+        """The stacked channel whose band holds ``y`` (view coordinate); None unstacked."""
+        st = self._stack()
+        if st is None:
+            return None
+        n, _, band, _ = st
+        return int(min(max(math.floor(y / band), 0), n - 1))
+
+    def _y_on(self, f: float, channel: int | None) -> float:
+        """The view coordinate of ``f`` Hz on ``channel``'s band (stacked), else on the axis."""
+        st = self._stack()
+        if st is None or channel is None:
+            return float(self._y(f))
+        _, f0, band, span = st
+        return channel * band + min(max(f - f0, 0.0), span)
+
+    def _hz_on(self, y: float, channel: int | None) -> float:
+        """:meth:`_y_on` backwards, ``y`` kept inside the channel's band."""
+        st = self._stack()
+        if st is None or channel is None:
+            return float(inverse(self.view.freq_scale, y))
+        _, f0, band, span = st
+        return f0 + min(max(y - channel * band, 0.0), span)
+
     def _visible(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Indices of annotations in view, and their y edges (time-only ones span the view)."""
+        """Indices of annotations in view, and their y edges (time-only ones span the view).
+
+        Stacked channels: each annotation on the band of its channel (one of no
+        channel on every band), a time-only one over its band's height.
+        """
         (t0, t1), (y0, y1) = self.vb.viewRange()
         b = self._boxes
         if not len(b):
             return np.zeros(0, int), np.zeros(0), np.zeros(0)
         timeonly = np.isnan(b[:, 2])
-        lo = np.where(timeonly, y0, self._y(np.where(timeonly, 0.0, b[:, 2])))
-        hi = np.where(timeonly, y1, self._y(np.where(timeonly, 0.0, b[:, 3])))
-        inside = (b[:, 1] >= t0) & (b[:, 0] <= t1) & (hi >= y0) & (lo <= y1)
-        idx = np.flatnonzero(inside)
-        return idx, lo[idx], hi[idx]
+        st = self._stack()
+        if st is None:
+            rows = np.arange(len(b))
+            lo = np.where(timeonly, y0, self._y(np.where(timeonly, 0.0, b[:, 2])))
+            hi = np.where(timeonly, y1, self._y(np.where(timeonly, 0.0, b[:, 3])))
+        else:
+            n, f0, band, span = st
+            rows_l, lo_l, hi_l = [], [], []
+            for i, a in enumerate(self._annotations):
+                chans = [a.channel] if a.channel is not None and a.channel < n else range(n)
+                for c in chans:
+                    rows_l.append(i)
+                    lo_l.append(c * band if timeonly[i] else self._y_on(b[i, 2], c))
+                    hi_l.append(c * band + span if timeonly[i] else self._y_on(b[i, 3], c))
+            rows, lo, hi = np.array(rows_l, int), np.array(lo_l), np.array(hi_l)
+        inside = (b[rows, 1] >= t0) & (b[rows, 0] <= t1) & (hi >= y0) & (lo <= y1)
+        keep = np.flatnonzero(inside)
+        return rows[keep], lo[keep], hi[keep]
 
     def _pixels(self) -> tuple[float, float]:
         """Device pixels per second and per unit of y."""
@@ -274,10 +324,13 @@ class AnnotationLayer(QObject):
             self._selection_item.setVisible(False)
             return
         t0, t1, f0, f1 = sel
+        st, c = self._stack(), self.selection_channel
         if f0 is None or f1 is None:
             _, (y0, y1) = self.vb.viewRange()
+            if st is not None and c is not None:
+                y0, y1 = c * st[2], c * st[2] + st[3]
         else:
-            y0, y1 = (float(v) for v in self._y([f0, f1]))
+            y0, y1 = self._y_on(f0, c), self._y_on(f1, c)
         self._selection_item.setRect(QRectF(t0, y0, t1 - t0, y1 - y0))
         self._selection_item.setVisible(True)
 
@@ -400,16 +453,19 @@ class AnnotationLayer(QObject):
         return True
 
     def _box(self, drag: _Drag, p: QPointF) -> tuple[float, float, float | None, float | None]:
+        """The box dragged so far, in Hz; on stacked channels kept to the band it began on
+        (:attr:`selection_channel`)."""
         t0, t1 = sorted((drag.t, p.x()))
+        c = self.selection_channel = self.channel_at(drag.y)
         if drag.whole_band:
             return t0, t1, None, None
-        f0, f1 = sorted(float(v) for v in inverse(self.view.freq_scale, [drag.y, p.y()]))
+        f0, f1 = sorted((self._hz_on(drag.y, c), self._hz_on(p.y(), c)))
         return t0, t1, f0, f1
 
     def _edge_value(self, drag: _Drag, p: QPointF) -> float:
         if drag.edge in ("start", "stop"):
             return float(p.x())
-        return float(inverse(self.view.freq_scale, p.y()))
+        return self._hz_on(p.y(), self.channel_at(drag.y))
 
     def _preview_edge(self, drag: _Drag) -> None:
         for (uuid, t0, t1, y0, y1), rect in zip(self._shown, self._rects, strict=False):
@@ -421,7 +477,10 @@ class AnnotationLayer(QObject):
                 a, b = sorted((a, b))
                 rect.setRect(QRectF(a, y0, b - a, y1 - y0))
             else:
-                yv = float(self._y(v))
+                yv = self._y_on(v, self.channel_at(drag.y))
+                if self._stack() is not None \
+                        and self.channel_at((y0 + y1) / 2) != self.channel_at(drag.y):
+                    continue  # the same annotation drawn on another channel's band
                 a, b = sorted((yv, y1) if drag.edge == "low" else (y0, yv))
                 rect.setRect(QRectF(t0, a, t1 - t0, b - a))
 

@@ -39,7 +39,8 @@ from .annotation_layer import label_color
 __all__ = ["COLUMNS", "AnnotationList", "AnnotationTableModel"]
 
 #: the table's columns
-COLUMNS = ("Start (s)", "Stop (s)", "Low (Hz)", "High (Hz)", "Label", "Generator")
+COLUMNS = ("Start (s)", "Stop (s)", "Low (Hz)", "High (Hz)", "Label", "Generator", "Channel")
+CHANNEL_COLUMN = 6
 LABEL_COLUMN = 4
 #: the role holding a cell's value for sorting (numbers sort as numbers)
 SORT_ROLE = Qt.ItemDataRole.UserRole
@@ -84,9 +85,12 @@ class AnnotationTableModel(QAbstractTableModel):
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
         a = self.annotations[index.row()]
         col = index.column()
-        values = (a.start_s, a.stop_s, a.freq_low_hz, a.freq_high_hz, a.label, a.generator)
+        values = (a.start_s, a.stop_s, a.freq_low_hz, a.freq_high_hz, a.label, a.generator,
+                  a.channel)
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             v = values[col]
+            if col == CHANNEL_COLUMN:  # counted from 0, as the Channel box and the bands
+                return "all" if v is None else str(v)
             if col < 2:
                 return f"{v:.4f}"
             if col < 4:
@@ -172,7 +176,7 @@ class AnnotationList(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        for col, width in enumerate((80, 80, 80, 80, 140)):
+        for col, width in enumerate((80, 80, 80, 80, 140, 160)):
             self.table.setColumnWidth(col, width)
         top = QHBoxLayout()
         top.addWidget(self.search, 1)

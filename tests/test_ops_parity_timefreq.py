@@ -379,6 +379,16 @@ CASES: list[Case] = [
         for r in mag_frames(x, nfft, hop, window).reshape(-1, nfft // 2 + 1)]).reshape(
             mag_frames(x, nfft, hop, window).shape[:-1]),
          {"nfft": 16, "hop": 4, "window": "hann", "roll_percent": 0.85}, fs=FS),
+    # librosa's own (the dev extra): skipped where it is not installed
+    Case("onset_strength", lambda x, nfft, hop, n_mels, fs: pytest.importorskip(
+        "librosa").onset.onset_strength(y=x, sr=fs, n_fft=nfft, hop_length=hop, n_mels=n_mels),
+         {"nfft": 64, "hop": 16, "n_mels": 16}, fs=22050.0, batch=False, lengths=(250, 1000),
+         float32=False, rtol64=1e-6, atol64=1e-6),
+    Case("onset_detect", lambda x, nfft, hop, fs: (lambda lr: lr.onset.onset_detect(
+        onset_envelope=lr.onset.onset_strength(y=x, sr=fs, n_fft=nfft, hop_length=hop),
+        sr=fs, hop_length=hop))(pytest.importorskip("librosa")),
+         {"nfft": 256, "hop": 64}, fs=22050.0, batch=False, lengths=(4000, 22050),
+         float32=False),
     Case("spectral_flux", lambda x, nfft, hop, window: (lambda m: np.concatenate([
         np.zeros(m.shape[:-2] + (1,)), np.sqrt((np.maximum(np.diff(m, axis=-2), 0) ** 2).sum(-1))],
         -1))(mag_frames(x, nfft, hop, window)), {"nfft": 16, "hop": 4, "window": "hann"}),

@@ -150,3 +150,108 @@ def zero_crossings(x, *, xp):
         raise InputError(f"zero_crossings: input must be 1-D, got shape {x.shape}")
     s = xp.signbit(x)
     return xp.nonzero(s[1:] != s[:-1])[0]
+
+
+@operator("onset_strength", family=FAMILY,
+          summary="Onset strength envelope: mean positive rise of the mel spectrum in dB",
+          params=[Param("nfft", int, 2048, min=2, unit="samples", help="frame length"),
+                  Param("hop", int, 512, min=1, unit="samples", help="samples between frames"),
+                  WINDOW, Param("n_mels", int, 128, min=1, help="mel bands"),
+                  Param("fmin", float, 0.0, min=0.0, unit="Hz"),
+                  Param("fmax", float, None, min=0.0, unit="Hz", help="upper edge (fs/2)"),
+                  Param("lag", int, 1, min=1, unit="frames", help="frames between compared "
+                        "spectra"),
+                  Param("max_size", int, 1, min=1, unit="bands",
+                        help="local maximum over this many bands as the reference"),
+                  Param("center", bool, True, help="align frame k with sample k*hop: "
+                        "nfft//(2*hop) zeros in front, cut to the spectrogram's frames"),
+                  Param("detrend", bool, False, help="remove the DC of the envelope")],
+          reference="librosa.onset.onset_strength", history=None)
+def onset_strength(x, *, nfft, hop, window, n_mels, fmin, fmax, lag, max_size, center,
+                   detrend, fs=22050.0, xp):
+    """``librosa.onset.onset_strength(y, sr=fs)`` with librosa's defaults (fs 22050 Hz when
+    not given, as librosa's sr): the power mel spectrogram in dB (``power_to_db``: floor
+    1e-10, 80 dB below the maximum), its rise over ``lag`` frames above the reference
+    (the spectrum itself, or its maximum over ``max_size`` bands), kept where positive and
+    averaged over bands.  The spectrogram's frames are centred on k*hop (as librosa's);
+    ``center`` puts ``lag + nfft//(2*hop)`` zeros in front and cuts the envelope to the
+    spectrogram's length, without it only ``lag`` zeros go in front."""
+    from .timefreq import mel_spectrogram
+    s = mel_spectrogram.function(x, nfft=nfft, hop=hop, window=window, n_mels=n_mels,
+                                 fmin=fmin, fmax=fmax, htk=False, norm="slaney", power=2.0,
+                                 center=True, fs=fs, xp=xp)
+    db = 10.0 * xp.log10(xp.maximum(s, 1e-10))
+    db = xp.maximum(db, db.max() - 80.0)
+    if max_size == 1:
+        ref = db
+    else:
+        import scipy.ndimage
+
+        from ..backend import to_device, to_host, xp_name
+        ref = to_device(scipy.ndimage.maximum_filter1d(to_host(db), max_size, axis=-2),
+                        xp_name(xp))
+    env = xp.maximum(0.0, db[..., lag:] - ref[..., :-lag]).mean(axis=-2)
+    pad = lag + (nfft // (2 * hop) if center else 0)
+    env = xp.pad(env, [(0, 0)] * (env.ndim - 1) + [(pad, 0)])
+    if detrend:
+        import scipy.signal
+
+        from ..backend import to_device, to_host, xp_name
+        env = to_device(scipy.signal.lfilter([1.0, -1.0], [1.0, -0.99], to_host(env), axis=-1),
+                        xp_name(xp))
+    if center:
+        env = env[..., :s.shape[-1]]
+    return env
+
+
+def _pick_peaks(env, pre_max, post_max, pre_avg, post_avg, delta, wait):
+    """Greedy peak picking: frame n is a peak when it is the maximum of
+    ``env[n - pre_max : n + post_max]``, at least ``delta`` above the mean of
+    ``env[n - pre_avg : n + post_avg]`` (windows cut at the ends), and more than
+    ``wait`` frames after the previous peak."""
+    n = env.shape[0]
+    out = []
+    i = 0
+    while i < n:
+        if env[i] >= env[max(0, i - pre_max):min(n, i + post_max)].max() and (
+                env[i] >= env[max(0, i - pre_avg):min(n, i + post_avg)].mean() + delta):
+            out.append(i)
+            i += wait + 1
+        else:
+            i += 1
+    return np.array(out, dtype=np.int64)
+
+
+@operator("onset_detect", family=FAMILY,
+          summary="Onset frames: peaks of the onset strength envelope",
+          params=[Param("nfft", int, 2048, min=2, unit="samples", help="frame length"),
+                  Param("hop", int, 512, min=1, unit="samples", help="samples between frames"),
+                  Param("delta", float, 0.07, min=0.0,
+                        help="rise above the local mean of the normalised envelope"),
+                  Param("units", str, "frames", choices=("frames", "samples", "time"))],
+          reference="librosa.onset.onset_detect", history=None, nan_policy="reject")
+def onset_detect(x, *, nfft, hop, delta, units, fs=22050.0):
+    """``librosa.onset.onset_detect(y=x, sr=fs, hop_length=hop)`` with its defaults: the
+    envelope of :func:`onset_strength` scaled to [0, 1], peaks picked with windows of
+    30 ms before the maximum, 100 ms before and after the mean and 30 ms between onsets
+    (each ``floor(seconds * fs / hop)`` frames).  ``units``: frame indices, their first
+    samples (frame * hop) or times in seconds."""
+    env = onset_strength.function(np.asarray(x, dtype=np.float64), nfft=nfft, hop=hop,
+                                  window="hann", n_mels=128, fmin=0.0, fmax=None, lag=1,
+                                  max_size=1, center=True, detrend=False, fs=fs, xp=np)
+    if env.ndim != 1:
+        raise InputError(f"onset_detect: input must be one channel, got shape {env.shape[:-1]}"
+                         " of envelopes")
+    env = env - env.min()
+    env = env / (env.max() + np.finfo(env.dtype).tiny)
+    if not env.any() or not np.all(np.isfinite(env)):
+        onsets = np.zeros(0, dtype=np.int64)
+    else:
+        frames_of = [int(s * fs // hop) for s in (0.03, 0.0, 0.10, 0.10, 0.03)]
+        pre_max, post_max, pre_avg, post_avg, wait = frames_of
+        onsets = _pick_peaks(env, pre_max, post_max + 1, pre_avg, post_avg + 1, delta, wait)
+    if units == "samples":
+        return onsets * hop
+    if units == "time":
+        return onsets * hop / fs
+    return onsets

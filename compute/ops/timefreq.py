@@ -536,13 +536,22 @@ def mel_filterbank(*, nfft, n_mels, fmin, fmax, htk, norm, fs, xp):
           summary="Mel spectrogram: mel filter bank applied to |STFT|**power",
           params=[Param("nfft", int, 512, min=2), HOP, WINDOW, _N_MELS, _FMIN, _FMAX, _HTK,
                   Param("norm", str, "slaney", choices=("slaney", "none")),
-                  Param("power", float, 2.0, min=0.0)],
+                  Param("power", float, 2.0, min=0.0),
+                  Param("center", bool, False,
+                        help="frames centred on k*hop, the signal padded with nfft//2 zeros "
+                             "each side (librosa's center=True, pad_mode='constant'); off: "
+                             "frames start at k*hop")],
           reference="mel_filterbank @ abs(rfft(frames * window))**power",
-          history=lambda p: p["nfft"] - p["hop"])
-def mel_spectrogram(x, *, nfft, hop, window, n_mels, fmin, fmax, htk, norm, power, fs, xp):
+          history=lambda p: None if p.get("center") else p["nfft"] - p["hop"])
+def mel_spectrogram(x, *, nfft, hop, window, n_mels, fmin, fmax, htk, norm, power, center, fs,
+                    xp):
+    """``librosa.feature.melspectrogram`` with the same parameters (and ``center``) to 1e-6
+    relative; without ``center`` its frames are librosa's with ``center=False``."""
     x = as_float(x, xp)
     if x.dtype.kind == "c":
         raise InputError("mel_spectrogram: input must be real")
+    if center:
+        x = xp.pad(x, [(0, 0)] * (x.ndim - 1) + [(nfft // 2, nfft // 2)])
     if x.shape[-1] < nfft:
         raise InputError(f"mel_spectrogram: nfft={nfft} is larger than the signal "
                          f"({x.shape[-1]} samples); choose nfft <= {x.shape[-1]}")

@@ -194,8 +194,9 @@ class StftParams:
 #   release the GIL, so the tasks run in parallel.
 # - |X|**2 is computed in place on the spectra viewed as (re, im) float pairs:
 #   one square and one add, no complex temporaries, the add writing straight
-#   into the destination (a strided view in the ``freq`` layout, the two halves
-#   of the fftshift for two-sided spectra).
+#   into the destination in the ``frames`` layout (the two halves of the
+#   fftshift for two-sided spectra), into a per-thread buffer copied transposed
+#   in the ``freq`` layout (a ufunc writing a transposed view is far slower).
 # - Nothing is allocated per task: each pool thread keeps a workspace (the
 #   windowed frames and their spectra, :data:`KERNEL_FRAMES` rows) per
 #   ``(nfft, dtype, sides)`` and reuses it.  Temporaries of ~1 MiB are above
@@ -247,13 +248,16 @@ def kernel_dtype(dtype: np.dtype) -> type:
     return np.float64 if np.dtype(dtype) in (np.float64, np.complex128) else np.float32
 
 
-def workspace(nfft: int, ftype: type, two_sided: bool) -> tuple[np.ndarray, np.ndarray]:
-    """This thread's buffers for one task: ``(frames, spectra)``, :data:`KERNEL_FRAMES` rows.
+def workspace(nfft: int, ftype: type, two_sided: bool
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """This thread's buffers for one task: ``(frames, spectra, power)``, :data:`KERNEL_FRAMES` rows.
 
     ``frames`` is ``(KERNEL_FRAMES, nfft)`` real (complex when two-sided),
     ``spectra`` ``(KERNEL_FRAMES, n_freq)`` complex (the frames buffer itself
-    when two-sided: that transform runs in place).  Allocated once per thread
-    and ``(nfft, ftype, two_sided)``, the few most recent kept.
+    when two-sided: that transform runs in place), ``power``
+    ``(KERNEL_FRAMES, n_freq)`` real (the ``freq`` layout's rows before their
+    transposed copy).  Allocated once per thread and ``(nfft, ftype,
+    two_sided)``, the few most recent kept.
     """
     cache = getattr(_local, "workspaces", None)
     if cache is None:
@@ -262,12 +266,14 @@ def workspace(nfft: int, ftype: type, two_sided: bool) -> tuple[np.ndarray, np.n
     ws = cache.get(key)
     if ws is None:
         ctype = np.complex64 if np.dtype(ftype) == np.float32 else np.complex128
+        n_freq = nfft if two_sided else nfft // 2 + 1
+        power = np.empty((KERNEL_FRAMES, n_freq), ftype)
         if two_sided:
             seg = np.empty((KERNEL_FRAMES, nfft), ctype)
-            ws = (seg, seg)
+            ws = (seg, seg, power)
         else:
             ws = (np.empty((KERNEL_FRAMES, nfft), ftype),
-                  np.empty((KERNEL_FRAMES, nfft // 2 + 1), ctype))
+                  np.empty((KERNEL_FRAMES, n_freq), ctype), power)
         cache[key] = ws
         while len(cache) > WORKSPACES_PER_THREAD:
             cache.popitem(last=False)
@@ -389,11 +395,13 @@ def stft_kernel(x: np.ndarray, params: StftParams, fs: float, *,
         step = sig.strides[-1]
         frames = np.lib.stride_tricks.as_strided(
             sig[a * hop:], shape=(b - a, nfft), strides=(hop * step, step), writeable=False)
-        seg_ws, spec_ws = workspace(nfft, ftype, two_sided)
+        seg_ws, spec_ws, pw_ws = workspace(nfft, ftype, two_sided)
         seg, spec = seg_ws[:b - a], spec_ws[:b - a]
         np.multiply(frames, win, out=seg)
         spec = _transform(seg, spec, two_sided)
-        pw = dest[row, a:b] if layout == "frames" else dest[row, :, a:b].T
+        # frames: straight into the destination; freq: into the contiguous workspace,
+        # then one transposed copy (a ufunc writing a transposed view is ~8x slower)
+        pw = dest[row, a:b] if layout == "frames" else pw_ws[:b - a]
         if two_sided:  # fftshift while writing
             _power_into(spec, pw[:, :half], ftype, power, lo)
             _power_into(spec, pw[:, half:], ftype, power, hi)
@@ -402,6 +410,8 @@ def stft_kernel(x: np.ndarray, params: StftParams, fs: float, *,
         for e in edges:
             col = pw[:, e]
             np.multiply(col, 0.5, out=col)
+        if layout == "freq":
+            np.copyto(dest[row, :, a:b], pw.T)
 
     tasks = [(r, a, min(a + KERNEL_FRAMES, k)) for r in range(flat.shape[0])
              for a in range(0, k, KERNEL_FRAMES)]

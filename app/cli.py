@@ -95,9 +95,12 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def cmd_spectrogram(args: argparse.Namespace) -> int:
     from specscope.compute.files import refuse_overwriting_inputs
-    from specscope.compute.output import export_spectrogram
+    from specscope.compute.output import HDF5_SUFFIXES, export_spectrogram
     from specscope.compute.spectral import StftParams
 
+    if Path(args.output).suffix.lower() not in HDF5_SUFFIXES:  # x.wav would hold HDF5
+        raise InputError(f"{args.output}: a spectrogram is written as HDF5; give a name "
+                         f"ending in {', '.join(HDF5_SUFFIXES)}")
     refuse_overwriting_inputs([args.output], [args.file])  # before anything is read
     params = StftParams(args.nfft, args.hop, args.window, args.scaling)
     with open_input(args) as rec:

@@ -23,7 +23,7 @@ from specscope.compute.output import (
     write_display_image,
 )
 from specscope.compute.pipeline import Pipeline
-from specscope.widgets.export_dialog import ExportRangeDialog
+from specscope.widgets.export_dialog import FORMATS, ExportRangeDialog, format_of
 
 from .shell import Shell
 from .view_controller import ViewController
@@ -44,6 +44,20 @@ class Exports(QObject):
         self.range_dialog: ExportRangeDialog | None = None
         #: gives the selection's span (s) or None; the range dialog starts with it
         self.selection_span: Callable[[], tuple[float, float] | None] | None = None
+        #: what the export dialogs were last given in this session: "folder", and for a
+        #: range "format", "subtype", "channels", "range" (a Range choice), "custom" (s, s)
+        self.remembered: dict[str, object] = {}
+
+    def _folder(self) -> Path:
+        """Where the file dialogs start: the last folder exported to, else the recording's."""
+        doc = self.shell.document
+        folder = self.remembered.get("folder")
+        if isinstance(folder, Path) and folder.is_dir():
+            return folder
+        return doc.path.parent if doc is not None else Path.cwd()
+
+    def _remember_folder(self, path: str | Path) -> None:
+        self.remembered["folder"] = Path(path).expanduser().resolve().parent
 
     def _submit(self, out: Path, job) -> int:
         return self.shell.worker.submit("export", job, label=f"Exporting {out.name}",
@@ -72,19 +86,36 @@ class Exports(QObject):
         doc = self.shell.document
         if doc is None:
             return
-        rec, s = doc.recording, doc.settings
-        if span is None and self.selection_span is not None:
-            span = self.selection_span()
-        if span is None:
-            t0, t1, _, _ = self.shell.view.visible_range()
-            span = (max(0.0, t0), min(rec.duration, t1))
-        steps = s.steps
-        processing = ", ".join(step.get("op", "?") for step in steps)
-        channels = range(rec.n_channels) if s.channel < 0 else [s.channel]
+        rec, s, mem = doc.recording, doc.settings, self.remembered
+        selection = span if span is not None else (
+            self.selection_span() if self.selection_span is not None else None)
+        t0, t1, _, _ = self.shell.view.visible_range()
+        ranges = {"Visible span": (max(0.0, t0), min(rec.duration, t1)),
+                  "Whole recording": (0.0, rec.duration)}
+        if selection is not None:
+            ranges["Selection"] = selection
+        custom = mem.get("custom")
+        if isinstance(custom, tuple) and custom[0] < rec.duration:
+            ranges["Custom"] = custom
+        # an explicit span (the Selection panel's Export…) wins; then the last choice
+        choice = "Selection" if span is not None else str(mem.get("range", ""))
+        if choice not in ranges:
+            choice = "Selection" if selection is not None else "Visible span"
+        first = ranges[choice]
+        processing = ", ".join(step.get("op", "?") for step in s.steps)
+        # every channel unless this session chose others (that this recording has)
+        channels = mem.get("channels")
+        if not (isinstance(channels, tuple) and channels
+                and all(c < rec.n_channels for c in channels)):
+            channels = tuple(range(rec.n_channels))
+        ext = FORMATS.get(str(mem.get("format", "")), ".h5")
         dlg = ExportRangeDialog(duration=rec.duration, n_channels=rec.n_channels,
-                                start=span[0], stop=span[1],
-                                path=str(doc.path.with_name(doc.path.stem + "-range.h5")),
-                                channels=channels, processing=processing,
+                                start=first[0], stop=first[1],
+                                path=str(self._folder() / (doc.path.stem + "-range" + ext)),
+                                channels=channels, processing=processing, ranges=ranges,
+                                range_choice=choice,
+                                subtype=mem.get("subtype") if isinstance(
+                                    mem.get("subtype"), str) else None,
                                 parent=self.shell.dialog_parent())
         dlg.accepted.connect(self._range_chosen)
         dlg.finished.connect(self._range_dialog_closed)
@@ -96,7 +127,13 @@ class Exports(QObject):
         if dlg is None:
             return
         c = dlg.choice()
-        self.export_range_to(c.path, c.start, c.stop, c.channels, processed=c.processed)
+        self._remember_folder(c.path)
+        self.remembered.update(format=format_of(str(c.path)), channels=tuple(c.channels),
+                               range=c.range_choice, custom=(c.start, c.stop))
+        if c.subtype is not None:
+            self.remembered["subtype"] = c.subtype
+        self.export_range_to(c.path, c.start, c.stop, c.channels, processed=c.processed,
+                             subtype=c.subtype)
 
     def _range_dialog_closed(self, _result: int) -> None:
         dlg, self.range_dialog = self.range_dialog, None
@@ -105,7 +142,7 @@ class Exports(QObject):
 
     def export_range_to(self, out: str | Path, start: float, stop: float,
                         channels: Sequence[int] | None = None, *,
-                        processed: bool = False) -> int:
+                        processed: bool = False, subtype: str | None = None) -> int:
         """Export ``start .. stop`` s of ``channels`` to ``out`` (compute thread).
 
         Parameters
@@ -119,6 +156,9 @@ class Exports(QObject):
         processed : bool
             Through the current processing (steps and the designer's filter),
             else the samples as they are.
+        subtype : str, optional
+            The sample format of a WAV/FLAC output (``"PCM_16"``, ``"PCM_24"``,
+            ``"FLOAT"``); the format's default when None.
 
         Returns
         -------
@@ -140,7 +180,7 @@ class Exports(QObject):
         def job(control: TaskControl) -> str:
             t0 = time.perf_counter()
             path = export_range(rec, out, pipeline=pipeline, start=a, stop=b, channels=chans,
-                                options=options, progress=control.progress,
+                                options=options, subtype=subtype, progress=control.progress,
                                 cancelled=control.cancelled)
             seconds = max(time.perf_counter() - t0, 1e-9)
             rate = (b - a) * n_ch / seconds
@@ -155,10 +195,11 @@ class Exports(QObject):
         doc = self.shell.document
         if doc is None:
             return
-        default = str(doc.path.with_suffix(".spectrogram.h5"))
+        default = str(self._folder() / (doc.path.stem + ".spectrogram.h5"))
         path, _ = QFileDialog.getSaveFileName(self.shell.dialog_parent(),
                                               "Export spectrogram to HDF5", default, HDF5_FILTER)
         if path:
+            self._remember_folder(path)
             self.export_to(path)
 
     def export_to(self, out: str | Path) -> int:
@@ -194,9 +235,10 @@ class Exports(QObject):
     def export_view_dialog(self) -> None:
         """Ask for an HDF5 file and write the values of the view to it."""
         path, _ = QFileDialog.getSaveFileName(self.shell.dialog_parent(),
-                                              "Export view values to HDF5", "view.h5",
-                                              HDF5_FILTER)
+                                              "Export view values to HDF5",
+                                              str(self._folder() / "view.h5"), HDF5_FILTER)
         if path:
+            self._remember_folder(path)
             self.export_view(path)
 
     def export_view(self, out: str | Path) -> int | None:
@@ -218,13 +260,15 @@ class Exports(QObject):
     def export_png_dialog(self) -> None:
         """Ask for a PNG file and save the view to it."""
         path, _ = QFileDialog.getSaveFileName(self.shell.dialog_parent(), "Export view as PNG",
-                                              "view.png", "PNG (*.png)")
+                                              str(self._folder() / "view.png"), "PNG (*.png)")
         if path:
+            self._remember_folder(path)
             self.export_png(path)
 
     def export_png(self, path: str | Path) -> bool:
-        """Save the spectrogram view (with axes and colour bar) as PNG."""
-        if not self.shell.view.grab().save(str(path), "PNG"):
+        """Save the spectrogram view (with axes and colour bar) as PNG, without the
+        mouse's crosshair and readouts."""
+        if not self.shell.view.grab_clean().save(str(path), "PNG"):
             self.shell.show_error(f"{path}: could not write the PNG")
             return False
         self.shell.show_message(f"Saved {path}")

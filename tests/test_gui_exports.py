@@ -63,18 +63,19 @@ def test_export_range_of_two_channels_as_flac_through_the_dialog(qtbot, window,
     action.trigger()
     dlg = window.exports.range_dialog
     assert dlg is not None and dlg.isVisible()
-    # pre-filled from the visible span, every channel checked (the view shows channel 0)
+    # pre-filled from the visible span, every channel checked (though the view shows
+    # channel 0)
     assert float(dlg.start.text().rstrip(" s")) == pytest.approx(1.0, abs=1e-3)
     assert float(dlg.stop.text().rstrip(" s")) == pytest.approx(2.5, abs=1e-3)
-    assert [b.isChecked() for b in dlg.channel_boxes] == [True, False, False]
+    assert [b.isChecked() for b in dlg.channel_boxes] == [True, True, True]
     assert not dlg.processed.isEnabled()             # no processing is on
     out = tmp_path / "part.flac"
     _type(qtbot, dlg.path, str(out))
     assert dlg.format.currentText() == "FLAC"
     _type(qtbot, dlg.start, "0.5")
     _type(qtbot, dlg.stop, "1250 ms")
-    qtbot.mouseClick(dlg.channel_boxes[2], Qt.MouseButton.LeftButton,
-                     pos=QPoint(4, dlg.channel_boxes[2].height() // 2))
+    qtbot.mouseClick(dlg.channel_boxes[1], Qt.MouseButton.LeftButton,
+                     pos=QPoint(4, dlg.channel_boxes[1].height() // 2))
     assert [b.isChecked() for b in dlg.channel_boxes] == [True, False, True]
     ok = dlg.buttons.button(QDialogButtonBox.StandardButton.Ok)
     with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,

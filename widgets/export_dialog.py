@@ -31,7 +31,8 @@ from PyQt6.QtWidgets import (
 
 from .time_axis import format_time, parse_time
 
-__all__ = ["FORMATS", "ExportRangeChoice", "ExportRangeDialog", "format_of"]
+__all__ = ["FORMATS", "RANGES", "SAMPLE_FORMATS", "ExportRangeChoice", "ExportRangeDialog",
+           "format_of"]
 
 #: format name -> the extension it writes
 FORMATS = {"HDF5": ".h5", "WAV": ".wav", "FLAC": ".flac", "SigMF": ".sigmf-meta"}
@@ -54,15 +55,27 @@ def format_of(path: str) -> str | None:
     return _SUFFIXES.get(_suffix(path))
 
 
+#: sample formats of the audio outputs: (what a person reads, soundfile subtype)
+SAMPLE_FORMATS = {"WAV": (("32-bit float", "FLOAT"), ("24-bit PCM", "PCM_24"),
+                          ("16-bit PCM", "PCM_16")),
+                  "FLAC": (("24-bit", "PCM_24"), ("16-bit", "PCM_16"))}
+#: where the range comes from (the dialog's Range box)
+RANGES = ("Selection", "Visible span", "Whole recording", "Custom")
+
+
 @dataclass(frozen=True)
 class ExportRangeChoice:
-    """What the person chose: output, range (s from the start), channels, processing."""
+    """What the person chose: output, range (s from the start), channels, processing,
+    the sample format of an audio file (soundfile subtype; None: the format's own) and
+    where the range came from (one of :data:`RANGES`)."""
 
     path: Path
     start: float
     stop: float
     channels: tuple[int, ...]
     processed: bool
+    subtype: str | None = None
+    range_choice: str = "Custom"
 
 
 class ExportRangeDialog(QDialog):
@@ -87,6 +100,8 @@ class ExportRangeDialog(QDialog):
 
     def __init__(self, *, duration: float, n_channels: int, start: float, stop: float,
                  path: str, channels: Sequence[int] | None = None, processing: str = "",
+                 ranges: dict[str, tuple[float, float]] | None = None,
+                 range_choice: str = "Custom", subtype: str | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export range")
@@ -105,6 +120,18 @@ class ExportRangeDialog(QDialog):
         self.format.addItems(list(FORMATS))
         self.format.setToolTip("HDF5 keeps every channel and complex samples; WAV and FLAC "
                                "hold real samples; SigMF writes .sigmf-meta and .sigmf-data")
+        #: 16/24-bit PCM or float for WAV, 16/24-bit for FLAC
+        self.sample_format = QComboBox()
+        self.sample_format.setToolTip("How the samples are stored in a WAV or FLAC file")
+        self._subtype = subtype
+        #: the spans the Range box offers (Custom: the fields as typed)
+        self._ranges = {k: v for k, v in (ranges or {}).items() if k in RANGES}
+        self.range = QComboBox()
+        for name in RANGES:
+            if name == "Custom" or name in self._ranges:
+                self.range.addItem(name)
+        self.range.setToolTip("Fill Start and Stop from the selection, the visible span or "
+                              "the whole recording")
         self.start = QLineEdit(self._fmt(start))
         self.stop = QLineEdit(self._fmt(stop))
         for box in (self.start, self.stop):
@@ -137,6 +164,8 @@ class ExportRangeDialog(QDialog):
         form = QFormLayout()
         form.addRow("File", file_row)
         form.addRow("Format", self.format)
+        form.addRow("Samples", self.sample_format)
+        form.addRow("Range", self.range)
         form.addRow("Start", self.start)
         form.addRow("Stop", self.stop)
         form.addRow("", self.length)
@@ -152,6 +181,16 @@ class ExportRangeDialog(QDialog):
         self.start.textChanged.connect(self._show_length)
         self.stop.textChanged.connect(self._show_length)
         self._path_edited(path)
+        self._fill_sample_formats()
+        self.format.currentTextChanged.connect(self._fill_sample_formats)
+        if self.range.findText(range_choice) >= 0:
+            self.range.setCurrentText(range_choice)
+            self._range_chosen(range_choice)
+        else:
+            self.range.setCurrentText("Custom")
+        self.range.currentTextChanged.connect(self._range_chosen)
+        for box in (self.start, self.stop):
+            box.textEdited.connect(lambda _=None: self.range.setCurrentText("Custom"))
         self._show_length()
 
     def _fmt(self, seconds: float) -> str:
@@ -164,6 +203,8 @@ class ExportRangeDialog(QDialog):
             self.format.blockSignals(True)
             self.format.setCurrentText(name)
             self.format.blockSignals(False)
+            if hasattr(self, "_ranges"):  # after construction
+                self._fill_sample_formats()
 
     def _format_chosen(self, name: str) -> None:
         text = self.path.text().strip()
@@ -172,6 +213,25 @@ class ExportRangeDialog(QDialog):
         suffix = _suffix(text)
         stem = text[: -len(suffix)] if suffix and format_of(text) else text
         self.path.setText(stem + FORMATS[name])
+
+    def _fill_sample_formats(self, *_: object) -> None:
+        formats = SAMPLE_FORMATS.get(self.format.currentText(), ())
+        keep = self.sample_format.currentData() or self._subtype
+        self.sample_format.blockSignals(True)
+        self.sample_format.clear()
+        for text, subtype in formats:
+            self.sample_format.addItem(text, subtype)
+        i = self.sample_format.findData(keep)
+        self.sample_format.setCurrentIndex(max(i, 0))
+        self.sample_format.blockSignals(False)
+        self.sample_format.setEnabled(bool(formats))
+
+    def _range_chosen(self, name: str) -> None:
+        span = self._ranges.get(name)
+        if span is None:
+            return
+        self.start.setText(self._fmt(span[0]))
+        self.stop.setText(self._fmt(span[1]))
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export range to", self.path.text(),
@@ -213,9 +273,11 @@ class ExportRangeDialog(QDialog):
         channels = tuple(c for c, box in enumerate(self.channel_boxes) if box.isChecked())
         if not channels:
             raise ValueError("check at least one channel")
+        subtype = self.sample_format.currentData() if self.sample_format.isEnabled() else None
         return ExportRangeChoice(Path(text).expanduser(), start, min(stop, self.duration),
                                  channels, self.processed.isChecked() and
-                                 self.processed.isEnabled())
+                                 self.processed.isEnabled(), subtype,
+                                 self.range.currentText())
 
     def accept(self) -> None:
         """Close only when the fields make an export; otherwise say what is wrong."""

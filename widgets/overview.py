@@ -87,7 +87,7 @@ class OverviewPlot(pg.PlotItem):
         self.play_cursor.setZValue(20)
         self.play_cursor.setVisible(False)
         self.addItem(self.play_cursor, ignoreBounds=True)
-        self.setToolTip("The whole recording; drag the bright region to move the view")
+        self.setToolTip("The whole recording; click or drag the bright region to move the view")
 
     def set_extent(self, t0: float, t1: float) -> None:
         """The recording's time span: the strip's axis, the region's bounds.
@@ -152,6 +152,17 @@ class OverviewPlot(pg.PlotItem):
             self.region.setRegion((t0, t1))
         finally:
             self._quiet = False
+
+    def jump_to(self, t: float) -> None:
+        """Centre the region on ``t`` s, its width kept, inside the recording; emits
+        regionChanged (a click on the strip moves the view there)."""
+        if self._extent is None:
+            return
+        e0, e1 = self._extent
+        r0, r1 = self.region.getRegion()
+        width = min(r1 - r0, e1 - e0)
+        a = min(max(t - width / 2, e0), e1 - width)
+        self.region.setRegion((a, a + width))  # emits through _on_region
 
     def set_play_cursor(self, t: float | None) -> None:
         """Draw the play cursor at ``t`` s; None hides it."""

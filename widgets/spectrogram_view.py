@@ -208,6 +208,23 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         top_left = self.mapFromScene(rect.topLeft())
         self.caption.move(top_left.x() + 6, top_left.y() + 6)
 
+    def grab_clean(self):
+        """The view as a pixmap without what follows the mouse (crosshair, harmonic
+        cursors, the spectrum at the cursor) or the caption: what an export shows."""
+        hide = [i for i in (self._vline, self._hline, *self._harmonics, self.caption)
+                if i.isVisible()]
+        slice_data = self._slice_curve.getData()
+        for item in hide:
+            item.setVisible(False)
+        self._slice_curve.setData([], [])
+        try:
+            return self.grab()
+        finally:
+            for item in hide:
+                item.setVisible(True)
+            if slice_data[0] is not None:
+                self._slice_curve.setData(*slice_data)
+
     # -- data --------------------------------------------------------------
     def set_extent(self, t0: float, t1: float, f0: float, f1: float, *,
                    min_dt: float | None = None, min_df: float | None = None) -> None:
@@ -586,6 +603,10 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         if event.button() != pg.QtCore.Qt.MouseButton.LeftButton:
             return
         pos = event.scenePos()
+        ovb = self.overview.getViewBox()
+        if ovb.sceneBoundingRect().contains(pos) and not event.double():
+            self.overview.jump_to(float(ovb.mapSceneToView(pos).x()))
+            return
         if not self.plot.sceneBoundingRect().contains(pos):
             return
         if event.double():

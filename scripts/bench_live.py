@@ -75,8 +75,29 @@ def start_load() -> multiprocessing.Process:
     return p
 
 
+def _gil_staller(ms: float, every_s: float, stop: threading.Event) -> threading.Thread:
+    """A thread holding the GIL for ``ms`` every ``every_s`` seconds (a C loop: no switch).
+
+    It stands for what stalls the processing thread in a real process: a long
+    garbage collection, a heavy draw in the GUI thread, a C extension that does
+    not release the GIL.
+    """
+    t0 = time.perf_counter()
+    sum(range(1_000_000))
+    n = int(1_000_000 * (ms / 1e3) / max(time.perf_counter() - t0, 1e-6))
+
+    def run() -> None:
+        while not stop.wait(every_s):
+            sum(range(n))
+
+    t = threading.Thread(target=run, daemon=True, name="bench-gil-stall")
+    t.start()
+    return t
+
+
 def run_one(block: int, seconds: float, realtime: bool, history_mb: int,
-            ring_blocks: int | None = None, batch: bool = True) -> dict:
+            ring_blocks: int | None = None, batch: bool = True,
+            gil_stall_ms: float = 0.0) -> dict:
     pipe = Pipeline.from_steps(STEPS, name="bench")
     src = GeneratorSource("chirp", sample_rate=FS, channels=2, block=block,
                           rate=1.0 if realtime else 0, duration=seconds)
@@ -99,6 +120,8 @@ def run_one(block: int, seconds: float, realtime: bool, history_mb: int,
     t0 = time.perf_counter()
     session.start()
     t.start()
+    if gil_stall_ms and realtime:
+        _gil_staller(gil_stall_ms, 5.0, stop)
     samples: list[tuple[float, int]] = []
     t_full = None  # when the history's memory reached its budget
     while not session.wait(min(5.0, max(0.5, seconds / 20))):
@@ -162,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="ring capacity in blocks (default: 2 s of signal)")
     ap.add_argument("--no-batch", action="store_true",
                     help="process a backlog block by block (the behaviour before batching)")
+    ap.add_argument("--gil-stall-ms", type=float, default=0.0, metavar="MS",
+                    help="a thread holds the GIL for MS every 5 s (a stall of the processing)")
     ap.add_argument("--load", action="store_true",
                     help="keep one core busy with another process for the whole run")
     args = ap.parse_args(argv)
@@ -192,7 +217,8 @@ def _runs(args: argparse.Namespace, seconds: float, blocks: list[int], modes: li
         for block in blocks:
             realtime = mode == "realtime"
             r = run_one(block, seconds if realtime else args.fast_seconds, realtime,
-                        args.history_mb, args.ring_blocks, not args.no_batch)
+                        args.history_mb, args.ring_blocks, not args.no_batch,
+                        args.gil_stall_ms)
             rows.append(r)
             if args.json:
                 print(json.dumps(r), flush=True)

@@ -17,7 +17,15 @@ The file holds::
      "f": [f0, f1],            # the same span in Hz
      "scale": "linear",        # the frequency axis: linear, log or mel
      "overview": [x, y, w, h], # the overview strip's data area, screen pixels
-     "overview_t": [t0, t1]}   # its time span (s)
+     "overview_t": [t0, t1],   # its time span (s)
+     "status": "...",          # the status bar's message, readout and file info as shown
+     "readout": "t = 1.2 s ...", "file_info": "...",
+     "readout_rect": [x, y, w, h],  # the readout's label, screen pixels
+     "readout_text_px": 412,   # how wide its text is drawn (px): wider than w is cut
+     "status_seen": [...]}     # the last messages the status bar showed, oldest first
+
+The status bar is watched every 50 ms as well (a message shows for a moment
+while a file opens).
 
 For ``scale`` other than linear, ``y`` is ``widgets.frequency_axis.forward``
 of the frequency.
@@ -51,6 +59,26 @@ class JourneyReport:
         view.viewportChanged.connect(self.write)
         window.imageShown.connect(self._image_shown)
         window.windowTitleChanged.connect(self.write)
+        self.status_seen: list[str] = []
+        self._last_texts: tuple[str, ...] = ()
+        from PyQt6.QtCore import QTimer
+
+        self._poll = QTimer(window)
+        self._poll.setInterval(50)
+        self._poll.timeout.connect(self._watch_status)
+        self._poll.start()
+
+    def _texts(self) -> tuple[str, str, str]:
+        w = self.window
+        return (w.message_label.text(), w.cursor_label.text(), w.file_label.text())
+
+    def _watch_status(self) -> None:
+        texts = self._texts()
+        if texts != self._last_texts:
+            self._last_texts = texts
+            if texts[0] and (not self.status_seen or self.status_seen[-1] != texts[0]):
+                self.status_seen = [*self.status_seen[-19:], texts[0]]
+            self.write()
 
     def _image_shown(self) -> None:
         self.images += 1
@@ -76,6 +104,16 @@ class JourneyReport:
             "overview": _screen_rect(view, ovb),
             "overview_t": [float(v) for v in ovb.viewRange()[0]],
         }
+        w = self.window
+        label = w.cursor_label
+        top_left = label.mapToGlobal(label.rect().topLeft())
+        data.update({
+            "status": w.message_label.text(), "readout": label.text(),
+            "file_info": w.file_label.text(),
+            "readout_rect": [top_left.x(), top_left.y(), label.width(), label.height()],
+            "readout_text_px": label.fontMetrics().horizontalAdvance(label.text()),
+            "status_seen": list(self.status_seen),
+        })
         tmp = self.path.with_name(self.path.name + ".tmp")
         try:
             tmp.write_text(json.dumps(data))

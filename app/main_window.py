@@ -39,10 +39,12 @@ from specscope.widgets.recording_options import RecordingOptionsDialog
 from specscope.widgets.shortcuts_dialog import ShortcutsDialog
 from specscope.widgets.spectrogram_controls import SpectrogramControls
 from specscope.widgets.spectrogram_view import SpectrogramView
+from specscope.widgets.time_axis import format_time
 
 from .actions import ACTIONS, ShortcutGuard, build_menus, shortcut_rows
 from .annotations_controller import AnnotationsController
 from .designer_controller import DesignerController
+from .status_labels import ElidedLabel
 from .unsaved import UnsavedAnnotations
 from .display_undo import DisplayUndo
 from .exports import Exports
@@ -72,6 +74,11 @@ OPEN_FILTER = ("Recordings (*.wav *.wave *.flac *.ogg *.oga *.aif *.aiff *.w64 *
                "*.sigmf-meta *.sigmf-data *.h5 *.hdf5 *.npy *.mat *.cf32 *.cfile *.cs16 *.ci16 "
                "*.cs8 *.cu8 *.iq *.raw *.bin *.dat);;All files (*)")
 SESSION_FILTER = "Sessions (*.json)"
+
+
+#: the longest readout the status bar shows (its label is this wide, so it is never cut)
+READOUT_TEMPLATE = ("ch 00  t = 00:00:00.000  f = -00000.0 Hz  -000.0 dB  |  "
+                    "Δt = -0000.000 s  Δf = -00000.0 Hz  ΔL = -000.0 dB  (1/Δt = 0.0001234 Hz)")
 
 
 class MainWindow(QMainWindow):
@@ -220,9 +227,16 @@ class MainWindow(QMainWindow):
 
     def _build_status_bar(self, backend_name: str) -> None:
         sb = self.statusBar()
-        self.file_label = QLabel("no recording")
+        self.file_label = ElidedLabel("no recording")
         self.cursor_label = QLabel("")
-        self.cursor_label.setMinimumWidth(300)
+        # as wide as the longest readout, always: never cut, never jumping with the text;
+        # the file info gives way first (its full text is its tool tip)
+        self.cursor_label.setMinimumWidth(self.cursor_label.fontMetrics().horizontalAdvance(
+            READOUT_TEMPLATE) + 8)
+        self.cursor_label.setSizePolicy(QSizePolicy.Policy.Minimum,
+                                        QSizePolicy.Policy.Preferred)
+        self._opening_message = ""
+        self.imageShown.connect(self._first_image_shown)
         self.message_label = QLabel("")
         # a long message is cut, never pushing the readout or file info aside
         self.message_label.setSizePolicy(QSizePolicy.Policy.Ignored,
@@ -295,6 +309,9 @@ class MainWindow(QMainWindow):
         if not self.unsaved.confirm(lambda: self.open_path(path, **options),
                                     f"opening {path.name}"):
             return
+        # says so until the first image is drawn (or an error replaces it)
+        self._opening_message = f"Opening {path.name}…"
+        self.show_message(self._opening_message, 0)
         self.worker.submit("open", lambda control: self._open_checked(path, options),
                            label=f"Opening {path.name}", callbacks=JobCallbacks(
                                done=lambda r: self._document_opened(r.value, options),
@@ -417,6 +434,9 @@ class MainWindow(QMainWindow):
         self.last_error = None
         self.annotations.document_opened(rec)
         self.unsaved.opened()
+        # nothing of the previous recording stays in the readout
+        self.view.clear_reference()
+        self.cursor_label.setText("")
         self.menu_actions["save_annotations"].setEnabled(self.annotations.is_sigmf())
         if not self.views.document_opened():
             return
@@ -687,21 +707,34 @@ class MainWindow(QMainWindow):
         if hi > lo:
             self.view.set_levels(lo, hi)
 
+    def _first_image_shown(self) -> None:
+        if self._opening_message and self.message_label.text() == self._opening_message:
+            self._clear_message()
+        self._opening_message = ""
+
     def show_cursor(self, t: float, f: float, level: float) -> None:
-        """The readout of the cursor at ``t`` s, ``f`` Hz (and Δ to the reference)."""
-        lvl = "" if level != level else f"   {level:.1f} dB"
-        ch = (f"ch {self.view.cursor_channel}   " if self.settings.channel < 0
+        """The readout of the cursor at ``t`` s, ``f`` Hz (and Δ to the reference).
+
+        Times read as the time axis does: h:mm:ss.fff where its ticks are a minute
+        or more from the start, else seconds; Δt in ms up to 10 s, in s above.
+        """
+        lvl = "" if level != level else f"  {level:.1f} dB"
+        ch = (f"ch {self.view.cursor_channel}  " if self.settings.channel < 0
               and self.view.cursor_channel is not None else "")
-        text = f"{ch}t = {t:.4f} s   f = {f:.1f} Hz{lvl}"
+        t0, t1, _, _ = self.view.visible_range()
+        when = (format_time(t, 1e-3, "clock") if max(abs(t0), abs(t1)) >= 60.0
+                else f"{t:.4f} s")
+        text = f"{ch}t = {when}  f = {f:.1f} Hz{lvl}"
         ref = self.view.reference
         if ref is not None:
             dt, df = t - ref[0], f - ref[1]
             dl = level - ref[2]
-            text += f"   |   Δt = {dt * 1000:+.1f} ms   Δf = {df:+.1f} Hz"
+            span = f"{dt:+.3f} s" if abs(dt) > 10.0 else f"{dt * 1000:+.1f} ms"
+            text += f"  |  Δt = {span}  Δf = {df:+.1f} Hz"
             if dl == dl:
-                text += f"   ΔL = {dl:+.1f} dB"
+                text += f"  ΔL = {dl:+.1f} dB"
             if abs(dt) > 0:
-                text += f"   (1/Δt = {1 / abs(dt):.2f} Hz)"
+                text += f"  (1/Δt = {1 / abs(dt):.4g} Hz)"
         self.cursor_label.setText(text)
 
     def set_harmonic_cursors(self, on: bool) -> None:

@@ -543,8 +543,8 @@ def mel_filterbank(*, nfft, n_mels, fmin, fmax, htk, norm, fs, xp):
                              "frames start at k*hop")],
           reference="mel_filterbank @ abs(rfft(frames * window))**power",
           history=lambda p: None if p.get("center") else p["nfft"] - p["hop"])
-def mel_spectrogram(x, *, nfft, hop, window, n_mels, fmin, fmax, htk, norm, power, center, fs,
-                    xp):
+def mel_spectrogram(x, *, nfft, hop, window, n_mels, fmin, fmax, htk, norm, power, fs, xp,
+                    center=False):
     """``librosa.feature.melspectrogram`` with the same parameters (and ``center``) to 1e-6
     relative; without ``center`` its frames are librosa's with ``center=False``."""
     x = as_float(x, xp)

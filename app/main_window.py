@@ -114,6 +114,8 @@ class MainWindow(QMainWindow):
         self.worker.started.connect(self._on_started)
         self.worker.progress.connect(self._on_progress)
         self.worker.idle.connect(self._on_idle)
+        # a plugin call running long says so ("" when it ended); see compute.operators.watch
+        self.worker.slow.connect(lambda _id, _kind, text: self.statusBar().showMessage(text, 3000))
         self._running_job = 0  # the job whose progress the bar shows
 
         self.view = SpectrogramView(self)

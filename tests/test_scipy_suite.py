@@ -187,3 +187,18 @@ def test_forms_and_pipelines_keep_the_typed_schema():
     assert out["N"]["type"] == "int" and out["btype"]["choices"]
     assert {p["name"]: p["type"] for p in get("welch").to_dict()["params"]}["window"] == "window"
     assert get("butter").keeps_scipy_word and not get("spectrogram").keeps_scipy_word
+
+
+def test_pipeline_files_stay_held_to_the_schema():
+    """Only calls from Python take scipy's wider values; a pipeline step is validated
+    against the schema when the file is read, before any data."""
+    from specscope.compute.pipeline import Pipeline
+
+    with pytest.raises(InputError, match="resample_poly.*padtype='wrapped' must be one of"):
+        Pipeline.from_steps([{"op": "resample_poly",
+                              "params": {"up": 2, "down": 1, "padtype": "wrapped"}}])
+    with pytest.raises(InputError, match=r"\(medfilt\): kernel_size=2.5 must be an integer"):
+        Pipeline.from_steps([{"op": "medfilt", "params": {"kernel_size": 2.5}}])
+    # the same values from Python reach scipy, which refuses them in its own words
+    with pytest.raises(ValueError, match="padtype"):
+        compute.call("resample_poly", np.ones(64), up=2, down=1, padtype="wrapped")

@@ -208,8 +208,15 @@ class Operator:
 
     # -- parameters ---------------------------------------------------------------
 
-    def validate(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Complete ``params`` with defaults and validate them against the schema."""
+    def validate(self, params: dict[str, Any], *, python: bool = False) -> dict[str, Any]:
+        """Complete ``params`` with defaults and validate them against the schema.
+
+        ``python=True`` (a call from Python, :meth:`run`) lets an operator that
+        :attr:`keeps_scipy_word` take what scipy takes; pipeline files and forms
+        validate against the schema alone, so a bad file is refused before any
+        data is read.
+        """
+        lenient = python and self.keeps_scipy_word
         unknown = [k for k in params if k not in self._by_name]
         if unknown:
             k = unknown[0]
@@ -224,12 +231,12 @@ class Operator:
                 try:
                     out[p.name] = p.validate(raw, self.name)
                 except InputError:
-                    if not self.keeps_scipy_word:
+                    if not lenient:
                         raise
                     # scipy's own checks decide (and raise scipy's exception type)
                     out[p.name] = raw
                     continue
-                if self.keeps_scipy_word and p.type is int and isinstance(
+                if lenient and p.type is int and isinstance(
                         raw, numbers.Real) and not isinstance(raw, numbers.Integral):
                     out[p.name] = raw  # 4.0 where scipy wants an integer: scipy decides
             elif p.required:
@@ -243,12 +250,12 @@ class Operator:
     def keeps_scipy_word(self) -> bool:
         """True when the operator is the scipy.signal function of its name.
 
-        From Python it then takes every value scipy takes: a value outside the
-        schema (an array window, a callable detrend, ``N=0``, ``btype="bp"``)
-        goes to scipy as it is, and scipy's own checks accept or refuse it
-        (refusals raise :func:`typed_input_error` classes, which are scipy's
-        exception types too).  The schema stays what forms and pipeline files
-        are built from.
+        Called from Python (:meth:`run`) it then takes every value scipy takes:
+        a value outside the schema (an array window, a callable detrend,
+        ``N=0``, ``btype="bp"``) goes to scipy as it is, and scipy's own checks
+        accept or refuse it (refusals raise :func:`typed_input_error` classes,
+        which are scipy's exception types too).  Forms and pipeline files stay
+        held to the schema (:meth:`validate` without ``python``).
         """
         ref = self.reference
         return ref in (f"scipy.signal.{self.name}", f"scipy.signal.windows.{self.name}")
@@ -347,7 +354,7 @@ class Operator:
         time is reported to it.
         """
         namespace_of_result = self._result_namespace(params)
-        values = self.validate(params)
+        values = self.validate(params, python=True)
         if fs is not None:
             if isinstance(fs, bool) or not isinstance(fs, numbers.Real) or not (
                     math.isfinite(fs) and fs > 0):

@@ -55,7 +55,16 @@ class OutputIsInputError(InputError):
 
 
 def _host() -> str:
-    return re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname() or "host")[:64] or "host"
+    """The host name, made safe for a file name, and the process-id namespace.
+
+    Containers that share a host name (host networking) have their own process
+    ids: the namespace's inode tells their temporary files apart.
+    """
+    name = re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname() or "host")[:64] or "host"
+    try:
+        return f"{name}-n{os.stat('/proc/self/ns/pid').st_ino:x}"
+    except OSError:
+        return name
 
 
 def owner_tag() -> str:

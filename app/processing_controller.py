@@ -33,6 +33,24 @@ __all__ = ["PIPELINE_FILTER", "ProcessingController"]
 PIPELINE_FILTER = "Pipelines (*.json)"
 
 
+def with_mnemonics(titles: list[str]) -> list[str]:
+    """Each title with an Alt key of its own (``&``): the first letter not taken yet,
+    trying word starts first, so a person can pick a view with the keyboard."""
+    taken: set[str] = set()
+    out = []
+    for title in titles:
+        text = title.replace("&", "&&")
+        starts = [i for i, ch in enumerate(title) if ch.isalnum()
+                  and (i == 0 or not title[i - 1].isalnum())]
+        rest = [i for i, ch in enumerate(title) if ch.isalnum() and i not in starts]
+        pick = next((i for i in starts + rest if title[i].lower() not in taken), None)
+        if pick is not None:
+            taken.add(title[pick].lower())
+            text = title[:pick].replace("&", "&&") + "&" + title[pick:].replace("&", "&&")
+        out.append(text)
+    return out
+
+
 class ProcessingController(QObject):
     """The steps editor (``editor``), pipeline files and plugin views of a :class:`Shell`.
 
@@ -159,8 +177,11 @@ class ProcessingController(QObject):
         if self.menu is None:
             return
         self.menu.clear()
-        for name, title in [("stft", "Spectrogram (STFT)"), *views]:
-            act = self.menu.addAction(title)
+        # by name, so each keeps its place (and its Alt key) whatever the plugins' order
+        entries = [("stft", "Spectrogram (STFT)"), *sorted(views, key=lambda v: v[1].lower())]
+        for (name, _), text in zip(entries, with_mnemonics([t for _, t in entries]),
+                                   strict=True):
+            act = self.menu.addAction(text)
             act.setData(name)
             act.setToolTip(name)
             act.setCheckable(True)

@@ -216,7 +216,10 @@ def plugin_view(op: str, read: Callable[[int, int], np.ndarray], n_samples: int,
         # chunk starts stay on the operator's hop grid from ``start``, so every column
         # is the one a single call would give, and belongs to exactly one chunk
         margin = -(-(reach + hop) // hop) * hop
-        chunk = -(-max(FIRST_CHUNK, 4 * margin) // hop) * hop
+        # at least two margins (the context read around a chunk at most doubles the
+        # work), at most a sixteenth of the span (progress to show) when margins allow
+        most = max(-(-(stop - start) // 16), 2 * margin)
+        chunk = -(-min(max(FIRST_CHUNK, 2 * margin), most) // hop) * hop
         a = start
         while a < stop:
             b = min(a + chunk, stop)
@@ -233,8 +236,7 @@ def plugin_view(op: str, read: Callable[[int, int], np.ndarray], n_samples: int,
             # size the next chunk for CHUNK_SECONDS (its margins count too)
             per_sample = (time.perf_counter() - t_start) / (b - a + 2 * margin)
             want = int(CHUNK_SECONDS / max(per_sample, 1e-9)) - 2 * margin
-            # at least four margins: the context read around a chunk costs at most half again
-            chunk = -(-max(want, 4 * margin, 4096, hop) // hop) * hop
+            chunk = -(-min(max(want, 2 * margin, 4096, hop), most) // hop) * hop
             a = b
     assert freqs is not None
     pos = np.concatenate(parts_t)

@@ -138,6 +138,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("annotate", EDIT, "&Annotate selection", "annotations.annotate_selection",
                ("A", "Return", "Enter"), "Make the selection an annotation, then type its "
                "label", needs_document=True),
+    ActionSpec("rename_annotation", EDIT, "Re&name annotation", "annotations.rename_current",
+               ("F2",), "Type a new label for the current annotation (after N / P, a click "
+               "in the list or the view)", needs_document=True),
     ActionSpec("delete_annotation", EDIT, "&Delete annotation", "annotations.delete_current",
                ("Delete",), "Delete the annotation chosen in the list or the view",
                needs_document=True),

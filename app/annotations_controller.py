@@ -186,6 +186,8 @@ class AnnotationsController(QObject):
 
     selectionChanged = pyqtSignal(object)
     annotationsChanged = pyqtSignal()
+    #: the annotations (a list) were written to a file: an export or the recording's meta
+    annotationsSaved = pyqtSignal(object)
 
     def __init__(self, shell: Shell, export_range: Callable[[tuple[float, float]], None],
                  parent: QObject | None = None, *, interactive: bool = True) -> None:
@@ -445,6 +447,15 @@ class AnnotationsController(QObject):
         if new != a:
             self._push(f"move {edge} of annotation {_quoted(a)}", [a], [new], "move")
 
+    def rename_current(self) -> None:
+        """F2: open the current annotation's label for typing, wherever the focus is."""
+        uuid = self.list.current() or self.current
+        if uuid is None or uuid not in self._by_uuid:
+            self.shell.show_message("No annotation chosen: N / P, or click one in the list "
+                                    "or the view", 5000)
+            return
+        self.edit_label(uuid)
+
     def delete_current(self) -> None:
         """Delete the current annotation (one undo step)."""
         uuid = self.list.current() or self.current
@@ -599,8 +610,8 @@ class AnnotationsController(QObject):
         if fmt is None:
             fmt = self._ask_format(path)
             if fmt is None:
-                return
-        self.export_to(path, fmt)
+                return False
+        return self.export_to(path, fmt) is not None
 
     def _ask_format(self, path: str) -> str | None:
         choices = {"Audacity labels": "audacity", "Raven selection table": "raven"}
@@ -621,12 +632,19 @@ class AnnotationsController(QObject):
         def job(control: TaskControl) -> Path:
             return write_annotations(path, items, format=fmt, recording=rec)
 
+        def done(r: JobResult) -> None:
+            self.shell.show_message(f"Wrote {len(items)} annotations to {r.value}", 10000)
+            self.annotationsSaved.emit(items)
+
         return self.shell.worker.submit("annotations", job, label=f"Writing {path.name}",
-                                        callbacks=JobCallbacks(
-                                            done=lambda r: self.shell.show_message(
-                                                f"Wrote {len(items)} annotations to {r.value}",
-                                                10000),
-                                            failed=self.shell.show_error))
+                                        callbacks=JobCallbacks(done=done,
+                                                               failed=self.shell.show_error))
+
+    def recover(self, items: Sequence[Annotation]) -> None:
+        """Put back annotations an earlier run did not save (one undoable step, unsaved)."""
+        self._push(f"recover {len(items)} annotations", list(self.annotations), list(items),
+                   "recover")
+        self.shell.show_message(f"Recovered {len(items)} unsaved annotations", 8000)
 
     def save_to_recording(self) -> int | None:
         """File › Save annotations: into the SigMF recording's ``.sigmf-meta``."""

@@ -22,7 +22,9 @@ The file holds::
      "readout": "t = 1.2 s ...", "file_info": "...",
      "readout_rect": [x, y, w, h],  # the readout's label, screen pixels
      "readout_text_px": 412,   # how wide its text is drawn (px): wider than w is cut
-     "status_seen": [...]}     # the last messages the status bar showed, oldest first
+     "status_seen": [...],     # the last messages the status bar showed, oldest first
+     "widgets": {"speed": [x, y, w, h], "loop": ..., "play": ...,
+                 "annotation_search": ...}}  # controls, screen pixels (None: hidden)
 
 The status bar is watched every 50 ms as well (a message shows for a moment
 while a file opens).
@@ -84,6 +86,17 @@ class JourneyReport:
         self.images += 1
         self.write()
 
+    def _widget_rects(self) -> dict[str, list[int] | None]:
+        """Where a person finds the controls the journeys use (screen pixels)."""
+        w = self.window
+        bar = getattr(getattr(w, "playback", None), "transport", None)
+        found = {"speed": getattr(bar, "speed", None), "loop": getattr(bar, "loop_box", None),
+                 "play": getattr(bar, "play_button", None),
+                 "annotation_search": getattr(getattr(w, "annotations", None), "list", None)}
+        if found["annotation_search"] is not None:
+            found["annotation_search"] = found["annotation_search"].search
+        return {name: _rect_of(widget) for name, widget in found.items()}
+
     def write(self, *_: object) -> None:
         view = self.window.view
         vb = view.plot.getViewBox()
@@ -113,6 +126,7 @@ class JourneyReport:
             "readout_rect": [top_left.x(), top_left.y(), label.width(), label.height()],
             "readout_text_px": label.fontMetrics().horizontalAdvance(label.text()),
             "status_seen": list(self.status_seen),
+            "widgets": self._widget_rects(),
         })
         tmp = self.path.with_name(self.path.name + ".tmp")
         try:
@@ -120,6 +134,13 @@ class JourneyReport:
             os.replace(tmp, self.path)
         except OSError:
             pass  # a report that cannot be written changes nothing in the app
+
+
+def _rect_of(widget) -> list[int] | None:
+    if widget is None or not widget.isVisible():
+        return None
+    top_left = widget.mapToGlobal(widget.rect().topLeft())
+    return [top_left.x(), top_left.y(), widget.width(), widget.height()]
 
 
 def install(window) -> JourneyReport | None:

@@ -92,6 +92,15 @@ class PlaybackController(QObject):
         self.transport.loopToggled.connect(self.set_loop)
         self.transport.tuneModeToggled.connect(self.set_tune_mode)
         self.view.tuneRequested.connect(self._tuned)
+        # a speed chosen from the list (or typed and entered) leaves the keys to the
+        # spectrogram again: Space plays, it does not type into the combo
+        self.transport.speed.activated.connect(self._give_keys_back)
+        if self.transport.speed.lineEdit() is not None:
+            self.transport.speed.lineEdit().returnPressed.connect(self._give_keys_back)
+
+    def _give_keys_back(self, *_: object) -> None:
+        # after the combo's list has closed (it gives the focus back to the combo first)
+        QTimer.singleShot(0, self.view.setFocus)
 
     def bind_actions(self, actions: dict[str, QAction]) -> None:
         """The menu's Loop and Tune entries, kept in step with the bar's boxes."""

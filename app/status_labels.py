@@ -15,20 +15,20 @@ class ElidedLabel(QLabel):
         super().__init__(text, parent)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
 
-    def setText(self, text: str) -> None:  # noqa: N802 (Qt API)
+    def setText(self, text: str) -> None:
         super().setText(text)
         self.setToolTip(text)
 
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+    def sizeHint(self) -> QSize:
         hint = super().sizeHint()
         return QSize(hint.width() + 4, hint.height())  # room for the whole text, never elided
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+    def minimumSizeHint(self) -> QSize:
         hint = super().minimumSizeHint()
         return QSize(min(hint.width(), self.fontMetrics().horizontalAdvance("M" * 5)),
                      hint.height())
 
-    def paintEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def paintEvent(self, event) -> None:
         painter = QPainter(self)
         rect = self.contentsRect()
         text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideMiddle,

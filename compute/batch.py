@@ -55,9 +55,12 @@ Nothing here imports Qt.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -321,6 +324,24 @@ class _Inline:
         pass
 
 
+@contextlib.contextmanager
+def _sigint_ignored(active: bool) -> Iterator[None]:
+    """Ignore Ctrl+C while worker processes start, so that they ignore it for life.
+
+    A terminal sends Ctrl+C to every process of the command; the submitting
+    process alone handles it (it cancels, then ends its workers), so a worker
+    never prints a KeyboardInterrupt traceback of its own.
+    """
+    if not active or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 class _Futures:
     def __init__(self, workers: int, kind: str) -> None:
         import concurrent.futures as cf
@@ -334,10 +355,12 @@ class _Futures:
             self.pool = cf.ProcessPoolExecutor(workers,
                                                mp_context=multiprocessing.get_context("spawn"))
         self.name = f"{workers} {kind}"
+        self._processes = kind != "threads"
         self._specs: dict[Any, dict[str, Any]] = {}
 
     def submit(self, spec: dict[str, Any]) -> Any:
-        fut = self.pool.submit(_task, spec)
+        with _sigint_ignored(self._processes):
+            fut = self.pool.submit(_task, spec)  # a worker process may start here
         self._specs[fut] = spec
         return fut
 

@@ -93,7 +93,7 @@ def _start(tmp_path: Path, folder: Path, op: str, *extra: str) -> subprocess.Pop
     return subprocess.Popen([sys.executable, "-m", "specscope.app", "run", str(pipe),
                              *_inputs(tmp_path, n), "-o", str(tmp_path / "out"), *extra],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, start_new_session=True)
 
 
 def _read_until(proc: subprocess.Popen, needle: str, timeout: float = 120) -> list[str]:
@@ -114,9 +114,14 @@ def _read_until(proc: subprocess.Popen, needle: str, timeout: float = 120) -> li
     return lines
 
 
-def _interrupt(proc: subprocess.Popen, lines: list[str], within: float = 20) -> float:
+def _interrupt(proc: subprocess.Popen, lines: list[str], within: float = 20,
+               group: bool = False) -> float:
+    """SIGINT to the command (or, as a terminal's Ctrl+C does, to all its processes)."""
     t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
+    if group:
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGINT)
     try:
         proc.wait(within)
     except subprocess.TimeoutExpired:
@@ -126,14 +131,15 @@ def _interrupt(proc: subprocess.Popen, lines: list[str], within: float = 20) -> 
     return time.monotonic() - t0
 
 
-@pytest.mark.parametrize("extra", [(), ("--workers", "2", "--threads"),
-                                   ("--workers", "2")],
-                         ids=["in-process", "threads", "processes"])
+@pytest.mark.parametrize(("extra", "group"), [((), False), (("--workers", "2", "--threads"), False),
+                                             (("--workers", "2"), False),
+                                             (("--workers", "2"), True)],
+                         ids=["in-process", "threads", "processes", "processes-terminal"])
 def test_a_call_that_never_checks_reports_itself_and_ctrl_c_ends_the_process(
-        tmp_path, plugin_dir, extra):
+        tmp_path, plugin_dir, extra, group):
     proc = _start(tmp_path, plugin_dir, "sleepy", *extra)
     lines = _read_until(proc, "plugin op slow.sleepy running for")
-    _interrupt(proc, lines)
+    _interrupt(proc, lines, group=group)
     err = "".join(lines)
     assert proc.returncode == 130, err
     assert "Traceback" not in err, err

@@ -257,7 +257,10 @@ def json_types(v: Any) -> Any:
 # -- numbers from text ---------------------------------------------------------------
 
 _SI = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([kKMG]?)"
+#: longest text read as a number (digits, point, exponent, unit and spaces)
+_MAX_NUMBER_TEXT = 100
+# unambiguous alternatives: the match is linear in the length of the text
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*([kKMG]?)"
                      r"\s*(?:Hz|hz|sps|S/s)?\s*$")
 
 
@@ -269,7 +272,7 @@ def parse_number(value: Any, name: str, *, positive: bool = False,
     """
     prefix = f"{where}: " if where else ""
     if isinstance(value, str):
-        m = _NUMBER.match(value)
+        m = _NUMBER.match(value) if len(value) <= _MAX_NUMBER_TEXT else None
         if m is None:
             raise InputError(f"{prefix}{name}={shown(value)} is not a number "
                              "(expected e.g. 2400000, 2.4e6 or 2.4M)")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, RecordingError
+from ..errors import InputError, RecordingError, shown
 
 __all__ = ["Timebase", "cell_number", "clean_cell", "read_head", "read_text",
            "text_lines"]
@@ -132,10 +132,10 @@ def cell_number(text: str, where: str, name: str) -> float:
     try:
         x = float(s)
     except ValueError:
-        shown = repr(s) if s else "an empty cell"
-        raise InputError(f"{where}: {name}: {shown} is not a number") from None
+        text = shown(s) if s else "an empty cell"
+        raise InputError(f"{where}: {name}: {text} is not a number") from None
     if not math.isfinite(x):
-        raise InputError(f"{where}: {name}: {s!r} must be a finite number")
+        raise InputError(f"{where}: {name}: {shown(s)} must be a finite number")
     return x
 
 

@@ -18,7 +18,7 @@ import io
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from ..files import atomic_write_text
 from .common import Timebase, cell_number, read_text
 from .model import FIELDS, Annotation, stable_uuid
@@ -59,7 +59,7 @@ def read_csv(path: str | Path, timebase: Timebase | None = None) -> list[Annotat
                 header_line = n
                 for name in REQUIRED:
                     if name not in header:
-                        raise InputError(f"{path}: line {n}: the header has no {name!r} column "
+                        raise InputError(f"{path}: line {n}: the header has no {shown(name)} column "
                                          f"(expected {', '.join(FIELDS)})")
                 continue
             if not any(c.strip() for c in row):
@@ -85,7 +85,7 @@ def _annotation(cells: dict[str, str], where: str, index: int) -> Annotation:
     lo, hi = number("freq_low_hz"), number("freq_high_hz")
     channel = number("channel")
     if channel is not None and (not channel.is_integer() or channel < 0):
-        raise InputError(f"{where}: channel: {cells['channel']!r} must be a whole number >= 0")
+        raise InputError(f"{where}: channel: {shown(cells['channel'])} must be a whole number >= 0")
     label = cells.get("label", "")
     uid = cells.get("uuid", "").strip() or stable_uuid("csv", index, start, stop, lo, hi, label)
     extra = {k: v for k, v in cells.items() if k not in FIELDS}

@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from ..files import atomic_write_text
 from .common import (
     Timebase,
@@ -105,11 +105,11 @@ def read_raven(path: str | Path, timebase: Timebase | None = None) -> list[Annot
         columns.setdefault(name, j)
     for name in REQUIRED:
         if name not in columns:
-            raise InputError(f"{path}: line {head + 1}: the header has no {name!r} column "
+            raise InputError(f"{path}: line {head + 1}: the header has no {shown(name)} column "
                              "(not a Raven selection table?)")
     if ("Low Freq (Hz)" in columns) != ("High Freq (Hz)" in columns):
         missing = "Low Freq (Hz)" if "High Freq (Hz)" in columns else "High Freq (Hz)"
-        raise InputError(f"{path}: line {head + 1}: the header has no {missing!r} column "
+        raise InputError(f"{path}: line {head + 1}: the header has no {shown(missing)} column "
                          "(a table gives both frequency columns or neither)")
     label_col = _first(columns, LABEL_COLUMNS)
     comment_col = _first(columns, COMMENT_COLUMNS)
@@ -133,7 +133,7 @@ def read_raven(path: str | Path, timebase: Timebase | None = None) -> list[Annot
         if cell("Channel"):
             ch = cell_number(cell("Channel"), where, "Channel")
             if ch < 1 or not ch.is_integer():
-                raise InputError(f"{where}: Channel: {cell('Channel')!r} must be a whole "
+                raise InputError(f"{where}: Channel: {shown(cell('Channel'))} must be a whole "
                                  "number >= 1 (Raven counts channels from 1)")
             channel = int(ch) - 1
         begin = cell_number(cell("Begin Time (s)"), where, "Begin Time (s)")
@@ -193,13 +193,13 @@ def write_raven(path: str | Path, annotations: Sequence[Annotation],
         lo, hi = a.freq_low_hz, a.freq_high_hz
         if lo is None or hi is None:
             if band is None:
-                raise InputError(f"{path}: annotation {a.label or a.uuid!r} has no frequencies "
+                raise InputError(f"{path}: annotation {shown(a.label or a.uuid)} has no frequencies "
                                  "and a Raven table needs them; give the recording (or its "
                                  "sample rate) to write it as the whole band")
             lo, hi = band
         elif band is not None:
             if lo > band[1]:
-                raise InputError(f"{path}: annotation {a.label or a.uuid!r} lies above "
+                raise InputError(f"{path}: annotation {shown(a.label or a.uuid)} lies above "
                                  f"Nyquist ({lo:g} Hz > {band[1]:g} Hz)")
             hi = min(hi, band[1])
         cells = [str(i), "Spectrogram 1", str((a.channel or 0) + 1), _number(a.start_s),

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import jsonsafe
-from ..errors import InputError, RecordingError
+from ..errors import InputError, RecordingError, shown
 from ..files import atomic_write_text
 from .common import MAX_TEXT_BYTES, Timebase, read_text
 from .model import Annotation, stable_uuid
@@ -90,7 +90,7 @@ def _sample_rate(path: Path, doc: dict[str, Any], timebase: Timebase) -> float:
         raise InputError(f"{path}: global core:sample_rate is missing; give the recording "
                          "(or its sample rate) to convert samples to seconds")
     if not _is_number(fs) or fs <= 0:
-        raise RecordingError(f"{path}: global core:sample_rate={fs!r} must be a number > 0")
+        raise RecordingError(f"{path}: global core:sample_rate={shown(fs)} must be a number > 0")
     return float(fs)
 
 
@@ -160,25 +160,25 @@ def annotation_of_segment(obj: Any, index: int, sample_rate: float,
         raise InputError(f"{where}: must be an object, got {type(obj).__name__}")
     start = obj.get("core:sample_start")
     if not _is_int(start) or start < 0:
-        raise InputError(f"{where}: core:sample_start={start!r} must be a whole number >= 0")
+        raise InputError(f"{where}: core:sample_start={shown(start)} must be a whole number >= 0")
     count = obj.get("core:sample_count")
     if count is None:
         count = max(0, _length(where, Timebase(n_samples=n_samples)) - start)
     elif not _is_int(count) or count < 0:
-        raise InputError(f"{where}: core:sample_count={count!r} must be a whole number >= 0")
+        raise InputError(f"{where}: core:sample_count={shown(count)} must be a whole number >= 0")
     lo, hi = obj.get("core:freq_lower_edge"), obj.get("core:freq_upper_edge")
     for key, v in (("core:freq_lower_edge", lo), ("core:freq_upper_edge", hi)):
         if v is not None and not _is_number(v):
-            raise InputError(f"{where}: {key}={v!r} must be a number (Hz)")
+            raise InputError(f"{where}: {key}={shown(v)} must be a number (Hz)")
     texts = {}
     for key in ("core:label", "core:comment", "core:generator", "core:uuid"):
         v = obj.get(key)
         if v is not None and not isinstance(v, str):
-            raise InputError(f"{where}: {key}={v!r} must be a string")
+            raise InputError(f"{where}: {key}={shown(v)} must be a string")
         texts[key] = v
     channel = obj.get(CHANNEL_KEY)
     if channel is not None and (not _is_int(channel) or channel < 0):
-        raise InputError(f"{where}: {CHANNEL_KEY}={channel!r} must be a whole number >= 0")
+        raise InputError(f"{where}: {CHANNEL_KEY}={shown(channel)} must be a whole number >= 0")
     uid = texts["core:uuid"] or stable_uuid("sigmf", index, start, count, lo, hi,
                                             texts["core:label"])
     extra = {k: v for k, v in obj.items() if k not in CORE_KEYS and k != CHANNEL_KEY}

@@ -272,6 +272,12 @@ def _scale_rate(ds: Any, axis: int) -> float | None:
     return None
 
 
+#: most declared bytes per stored byte: plain datasets (unwritten chunks read as the
+#: fill value) and filtered ones (zlib's limit is about 1032)
+_MAX_FILL_RATIO = 64
+_MAX_FILTER_RATIO = 4096
+
+
 def _check_storage(ds: Any, path: Path, name: str) -> None:
     """Refuse missing filters and storage in other files."""
     import h5py
@@ -293,6 +299,19 @@ def _check_storage(ds: Any, path: Path, name: str) -> None:
             if src.file_name not in (".", ""):
                 raise RecordingError(f"{path}: dataset {name} is a virtual dataset reading "
                                      f"from {src.file_name}; data in other files is not read")
+        return
+    # declared against stored: a tiny file may declare 10**12 samples it never wrote
+    declared = int(ds.size) * ds.dtype.itemsize
+    try:
+        stored = int(ds.id.get_storage_size())
+    except (RuntimeError, ValueError, OSError):
+        return
+    ratio = _MAX_FILTER_RATIO if plist.get_nfilters() else _MAX_FILL_RATIO
+    if declared > (1 << 20) and stored * ratio < declared:
+        raise RecordingError(
+            f"{path}: dataset {name} declares {'x'.join(map(str, ds.shape))} values "
+            f"({declared} bytes) but the file stores {stored} bytes of them; the rest was "
+            "never written")
 
 
 def _resolve(f: Any, name: str, path: Path, infos: list[DatasetInfo]) -> Any:
@@ -302,12 +321,12 @@ def _resolve(f: Any, name: str, path: Path, infos: list[DatasetInfo]) -> Any:
     obj = f
     parts = [p for p in name.split("/") if p]
     if not parts:
-        raise InputError(f"{path}: dataset={name!r} names the root group; datasets: "
+        raise InputError(f"{path}: dataset={shown(name)} names the root group; datasets: "
                          f"{_listing([i for i in infos if i.plausible] or infos)}")
     for i, part in enumerate(parts):
         here = "/" + "/".join(parts[:i + 1])
         if not isinstance(obj, h5py.Group) or part not in obj:
-            raise InputError(f"{path}: no dataset {here!r}; datasets: "
+            raise InputError(f"{path}: no dataset {shown(here)}; datasets: "
                              f"{_listing([i for i in infos if i.plausible] or infos)}")
         link = obj.get(part, getlink=True)
         if isinstance(link, h5py.ExternalLink):
@@ -318,7 +337,7 @@ def _resolve(f: Any, name: str, path: Path, infos: list[DatasetInfo]) -> Any:
         except (KeyError, OSError) as exc:
             raise RecordingError(f"{path}: cannot open {here} ({exc})") from None
     if not isinstance(obj, h5py.Dataset):
-        raise InputError(f"{path}: {name!r} is a group, not a dataset; datasets in it: "
+        raise InputError(f"{path}: {shown(name)} is a group, not a dataset; datasets in it: "
                          f"{_listing([i for i in infos if i.path.startswith(obj.name + '/')])}")
     return obj
 
@@ -442,7 +461,7 @@ class HDF5Recording(Recording):
                 try:
                     self.center_frequency = parse_number(fc[0], "center_frequency")
                 except InputError:
-                    self.warnings.append(f"{fc[1]}={fc[0]!r} is not a frequency; ignored")
+                    self.warnings.append(f"{fc[1]}={shown(fc[0])} is not a frequency; ignored")
         units = ds.attrs.get("units")
         self.units = str(_scalar(units)) if units is not None else "a.u."
         st = _lookup(ds, TIME_ATTRS)

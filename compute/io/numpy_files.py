@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, RecordingError
+from ..errors import InputError, RecordingError, shown
 from ..params import check_bytes, parse_number
 from .base import Recording, register_reader, time_axis
 from .hdf5 import DatasetInfo, HDF5Recording, is_hdf5
@@ -123,7 +123,7 @@ def _pick_variable(path: Path, variable: str | None, candidates: list[str],
                    described: list[str], everything: list[str]) -> str:
     if variable is not None:
         if variable not in everything:
-            raise InputError(f"{path}: no variable {variable!r}; variables: "
+            raise InputError(f"{path}: no variable {shown(variable)}; variables: "
                              f"{', '.join(described) or ', '.join(everything) or 'none'}")
         return variable
     if len(candidates) == 1:
@@ -327,7 +327,7 @@ class MatV5Recording(_ArrayRecording):
         if lazy:
             # the header tells shape and type: the samples wait for the first read
             shown_dims = "x".join(map(str, declared.dims))
-            check_bytes(declared.nbytes, f"variable {var!r} ({shown_dims} "
+            check_bytes(declared.nbytes, f"variable {shown(var)} ({shown_dims} "
                         f"{_MX_NAMES.get(declared.mx_class, 'other')})", where=str(p))
             ax, ch = _shape_of(declared.dims, f"{p}:{var}")
             self._arr = None
@@ -343,7 +343,7 @@ class MatV5Recording(_ArrayRecording):
             data = self._load(wanted)
             arr = data.get(var)
             if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "fiucb":
-                raise RecordingError(f"{p}: variable {var!r} is not a numeric array")
+                raise RecordingError(f"{p}: variable {shown(var)} is not a numeric array")
             self._use_array(arr, f"{p}:{var}")
             shape, stored = list(arr.shape), str(arr.dtype)
         if sample_rate is not None:
@@ -385,16 +385,16 @@ class MatV5Recording(_ArrayRecording):
                                     mat_dtype=False)
         except Exception as exc:  # noqa: BLE001 - scipy fails on bad files in many ways
             msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise RecordingError(f"{p}: cannot read variable {names[0]!r} ({msg})") from None
+            raise RecordingError(f"{p}: cannot read variable {shown(names[0])} ({msg})") from None
 
     def _read(self, start: int, stop: int) -> np.ndarray:
         if self._arr is None:
             var = self.variable
             arr = self._load([var]).get(var)
             if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "fiucb":
-                raise RecordingError(f"{self.path}: variable {var!r} is not a numeric array")
+                raise RecordingError(f"{self.path}: variable {shown(var)} is not a numeric array")
             if self._declared is not None and tuple(arr.shape) != self._declared.dims:
-                raise RecordingError(f"{self.path}: variable {var!r} holds {arr.shape}, its "
+                raise RecordingError(f"{self.path}: variable {shown(var)} holds {arr.shape}, its "
                                      f"header says {self._declared.dims}")
             self._use_array(arr, f"{self.path}:{var}")
         return super()._read(start, stop)
@@ -442,7 +442,7 @@ def open_mat(path: str | os.PathLike[str], *, variable: str | None = None,
     """
     p = Path(path)
     if variable is not None and dataset is not None and str(variable) != str(dataset):
-        raise InputError(f"{p}: variable={variable!r} and dataset={dataset!r} disagree; "
+        raise InputError(f"{p}: variable={shown(variable)} and dataset={shown(dataset)} disagree; "
                          "give one")
     var = variable if variable is not None else dataset
     if is_hdf5(p):

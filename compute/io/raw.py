@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, RecordingError
+from ..errors import InputError, RecordingError, shown
 from ..params import parse_count, parse_number
 from .base import Recording, register_reader
 
@@ -145,7 +145,7 @@ def parse_sample_type(name: Any, *, what: str = "dtype", where: str = "",
     m = _CANONICAL.match(text)
     if m is None or (m["num"] == "f" and m["bits"] not in ("32", "64")) or (
             m["num"] in "iu" and m["bits"] == "64"):
-        raise InputError(f"{prefix}{what}={name!r} is not a sample type; expected one of "
+        raise InputError(f"{prefix}{what}={shown(name)} is not a sample type; expected one of "
                          f"{EXAMPLE_TYPES}")
     explicit = m["order"] is not None
     order = m["order"] or default_order

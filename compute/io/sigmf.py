@@ -25,7 +25,7 @@ import numpy as np
 from .. import jsonsafe
 from ..annotations import Annotation
 from ..annotations.sigmf_meta import annotation_of_segment
-from ..errors import Cancelled, InputError, RecordingError
+from ..errors import Cancelled, InputError, RecordingError, shown
 from ..params import parse_number
 from .base import Recording, file_problem, register_reader
 from .raw import SampleMap, parse_sample_type
@@ -103,7 +103,7 @@ class SigMFRecording(Recording):
             # a non-conforming dataset: the samples live in another file next to this one
             if (not isinstance(dataset_name, str) or not dataset_name
                     or Path(dataset_name).name != dataset_name):
-                raise RecordingError(f"{m}: core:dataset={dataset_name!r} must be a file "
+                raise RecordingError(f"{m}: core:dataset={shown(dataset_name)} must be a file "
                                      "name in the same folder")
             data_path = meta_path.parent / dataset_name
             self.path = data_path
@@ -117,17 +117,17 @@ class SigMFRecording(Recording):
         if datatype is None:
             raise RecordingError(f"{m}: global core:datatype is missing (e.g. \"cf32_le\")")
         if not isinstance(datatype, str):
-            raise RecordingError(f"{m}: core:datatype={datatype!r} must be a string")
+            raise RecordingError(f"{m}: core:datatype={shown(datatype)} must be a string")
         try:
             stype, explicit = parse_sample_type(datatype, what="core:datatype", where=m)
         except InputError as exc:
             raise RecordingError(str(exc)) from None
         if not explicit and stype.component.itemsize > 1:
-            self.warnings.append(f"core:datatype {datatype!r} gives no byte order "
+            self.warnings.append(f"core:datatype {shown(datatype)} gives no byte order "
                                  "(_le/_be); read as little-endian")
         n_channels = glob.get("core:num_channels", 1)
         if not _is_int(n_channels) or n_channels < 1:
-            raise RecordingError(f"{m}: core:num_channels={n_channels!r} must be a whole "
+            raise RecordingError(f"{m}: core:num_channels={shown(n_channels)} must be a whole "
                                  "number >= 1")
 
         # sample rate: the option overrides the file
@@ -140,7 +140,7 @@ class SigMFRecording(Recording):
             raise InputError(f"{m}: global core:sample_rate is missing; give sample_rate= "
                              "(--sample-rate HZ)")
         elif not _is_number(fs) or fs <= 0:
-            raise RecordingError(f"{m}: core:sample_rate={fs!r} must be a number > 0")
+            raise RecordingError(f"{m}: core:sample_rate={shown(fs)} must be a number > 0")
         else:
             self.sample_rate = float(fs)
             self.metadata["sample_rate_source"] = "core:sample_rate"
@@ -153,7 +153,7 @@ class SigMFRecording(Recording):
                 raise RecordingError(f"{m}: captures[{i}] must be an object")
             s = cap.get("core:sample_start", 0 if i == 0 else None)
             if not _is_int(s) or s < 0:
-                raise RecordingError(f"{m}: captures[{i}] core:sample_start={s!r} must be a "
+                raise RecordingError(f"{m}: captures[{i}] core:sample_start={shown(s)} must be a "
                                      "whole number >= 0")
             if starts and s <= starts[-1]:
                 raise RecordingError(f"{m}: captures are not sorted by core:sample_start "
@@ -161,11 +161,11 @@ class SigMFRecording(Recording):
                                      f"{starts[-1]})")
             h = cap.get("core:header_bytes", 0)
             if not _is_int(h) or h < 0:
-                raise RecordingError(f"{m}: captures[{i}] core:header_bytes={h!r} must be "
+                raise RecordingError(f"{m}: captures[{i}] core:header_bytes={shown(h)} must be "
                                      "a whole number >= 0")
             f = cap.get("core:frequency")
             if f is not None and not _is_number(f):
-                raise RecordingError(f"{m}: captures[{i}] core:frequency={f!r} must be a "
+                raise RecordingError(f"{m}: captures[{i}] core:frequency={shown(f)} must be a "
                                      "number (Hz)")
             starts.append(s)
             headers.append(h)
@@ -177,7 +177,7 @@ class SigMFRecording(Recording):
             headers.insert(0, 0)
         trailing = glob.get("core:trailing_bytes", 0)
         if not _is_int(trailing) or trailing < 0:
-            raise RecordingError(f"{m}: core:trailing_bytes={trailing!r} must be a whole "
+            raise RecordingError(f"{m}: core:trailing_bytes={shown(trailing)} must be a whole "
                                  "number >= 0")
 
         # lay the captures out in the data file
@@ -229,7 +229,7 @@ class SigMFRecording(Recording):
         if dt is not None:
             self.start_time = _iso(dt)
             if self.start_time is None:
-                self.warnings.append(f"captures[0] core:datetime={dt!r} is not ISO 8601")
+                self.warnings.append(f"captures[0] core:datetime={shown(dt)} is not ISO 8601")
             elif first.get("core:sample_start", 0):
                 self.warnings.append("captures[0] does not start at sample 0; start_time is "
                                      "the time of its first sample")
@@ -254,11 +254,11 @@ class SigMFRecording(Recording):
             start = seg.get("core:sample_start")
             count = seg.get("core:sample_count")
             if not _is_int(start) or start < 0:
-                self.warnings.append(f"annotations[{i}] core:sample_start={start!r} is not a "
+                self.warnings.append(f"annotations[{i}] core:sample_start={shown(start)} is not a "
                                      "whole number >= 0; ignored")
                 continue
             if count is not None and (not _is_int(count) or count < 0):
-                self.warnings.append(f"annotations[{i}] core:sample_count={count!r} is not a "
+                self.warnings.append(f"annotations[{i}] core:sample_count={shown(count)} is not a "
                                      "whole number >= 0; read as to the end")
                 seg.pop("core:sample_count")
                 count = None

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.signal as ss
 from specscope.compute.errors import InputError
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ..backend import scipy_fn
+from ..params import check_bytes, check_frame
 from ._common import AXES, AXIS, axes_tuple, on_host
 from .helpers import as_float
 
@@ -181,6 +184,8 @@ def correlate2d(x, *, in2, mode, boundary, fillvalue, xp):
                   Param("cval", float, 0.0)],
           reference="scipy.signal.upfirdn", history=None)
 def upfirdn(x, *, h, up, down, axis, mode, cval, xp):
+    check_bytes(x.size / max(x.shape[axis], 1) * (x.shape[axis] * up + len(h)) / down * 16,
+                f"upfirdn(up={up}, down={down}) output")
     return scipy_fn(xp, "signal.upfirdn")(h, x, up=up, down=down, axis=axis, mode=mode,
                                           cval=cval)
 
@@ -196,6 +201,7 @@ def resample(x, *, num, t, axis, window, domain, xp):
     """``window`` may also be an array or a callable, as in scipy."""
     from specscope.compute.spectral import parse_window
     w = None if window is None else parse_window(window)
+    check_bytes(x.size / max(x.shape[axis], 1) * num * 16, f"resample(num={num}) output")
     kw = {} if t is None else {"t": t}
     return scipy_fn(xp, "signal.resample")(x, num, axis=axis, window=w, domain=domain, **kw)
 
@@ -212,6 +218,10 @@ def resample(x, *, num, t, axis, window, domain, xp):
 def resample_poly(x, *, up, down, axis, window, padtype, cval, xp):
     """``window`` may also be an array of filter taps, as in scipy."""
     from specscope.compute.spectral import parse_window
+    g = math.gcd(up, down)
+    # scipy's default filter has 20 * max(up, down) / gcd + 1 taps
+    check_frame(20 * max(up, down) // g + 1, "resample_poly filter taps")
+    check_bytes(x.size * (up / down) * 16, f"resample_poly(up={up}, down={down}) output")
     return scipy_fn(xp, "signal.resample_poly")(x, up, down, axis=axis,
                                                 window=parse_window(window), padtype=padtype,
                                                 cval=cval)

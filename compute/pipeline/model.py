@@ -95,7 +95,7 @@ from ..errors import InputError, RecordingError
 from ..extensions import PluginError, output_kind
 from ..files import atomic_write_text
 from ..filters import DESIGN_PARAM, FILTER_DESIGNS, Design, FilterSpec
-from ..params import Param, json_types
+from ..params import MAX_FRAME, Param, json_types
 from ..spectral import SCALINGS, StftParams
 from .binding import DEFAULT_CHUNK_SAMPLES, BoundPipeline, PipelineResult
 from .stages import strip_op_prefix
@@ -112,7 +112,7 @@ _STEP_FIELDS = ("op", "params")
 _OP_NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 
 _SPECTROGRAM_PARAMS = (
-    Param("nfft", int, 1024, min=2, max=1 << 22, unit="samples", help="frame length"),
+    Param("nfft", int, 1024, min=2, max=MAX_FRAME, unit="samples", help="frame length"),
     Param("hop", int, 256, min=1, unit="samples", help="samples between frames"),
     Param("window", "window", "hann", help="window name or (name, parameter)"),
     Param("scaling", str, "psd", choices=SCALINGS),

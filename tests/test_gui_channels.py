@@ -6,16 +6,14 @@ import pytest
 from PyQt6.QtCore import Qt
 from specscope.compute.annotations import read_annotations
 from specscope.widgets.annotation_list import CHANNEL_COLUMN, COLUMNS
-
-from test_gui_annotations import CTRL, _window, focus_view, idle, open_and_wait, pixel, \
-    select_box
+from test_gui_annotations import CTRL, _window, focus_view, idle, open_and_wait, select_box
 
 TIMEOUT_MS = 30000
 
 
 @pytest.fixture
 def stacked(qtbot, stereo_wav):
-    path, x, fs = stereo_wav
+    path = stereo_wav[0]
     w = _window(qtbot)
     open_and_wait(qtbot, w, path)
     w.controls.channel.setValue(-1)  # all (stacked)
@@ -68,7 +66,6 @@ def test_a_box_upwards_across_bands_stays_on_channel_0(qtbot, stacked):
 
 def test_raven_channels_land_on_their_band(qtbot, stacked, tmp_path):
     w = stacked
-    e = w.engine
     table = tmp_path / "two.selections.txt"
     table.write_text("Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)"
                      "\tHigh Freq (Hz)\tAnnotation\n"

@@ -1,13 +1,13 @@
 """The filter designer docked in a window the size of a small screen: what is in force,
 the summary and the verdict are on screen, whole, and the window does not grow."""
 
+import itertools
+
 import pytest
 from PyQt6.QtCore import QRect, Qt
-from PyQt6.QtWidgets import QLabel
 from specscope.app.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams
-
 from test_gui_stalls import TIMEOUT_MS, form_field, settle
 
 
@@ -40,7 +40,7 @@ def test_verdict_and_summary_are_whole_and_above_the_status_bar(qtbot, example_p
             assert r.bottom() < status.top(), lab.text()
             # the whole text: the label is as tall as its wrapped text needs
             assert r.height() >= lab.heightForWidth(r.width()), lab.text()
-        for a, b in zip(labels, labels[1:]):
+        for a, b in itertools.pairwise(labels):
             assert not rect_in(w, a).intersects(rect_in(w, b))
         assert d.info.text().startswith("In force: order 4 and cutoff 1000 Hz.")
         assert d.verdict_label.text().startswith(("PASS", "FAIL"))

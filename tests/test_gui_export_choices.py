@@ -6,8 +6,25 @@ import pytest
 import soundfile
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QDialogButtonBox
+from test_gui_exports import FS, TIMEOUT_MS, _type, _window, open_and_wait
 
-from test_gui_exports import FS, TIMEOUT_MS, _type, open_and_wait, three_channels, window  # noqa: F401
+
+@pytest.fixture
+def window(qtbot):
+    w = _window(qtbot)
+    yield w
+    w.worker.shutdown()
+
+
+@pytest.fixture
+def three_channels(tmp_path):
+    """4 s, three channels of different noise below full scale; float32 WAV."""
+    rng = np.random.default_rng(8)
+    x = np.clip(0.2 * rng.standard_normal((FS * 4, 3)) * [1.0, 0.5, 0.25], -0.9, 0.9)
+    x = x.astype(np.float32)
+    path = tmp_path / "three.wav"
+    soundfile.write(str(path), x, FS, subtype="FLOAT")
+    return path, x
 
 
 def test_the_range_dialog_remembers_folder_format_channels_range_and_samples(
@@ -87,8 +104,7 @@ def test_the_png_of_the_view_has_no_cursor(qtbot, window, three_channels, tmp_pa
 
 
 def test_a_click_on_the_overview_moves_the_view_there(qtbot, window, three_channels):
-    path, x = three_channels
-    open_and_wait(qtbot, window, path)
+    open_and_wait(qtbot, window, three_channels[0])
     view = window.view
     view.set_time_range(0.2, 0.7)
     qtbot.wait(100)

@@ -15,7 +15,6 @@ import scipy.signal
 import soundfile
 from specscope.compute.operators import call
 from specscope.compute.ops import sums_at
-
 from test_gui_stalls import MAX_STALL_S, TIMEOUT_MS, StallMeter, open_window, settle
 
 TITLES = {"cqt.spectrogram": "Constant-Q", "mel.spectrogram": "Mel spectrogram", "mel.mfcc": "MFCC",
@@ -55,7 +54,7 @@ def test_cqt_at_a_views_hop_is_the_direct_sum(hop):
 def test_morlet_at_a_views_hop_is_pywt(wavelet):
     fs, rng = 8000.0, np.random.default_rng(2)
     x = rng.standard_normal(20000)
-    f, t, p = call("scalogram.morlet", x, fs=fs, fmin=30.0, n_freqs=24, wavelet=wavelet,
+    f, _, p = call("scalogram.morlet", x, fs=fs, fmin=30.0, n_freqs=24, wavelet=wavelet,
                    hop=500)
     scales = pywt.central_frequency(wavelet) * fs / f
     coef, _ = pywt.cwt(x, scales, wavelet, sampling_period=1 / fs, method="conv")
@@ -93,6 +92,11 @@ def test_every_representation_renders_and_says_what_it_shows(qtbot, long_window)
     assert all("." not in t for t in texts), texts  # names, not operator ids
     assert set(TITLES.values()) <= set(texts)
     width = w.view.plot_size_px()[0]
+    # the bound on a stall, relative to the machine's load: the longest gap of the
+    # same timer while the GUI thread has nothing to do, three times over, >= 100 ms
+    with StallMeter() as idle:
+        qtbot.wait(1000)
+    bound = max(MAX_STALL_S, 3 * idle.worst)
     shown, figures = "Spectrogram (STFT)", []
     for op, title in TITLES.items():
         captions = []
@@ -102,7 +106,7 @@ def test_every_representation_renders_and_says_what_it_shows(qtbot, long_window)
             menu_action(w, title).trigger()
             qtbot.waitUntil(lambda: w.view.caption.text() != "", timeout=TIMEOUT_MS)
             captions.append(w.view.caption.text())
-            qtbot.waitUntil(lambda: w.views.shown_representation == op
+            qtbot.waitUntil(lambda op=op, title=title: w.views.shown_representation == op
                             and w.view.caption.text() == title, timeout=TIMEOUT_MS * 2)
             seconds = time.perf_counter() - start
             settle(qtbot, w)
@@ -114,9 +118,9 @@ def test_every_representation_renders_and_says_what_it_shows(qtbot, long_window)
             assert captions[0] == f"Computing {title}…" or captions[0].startswith("Showing")
         else:
             assert captions[0] == f"Showing {shown} · computing {title}…", captions
-        assert meter.worst < MAX_STALL_S, figures[-1]
+        assert meter.worst < bound, f"{figures[-1]} (bound {bound * 1000:.0f} ms)"
         shown = title
-    print("; ".join(figures))
+    print(f"idle gap {idle.worst * 1000:.0f} ms; " + "; ".join(figures))
     menu_action(w, "Spectrogram (STFT)").trigger()
     qtbot.waitUntil(lambda: w.views.shown_representation == "stft"
                     and w.view.caption.isHidden(), timeout=TIMEOUT_MS)

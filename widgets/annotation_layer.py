@@ -223,7 +223,7 @@ class AnnotationLayer(QObject):
             lo = np.where(timeonly, y0, self._y(np.where(timeonly, 0.0, b[:, 2])))
             hi = np.where(timeonly, y1, self._y(np.where(timeonly, 0.0, b[:, 3])))
         else:
-            n, f0, band, span = st
+            n, _, band, span = st
             rows_l, lo_l, hi_l = [], [], []
             for i, a in enumerate(self._annotations):
                 chans = [a.channel] if a.channel is not None and a.channel < n else range(n)

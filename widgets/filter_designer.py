@@ -332,7 +332,7 @@ class _Line(QLabel):
         self.setWordWrap(True)
         self.setVisible(False)
 
-    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+    def setText(self, text: str) -> None:
         super().setText(text)
         self.setVisible(bool(text))
 

@@ -47,7 +47,7 @@ def test_designer_docked_stays_on_screen_and_still(launch, display_small, small)
     shot = app.screenshot("designer-docked")
     assert y + h <= screen_h, f"the window reaches y={y + h} on a {screen_h} px screen"
     # the designer and the annotation list: below the overview strip, above the status bar
-    ox, oy, ow, oh = r["overview"]
+    _, oy, _, oh = r["overview"]
     box = (x, oy + oh + 30, w, y + h - 40 - (oy + oh + 30))
     assert box[3] > 100, f"no room under the spectrogram: {box}"
     before = shot.crop(box)

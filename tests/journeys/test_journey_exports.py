@@ -67,7 +67,7 @@ def test_overview_and_exports(launch, tmp_path):
     assert (info.channels, info.subtype) == (2, "FLOAT")
     back, _ = soundfile.read(str(first), always_2d=True)
     # the visible span, as the dialog writes it (to the millisecond)
-    a = int(round(round(r["t"][0], 3) * FS))
+    a = round(round(r["t"][0], 3) * FS)
     assert abs(len(back) - width * FS) <= 0.002 * FS + 1
     np.testing.assert_allclose(back[:100], x[a:a + 100], atol=1e-6)
     _export_range(app)                          # accepted as it opens

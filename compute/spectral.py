@@ -201,10 +201,11 @@ class StftParams:
 #   windowed frames and their spectra, :data:`KERNEL_FRAMES` rows) per
 #   ``(nfft, dtype, sides)`` and reuses it.  Temporaries of ~1 MiB are above
 #   glibc's initial mmap threshold, so allocating them per task would map,
-#   fault in and unmap them on every task of a fresh process.  The real FFT
-#   writes into the workspace through pocketfft's ``out=`` (the engine behind
-#   ``scipy.fft``; ``numpy.fft``'s ``out=`` transforms one row at a time, several
-#   times slower); the complex FFT runs in place (``overwrite_x``).
+#   fault in and unmap them on every task of a fresh process.  The FFTs write
+#   into the workspace through pocketfft's ``out=`` (the engine behind
+#   ``scipy.fft``, whose public functions always return a new array;
+#   ``numpy.fft``'s ``out=`` transforms one row at a time, several times
+#   slower); the complex FFT runs in place.
 
 #: frames per task of :func:`stft_kernel` (1024-sample frames: 1 MiB of float32 input)
 KERNEL_FRAMES = 256
@@ -215,11 +216,10 @@ _pool_state: dict[str, Any] = {"pool": None, "pid": None}
 _pool_lock = threading.Lock()
 _local = threading.local()
 
-try:  # pocketfft's real transform into a caller's buffer (scipy.fft's own engine)
+try:  # pocketfft's transforms into a caller's buffer (scipy.fft's own engine)
     from scipy.fft._pocketfft import pypocketfft as _pocketfft
-    _r2c = _pocketfft.r2c
-except (ImportError, AttributeError):  # pragma: no cover - another scipy layout
-    _r2c = None
+except ImportError:  # pragma: no cover - another scipy layout
+    _pocketfft = None
 
 
 def kernel_threads() -> int:
@@ -299,14 +299,12 @@ def kernel_window(params: StftParams, fs: float, ftype: type, two_sided: bool
 
 def _transform(seg: np.ndarray, spec: np.ndarray, two_sided: bool) -> np.ndarray:
     """The FFT of the rows of ``seg`` into ``spec`` (in place when two-sided)."""
-    if two_sided:
-        out = scipy.fft.fft(seg, axis=-1, overwrite_x=True, workers=1)
-        if out is not seg:  # pragma: no cover - a scipy that does not transform in place
-            spec[...] = out
-        return spec
-    if _r2c is not None:
-        return _r2c(seg, axes=(1,), forward=True, inorm=0, out=spec, nthreads=1)
-    spec[...] = scipy.fft.rfft(seg, axis=-1, workers=1)  # pragma: no cover
+    if _pocketfft is not None:
+        if two_sided:
+            return _pocketfft.c2c(seg, axes=(1,), forward=True, inorm=0, out=spec, nthreads=1)
+        return _pocketfft.r2c(seg, axes=(1,), forward=True, inorm=0, out=spec, nthreads=1)
+    # pragma: no cover - a scipy without pocketfft's module: the public API (a copy)
+    spec[...] = (scipy.fft.fft if two_sided else scipy.fft.rfft)(seg, axis=-1, workers=1)
     return spec
 
 

@@ -120,3 +120,39 @@ def test_params_axes_like_shorttimefft():
     assert p.n_frames(n) == len(p.frame_times(n, 1000.0)) == (n - 256) // 64 + 1
     np.testing.assert_allclose(p.frequencies(1000.0), np.fft.rfftfreq(256, 1e-3))
     assert StftParams(256, 64, "kaiser,8").win.shape == (256,)
+
+
+@pytest.mark.parametrize(("complex_", "layout"), [(False, "freq"), (False, "frames"),
+                                                  (True, "freq"), (True, "frames")])
+def test_stft_kernel_allocates_nothing_per_task(monkeypatch, complex_, layout) -> None:
+    """Workspaces are reused: a call into ``out=`` allocates (almost) nothing, however
+    many tasks it runs, and gives scipy's numbers."""
+    import tracemalloc
+
+    import scipy.signal
+    from specscope.compute.spectral import KERNEL_FRAMES, StftParams, stft_kernel
+    monkeypatch.setenv("SPECSCOPE_THREADS", "1")  # the tasks on this thread: deterministic
+    rng = np.random.default_rng(4)
+    n = 1024 + 256 * (KERNEL_FRAMES * 6 - 1)
+    x = rng.standard_normal(n).astype(np.float32)
+    if complex_:
+        x = (x + 1j * rng.standard_normal(n)).astype(np.complex64)
+    p = StftParams(1024, 256)
+    out = stft_kernel(x, p, 1000.0, layout=layout)  # workspaces made here
+    tracemalloc.start()
+    try:
+        got = stft_kernel(x, p, 1000.0, layout=layout, out=out)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got is out
+    # numpy's iterator buffers (casts, the transposed copy) only: a task's own arrays are
+    # 1 MiB (frames) + 1 MiB (spectra) each
+    assert peak < 256 * 1024, f"{peak} bytes allocated by a call of 6 tasks"
+    _, _, ref = scipy.signal.spectrogram(x, 1000.0, window="hann", nperseg=1024,
+                                         noverlap=768, detrend=False,
+                                         return_onesided=not complex_)
+    if complex_:
+        ref = np.fft.fftshift(ref, axes=0)
+    mine = out if layout == "freq" else out.T
+    np.testing.assert_allclose(mine, ref, rtol=0, atol=1e-6 * float(ref.max()))

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from specscope.compute import jsonsafe
 from specscope.compute.annotations import Annotation
 from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.files import atomic_write_text, refuse_overwriting_inputs
@@ -285,12 +286,8 @@ def write_session(path: str | Path, state: dict[str, Any]) -> None:
 def load_session(path: str | Path) -> dict[str, Any]:
     """Read and check a session file; :class:`InputError` names what is wrong."""
     p = Path(path)
-    try:
-        state = json.loads(p.read_text())
-    except OSError as exc:
-        raise InputError(f"{p}: cannot read the session ({exc.strerror})") from None
-    except ValueError as exc:
-        raise InputError(f"{p}: not a session file (invalid JSON: {exc})") from None
+    # size, depth and numbers within limits; every problem one line naming the file
+    state = jsonsafe.load_file(p, what="session file", max_bytes=16 << 20)
     if not isinstance(state, dict) or state.get("specscope") != SESSION_FORMAT:
         raise InputError(f"{p}: not a specscope session (expected \"specscope\": "
                          f"\"{SESSION_FORMAT}\")")

@@ -34,3 +34,9 @@ def stereo_wav(tmp_path) -> tuple[Path, np.ndarray, int]:
     path = tmp_path / "stereo.wav"
     soundfile.write(str(path), x, fs, subtype="FLOAT")
     return path, x, fs
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fuzz-cases", type=int, default=None,
+                     help="mutations tests/test_hostile.py runs (default 500; "
+                          "SPECSCOPE_FUZZ_CASES too)")

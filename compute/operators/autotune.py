@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import backend as _backend
-from ..errors import InputError
+from .. import jsonsafe
+from ..errors import InputError, SpecscopeError
 from ..paths import cache_dir
 
 if TYPE_CHECKING:
@@ -117,10 +118,10 @@ def load_wisdom() -> dict[str, Any]:
             return _state["wisdom"]
         entries: dict[str, Any] = {}
         try:
-            data = json.loads(path.read_text())
+            data = jsonsafe.load_file(path, what="wisdom file") if path.is_file() else {}
             if data.get("version") == WISDOM_VERSION and isinstance(data.get("entries"), dict):
                 entries = data["entries"]
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, SpecscopeError):
             pass  # missing or corrupt: start afresh, the next save replaces it
         _state["wisdom"], _state["path"] = entries, path
         return entries

@@ -32,6 +32,8 @@ from specscope.compute.view import (
     DisplayImage,
     StackedEngine,
     TileEngine,
+    auto_levels,
+    difference_levels,
     plugin_view,
     render_progressive,
 )
@@ -145,6 +147,9 @@ class DetailResult:
 
     image: DisplayImage
     waveform: Waveform | None = None
+    #: the levels fitted to the image on the compute thread: ("level" or "difference",
+    #: (low, high)); None when not fitted there
+    levels: tuple[str, tuple[float, float]] | None = None
 
 
 class ViewController(QObject):
@@ -394,7 +399,8 @@ class ViewController(QObject):
         if s1 - s0 <= WAVEFORM_MAX_SAMPLES:  # zoomed in to samples
             wave = Waveform(s0 / engine.fs, engine.fs,
                             engine.recording.read(s0, s1, engine.channel)[:, 0])
-        return DetailResult(img, wave)
+        levels = ("difference", difference_levels(img.db)) if other is not None else None
+        return DetailResult(img, wave, levels)
 
     @staticmethod
     def _plugin_job(r: PluginViewRequest, control: TaskControl) -> DetailResult:
@@ -404,7 +410,8 @@ class ViewController(QObject):
                           fs, int(r.t0 * fs), int(np.ceil(r.t1 * fs)), json.loads(r.params),
                           columns=r.width, freq_scale=r.freq_scale, n_rows=r.n_rows,
                           progress=control.progress, cancelled=control.cancelled)
-        return DetailResult(img)
+        # a plugin view has no background to fit the levels to: fitted here, off the GUI
+        return DetailResult(img, levels=("level", auto_levels(img.db)))
 
     @staticmethod
     def _envelope_job(r: EnvelopeRequest, control: TaskControl) -> tuple:
@@ -446,9 +453,15 @@ class ViewController(QObject):
         if differs:
             self.view.clear_background()  # another quantity: dB of after over before
         # before and after share their levels; the difference keeps its own symmetric ones
-        kept = self.view.set_quantity("difference" if differs else "level")
+        quantity = "difference" if differs else "level"
+        kept = self.view.set_quantity(quantity)
         if not self.levels_set or not kept:
-            self.auto_levels()
+            fitted = result.value.levels
+            if fitted is not None and fitted[0] == quantity:  # fitted on the compute thread
+                self.view.set_levels(*fitted[1])
+                self.levelsFitted.emit(*fitted[1])
+            else:
+                self.auto_levels()
             self.levels_set = True
         if wave is None:
             self.view.set_waveform(0.0, 1.0, None)

@@ -158,19 +158,21 @@ def test_plugin_view_at_the_views_width_is_cancellable():
     asked: list = []
     ended: list = []
 
+    going = threading.Event()
+
     def run():
         try:
             plugin_image("scalogram.morlet", x, fs, 0.0, {"n_freqs": 65}, columns=width,
-                         cancelled=stop.is_set)
+                         cancelled=stop.is_set, progress=lambda _f: going.set())
         except Cancelled:
             ended.append(time.perf_counter())
 
     thread = threading.Thread(target=run)
     thread.start()
-    time.sleep(0.5)
+    assert going.wait(30)  # Cancel is pressed while it computes (after its first chunk)
     asked.append(time.perf_counter())
     stop.set()
-    thread.join(5)
+    thread.join(30)
     assert ended, "the computation was not cancelled"
     assert ended[0] - asked[0] < 0.2, f"cancelled after {ended[0] - asked[0]:.3f} s"
 

@@ -176,10 +176,12 @@ def test_cursor_readout_survives_status_messages(qtbot, window, example_path):
 
 
 def test_plugin_view_at_the_views_width_with_progress_and_cancel(qtbot, window):
-    """The Morlet scalogram of 60 s (8 kHz) for the view: at most 2 columns per pixel,
-    progress as its chunks go, and the real Cancel button stops it within CANCEL_S."""
-    rec = ArrayRecording(np.random.default_rng(2).standard_normal(8000 * 60)
-                         .astype(np.float32), 8000.0)
+    """The Morlet scalogram of 60 s (48 kHz) for the view: at most 2 columns per pixel,
+    progress as its chunks go, and the real Cancel button stops it within CANCEL_S.
+    (At 48 kHz its lowest rows' wavelets are 38400 samples long, so the view takes long
+    enough to watch: it computes only the columns shown.)"""
+    rec = ArrayRecording(np.random.default_rng(2).standard_normal(48000 * 60)
+                         .astype(np.float32), 48000.0)
     with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
         window.open_recording(rec)
     qtbot.waitUntil(lambda: any(a.data() == "scalogram.morlet"

@@ -49,6 +49,10 @@ DISK_MIN_LEVEL = 4
 #: a tile computed from the recording is built from its descendants this many
 #: levels down, which are cached too: zooming in from a fresh view is then fast
 DERIVED_LEVELS = 3
+#: tiles are not derived from tiles below this level: those hold fewer frames than one
+#: kernel block (FRAMES_PER_BLOCK / TILE_CELLS frames per cell), so building a tile from
+#: many of them costs more (one read and one kernel call each) than it saves on zoom-in
+FINEST_DERIVED_LEVEL = max(0, (FRAMES_PER_BLOCK // TILE_CELLS).bit_length() - 1)
 
 
 class Tile:
@@ -283,6 +287,7 @@ class TileEngine:
             return tile
         if self._device() is not None:
             derive = 0  # finer tiles would bring more back over the bus than this one
+        derive = min(derive, max(0, level - FINEST_DERIVED_LEVEL))
         tile = self._load_disk(level, index)
         if tile is None and level > 0:
             kids = [(level - 1, 2 * index + k) for k in (0, 1)

@@ -258,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--columns", type=int, default=1600)
     ap.add_argument("--quick", action="store_true", help="2**20 samples and a 2-minute file")
     ap.add_argument("--skip-tiles", action="store_true", help="the spectrogram only")
+    ap.add_argument("--skip-spectrogram", action="store_true", help="the tile render only")
     # a worker process (internal)
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, default=1 << 24, help=argparse.SUPPRESS)
@@ -269,7 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         return worker(args)
     print(f"load average {_load()} at the start")
-    bench_spectrogram(1 << (20 if args.quick else 24), args.repeats, args.warm)
+    if not args.skip_spectrogram:
+        bench_spectrogram(1 << (20 if args.quick else 24), args.repeats, args.warm)
     if not args.skip_tiles:
         bench_tiles(2.0 if args.quick else args.minutes, args.repeats, args.columns,
                     1)  # the render is long: one warm call after the fresh one

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import RecordingError
-from ..files import clean_stale_partials, owner_tag
+from ..files import clean_stale_partials, os_error_cause, owner_tag
 from ..output import atomic_h5
 
 __all__ = ["RECORDING_FORMAT", "LiveRecorder", "clear_write_flags", "recover_recording"]
@@ -151,12 +151,48 @@ class _FlaglessFile(io.RawIOBase):
     and its checksum redone before it reaches the disk, so the file on disk
     never says it is open: a killed writer leaves a file every HDF5 tool opens,
     and SWMR's write ordering keeps what is on disk consistent at any moment.
+
+    A write or truncation the disk refuses (no space, quota, a read-only
+    remount) is not reported to HDF5: its metadata cache does not survive a
+    failed flush (the next flush or close fails again, and freeing its objects
+    then crashes the process).  The error is kept in :attr:`failure` for the
+    recorder to report, and the file is *abandoned*: the disk is not written
+    again, and what HDF5 writes from then on (the rest of that flush, the
+    flush of its caches at close) is kept in memory and read back from there.
+    The disk keeps what was written before, in SWMR order.  :meth:`abandon`
+    does the same on request; :meth:`detach` also forgets the descriptor
+    (which the recorder then closes), so a late call from HDF5 can never reach
+    a closed descriptor, or a new file that reused its number.
     """
 
     def __init__(self, fd: int) -> None:
         super().__init__()
-        self.fd = fd
+        self.fd: int | None = fd
         self._pos = 0
+        #: after abandon(): the writes since then, in order, and the file's length
+        self._overlay: list[tuple[int, bytes]] | None = None
+        self._size = 0
+        #: the first write or truncation the disk refused
+        self.failure: OSError | None = None
+
+    def abandon(self) -> None:
+        """Stop writing to the disk; later writes and truncations are kept in memory."""
+        if self._overlay is None:
+            self._size = self._disk_size()
+            self._overlay = []
+
+    def detach(self) -> None:
+        """:meth:`abandon`, and stop reading the disk: the descriptor is about to close."""
+        self.abandon()
+        self.fd = None
+
+    def _disk_size(self) -> int:
+        if self.fd is None:
+            return 0
+        try:
+            return os.fstat(self.fd).st_size
+        except OSError:
+            return 0
 
     def readable(self) -> bool:
         return True
@@ -173,40 +209,90 @@ class _FlaglessFile(io.RawIOBase):
         elif whence == io.SEEK_CUR:
             self._pos += offset
         else:
-            self._pos = os.fstat(self.fd).st_size + offset
+            if self._overlay is not None:
+                end = self._size
+            else:
+                assert self.fd is not None
+                end = os.fstat(self.fd).st_size
+            self._pos = end + offset
         return self._pos
 
     def tell(self) -> int:
         return self._pos
 
     def readinto(self, buf: Any) -> int:
-        data = os.pread(self.fd, len(buf), self._pos)
-        n = len(data)
-        memoryview(buf).cast("B")[:n] = data
+        view = memoryview(buf).cast("B")
+        if self._overlay is None:
+            assert self.fd is not None
+            data = os.pread(self.fd, len(view), self._pos)
+            n = len(data)
+            view[:n] = data
+            self._pos += n
+            return n
+        pos, n = self._pos, max(0, min(len(view), self._size - self._pos))
+        data = bytearray(n)
+        if self.fd is not None and n:
+            with contextlib.suppress(OSError):
+                disk = os.pread(self.fd, n, pos)
+                data[:len(disk)] = disk
+        for off, chunk in self._overlay:  # later writes win
+            lo, hi = max(off, pos), min(off + len(chunk), pos + n)
+            if lo < hi:
+                data[lo - pos:hi - pos] = chunk[lo - off:hi - off]
+        view[:n] = data
         self._pos += n
         return n
 
     def write(self, buf: Any) -> int:
         data = bytes(buf)
-        if self._pos == 0:
-            data = _flagless_superblock(data)
         n = len(data)
-        done = 0
-        while done < n:
-            done += os.pwrite(self.fd, data[done:], self._pos + done)
+        if self._overlay is None:
+            assert self.fd is not None
+            disk = _flagless_superblock(data) if self._pos == 0 else data
+            done = 0
+            try:
+                while done < n:
+                    done += os.pwrite(self.fd, disk[done:], self._pos + done)
+            except OSError as exc:
+                self._fail(exc)
+            else:
+                self._pos += n
+                return n
+        assert self._overlay is not None
+        self._overlay.append((self._pos, data))
+        self._size = max(self._size, self._pos + n)
         self._pos += n
         return n
 
     def truncate(self, size: int | None = None) -> int:
         size = self._pos if size is None else size
-        os.ftruncate(self.fd, size)
+        if self._overlay is None:
+            assert self.fd is not None
+            try:
+                os.ftruncate(self.fd, size)
+                return size
+            except OSError as exc:
+                self._fail(exc)
+        self._size = size
         return size
+
+    def _fail(self, exc: OSError) -> None:
+        if self.failure is None:
+            self.failure = exc
+        self.abandon()
 
     def flush(self) -> None:
         pass
 
     def close(self) -> None:  # the recorder owns the descriptor
         super().close()
+
+
+def _cause(exc: BaseException) -> str:
+    """An exception's cause in a few words, on one line."""
+    if isinstance(exc, OSError):
+        return os_error_cause(exc)
+    return " ".join(str(exc).split())[:200] or type(exc).__name__
 
 
 def _flagless_superblock(data: bytes) -> bytes:
@@ -243,6 +329,14 @@ class LiveRecorder:
     A recording that got no samples at all is not published (the old file
     stays) and :meth:`close` says so.
 
+    When the disk refuses a write (no space, quota, read-only, permission)
+    nothing more is written to it, the live view goes on, and :meth:`close`
+    raises one line naming the file and the cause: a recording not yet
+    published is removed (the old file stays as it was); a published one
+    keeps what its last complete flush wrote, and opens in any HDF5 tool.
+    The process never crashes on it: HDF5 never sees the failed write
+    (:class:`_FlaglessFile` keeps it, and what follows, in memory).
+
     Layout: ``samples`` (samples, channels) float32 or complex64 with
     ``sample_rate``; for a spectrogram pipeline also ``spectrogram``
     (channels, frames, frequencies) float32 and ``frequency`` (Hz); the
@@ -267,7 +361,8 @@ class LiveRecorder:
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{self.path.name}.{owner_tag()}.",
                                        suffix=".partial")
         except OSError as exc:
-            raise RecordingError(f"{self.path}: cannot write ({exc.strerror or exc})") from None
+            raise RecordingError(f"{self.path}: cannot write in {folder} "
+                                 f"({os_error_cause(exc)})") from None
         self._tmp: Path | None = Path(tmp)
         self._fd: int | None = fd
         try:  # the mode a plain open() would give, not mkstemp's private 0600
@@ -279,11 +374,13 @@ class LiveRecorder:
             f = h5py.File(self._file, "w", libver=("v110", "v110"))
             self._f = f
             self._create(f, n_channels, is_complex, frequencies, attrs)
+            self._check_disk()
         except (OSError, ValueError, RuntimeError) as exc:
             self._discard()
-            raise RecordingError(f"{self.path}: cannot write ({exc})") from None
+            raise RecordingError(f"{self.path}: cannot write ({_cause(exc)})") from None
         self.published = False
         self.samples_written = 0
+        self._samples_flushed = 0
         self.frames_written = 0
         self._pend_s: list[np.ndarray] = []
         self._pend_f: list[np.ndarray] = []
@@ -358,6 +455,8 @@ class LiveRecorder:
                 self._spec[:, k0:, :] = fr
                 self.frames_written += fr.shape[1]
             self._f.flush()
+            self._check_disk()
+            self._samples_flushed = self.samples_written
             if self._fd is not None:
                 # a superblock HDF5 wrote in pieces has not been seen whole by the
                 # file object: what is flushed is consistent, so say it is closed
@@ -365,8 +464,16 @@ class LiveRecorder:
                 if not self.published and self.samples_written:
                     self._publish()
         except Exception as exc:  # noqa: BLE001 -- keep the live view running; report it
-            self.error = f"{self.path}: recording failed: {exc}"
+            # nothing more reaches the disk: a published file keeps what its last
+            # flush wrote, an unpublished one is removed at close()
+            self._file.abandon()
+            self.error = f"{self.path}: cannot write ({_cause(exc)})"
         self._pend_s, self._pend_f, self._pending = [], [], 0
+
+    def _check_disk(self) -> None:
+        """Raise the error of a write the disk refused since the file was opened."""
+        if self._file.failure is not None:
+            raise self._file.failure
 
     def _publish(self) -> None:
         """Move the temporary file over ``path``: it now holds samples."""
@@ -379,16 +486,28 @@ class LiveRecorder:
 
     def _discard(self) -> None:
         """Close and remove the unpublished temporary file."""
-        f = getattr(self, "_f", None)
-        if f is not None and f.id.valid:
-            with contextlib.suppress(Exception):  # it is being thrown away
-                f.close()
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        self._file.abandon()  # thrown away: HDF5's last flush goes to memory
+        self._close_file()
         if self._tmp is not None:
             self._tmp.unlink(missing_ok=True)
             self._tmp = None
+
+    def _close_file(self) -> None:
+        """Close the HDF5 file, then its descriptor (never the other way round).
+
+        After :meth:`_FlaglessFile.abandon` the close cannot fail on the disk;
+        a close that fails anyway leaves the file object detached, so whatever
+        HDF5 still writes when its objects are freed stays in memory.
+        """
+        f = getattr(self, "_f", None)
+        try:
+            if f is not None and f.id.valid:
+                f.close()
+        finally:
+            self._file.detach()
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
     def close(self, *, blocks_dropped: int = 0) -> Path:
         """Write what is pending, mark the file complete and close it.
@@ -407,20 +526,25 @@ class LiveRecorder:
             raise RecordingError(self.error or f"{self.path}: nothing was recorded (no "
                                  "samples arrived); the file was not written")
         try:
-            if self._f.id.valid:
+            if self.error is None and self._f.id.valid:
                 # the attributes were reserved before SWMR: modified in place, then
                 # closed; the file on disk is consistent at every step
                 self._f.attrs.modify("complete", True)
                 self._f.attrs.modify("blocks_dropped", np.int64(blocks_dropped))
-                self._f.close()
+                self._f.flush()
+                self._check_disk()
         except Exception as exc:  # noqa: BLE001
-            self.error = self.error or f"{self.path}: recording failed: {exc}"
-        finally:
-            if self._fd is not None:
-                os.close(self._fd)
-                self._fd = None
+            self._file.abandon()
+            self.error = f"{self.path}: cannot write ({_cause(exc)})"
+        try:
+            self._close_file()
+            self._check_disk()
+        except Exception as exc:  # noqa: BLE001
+            self.error = self.error or f"{self.path}: cannot write ({_cause(exc)})"
         if self.error:
-            raise RecordingError(self.error)
+            seconds = self._samples_flushed / self.sample_rate
+            raise RecordingError(f"{self.error}; the recording stopped there and keeps the "
+                                 f"first {seconds:.1f} s")
         return self.path
 
 

@@ -62,8 +62,10 @@ def test_spectrogram_to_hdf5_and_back(stereo_wav, tmp_path):
     (["spectrogram", "{wav}", "-o", "{out}", "--window", "nope"], r"window='nope' is not a window"),
     (["spectrogram", "{wav}", "-o", "{out}", "--hop", "0"], r"hop=0 must be an integer >= 1"),
     (["spectrogram", "{wav}", "-o", "{out}", "--hop", "-3"], r"hop=-3 must be an integer >= 1"),
+    (["spectrogram", "{wav}", "-o", "{out}", "--nfft", "4000000"],
+     r"nfft=4000000 is larger than stereo\.wav \(32000 samples\)"),
     (["spectrogram", "{wav}", "-o", "{out}", "--nfft", "99999999"],
-     r"nfft=99999999 is larger than stereo\.wav \(32000 samples\)"),
+     r"nfft=99999999 is too large \(at most 4194304\)"),
     (["spectrogram", "{wav}", "-o", "{out}", "--channel", "5"], r"channel=5 is out of range"),
     (["open", "{missing}", "--screenshot", "{png}"], r"missing\.wav: no such file"),
 ])

@@ -21,20 +21,18 @@ kernel's asyncio loop for a short while after each interaction and whenever the
 compute thread finishes a job; :meth:`Explorer.snapshot` processes them until the
 view is complete, so it also works in a script without any loop.
 
-On Linux without ``DISPLAY`` or ``WAYLAND_DISPLAY`` this module sets
-``QT_QPA_PLATFORM=offscreen`` before Qt starts, so a kernel on a remote server or
-a JupyterHub needs no display.
+Every toolbar callback, canvas event and setter runs on the Qt thread (the
+kernel's main thread): delivered on another one (a JupyterLab comm subshell),
+it is queued for the Qt thread and the caller returns (see :mod:`.notebook_qt`).
+Without a display Qt runs offscreen.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import os
-import sys
 import time
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -42,25 +40,25 @@ import numpy as np
 
 try:
     import ipywidgets
-    import jupyter_rfb
+    import jupyter_rfb  # noqa: F401 - the notebook extra
 except ImportError as exc:  # pragma: no cover - depends on the installation
     raise ImportError("the notebook explorer needs the notebook extra: "
                       "pip install 'specscope[notebook]'") from exc
 
 import pyqtgraph as pg
 from PyQt6 import sip
-from PyQt6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt
-from PyQt6.QtGui import QImage, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
-from PyQt6.QtWidgets import QApplication, QGraphicsRectItem, QWidget
+from PyQt6.QtCore import QPoint, QPointF, QRectF, Qt
+from PyQt6.QtWidgets import QGraphicsRectItem, QWidget
 from specscope.compute.annotations import Annotation
 from specscope.compute.errors import InputError, SpecscopeError
-from specscope.compute.filters import FilterSpec
 from specscope.compute.io import ArrayRecording, Recording, open_recording
 from specscope.compute.pipeline import Pipeline
-from specscope.widgets.filter_designer import METHODS, FilterDesigner
 from specscope.widgets.frequency_axis import SCALES, forward, inverse
 from specscope.widgets.spectrogram_view import COLORMAPS, SpectrogramView
 
+from .notebook_canvas import FrameCanvas
+from .notebook_designer import DesignerWidget, design_filter
+from .notebook_qt import PUMP, process_qt_events, qt_app, qt_thread
 from .session import Document, ViewSettings
 from .view_controller import ViewController
 from .worker import ComputeWorker
@@ -70,265 +68,6 @@ __all__ = ["DesignerWidget", "Explorer", "FrameCanvas", "NotebookShell", "design
 
 #: size of a new explorer's plot area in CSS pixels (the browser resizes it)
 EXPLORER_SIZE = (900, 460)
-#: size of a new designer widget in CSS pixels
-DESIGNER_SIZE = (900, 380)
-#: how long Qt's events keep being processed after an interaction (s): the view's
-#: debounce timers fire in that time
-ACTIVE_S = 0.4
-#: interval of that processing (s)
-TICK_S = 0.025
-
-_MOUSE_BUTTONS = {0: Qt.MouseButton.NoButton, 1: Qt.MouseButton.LeftButton,
-                  2: Qt.MouseButton.RightButton, 3: Qt.MouseButton.MiddleButton}
-_MODIFIERS = {"Shift": Qt.KeyboardModifier.ShiftModifier,
-              "Control": Qt.KeyboardModifier.ControlModifier,
-              "Alt": Qt.KeyboardModifier.AltModifier, "Meta": Qt.KeyboardModifier.MetaModifier}
-_MOUSE_EVENTS = {"pointer_down": QEvent.Type.MouseButtonPress,
-                 "pointer_up": QEvent.Type.MouseButtonRelease,
-                 "pointer_move": QEvent.Type.MouseMove,
-                 "double_click": QEvent.Type.MouseButtonDblClick}
-#: browser key names (KeyboardEvent.key) that have no single character
-_KEYS = {"ArrowLeft": Qt.Key.Key_Left, "ArrowRight": Qt.Key.Key_Right,
-         "ArrowUp": Qt.Key.Key_Up, "ArrowDown": Qt.Key.Key_Down, "Enter": Qt.Key.Key_Return,
-         "Backspace": Qt.Key.Key_Backspace, "Delete": Qt.Key.Key_Delete,
-         "Tab": Qt.Key.Key_Tab, "Escape": Qt.Key.Key_Escape, "Home": Qt.Key.Key_Home,
-         "End": Qt.Key.Key_End, "+": Qt.Key.Key_Plus, "-": Qt.Key.Key_Minus,
-         "=": Qt.Key.Key_Equal}
-
-
-def _headless() -> None:
-    """Qt's offscreen platform where there is no display (before the QApplication exists)."""
-    if "QT_QPA_PLATFORM" in os.environ:
-        return
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
-                                                 or os.environ.get("WAYLAND_DISPLAY")):
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
-
-
-def qt_app() -> QApplication:
-    """The QApplication of the kernel (created offscreen when there is no display).
-
-    Raises
-    ------
-    TypeError
-        When a Qt application without widgets (QCoreApplication) already runs.
-    """
-    app = QApplication.instance()
-    if app is None:
-        _headless()
-        app = QApplication(["specscope"])
-    if not isinstance(app, QApplication):
-        raise TypeError("a QCoreApplication without widgets is running; the notebook "
-                           "widgets need a QApplication")
-    return app
-
-
-def process_qt_events() -> None:
-    """Deliver Qt's posted events and run its due timers, once (on the kernel's thread)."""
-    QApplication.sendPostedEvents()
-    QApplication.processEvents()
-
-
-def _modifiers(names: Any) -> Qt.KeyboardModifier:
-    mods = Qt.KeyboardModifier.NoModifier
-    for name in names or ():
-        mods |= _MODIFIERS.get(name, Qt.KeyboardModifier.NoModifier)
-    return mods
-
-
-def _buttons(numbers: Any) -> Qt.MouseButton:
-    buttons = Qt.MouseButton.NoButton
-    for n in numbers or ():
-        buttons |= _MOUSE_BUTTONS.get(n, Qt.MouseButton.NoButton)
-    return buttons
-
-
-class _Pump:
-    """Processes Qt's events on the kernel's asyncio loop while something is going on.
-
-    ``wake`` may be called from any thread (the compute thread calls it when a job
-    ends); the loop then processes Qt's events every ``TICK_S`` for ``ACTIVE_S`` and
-    asks the canvases for a new frame.  Without a running loop (a script) it does
-    nothing: :meth:`NotebookShell.settle` processes the events instead.
-    """
-
-    def __init__(self) -> None:
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self.canvases: weakref.WeakSet[FrameCanvas] = weakref.WeakSet()
-        self.shells: weakref.WeakSet[NotebookShell] = weakref.WeakSet()
-        self._until = 0.0
-        self._scheduled = False
-
-    def attach(self) -> None:
-        """Use the running loop of the calling (kernel) thread, if there is one."""
-        try:
-            self.loop = asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-
-    def wake(self, *_: object) -> None:
-        """Process Qt's events for a while from now (thread-safe)."""
-        loop = self.loop
-        if loop is None or loop.is_closed():
-            return
-        try:
-            loop.call_soon_threadsafe(self._extend)
-        except RuntimeError:  # the loop closed meanwhile
-            pass
-
-    def _extend(self) -> None:
-        self._until = max(self._until, time.monotonic() + ACTIVE_S)
-        if not self._scheduled:
-            self._scheduled = True
-            self.loop.call_soon(self._tick)
-
-    def _tick(self) -> None:
-        self._scheduled = False
-        process_qt_events()
-        for shell in list(self.shells):
-            shell.sync_viewport()
-        for canvas in list(self.canvases):
-            canvas.request_draw()
-        busy = any(shell.busy() for shell in list(self.shells))
-        if busy or time.monotonic() < self._until:
-            self._scheduled = True
-            self.loop.call_later(TICK_S, self._tick)
-
-
-_PUMP = _Pump()
-
-
-class FrameCanvas(jupyter_rfb.RemoteFrameBuffer):
-    """A QWidget rendered offscreen and streamed to the notebook as frames.
-
-    Browser events (pointer, wheel, keys, resize) become Qt events of the child
-    widget under the pointer; a pressed button keeps sending to the widget it was
-    pressed on, as a mouse grab does.  ``intercept``, when set, sees each event
-    first and consumes it by returning True.
-
-    Parameters
-    ----------
-    widget : QWidget
-        The widget to show; it is shown without a window and sized to the canvas.
-    width, height : int
-        Initial size in CSS pixels.
-    """
-
-    def __init__(self, widget: QWidget, width: int, height: int, **kwargs: Any) -> None:
-        super().__init__(css_width=f"{int(width)}px", css_height=f"{int(height)}px", **kwargs)
-        self.widget = widget
-        self.size = (int(width), int(height))
-        self.pixel_ratio = 1.0
-        #: milliseconds the last frame took to render
-        self.render_ms = 0.0
-        self.intercept: Callable[[dict], bool] | None = None
-        self._grab: QWidget | None = None
-        widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        widget.resize(*self.size)
-        widget.show()
-        _PUMP.canvases.add(self)
-
-    # -- frames ------------------------------------------------------------------
-    def frame(self) -> np.ndarray:
-        """The widget as it looks now: RGBA uint8, (height, width, 4) in device pixels."""
-        process_qt_events()  # layouts wait as posted events
-        t = time.perf_counter()
-        w, h = self.size
-        r = self.pixel_ratio
-        buf = np.zeros((max(1, round(h * r)), max(1, round(w * r)), 4), np.uint8)
-        # a QImage over the array's memory (not a copy): the painter draws into ``buf``
-        image = pg.functions.ndarray_to_qimage(buf, QImage.Format.Format_RGBA8888)
-        image.setDevicePixelRatio(r)
-        painter = QPainter(image)
-        self.widget.render(painter)
-        painter.end()
-        self.render_ms = (time.perf_counter() - t) * 1000.0
-        return buf
-
-    def close(self) -> None:
-        """Close the canvas's views; it draws no more frames."""
-        _PUMP.canvases.discard(self)
-        super().close()
-
-    def get_frame(self) -> np.ndarray:
-        """The frame jupyter_rfb sends (see :meth:`frame`)."""
-        return self.frame()
-
-    # -- events ------------------------------------------------------------------
-    def handle_event(self, event: dict) -> None:
-        """Turn a jupyter_rfb event into Qt events of the widget (see the class docs)."""
-        kind = event.get("event_type") or event.get("type")
-        if self.intercept is not None and self.intercept(event):
-            self._changed()
-            return
-        if kind == "resize":
-            self.pixel_ratio = float(event.get("pixel_ratio") or event.get("ratio") or 1.0)
-            self.set_size(int(event["width"]), int(event["height"]))
-        elif kind in _MOUSE_EVENTS:
-            self._mouse(kind, event)
-        elif kind == "wheel":
-            self._wheel(event)
-        elif kind in ("key_down", "key_up"):
-            self._key(kind, event)
-        else:
-            return
-        self._changed()
-
-    def set_size(self, width: int, height: int) -> None:
-        """Resize the widget to ``width`` × ``height`` CSS pixels."""
-        self.size = (max(1, int(width)), max(1, int(height)))
-        self.widget.resize(*self.size)
-
-    def _changed(self) -> None:
-        self.request_draw()
-        _PUMP.wake()
-
-    def _target(self, pos: QPointF) -> tuple[QWidget, QPointF]:
-        if self._grab is not None:
-            target = self._grab
-        else:
-            target = self.widget.childAt(pos.toPoint()) or self.widget
-        return target, target.mapFrom(self.widget, pos)
-
-    def _mouse(self, kind: str, event: dict) -> None:
-        pos = QPointF(float(event["x"]), float(event["y"]))
-        target, local = self._target(pos)
-        button = _MOUSE_BUTTONS.get(int(event.get("button", 0)), Qt.MouseButton.NoButton)
-        buttons = _buttons(event.get("buttons"))
-        if kind == "pointer_move":
-            button = Qt.MouseButton.NoButton  # Qt: a move names no button of its own
-        qevent = QMouseEvent(_MOUSE_EVENTS[kind], local, pos, button, buttons,
-                             _modifiers(event.get("modifiers")))
-        if kind == "pointer_down":
-            self._grab = target
-        QApplication.sendEvent(target, qevent)
-        if kind == "pointer_up" and buttons == Qt.MouseButton.NoButton:
-            self._grab = None
-
-    def _wheel(self, event: dict) -> None:
-        pos = QPointF(float(event["x"]), float(event["y"]))
-        target, local = self._target(pos)
-        # the browser gives pixels (about 100 a notch), Qt eighths of a degree (120 a
-        # notch), with the opposite sign
-        angle = QPoint(int(-float(event.get("dx", 0.0)) * 1.2),
-                       int(-float(event.get("dy", 0.0)) * 1.2))
-        qevent = QWheelEvent(local, pos, QPoint(), angle, _buttons(event.get("buttons")),
-                             _modifiers(event.get("modifiers")), Qt.ScrollPhase.NoScrollPhase,
-                             False)
-        QApplication.sendEvent(target, qevent)
-
-    def _key(self, kind: str, event: dict) -> None:
-        name = str(event.get("key", ""))
-        key = _KEYS.get(name)
-        text = name if len(name) == 1 else ""
-        if key is None:
-            if len(name) != 1:
-                return
-            key = Qt.Key(ord(name.upper()))
-        typ = QEvent.Type.KeyPress if kind == "key_down" else QEvent.Type.KeyRelease
-        target = QApplication.focusWidget() or self.widget
-        QApplication.sendEvent(target, QKeyEvent(typ, key, _modifiers(event.get("modifiers")),
-                                                 text))
 
 
 class NotebookShell:
@@ -348,7 +87,7 @@ class NotebookShell:
 
     def __init__(self, recording: Recording, settings: ViewSettings | None = None) -> None:
         qt_app()
-        _PUMP.attach()
+        PUMP.attach()
         self.settings = settings or ViewSettings()
         self.document: Document | None = None
         #: the last message the view controller gave, and the last error
@@ -360,13 +99,13 @@ class NotebookShell:
         for signal in (self.worker.finished, self.worker.partial, self.worker.failed,
                        self.worker.cancelled):
             # runs in the compute thread: only schedules event processing on the kernel
-            signal.connect(_PUMP.wake, Qt.ConnectionType.DirectConnection)
+            signal.connect(PUMP.wake, Qt.ConnectionType.DirectConnection)
         self.view = SpectrogramView()
         self.views = ViewController(self)
         self._viewport: tuple[float, float, int] | None = None
         self.view.viewportChanged.connect(self._viewport_changed)
         self.view.overview.regionChanged.connect(self.view.set_time_range)
-        _PUMP.shells.add(self)
+        PUMP.shells.add(self)
         self.open(recording)
 
     # -- the Shell protocol --------------------------------------------------------
@@ -395,7 +134,7 @@ class NotebookShell:
             self.views.rescale(t0, t1)  # recomputes too
         else:
             self.views.request_spectrogram()
-        _PUMP.wake()
+        PUMP.wake()
 
     def show_message(self, text: str, timeout_ms: int = 5000, *, error: bool = False) -> None:
         """Keep the message for the status line."""
@@ -423,7 +162,7 @@ class NotebookShell:
         self._viewport = None
         if not self.views.document_opened():
             raise InputError(self.last_error or f"{recording.path.name}: cannot be shown")
-        _PUMP.wake()
+        PUMP.wake()
 
     def _viewport_changed(self, t0: float, t1: float, f0: float, f1: float, width: int,
                           height: int) -> None:
@@ -468,7 +207,7 @@ class NotebookShell:
 
     def close(self) -> None:
         """Stop the compute thread and close the recording."""
-        _PUMP.shells.discard(self)
+        PUMP.shells.discard(self)
         self.worker.shutdown()
         if self.document is not None:
             self.document.recording.close()
@@ -560,6 +299,7 @@ class Explorer(ipywidgets.VBox):
         return Pipeline.from_dict(self.shell.settings.pipeline_dict())
 
     @pipeline.setter
+    @qt_thread
     def pipeline(self, value: Any) -> None:
         pipe = _as_pipeline(value)
         rec = self.recording
@@ -571,6 +311,7 @@ class Explorer(ipywidgets.VBox):
             processing=json.dumps(signal.to_dict()["steps"])))
         self.canvas.request_draw()
 
+    @qt_thread
     def set_view(self, t0: float | None = None, t1: float | None = None,
                  f0: float | None = None, f1: float | None = None) -> None:
         """Show ``t0 .. t1`` s and ``f0 .. f1`` Hz; None keeps that edge where it is."""
@@ -604,6 +345,7 @@ class Explorer(ipywidgets.VBox):
         return self.shell.settings.freq_scale
 
     @freq_scale.setter
+    @qt_thread
     def freq_scale(self, scale: str) -> None:
         if scale not in SCALES:
             raise InputError(f"freq_scale={scale!r}: choose one of {', '.join(SCALES)}")
@@ -618,6 +360,7 @@ class Explorer(ipywidgets.VBox):
         return self.view.levels()
 
     @levels.setter
+    @qt_thread
     def levels(self, value: tuple[float, float]) -> None:
         self.view.set_levels(float(value[0]), float(value[1]))
         self.shell.views.levels_set = True
@@ -629,6 +372,7 @@ class Explorer(ipywidgets.VBox):
         return self.view.colormap_name
 
     @colormap.setter
+    @qt_thread
     def colormap(self, name: str) -> None:
         self.view.set_colormap(name)
         self.colormap_picker.value = name
@@ -640,6 +384,7 @@ class Explorer(ipywidgets.VBox):
         return self._selection
 
     @selection.setter
+    @qt_thread
     def selection(self, value: Annotation | None) -> None:
         if value is not None and not isinstance(value, Annotation):
             raise InputError("selection: give an Annotation or None")
@@ -653,6 +398,7 @@ class Explorer(ipywidgets.VBox):
         return list(self._annotations)
 
     @annotations.setter
+    @qt_thread
     def annotations(self, value: list[Annotation]) -> None:
         items = list(value)
         if not all(isinstance(a, Annotation) for a in items):
@@ -677,12 +423,14 @@ class Explorer(ipywidgets.VBox):
             self.shell.settle()
         return self.canvas.frame()
 
+    @qt_thread
     def resize(self, width: int, height: int) -> None:
         """Make the widget ``width`` × ``height`` CSS pixels."""
         self.canvas.css_width, self.canvas.css_height = f"{int(width)}px", f"{int(height)}px"
         self.canvas.set_size(width, height)
         self._changed()
 
+    @qt_thread
     def close(self) -> None:
         """Stop the compute thread, close the recording and the widget."""
         self.canvas.close()
@@ -692,8 +440,9 @@ class Explorer(ipywidgets.VBox):
     # -- toolbar and readout ---------------------------------------------------------
     def _changed(self) -> None:
         self.canvas.request_draw()
-        _PUMP.wake()
+        PUMP.wake()
 
+    @qt_thread
     def _freq_picked(self, change: dict) -> None:
         try:
             self.freq_scale = change["new"]
@@ -701,13 +450,16 @@ class Explorer(ipywidgets.VBox):
             self._message(f"Error: {exc}")
             self.freq_picker.value = change["old"]
 
+    @qt_thread
     def _cmap_picked(self, change: dict) -> None:
         self.colormap = change["new"]
 
+    @qt_thread
     def _fit_levels(self) -> None:
         self.shell.views.auto_levels()
         self._changed()
 
+    @qt_thread
     def _whole(self) -> None:
         self.view.reset_view()
         self._changed()
@@ -720,6 +472,7 @@ class Explorer(ipywidgets.VBox):
         self.status.value = f"&nbsp; <small>{text}</small>"
 
     # -- selection and annotations -----------------------------------------------------
+    @qt_thread
     def _select_toggled(self, change: dict) -> None:
         self.canvas.intercept = self._select_event if change["new"] else None
 
@@ -809,108 +562,3 @@ def explore(source: Any, *, fs: float | None = None, pipeline: Any = None,
     options = dict(recording_options)
     size = options.pop("display_size", EXPLORER_SIZE)
     return Explorer(_as_recording(source, fs, options), pipeline=pipeline, size=size)
-
-
-class DesignerWidget(ipywidgets.VBox):
-    """The filter designer as a notebook widget (see :func:`design_filter`)."""
-
-    def __init__(self, fs: float, spec: FilterSpec | dict | None = None, *,
-                 size: tuple[int, int] = DESIGNER_SIZE, target: Explorer | None = None) -> None:
-        super().__init__()
-        qt_app()
-        _PUMP.attach()
-        self.designer = FilterDesigner(fs)
-        if spec is not None and not self.designer.set_spec(spec, emit=False):
-            raise InputError(self.designer.error.text())
-        self.canvas = FrameCanvas(self.designer, *size)
-        #: an explorer whose pipeline follows each finished change of the design
-        self.target = target
-        #: the design method (a combo box's popup cannot open in a frame)
-        self.method_picker = ipywidgets.Dropdown(
-            options=[(label, key) for key, label in METHODS.items()],
-            value=self.designer.spec.design, description="Method")
-        self.method_picker.observe(self._method_picked, names="value")
-        self.summary = ipywidgets.HTML("")
-        self.designer.specChanged.connect(self._spec_changed)
-        self.designer.specCommitted.connect(self._spec_committed)
-        self.children = [self.method_picker, self.canvas, self.summary]
-        self._spec_changed(self.designer.params())
-        if target is not None:
-            target.pipeline = self.pipeline
-
-    @property
-    def spec(self) -> FilterSpec:
-        """The current design's specification; set a FilterSpec or filter params."""
-        return self.designer.spec
-
-    @spec.setter
-    def spec(self, value: FilterSpec | dict) -> None:
-        if not self.designer.set_spec(value):
-            raise InputError(self.designer.error.text())
-        self.canvas.request_draw()
-
-    @property
-    def pipeline_step(self) -> dict:
-        """The design as a pipeline step: ``{"op": "filter", "params": {...}}``."""
-        return {"op": "filter", "params": self.designer.params()}
-
-    @property
-    def pipeline(self) -> Pipeline:
-        """The design as a one-step Pipeline."""
-        return Pipeline.from_steps([self.pipeline_step], name="designed filter")
-
-    def snapshot(self) -> np.ndarray:
-        """The image the widget shows: RGBA uint8 shaped (height, width, 4)."""
-        return self.canvas.frame()
-
-    def close(self) -> None:
-        """Close the designer and the widget."""
-        self.canvas.close()
-        sip.delete(self.designer)
-        super().close()
-
-    def _method_picked(self, change: dict) -> None:
-        combo = self.designer.method
-        combo.setCurrentIndex(combo.findData(change["new"]))  # the designer converts
-        if self.designer.spec.design != change["new"]:  # refused: the error is shown
-            self.method_picker.value = self.designer.spec.design
-        self.canvas.request_draw()
-
-    def _spec_changed(self, params: dict) -> None:
-        text = ", ".join(f"{k}={v}" for k, v in params.items() if v is not None)
-        error = self.designer.error.text()
-        self.summary.value = f"<code>{text}</code>" + (
-            f"<br><span style='color:#c00'>{error}</span>" if error else "")
-        if self.method_picker.value != self.designer.spec.design:
-            self.method_picker.value = self.designer.spec.design
-
-    def _spec_committed(self, params: dict) -> None:
-        self._spec_changed(params)  # a finished change is a change too: summary and method
-        if self.target is not None:
-            self.target.pipeline = self.pipeline
-
-
-def design_filter(fs: float = 48000.0, spec: FilterSpec | dict | None = None, *,
-                  target: Explorer | None = None) -> DesignerWidget:
-    """The filter designer inline in the notebook: drag band edges, read the design back.
-
-    Parameters
-    ----------
-    fs : float
-        Sample rate the filter is designed for.
-    spec : FilterSpec or dict, optional
-        The design to start from (a FilterSpec or pipeline filter-step params).
-    target : Explorer, optional
-        An explorer whose pipeline becomes this filter after each finished change.
-
-    Returns
-    -------
-    DesignerWidget
-        The widget; ``spec`` / ``pipeline_step`` / ``pipeline`` give the design.
-
-    Raises
-    ------
-    InputError
-        When ``spec`` cannot be designed at ``fs``.
-    """
-    return DesignerWidget(fs, spec, target=target)

@@ -10,7 +10,9 @@ CLI prints as one line with exit status 2.  Nothing here imports Qt.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
 from typing import Any
 
 from .cli_common import ProgressBar, add_recording_options, recording_options, require_at_least
@@ -18,17 +20,23 @@ from .cli_types import at_least
 
 
 class _Progress:
-    """The batch's progress callback: inputs done (and failed) on the progress bar."""
+    """The batch's progress callback: inputs done (and failed), throughput, on the bar."""
 
     def __init__(self, enabled: bool) -> None:
         self.bar = ProgressBar(enabled)
         self.failed = 0
+        self.samples = 0
+        self.t0 = time.perf_counter()
 
     def __call__(self, done: int, total: int, result: Any) -> None:
         if result is not None and not result.ok:
             self.failed += 1
+        if result is not None and result.ok:
+            self.samples += result.n_samples * max(1, result.n_channels)
         extra = f", {self.failed} failed" if self.failed else ""
-        self.bar.draw(done / max(1, total), f"{done}/{total} inputs{extra}", force=True)
+        dt = time.perf_counter() - self.t0
+        rate = f", {self.samples / dt / 1e6:.1f} Msamples/s" if dt > 0 and self.samples else ""
+        self.bar.draw(done / max(1, total), f"{done}/{total} inputs{extra}{rate}", force=True)
         if done == total:
             self.bar.close()
 
@@ -49,10 +57,15 @@ def cmd_run(args: argparse.Namespace) -> int:
                         progress=progress)
     for r in summary.failed:
         print(f"specscope: failed: {r.input}: {r.error}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(summary.to_dict(), indent=1))
+        return 0 if summary.ok else 1
     if not args.quiet:
         for r in summary.done:
             print(r.output)
-        print(summary.text().splitlines()[-1], file=sys.stderr)
+        for line in summary.text().splitlines():
+            if not line.startswith("failed: "):  # printed above
+                print(line, file=sys.stderr)
     return 0 if summary.ok else 1
 
 
@@ -100,6 +113,9 @@ def register(subparsers: Any) -> None:
                    help="run on Dask: 'local' starts a LocalCluster of --workers workers; "
                         "tcp://host:port uses a running scheduler")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    p.add_argument("--json", action="store_true",
+                   help="print the summary as JSON: per input its time, throughput and the "
+                        "workers that ran it; the cluster's workers and threads")
     add_recording_options(p)
     p.set_defaults(func=cmd_run)
 

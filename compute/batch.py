@@ -71,6 +71,8 @@ from typing import Any
 import numpy as np
 
 from . import extensions, jsonsafe
+from .batch_compare import RerunResult, compare_outputs
+from .batch_dask import DaskPool, still_wanted, worker_name
 from .errors import InputError, RecordingError, SpecscopeError
 from .files import clean_stale_partials, os_error_cause, owner_tag, refuse_overwriting_inputs
 from .io import open_recording, split_member
@@ -116,6 +118,19 @@ class InputResult:
     n_samples: int = 0
     n_channels: int = 0
     parts: int = 1
+    #: where it ran: the Dask worker's name, or ``pid N@host`` of a pool process
+    workers: list[str] = field(default_factory=list)
+    #: tasks of this input that ran again (their worker died while running them)
+    retried: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description (``specscope run --json``)."""
+        rate = self.n_samples * max(1, self.n_channels) / self.seconds if self.seconds else 0.0
+        return {"input": self.input, "output": self.output, "ok": self.ok,
+                "error": self.error, "seconds": round(self.seconds, 6),
+                "samples": self.n_samples, "channels": self.n_channels, "parts": self.parts,
+                "msamples_per_s": round(rate / 1e6, 3), "workers": self.workers,
+                "retried": self.retried}
 
 
 @dataclass
@@ -126,6 +141,10 @@ class Summary:
     seconds: float
     workers: int
     executor: str
+    #: threads over all workers (a Dask cluster's, from its scheduler)
+    threads: int = 0
+    #: time spent before the first task (connecting, starting and warming workers)
+    setup_seconds: float = 0.0
 
     @property
     def done(self) -> list[InputResult]:
@@ -150,10 +169,26 @@ class Summary:
     def text(self) -> str:
         """A human summary: one line per failure, then totals."""
         lines = [f"failed: {r.input}: {r.error}" for r in self.failed]
+        retried = [r for r in self.results if r.retried]
+        if retried:
+            lines.append("retried after a worker was lost: " + ", ".join(
+                f"{r.input} ({r.retried} task(s))" for r in retried))
         rate = self.samples / self.seconds / 1e6 if self.seconds > 0 else 0.0
+        threads = self.threads or self.workers
         lines.append(f"{len(self.done)} done, {len(self.failed)} failed in {self.seconds:.2f} s "
-                     f"({rate:.1f} Msamples/s, {self.workers} worker(s), {self.executor})")
+                     f"({rate:.1f} Msamples/s, {self.workers} worker(s), {threads} thread(s), "
+                     f"{self.executor})")
         return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description (``specscope run --json``)."""
+        rate = self.samples / self.seconds if self.seconds > 0 else 0.0
+        return {"ok": self.ok, "done": len(self.done), "failed": len(self.failed),
+                "seconds": round(self.seconds, 6), "setup_seconds": round(self.setup_seconds, 6),
+                "msamples_per_s": round(rate / 1e6, 3), "workers": self.workers,
+                "threads": self.threads or self.workers, "executor": self.executor,
+                "retried": [r.input for r in self.results if r.retried],
+                "inputs": [r.to_dict() for r in self.results]}
 
 
 def _one_line(exc: BaseException) -> str:
@@ -248,17 +283,26 @@ def _task(spec: dict[str, Any]) -> dict[str, Any]:
                     bound.stft.check_length(bound.signal_length(spec["stop"] - spec["start"]),
                                             Path(spec["path"]).name)
                 prov = recording_provenance(rec)
-                blocks = bound.stream(read, spec["start"], spec["stop"],
-                                      chunk_samples=spec["chunk_samples"])
+                blocks = _watched(bound.stream(read, spec["start"], spec["stop"],
+                                               chunk_samples=spec["chunk_samples"]))
                 write_pipeline_output(Path(spec["out"]), pipeline, bound, meta, spec, blocks,
                                       prov, annotations=rec.annotations)
             else:
                 _write_part(Path(spec["part_path"]), bound, read, part, spec["chunk_samples"])
-        return {"ok": True, "seconds": time.perf_counter() - t0, "meta": meta}
+        return {"ok": True, "seconds": time.perf_counter() - t0, "meta": meta,
+                "worker": worker_name()}
     except Exception as exc:  # noqa: BLE001 - reported per input, the batch goes on
         return {"ok": False, "error": _one_line(exc), "seconds": time.perf_counter() - t0,
                 "traceback": traceback.format_exc() if not isinstance(exc, SpecscopeError)
-                else None}
+                else None, "worker": worker_name()}
+
+
+def _watched(blocks: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
+    """The blocks, stopping (and so discarding the temporary file) once the task is cancelled."""
+    for block in blocks:
+        if not still_wanted():
+            raise RecordingError("cancelled")
+        yield block
 
 
 def _use_plugin_paths(paths: Sequence[str]) -> None:
@@ -278,9 +322,9 @@ def _write_part(path: Path, bound: BoundPipeline, read: Callable[[int, int], np.
     pos = 0
     with atomic_h5(path) as f:
         ds = None
-        for block in bound.stream(read, part["read_start"], part["read_stop"],
-                                  chunk_samples=chunk_samples, skip=part["skip"],
-                                  take=part["take"]):
+        for block in _watched(bound.stream(read, part["read_start"], part["read_stop"],
+                                           chunk_samples=chunk_samples, skip=part["skip"],
+                                           take=part["take"])):
             if ds is None:
                 shape = block.shape[:-1] + (part["count"],)
                 ds = f.create_dataset("data", shape=shape, dtype=block.dtype,
@@ -374,52 +418,6 @@ class _Futures:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-class _Dask:
-    def __init__(self, address: str, workers: int, options: dict[str, Any]) -> None:
-        try:
-            import distributed
-        except ImportError:
-            raise InputError("--dask needs dask.distributed: pip install "
-                             "'specscope[dask]'") from None
-        self._distributed = distributed
-        self.cluster = None
-        if address == "local":
-            import logging
-
-            kw = {"n_workers": workers, "threads_per_worker": 1, "processes": True,
-                  "dashboard_address": None, "silence_logs": logging.ERROR}
-            kw.update(options)
-            self.cluster = distributed.LocalCluster(**kw)
-            self.client = distributed.Client(self.cluster)
-            self.name = f"dask LocalCluster ({kw['n_workers']} workers)"
-        else:
-            try:
-                self.client = distributed.Client(address, timeout=options.get("timeout", 10))
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise InputError(f"--dask {address}: cannot reach the scheduler "
-                                 f"({_one_line(exc)})") from None
-            self.name = f"dask {address}"
-        self._specs: dict[Any, dict[str, Any]] = {}
-
-    def submit(self, spec: dict[str, Any]) -> Any:
-        fut = self.client.submit(_task, spec, pure=False)
-        self._specs[fut.key] = spec
-        return fut
-
-    def results(self, handles: list[Any]) -> Iterator[tuple[Any, dict[str, Any]]]:
-        for fut in self._distributed.as_completed(handles):
-            try:
-                res = fut.result()
-            except Exception as exc:  # noqa: BLE001 - a lost worker fails its task only
-                res = {"ok": False, "error": f"worker failed: {_one_line(exc)}", "seconds": 0.0}
-            yield self._specs[fut.key], res
-
-    def close(self) -> None:
-        self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
 
 
 # -- the batch ----------------------------------------------------------------------------
@@ -556,65 +554,104 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
         for r in results.values():
             progress(done, total, r)
 
+    t_setup = time.perf_counter()
     if dask is not None:
-        pool: Any = _Dask(dask, workers, dict(dask_options or {}))
+        pool: Any = DaskPool(dask, workers, dict(dask_options or {}), _task, _one_line)
     elif workers == 1:
         pool = _Inline()
     else:
         pool = _Futures(workers, executor)
+    setup = time.perf_counter() - t_setup
+    handles: list[Any] = []
+    unfinished = set(jobs)
     try:
-        handles = []
-        pending_parts: dict[str, int] = {}
-        part_ok: dict[str, list[str]] = {}
-        started: dict[str, float] = {}
-        for inp, (spec, parts) in jobs.items():
-            started[inp] = time.perf_counter()
-            if parts:
-                pending_parts[inp] = len(parts)
-                part_ok[inp] = []
-                handles += [pool.submit(p) for p in parts]
-            else:
-                handles.append(pool.submit(spec))
-        for spec, res in pool.results(handles):
-            inp = spec["path"]
-            whole, parts = jobs[inp]
-            n = whole["stop"] - whole["start"]
-            if "part" not in spec:
-                r = InputResult(inp, spec["out"] if res["ok"] else None, res["ok"],
-                                res.get("error"), time.perf_counter() - started[inp], n,
-                                len(whole["channels"]))
-            else:
-                if not res["ok"]:
-                    # name the output, not the hidden part file it is assembled from
-                    error = str(res["error"]).replace(spec["part_path"], whole["out"])
-                    part_ok[inp].append(f"{error} (the part from sample "
-                                        f"{spec['part']['read_start']})")
-                pending_parts[inp] -= 1
-                if pending_parts[inp]:
-                    continue
-                paths = [Path(p["part_path"]) for p in parts]
-                try:
-                    if part_ok[inp]:
-                        raise RecordingError(part_ok[inp][0])
-                    _assemble(whole, paths)
-                    r = InputResult(inp, whole["out"], True, None,
-                                    time.perf_counter() - started[inp], n,
-                                    len(whole["channels"]), len(parts))
-                except Exception as exc:  # noqa: BLE001
-                    r = InputResult(inp, None, False, _one_line(exc),
-                                    time.perf_counter() - started[inp], n,
-                                    len(whole["channels"]), len(parts))
-                finally:
-                    for p in paths:
-                        p.unlink(missing_ok=True)
-            results[inp] = r
-            done += 1
-            if progress is not None:
-                progress(done, total, r)
+        _run_jobs(pool, jobs, handles, results, unfinished, total, done, progress)
+    except BaseException:
+        # Ctrl+C or a lost client: the cluster's tasks are cancelled and stop at their
+        # next block; nothing half-written stays behind
+        if hasattr(pool, "cancel"):
+            pool.cancel()
+        raise
     finally:
+        if hasattr(pool, "retried") and handles:
+            for inp, n_again in pool.retried().items():
+                if inp in results:
+                    results[inp].retried = n_again
         pool.close()
-    name = pool.name if workers > 1 or dask is not None else "in process"
-    return Summary([results[i] for i in order], time.perf_counter() - t0, workers, name)
+        for inp in unfinished:
+            for p in jobs[inp][1]:
+                Path(p["part_path"]).unlink(missing_ok=True)
+        clean_stale_partials(out_dir / ".specscope-batch")  # temporaries of killed workers
+    if dask is not None:
+        name, n_workers, n_threads = pool.name, pool.n_workers, pool.n_threads
+    else:
+        name = pool.name if workers > 1 else "in process"
+        n_workers = n_threads = workers
+    return Summary([results[i] for i in order], time.perf_counter() - t0, n_workers, name,
+                   n_threads, setup)
+
+
+def _run_jobs(pool: Any, jobs: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]],
+              handles: list[Any], results: dict[str, InputResult], unfinished: set[str],
+              total: int, done: int,
+              progress: Callable[[int, int, InputResult | None], None] | None) -> None:
+    """Submit every task, collect the results, assemble split inputs."""
+    pending_parts: dict[str, int] = {}
+    part_ok: dict[str, list[str]] = {}
+    spent: dict[str, float] = {}
+    where: dict[str, list[str]] = {}
+    for inp, (spec, parts) in jobs.items():
+        spent[inp] = 0.0
+        where[inp] = []
+        if parts:
+            pending_parts[inp] = len(parts)
+            part_ok[inp] = []
+            handles += [pool.submit(p) for p in parts]
+        else:
+            handles.append(pool.submit(spec))
+    for spec, res in pool.results(handles):
+        inp = spec["path"]
+        whole, parts = jobs[inp]
+        n = whole["stop"] - whole["start"]
+        spent[inp] += float(res.get("seconds") or 0.0)
+        if res.get("worker") and res["worker"] not in where[inp]:
+            where[inp].append(res["worker"])
+        if "part" not in spec:
+            r = InputResult(inp, spec["out"] if res["ok"] else None, res["ok"],
+                            res.get("error"), spent[inp], n, len(whole["channels"]),
+                            workers=where[inp])
+        else:
+            if not res["ok"]:
+                # name the output, not the hidden part file it is assembled from
+                error = str(res["error"]).replace(os.path.abspath(spec["part_path"]),
+                                                  whole["out"])
+                error = error.replace(spec["part_path"], whole["out"])
+                part_ok[inp].append(f"{error} (the part from sample "
+                                    f"{spec['part']['read_start']})")
+            pending_parts[inp] -= 1
+            if pending_parts[inp]:
+                continue
+            paths = [Path(p["part_path"]) for p in parts]
+            t_join = time.perf_counter()
+            try:
+                if part_ok[inp]:
+                    raise RecordingError(part_ok[inp][0])
+                _assemble(whole, paths)
+                r = InputResult(inp, whole["out"], True, None,
+                                spent[inp] + time.perf_counter() - t_join, n,
+                                len(whole["channels"]), len(parts), workers=where[inp])
+            except Exception as exc:  # noqa: BLE001
+                r = InputResult(inp, None, False, _one_line(exc),
+                                spent[inp] + time.perf_counter() - t_join, n,
+                                len(whole["channels"]), len(parts), workers=where[inp])
+            finally:
+                for p in paths:
+                    p.unlink(missing_ok=True)
+        results[inp] = r
+        unfinished.discard(inp)
+        done += 1
+        if progress is not None:
+            progress(done, total, r)
 
 
 def process_file(pipeline: Pipeline | dict[str, Any], path: str | os.PathLike[str],
@@ -657,16 +694,6 @@ def process_file(pipeline: Pipeline | dict[str, Any], path: str | os.PathLike[st
 
 
 # -- rerun --------------------------------------------------------------------------------
-
-
-@dataclass
-class RerunResult:
-    """What :func:`rerun` found."""
-
-    output: str
-    identical: bool | None
-    max_abs_diff: float = 0.0
-    differences: list[str] = field(default_factory=list)
 
 
 def _attr(f: Any, name: str) -> Any:
@@ -738,7 +765,7 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
                 raise RecordingError(f"{out}: cannot replace the file "
                                      f"({os_error_cause(exc)})") from None
             return RerunResult(str(out), None)
-        return _compare(out, fresh)
+        return compare_outputs(out, fresh)
     finally:
         for p in tmpdir.iterdir():
             p.unlink()
@@ -755,36 +782,3 @@ def _rerun_range(out: Path, pipeline: Pipeline, source: str, tmpdir: Path,
                             channels=channels, options=options, chunk_samples=chunk)
     except SpecscopeError as exc:
         raise RecordingError(f"{out.name}: rerun failed: {_one_line(exc)}") from None
-
-
-def _compare(stored: Path, fresh: Path) -> RerunResult:
-    import h5py
-
-    diffs: list[str] = []
-    worst = 0.0
-    with h5py.File(stored, "r") as a, h5py.File(fresh, "r") as b:
-        names: list[str] = []
-        a.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
-        other: list[str] = []
-        b.visititems(lambda n, o: other.append(n) if isinstance(o, h5py.Dataset) else None)
-        for n in sorted(set(names) ^ set(other)):
-            diffs.append(f"{n}: only in one file")
-        for n in sorted(set(names) & set(other)):
-            da, db = a[n], b[n]
-            if da.shape != db.shape:
-                diffs.append(f"{n}: shape {da.shape} != {db.shape}")
-                continue
-            if da.dtype.kind not in "biufc":  # text, e.g. provenance/pipeline
-                if not np.array_equal(np.asarray(da[()], object), np.asarray(db[()], object)):
-                    diffs.append(f"{n}: values differ")
-                continue
-            step = max(1, (1 << 22) // max(1, int(np.prod(da.shape[1:], dtype=np.int64))))
-            for i in range(0, da.shape[0] if da.ndim else 1, step):
-                xa = da[i:i + step] if da.ndim else da[()]
-                xb = db[i:i + step] if db.ndim else db[()]
-                if not np.array_equal(xa, xb, equal_nan=True):
-                    d = float(np.nanmax(np.abs(np.asarray(xa, complex) - np.asarray(xb, complex))))
-                    worst = max(worst, d)
-                    if not diffs or not diffs[-1].startswith(n + ":"):
-                        diffs.append(f"{n}: values differ")
-    return RerunResult(str(stored), not diffs, worst, diffs)

@@ -1,0 +1,209 @@
+"""The Dask executor of :mod:`specscope.compute.batch`: a LocalCluster or a running scheduler.
+
+Tasks carry absolute paths (a worker's working directory is its own) and small
+specs; a task's result is a small dict, never the data: each worker writes its
+output (or part file) atomically on the shared filesystem.  Before the first
+task every worker imports the library and loads the operators once
+(:func:`warm`, through ``Client.run``), so no task pays for it.
+
+The cluster is described from the scheduler: :attr:`DaskPool.n_workers` and
+:attr:`DaskPool.n_threads` are what it has registered, not what was asked for.
+When a worker dies, the scheduler runs its tasks again on another worker;
+:meth:`DaskPool.retried` names the tasks that were re-run.  When the scheduler
+goes away, the unfinished tasks fail with one line each.
+
+Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+
+__all__ = ["DaskPool", "still_wanted", "warm", "worker_name"]
+
+_PATH_KEYS = ("path", "out", "part_path")
+
+
+def warm() -> dict[str, Any]:
+    """Import the batch runner and load the operators in this (worker) process; timings."""
+    t0 = time.perf_counter()
+    from . import batch  # noqa: F401 - the module every task runs
+    from .operators import dispatch
+
+    t1 = time.perf_counter()
+    n_ops = len(dispatch.list_operators())  # built-ins and discovered plugins, once
+    return {"pid": os.getpid(), "import_s": t1 - t0,
+            "operators_s": time.perf_counter() - t1, "operators": n_ops}
+
+
+def worker_name() -> str:
+    """The Dask worker's name (or ``pid N@host`` outside one)."""
+    import sys
+
+    if "distributed" in sys.modules:
+        try:
+            from distributed import get_worker
+
+            w = get_worker()
+            return str(w.name if w.name is not None else w.address)
+        except ValueError:
+            pass
+    from .files import owner_tag
+
+    return f"pid {owner_tag()}"
+
+
+def _absolute(spec: dict[str, Any]) -> dict[str, Any]:
+    out = dict(spec)
+    for k in _PATH_KEYS:
+        if k in out and out[k] is not None and "://" not in str(out[k]):
+            out[k] = os.path.abspath(out[k])
+    return out
+
+
+def _suspicious(keys: list[str], dask_scheduler: Any = None) -> list[str]:
+    """(On the scheduler) the keys whose worker died while running them."""
+    tasks = dask_scheduler.tasks
+    return [k for k in keys if k in tasks and getattr(tasks[k], "suspicious", 0)]
+
+
+def still_wanted() -> bool:
+    """False once the client cancelled the task this worker thread runs."""
+    import sys
+
+    if "distributed" not in sys.modules:
+        return True
+    try:
+        from distributed import get_worker
+        from distributed.worker import thread_state
+
+        w = get_worker()
+        key = getattr(thread_state, "key", None)
+    except (ValueError, ImportError):
+        return True
+    if key is None:
+        return True
+    ts = w.state.tasks.get(key)
+    return ts is not None and ts.state not in ("cancelled", "released", "forgotten")
+
+
+def _executing() -> int:
+    """(On a worker) how many specscope tasks it is running."""
+    from distributed import get_worker
+
+    return sum(1 for ts in get_worker().state.executing
+               if str(ts.key).startswith("specscope-"))
+
+
+class DaskPool:
+    """Submit batch tasks to Dask; see the module text."""
+
+    def __init__(self, address: str, workers: int, options: dict[str, Any],
+                 task: Callable[[dict[str, Any]], dict[str, Any]],
+                 one_line: Callable[[BaseException], str]) -> None:
+        try:
+            import distributed
+        except ImportError:
+            raise InputError("--dask needs dask.distributed: pip install "
+                             "'specscope[dask]'") from None
+        self._distributed = distributed
+        self._task = task
+        self._one_line = one_line
+        self.cluster = None
+        options = dict(options)
+        timeout = options.pop("timeout", 10)
+        if address == "local":
+            import logging
+
+            kw = {"n_workers": workers, "threads_per_worker": 1, "processes": True,
+                  "dashboard_address": None, "silence_logs": logging.ERROR}
+            kw.update(options)
+            self.cluster = distributed.LocalCluster(**kw)
+            self.client = distributed.Client(self.cluster)
+            where = "dask LocalCluster"
+        else:
+            try:
+                self.client = distributed.Client(address, timeout=timeout)
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise InputError(f"--dask {address}: cannot reach the scheduler "
+                                 f"({one_line(exc)})") from None
+            where = f"dask {address}"
+        self.timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        info = self.client.scheduler_info(n_workers=-1)["workers"]
+        if not info:
+            self.close()
+            raise InputError(f"--dask {address}: the scheduler has no workers")
+        self.n_workers = len(info)
+        self.n_threads = sum(int(w.get("nthreads", 1)) for w in info.values())
+        self.timings["scheduler_info_s"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        self.warmup = self.client.run(warm)
+        self.timings["warm_s"] = time.perf_counter() - t0
+        self.name = (f"{where}, {self.n_workers} worker(s) x "
+                     f"{self.n_threads // max(1, self.n_workers)} thread(s)")
+        self._specs: dict[str, dict[str, Any]] = {}
+        self._futures: list[Any] = []
+
+    def submit(self, spec: dict[str, Any]) -> Any:
+        fut = self.client.submit(self._task, _absolute(spec), pure=False,
+                                 key=f"specscope-{Path(spec.get('part_path') or spec['out']).name}"
+                                     f"-{len(self._futures)}-{os.getpid()}-{id(self)}")
+        self._specs[fut.key] = spec
+        self._futures.append(fut)
+        return fut
+
+    def results(self, handles: list[Any]) -> Iterator[tuple[Any, dict[str, Any]]]:
+        ac = self._distributed.as_completed(handles)
+        for fut in ac:
+            try:
+                res = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a lost worker or scheduler fails the task
+                if fut.status == "cancelled" or "cancel" in type(exc).__name__.lower():
+                    res = {"ok": False, "error": "unfinished: the scheduler went away "
+                                                 f"({self._one_line(exc)})", "seconds": 0.0}
+                else:
+                    res = {"ok": False, "error": f"worker failed: {self._one_line(exc)}",
+                           "seconds": 0.0}
+            yield self._specs[fut.key], res
+
+    def retried(self) -> dict[str, int]:
+        """Per input path: its tasks the scheduler ran again after their worker died."""
+        keys = [f.key for f in self._futures]
+        try:
+            again = self.client.run_on_scheduler(_suspicious, keys=keys)
+        except Exception:  # noqa: BLE001 - the scheduler is gone: nothing to say
+            return {}
+        out: dict[str, int] = {}
+        for k in again:
+            path = self._specs[k]["path"]
+            out[path] = out.get(path, 0) + 1
+        return out
+
+    def cancel(self, wait_s: float = 30.0) -> None:
+        """Cancel every task of this run; wait until the running ones have stopped.
+
+        A running task checks :func:`still_wanted` at each block and stops (its
+        atomic writer removes its temporary file), so nothing is published after
+        the run has ended.
+        """
+        with contextlib.suppress(Exception):  # the scheduler may be gone already
+            self.client.cancel(self._futures, force=True)
+            deadline = time.monotonic() + wait_s
+            while time.monotonic() < deadline:
+                if not any(self.client.run(_executing, wait=True).values()):
+                    break
+                time.sleep(0.05)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):  # the scheduler may be gone already
+            self.client.close(timeout=5)
+        if self.cluster is not None:
+            self.cluster.close()

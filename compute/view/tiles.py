@@ -209,11 +209,11 @@ class TileEngine:
         """Compute tiles with the array module ``cp`` (CuPy: on the GPU); None: on the host.
 
         ``budget`` bounds the device bytes of one block (default
-        :data:`specscope.compute.ops._cuda.DEFAULT_BUDGET`).
+        :data:`specscope.compute.ops.device.DEFAULT_BUDGET`).
 
         Each tile's samples are streamed to the device in blocks of whole cells
         and reduced there to the cells' sums and maxima
-        (:class:`specscope.compute.ops._cuda.CellStream`), so only the cells
+        (:class:`specscope.compute.ops.device.CellStream`), so only the cells
         cross the bus: the sums at once, the maxima when a peak-hold view (or
         the disk cache) first reads them.  Tiles are computed at their own level
         rather than from finer ones, which would bring back more.  numpy may
@@ -223,9 +223,9 @@ class TileEngine:
         if cp is None:
             self._cells = None
             return
-        from ..ops import _cuda
-        self._cells = _cuda.CellStream(cp, self.params, self.fs, two_sided=self.two_sided,
-                                       budget=budget or _cuda.DEFAULT_BUDGET)
+        from ..ops import device
+        self._cells = device.CellStream(cp, self.params, self.fs, two_sided=self.two_sided,
+                                        budget=budget or device.DEFAULT_BUDGET)
 
     @property
     def device_stats(self):

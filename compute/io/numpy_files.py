@@ -7,7 +7,11 @@ opens without naming it.  The sample rate comes from a scalar variable named
 ``fs``, ``Fs``, ``sample_rate`` ... when there is one.  v7.3 files are HDF5 and
 are read lazily through :mod:`.hdf5`; v4/v5 files go through
 ``scipy.io.loadmat``, which loads the chosen variable (only it) into memory:
-those formats cannot hold more than 2 GiB per variable anyway.
+those formats cannot hold more than 2 GiB per variable anyway.  A v5 file is
+described from its element headers alone (compressed ones inflated only as far
+as their headers), its variable checked against the memory budget
+(:func:`~specscope.compute.params.check_bytes`) and loaded at the first read, so
+``info`` on a small file declaring gigabytes of zeros reads kilobytes.
 
 Arrays are 1-D or 2-D, ``(samples, channels)`` unless wider than tall.
 Values are returned as they are (cast to float32 / complex64), in units

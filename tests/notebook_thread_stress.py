@@ -26,12 +26,12 @@ import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PyQt6.QtCore import qInstallMessageHandler  # noqa: E402
-from PyQt6.QtWidgets import QApplication  # noqa: E402
-from specscope.app import notebook_qt  # noqa: E402
-from specscope.app.notebook_explorer import design_filter, explore  # noqa: E402
-from specscope.widgets.frequency_axis import SCALES  # noqa: E402
-from specscope.widgets.spectrogram_view import COLORMAPS  # noqa: E402
+from PyQt6.QtCore import qInstallMessageHandler
+from PyQt6.QtWidgets import QApplication
+from specscope.app import notebook_qt
+from specscope.app.notebook_explorer import design_filter, explore
+from specscope.widgets.frequency_axis import SCALES
+from specscope.widgets.spectrogram_view import COLORMAPS
 
 #: Qt messages that mean an object was touched from a thread that does not own it
 BAD = ("different thread", "QPainter", "QObject::", "QBasicTimer", "QWidget::repaint",

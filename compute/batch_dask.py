@@ -31,10 +31,12 @@ __all__ = ["DaskPool", "still_wanted", "warm", "worker_name"]
 _PATH_KEYS = ("path", "out", "part_path")
 
 
-def warm() -> dict[str, Any]:
-    """Import the batch runner and load the operators in this (worker) process; timings."""
+def warm(module: str) -> dict[str, Any]:
+    """Import ``module`` (the tasks') and load the operators in this (worker) process; timings."""
+    import importlib
+
     t0 = time.perf_counter()
-    from . import batch  # noqa: F401 - the module every task runs
+    importlib.import_module(module)
     from .operators import dispatch
 
     t1 = time.perf_counter()
@@ -145,12 +147,13 @@ class DaskPool:
         self.n_threads = sum(int(w.get("nthreads", 1)) for w in info.values())
         self.timings["scheduler_info_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        self.warmup = self.client.run(warm)
+        self.warmup = self.client.run(warm, task.__module__)
         self.timings["warm_s"] = time.perf_counter() - t0
         self.name = (f"{where}, {self.n_workers} worker(s) x "
                      f"{self.n_threads // max(1, self.n_workers)} thread(s)")
         self._specs: dict[str, dict[str, Any]] = {}
         self._futures: list[Any] = []
+        self._retried: dict[str, int] = {}
 
     def submit(self, spec: dict[str, Any]) -> Any:
         fut = self.client.submit(self._task, _absolute(spec), pure=False,
@@ -172,20 +175,18 @@ class DaskPool:
                 else:
                     res = {"ok": False, "error": f"worker failed: {self._one_line(exc)}",
                            "seconds": 0.0}
-            yield self._specs[fut.key], res
+            spec = self._specs[fut.key]
+            with contextlib.suppress(Exception):  # the scheduler may be gone
+                if self.client.run_on_scheduler(_suspicious, keys=[fut.key]):
+                    self._retried[spec["path"]] = self._retried.get(spec["path"], 0) + 1
+            # released at once: a result the scheduler no longer holds is never computed
+            # again (a lost worker held it), so nothing is rewritten after it was used
+            fut.release()
+            yield spec, res
 
     def retried(self) -> dict[str, int]:
         """Per input path: its tasks the scheduler ran again after their worker died."""
-        keys = [f.key for f in self._futures]
-        try:
-            again = self.client.run_on_scheduler(_suspicious, keys=keys)
-        except Exception:  # noqa: BLE001 - the scheduler is gone: nothing to say
-            return {}
-        out: dict[str, int] = {}
-        for k in again:
-            path = self._specs[k]["path"]
-            out[path] = out.get(path, 0) + 1
-        return out
+        return dict(self._retried)
 
     def cancel(self, wait_s: float = 30.0) -> None:
         """Cancel every task of this run; wait until the running ones have stopped.

@@ -43,6 +43,7 @@ class Cluster:
         self.root.mkdir(parents=True, exist_ok=True)
         self.timeout = timeout
         self._logs: list[Any] = []
+        self.killed: set[int] = set()
         self.workers: list[subprocess.Popen] = []
         self.worker_dirs: list[Path] = []
         sched_dir = self.root / "scheduler"
@@ -111,7 +112,8 @@ class Cluster:
         deadline = time.monotonic() + self.timeout
         with Client(self.address, timeout=self.timeout) as c:
             while time.monotonic() < deadline:
-                dead = [p for p in self.workers if p.poll() is not None]
+                dead = [p for p in self.workers if p.poll() is not None
+                        and p.pid not in self.killed]
                 if dead:
                     raise RuntimeError("dask worker exited: " + self.log(
                         f"worker{self.workers.index(dead[0])}"))
@@ -122,6 +124,7 @@ class Cluster:
 
     def kill_worker(self, i: int) -> None:
         """SIGKILL worker ``i`` (its nanny and the worker process under it)."""
+        self.killed.add(self.workers[i].pid)
         os.killpg(self.workers[i].pid, signal.SIGKILL)
         self.workers[i].wait()
 

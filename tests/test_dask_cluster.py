@@ -1,0 +1,178 @@
+"""Batch runs on a real Dask cluster: a ``dask scheduler`` and ``dask worker`` processes apart.
+
+The workers run in their own folders with their own ``HOME`` and without the
+test's ``SPECSCOPE_*`` variables (tests/_dask_cluster.py); outputs must equal
+the in-process run exactly, the summary must give the cluster's real size, and
+a worker killed (SIGKILL) mid-run or a scheduler that goes away must lose
+nothing and leave no partial file.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+import soundfile
+
+pytest.importorskip("distributed", reason="dask.distributed is not installed")
+
+from _dask_cluster import Cluster
+from specscope.compute.batch import run_batch
+from specscope.compute.pipeline import Pipeline
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "assets" / "pipelines" / "hum_bandpass.json"
+FS = 16000
+SPECSCOPE = [sys.executable, "-m", "specscope.app"]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    with Cluster(2, root=tmp_path_factory.mktemp("cluster")) as c:
+        yield c
+
+
+def _wavs(folder: Path, n: int, seconds: float) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(n):
+        rng = np.random.default_rng(i)
+        t = np.arange(int(seconds * FS)) / FS
+        x = 0.3 * np.sin(2 * np.pi * 50 * t) + 0.1 * rng.standard_normal(t.size)
+        p = folder / f"rec{i}.wav"
+        soundfile.write(p, x.astype(np.float32), FS, subtype="FLOAT")
+        paths.append(p)
+    return paths
+
+
+def _data(path: Path) -> np.ndarray:
+    with h5py.File(path, "r") as f:
+        return f["spectrogram"][...]
+
+
+def _no_partials(folder: Path) -> None:
+    left = [p.name for p in folder.iterdir() if "partial" in p.name or p.name.startswith(".")]
+    assert left == [], f"left in {folder}: {left}"
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*SPECSCOPE, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+def test_the_fixture_registered_two_separate_workers(cluster):
+    assert cluster.n_registered() == 2
+    assert len({p.pid for p in cluster.workers}) == 2
+    assert all(p.poll() is None for p in cluster.workers)
+
+
+def test_cli_on_the_cluster_equals_the_in_process_run(cluster, tmp_path):
+    paths = _wavs(tmp_path, 2, 3.0)
+    names = [p.name for p in paths]
+    # relative inputs and output: the workers' working directories are elsewhere
+    r = _cli("run", str(EXAMPLE), *names, "-o", "inproc", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = _cli("run", str(EXAMPLE), *names, "-o", "out", "--dask", cluster.address, "--json",
+             cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert info["workers"] == 2 and info["threads"] == 2, info
+    assert "2 worker(s) x 1 thread(s)" in info["executor"]
+    names_seen = {w for item in info["inputs"] for w in item["workers"]}
+    assert names_seen <= {"w0", "w1"} and names_seen, info
+    for item in info["inputs"]:
+        assert item["ok"] and item["seconds"] > 0 and item["msamples_per_s"] > 0
+    for p in paths:
+        a, b = _data(tmp_path / "inproc" / f"{p.stem}.h5"), _data(tmp_path / "out" / f"{p.stem}.h5")
+        assert np.max(np.abs(a - b)) == 0
+        v = _cli("rerun", "--verify", str(tmp_path / "out" / f"{p.stem}.h5"), cwd=tmp_path)
+        assert v.returncode == 0 and v.stdout.strip().endswith("identical"), v.stdout + v.stderr
+    _no_partials(tmp_path / "out")
+    # the text summary names the cluster's real size too
+    r = _cli("run", str(EXAMPLE), *names, "-o", "out2", "--dask", cluster.address, cwd=tmp_path)
+    assert r.returncode == 0 and "2 worker(s), 2 thread(s)" in r.stderr, r.stderr
+
+
+def test_split_recordings_on_the_cluster_equal_the_in_process_run(cluster, tmp_path):
+    paths = _wavs(tmp_path / "in", 2, 4.0)
+    p = Pipeline.load(EXAMPLE)
+    ref = run_batch(p, paths, tmp_path / "ref", task_samples=FS)
+    s = run_batch(p, paths, tmp_path / "out", task_samples=FS, dask=cluster.address)
+    assert ref.ok and s.ok, s.text()
+    assert all(r.parts > 1 for r in s.results)
+    for path in paths:
+        np.testing.assert_array_equal(_data(tmp_path / "out" / f"{path.stem}.h5"),
+                                      _data(tmp_path / "ref" / f"{path.stem}.h5"))
+    _no_partials(tmp_path / "out")
+
+
+def test_a_worker_killed_mid_run_loses_nothing(cluster, tmp_path):
+    paths = _wavs(tmp_path / "in", 8, 6.0)
+    p = Pipeline.load(EXAMPLE)
+    ref = run_batch(p, paths, tmp_path / "ref", task_samples=FS)
+    killed = threading.Event()
+
+    def progress(done, total, result):
+        if done >= 1 and not killed.is_set():
+            killed.set()
+            cluster.kill_worker(0)  # SIGKILL, while the cluster holds the other tasks
+
+    try:
+        s = run_batch(p, paths, tmp_path / "out", task_samples=FS, dask=cluster.address,
+                      progress=progress)
+    finally:
+        cluster.add_worker()
+        cluster.wait_for_workers(2)
+    assert killed.is_set()
+    assert s.ok, s.text()
+    for path in paths:
+        np.testing.assert_array_equal(_data(tmp_path / "out" / f"{path.stem}.h5"),
+                                      _data(tmp_path / "ref" / f"{path.stem}.h5"))
+    _no_partials(tmp_path / "out")
+    retried = [r for r in s.results if r.retried]
+    assert retried, "the killed worker's tasks were not reported as retried: " + s.text()
+    assert "retried after a worker was lost: " in s.text()
+    assert ref.ok
+
+
+def test_a_scheduler_that_goes_away_ends_the_run(tmp_path):
+    paths = _wavs(tmp_path / "in", 6, 6.0)
+    p = Pipeline.load(EXAMPLE)
+    with Cluster(1, root=tmp_path / "cluster") as c:
+        gone = threading.Event()
+
+        def progress(done, total, result):
+            if done >= 1 and not gone.is_set():
+                gone.set()
+                c.kill_scheduler()
+
+        s = run_batch(p, paths, tmp_path / "out", task_samples=FS, dask=c.address,
+                      progress=progress)
+        assert gone.is_set()
+        assert not s.ok
+        bad = s.failed
+        assert bad and all("scheduler" in (r.error or "") or "worker failed" in (r.error or "")
+                           for r in bad), s.text()
+        lines = s.text().splitlines()
+        assert sum(line.startswith("failed: ") for line in lines) == len(bad)
+        for r in s.done:  # what was reported done is complete
+            assert _data(Path(r.output)).size > 0
+        for r in bad:
+            assert not (tmp_path / "out" / f"{Path(r.input).stem}.h5").exists()
+        # the workers of a gone scheduler may still finish a part; nothing of ours stays
+        _no_partials(tmp_path / "out")
+
+
+def test_cli_names_an_unreachable_scheduler_in_one_line(tmp_path):
+    pytest.importorskip("distributed")
+    env = {k: v for k, v in os.environ.items()}
+    r = subprocess.run([*SPECSCOPE, "run", str(EXAMPLE), "x.wav", "-o", "out", "--dask",
+                        "tcp://127.0.0.1:9"], cwd=tmp_path, capture_output=True, text=True,
+                       env=env, timeout=120, check=False)
+    assert r.returncode == 2 and "cannot reach the scheduler" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr

@@ -14,9 +14,9 @@ from typing import Any
 import jupyter_rfb
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import QEvent, QPoint, QPointF, Qt
+from PyQt6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt
 from PyQt6.QtGui import QImage, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
-from PyQt6.QtWidgets import QApplication, QWidget
+from PyQt6.QtWidgets import QApplication, QGraphicsView, QWidget
 
 from .notebook_qt import PUMP, on_qt_thread, process_qt_events, qt_thread, run_on_qt
 
@@ -99,7 +99,14 @@ class FrameCanvas(jupyter_rfb.RemoteFrameBuffer):
         image = pg.functions.ndarray_to_qimage(buf, QImage.Format.Format_RGBA8888)
         image.setDevicePixelRatio(r)
         painter = QPainter(image)
-        self.widget.render(painter)
+        if isinstance(self.widget, QGraphicsView):
+            # a graphics view renders its scene into a target rectangle, by default the
+            # device's in device pixels: at a pixel ratio of 2 that is twice the widget,
+            # magnified and cropped.  The target in the widget's own (CSS) pixels.
+            self.widget.render(painter, QRectF(0.0, 0.0, float(w), float(h)),
+                               self.widget.viewport().rect())
+        else:
+            self.widget.render(painter)
         painter.end()
         self.render_ms = (time.perf_counter() - t) * 1000.0
         return buf

@@ -11,6 +11,7 @@ from typing import Any
 import ipywidgets
 import numpy as np
 from PyQt6 import sip
+from PyQt6.QtWidgets import QFormLayout, QWidget
 from specscope.compute.errors import InputError
 from specscope.compute.filters import FilterSpec
 from specscope.compute.pipeline import Pipeline
@@ -25,6 +26,15 @@ __all__ = ["DESIGNER_SIZE", "DesignerWidget", "design_filter"]
 DESIGNER_SIZE = (900, 380)
 
 
+def _hide_row(widget: QWidget, field: QWidget) -> None:
+    """Hide ``field`` and its label in the form layout of ``widget`` that holds it."""
+    for form in widget.findChildren(QFormLayout):
+        if form.indexOf(field) >= 0:
+            form.setRowVisible(field, False)
+            return
+    field.hide()
+
+
 class DesignerWidget(ipywidgets.VBox):
     """The filter designer as a notebook widget (see :func:`design_filter`)."""
 
@@ -36,7 +46,9 @@ class DesignerWidget(ipywidgets.VBox):
         self.designer = FilterDesigner(fs)
         if spec is not None and not self.designer.set_spec(spec, emit=False):
             raise InputError(self.designer.error.text())
+        _hide_row(self.designer, self.designer.method)  # the Method dropdown below picks it
         self.canvas = FrameCanvas(self.designer, *size)
+        self._fit_height()
         #: an explorer whose pipeline follows each finished change of the design
         self.target = target
         #: the design method (a combo box's popup cannot open in a frame)
@@ -49,7 +61,7 @@ class DesignerWidget(ipywidgets.VBox):
         self.designer.specCommitted.connect(self._spec_committed)
         self.children = [self.method_picker, self.canvas, self.summary]
         self._spec_changed(self.designer.params())
-        if target is not None:
+        if target is not None and spec is not None:  # without a spec: the first change
             target.pipeline = self.pipeline
 
     @property
@@ -93,7 +105,18 @@ class DesignerWidget(ipywidgets.VBox):
             self.method_picker.value = self.designer.spec.design
         self.canvas.request_draw()
 
+    def _fit_height(self) -> None:
+        """Grow the canvas to the designer's form (its last fields would be cut off)."""
+        form = self.designer.form_scroll.widget()
+        margins = self.designer.layout().contentsMargins()
+        need = form.sizeHint().height() + margins.top() + margins.bottom()
+        width, height = self.canvas.size
+        if need > height:
+            self.canvas.css_height = f"{need}px"
+            self.canvas.set_size(width, need)
+
     def _spec_changed(self, params: dict) -> None:
+        self._fit_height()
         text = ", ".join(f"{k}={v}" for k, v in params.items() if v is not None)
         error = self.designer.error.text()
         self.summary.value = f"<code>{text}</code>" + (
@@ -118,7 +141,9 @@ def design_filter(fs: float = 48000.0, spec: FilterSpec | dict | None = None, *,
     spec : FilterSpec or dict, optional
         The design to start from (a FilterSpec or pipeline filter-step params).
     target : Explorer, optional
-        An explorer whose pipeline becomes this filter after each finished change.
+        An explorer whose pipeline becomes this filter after each finished change
+        (and at once when ``spec`` is given; without one its processing stays until
+        the first change).
 
     Returns
     -------

@@ -278,6 +278,7 @@ class Explorer(ipywidgets.VBox):
         tools = [self.freq_picker, self.colormap_picker, fit, home, self.select_button]
         self.children = [ipywidgets.HBox(tools),
                          self.canvas, ipywidgets.HBox([self.readout, self.status])]
+        self._clip_frequencies()
         if pipeline is not None:
             self.pipeline = pipeline
 
@@ -350,6 +351,7 @@ class Explorer(ipywidgets.VBox):
         if scale not in SCALES:
             raise InputError(f"freq_scale={scale!r}: choose one of {', '.join(SCALES)}")
         self.shell.change_settings(self.shell.settings.with_changes(freq_scale=scale))
+        self._clip_frequencies()
         self.freq_picker.value = scale
         self._draw_boxes()
         self._changed()
@@ -462,7 +464,20 @@ class Explorer(ipywidgets.VBox):
     @qt_thread
     def _whole(self) -> None:
         self.view.reset_view()
+        self._clip_frequencies()
         self._changed()
+
+    def _clip_frequencies(self) -> None:
+        """The frequency axis within the data: 0 .. fs/2 (two-sided: -fs/2 .. fs/2), not
+        out to the outer edges of the first and last frequency bins."""
+        engine = self.shell.views.engine
+        if engine is None or self.shell.settings.channel < 0:  # stacked channels
+            return
+        nyquist = self.recording.sample_rate / 2
+        t0, t1, f0, f1 = self.view.visible_range()
+        lo, hi = max(f0, -nyquist if engine.two_sided else 0.0), min(f1, nyquist)
+        if (lo, hi) != (f0, f1) and hi > lo:
+            self.view.set_frequency_range(lo, hi)
 
     def _cursor(self, t: float, f: float, level: float) -> None:
         lvl = "" if math.isnan(level) else f" &nbsp; {level:.1f} dB"

@@ -52,6 +52,7 @@ QUIET_MESSAGES = ("This plugin does not support propagateSizeHints()",)
 #: calls made off the Qt thread, waiting for it: (function, args, kwargs)
 _CALLS: queue.SimpleQueue[tuple[Callable[..., Any], tuple, dict]] = queue.SimpleQueue()
 _QT_THREAD: list[int] = []
+_APP: list[QApplication] = []
 _PREVIOUS_HANDLER: list[Any] = []
 
 
@@ -89,6 +90,7 @@ def qt_app() -> QApplication:
     if app is None:
         _headless()
         app = QApplication(["specscope"])
+        _APP.append(app)  # alive while the kernel runs: the callers keep no reference
         if not _QT_THREAD:
             _QT_THREAD.append(threading.get_ident())
     if not isinstance(app, QApplication):

@@ -298,3 +298,47 @@ def test_no_display_means_the_offscreen_platform():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=120, check=True)
     assert r.stdout.strip() == "offscreen"
+
+
+def test_a_pixel_ratio_of_two_renders_the_same_layout_at_twice_the_pixels(explorer):
+    """HiDPI: at ratio 2 the frame is the same picture in four times the pixels, not the
+    top-left quarter magnified (which differs from the 1x frame by ~40 grey levels)."""
+    w = explorer
+    one = w.snapshot()
+    w.canvas.handle_event({"event_type": "resize", "width": 900, "height": 460,
+                           "pixel_ratio": 2.0})
+    two = w.snapshot()
+    assert two.shape == (920, 1800, 4)
+    binned = two[..., :3].astype(float).reshape(460, 2, 900, 2, 3).mean(axis=(1, 3))
+    assert np.abs(binned - one[..., :3]).mean() < 8.0
+    d = design_filter(fs=48000.0)
+    try:
+        d1 = d.snapshot()
+        d.canvas.handle_event({"event_type": "resize", "width": d1.shape[1],
+                               "height": d1.shape[0], "pixel_ratio": 2.0})
+        d2 = d.snapshot()
+        h, wd = d1.shape[:2]
+        binned = d2[..., :3].astype(float).reshape(h, 2, wd, 2, 3).mean(axis=(1, 3))
+        assert np.abs(binned - d1[..., :3]).mean() < 8.0
+    finally:
+        d.close()
+
+
+def test_the_view_starts_at_the_datas_extent_and_the_designer_waits_for_a_spec(explorer):
+    w = explorer
+    nyquist = w.recording.sample_rate / 2
+    assert w.visible_range == pytest.approx((0.0, w.recording.duration, 0.0, nyquist))
+    before = w.pipeline.to_dict()
+    d = design_filter(fs=w.recording.sample_rate, target=w)  # no spec: nothing changes
+    try:
+        assert w.pipeline.to_dict() == before
+        # one method picker (the notebook's dropdown), and the whole form in the canvas
+        assert not d.designer.method.isVisibleTo(d.designer)
+        form = d.designer.form_scroll
+        d.snapshot()
+        assert form.verticalScrollBar().maximum() == 0
+        d.method_picker.value = "remez"  # more fields: the canvas grows with the form
+        d.snapshot()
+        assert form.verticalScrollBar().maximum() == 0
+    finally:
+        d.close()

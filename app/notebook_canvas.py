@@ -16,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt
 from PyQt6.QtGui import QImage, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
-from PyQt6.QtWidgets import QApplication, QGraphicsView, QWidget
+from PyQt6.QtWidgets import QApplication, QGraphicsView, QLayout, QWidget
 
 from .notebook_qt import PUMP, on_qt_thread, process_qt_events, qt_thread, run_on_qt
 
@@ -83,6 +83,11 @@ class FrameCanvas(jupyter_rfb.RemoteFrameBuffer):
         self.intercept: Callable[[dict], bool] | None = None
         self._grab: QWidget | None = None
         widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        if widget.layout() is not None:
+            # the canvas sets the size: a top-level layout's minimum size would be passed
+            # to the (offscreen) window as size hints, which Qt's offscreen platform
+            # answers with a warning on stderr
+            widget.layout().setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         widget.resize(*self.size)
         widget.show()
         PUMP.canvases.add(self)

@@ -474,7 +474,7 @@ class Explorer(ipywidgets.VBox):
         if engine is None or self.shell.settings.channel < 0:  # stacked channels
             return
         nyquist = self.recording.sample_rate / 2
-        t0, t1, f0, f1 = self.view.visible_range()
+        _, _, f0, f1 = self.view.visible_range()
         lo, hi = max(f0, -nyquist if engine.two_sided else 0.0), min(f1, nyquist)
         if (lo, hi) != (f0, f1) and hi > lo:
             self.view.set_frequency_range(lo, hi)

@@ -34,7 +34,6 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from PyQt6.QtCore import QtMsgType, qInstallMessageHandler
 from PyQt6.QtWidgets import QApplication
 
 __all__ = ["ACTIVE_S", "PUMP", "TICK_S", "Pump", "on_qt_thread", "process_qt_events", "qt_app",
@@ -45,15 +44,11 @@ __all__ = ["ACTIVE_S", "PUMP", "TICK_S", "Pump", "on_qt_thread", "process_qt_eve
 ACTIVE_S = 0.4
 #: interval of that processing (s)
 TICK_S = 0.025
-#: Qt messages that say nothing to a notebook's user: the offscreen platform has no
-#: window manager to pass a top-level widget's size hints to
-QUIET_MESSAGES = ("This plugin does not support propagateSizeHints()",)
 
 #: calls made off the Qt thread, waiting for it: (function, args, kwargs)
 _CALLS: queue.SimpleQueue[tuple[Callable[..., Any], tuple, dict]] = queue.SimpleQueue()
 _QT_THREAD: list[int] = []
 _APP: list[QApplication] = []
-_PREVIOUS_HANDLER: list[Any] = []
 
 
 def _headless() -> None:
@@ -63,17 +58,6 @@ def _headless() -> None:
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
                                                  or os.environ.get("WAYLAND_DISPLAY")):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-
-
-def _qt_message(mode: QtMsgType, context: Any, message: str | None) -> None:
-    text = message or ""
-    if any(text.startswith(quiet) for quiet in QUIET_MESSAGES):
-        return
-    previous = _PREVIOUS_HANDLER[0] if _PREVIOUS_HANDLER else None
-    if previous is not None:
-        previous(mode, context, message)
-    else:
-        sys.stderr.write(text + "\n")
 
 
 def qt_app() -> QApplication:
@@ -98,8 +82,6 @@ def qt_app() -> QApplication:
                         "widgets need a QApplication")
     if not _QT_THREAD:  # made elsewhere: Qt's GUI thread is the main thread
         _QT_THREAD.append(threading.main_thread().ident or threading.get_ident())
-    if not _PREVIOUS_HANDLER:
-        _PREVIOUS_HANDLER.append(qInstallMessageHandler(_qt_message))
     return app
 
 

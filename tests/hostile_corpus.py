@@ -667,7 +667,9 @@ def drive(jobs: list[dict]) -> list[dict]:
     import scipy.signal  # noqa: F401
     import soundfile  # noqa: F401
     from specscope.app import cli
-    from specscope.compute import ops  # noqa: F401
+    from specscope.compute import batch, ops  # noqa: F401
+
+    cli.build_parser()  # every module the parser imports, once, before the forks
 
     results = []
     for job in jobs:

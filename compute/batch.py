@@ -145,6 +145,8 @@ class Summary:
     threads: int = 0
     #: time spent before the first task (connecting, starting and warming workers)
     setup_seconds: float = 0.0
+    #: a Dask cluster's description: scheduler, worker names, warm-up, task sizes
+    cluster: dict[str, Any] = field(default_factory=dict)
 
     @property
     def done(self) -> list[InputResult]:
@@ -188,7 +190,7 @@ class Summary:
                 "msamples_per_s": round(rate / 1e6, 3), "workers": self.workers,
                 "threads": self.threads or self.workers, "executor": self.executor,
                 "retried": [r.input for r in self.results if r.retried],
-                "inputs": [r.to_dict() for r in self.results]}
+                "cluster": self.cluster, "inputs": [r.to_dict() for r in self.results]}
 
 
 def _one_line(exc: BaseException) -> str:
@@ -582,13 +584,15 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
             for p in jobs[inp][1]:
                 Path(p["part_path"]).unlink(missing_ok=True)
         clean_stale_partials(out_dir / ".specscope-batch")  # temporaries of killed workers
+    cluster: dict[str, Any] = {}
     if dask is not None:
         name, n_workers, n_threads = pool.name, pool.n_workers, pool.n_threads
+        cluster = pool.info()
     else:
         name = pool.name if workers > 1 else "in process"
         n_workers = n_threads = workers
     return Summary([results[i] for i in order], time.perf_counter() - t0, n_workers, name,
-                   n_threads, setup)
+                   n_threads, setup, cluster)
 
 
 def _run_jobs(pool: Any, jobs: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]],

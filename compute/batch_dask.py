@@ -4,7 +4,9 @@ Tasks carry absolute paths (a worker's working directory is its own) and small
 specs; a task's result is a small dict, never the data: each worker writes its
 output (or part file) atomically on the shared filesystem.  Before the first
 task every worker imports the library and loads the operators once
-(:func:`warm`, through ``Client.run``), so no task pays for it.
+(:func:`warm`, through ``Client.run``), so no task pays for it; workers started
+with ``--preload specscope.compute.batch_dask`` do that as they start
+(:func:`dask_setup`), before any run.
 
 The cluster is described from the scheduler: :attr:`DaskPool.n_workers` and
 :attr:`DaskPool.n_threads` are what it has registered, not what was asked for.
@@ -18,7 +20,9 @@ Nothing here imports Qt.
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
+import pickle
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,7 +30,7 @@ from typing import Any
 
 from .errors import InputError
 
-__all__ = ["DaskPool", "still_wanted", "warm", "worker_name"]
+__all__ = ["DaskPool", "dask_setup", "still_wanted", "warm", "worker_name"]
 
 _PATH_KEYS = ("path", "out", "part_path")
 
@@ -37,12 +41,24 @@ def warm(module: str) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     importlib.import_module(module)
+    for lazy in ("h5py", "soundfile", "scipy.signal", "scipy.fft"):  # imported by a first task
+        importlib.import_module(lazy)
     from .operators import dispatch
 
     t1 = time.perf_counter()
     n_ops = len(dispatch.list_operators())  # built-ins and discovered plugins, once
     return {"pid": os.getpid(), "import_s": t1 - t0,
             "operators_s": time.perf_counter() - t1, "operators": n_ops}
+
+
+def dask_setup(worker: Any = None) -> None:
+    """Warm a worker as it starts: ``dask worker ADDRESS --preload specscope.compute.batch_dask``.
+
+    Dask calls this hook of a ``--preload`` module when the worker starts, so
+    the imports (seconds on a cold worker) are paid before the first run
+    rather than inside it.
+    """
+    warm(__package__ + ".batch")
 
 
 def worker_name() -> str:
@@ -70,10 +86,9 @@ def _absolute(spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _suspicious(keys: list[str], dask_scheduler: Any = None) -> list[str]:
-    """(On the scheduler) the keys whose worker died while running them."""
-    tasks = dask_scheduler.tasks
-    return [k for k in keys if k in tasks and getattr(tasks[k], "suspicious", 0)]
+def _runs(story: list[tuple]) -> int:
+    """How many times the scheduler sent a task to a worker, from ``Client.story``."""
+    return sum(1 for e in story if len(e) > 3 and e[0] == "scheduler" and e[3] == "processing")
 
 
 def still_wanted() -> bool:
@@ -117,6 +132,7 @@ class DaskPool:
                              "'specscope[dask]'") from None
         self._distributed = distributed
         self._task = task
+        self._task_bytes = pickle.dumps(task)
         self._one_line = one_line
         self.cluster = None
         options = dict(options)
@@ -137,6 +153,7 @@ class DaskPool:
                 raise InputError(f"--dask {address}: cannot reach the scheduler "
                                  f"({one_line(exc)})") from None
             where = f"dask {address}"
+        self.address = str(self.client.scheduler.address)
         self.timings: dict[str, float] = {}
         t0 = time.perf_counter()
         info = self.client.scheduler_info(n_workers=-1)["workers"]
@@ -154,11 +171,29 @@ class DaskPool:
         self._specs: dict[str, dict[str, Any]] = {}
         self._futures: list[Any] = []
         self._retried: dict[str, int] = {}
+        self._names = sorted(str(w.get("name", a)) for a, w in info.items())
+        self._spec_bytes = self._result_bytes = 0
+
+    def info(self) -> dict[str, Any]:
+        """The cluster and what a run cost on it (``specscope run --json``: ``cluster``)."""
+        return {"scheduler": self.address, "workers": self._names,
+                "threads": self.n_threads, "warm_s": round(self.timings["warm_s"], 4),
+                "worker_import_s": round(max((w["import_s"] for w in self.warmup.values()),
+                                             default=0.0), 4),
+                "largest_task_bytes": self._spec_bytes,
+                "largest_result_bytes": self._result_bytes}
 
     def submit(self, spec: dict[str, Any]) -> Any:
-        fut = self.client.submit(self._task, _absolute(spec), pure=False,
-                                 key=f"specscope-{Path(spec.get('part_path') or spec['out']).name}"
-                                     f"-{len(self._futures)}-{os.getpid()}-{id(self)}")
+        sent = _absolute(spec)
+        self._spec_bytes = max(self._spec_bytes, len(pickle.dumps(sent)))
+        key = (f"specscope-{Path(spec.get('part_path') or spec['out']).name}"
+               f"-{len(self._futures)}-{os.getpid()}-{id(self)}")
+        # the function and its spec travel as bytes, unpickled on the worker only: the
+        # scheduler never imports this library (it need not have it; a cold import there
+        # cost seconds in the first run)
+        graph = {key: (operator.call, (pickle.loads, self._task_bytes),
+                       (pickle.loads, pickle.dumps(sent)))}
+        fut = self.client.get(graph, [key], sync=False)[0]
         self._specs[fut.key] = spec
         self._futures.append(fut)
         return fut
@@ -176,8 +211,10 @@ class DaskPool:
                     res = {"ok": False, "error": f"worker failed: {self._one_line(exc)}",
                            "seconds": 0.0}
             spec = self._specs[fut.key]
+            self._result_bytes = max(self._result_bytes, len(pickle.dumps(res)))
             with contextlib.suppress(Exception):  # the scheduler may be gone
-                if self.client.run_on_scheduler(_suspicious, keys=[fut.key]):
+                # the scheduler's own log of the task (no code of ours runs there)
+                if _runs(self.client.story(fut.key, on_error="ignore")) > 1:
                     self._retried[spec["path"]] = self._retried.get(spec["path"], 0) + 1
             # released at once: a result the scheduler no longer holds is never computed
             # again (a lost worker held it), so nothing is rewritten after it was used
@@ -185,7 +222,7 @@ class DaskPool:
             yield spec, res
 
     def retried(self) -> dict[str, int]:
-        """Per input path: its tasks the scheduler ran again after their worker died."""
+        """Per input path: its tasks the scheduler sent to a worker again (one was lost)."""
         return dict(self._retried)
 
     def cancel(self, wait_s: float = 30.0) -> None:

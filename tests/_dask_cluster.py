@@ -38,7 +38,8 @@ class Cluster:
     """A scheduler and ``n_workers`` worker processes (1 process, 1 thread each)."""
 
     def __init__(self, n_workers: int = 2, root: Path | None = None,
-                 timeout: float = 120.0) -> None:
+                 timeout: float = 120.0, preload: str | None = None) -> None:
+        self.preload = preload
         self.root = Path(root or tempfile.mkdtemp(prefix="specscope-dask-"))
         self.root.mkdir(parents=True, exist_ok=True)
         self.timeout = timeout
@@ -93,7 +94,8 @@ class Cluster:
         home.mkdir(exist_ok=True)
         proc = subprocess.Popen(
             [DASK, "worker", self.address, "--nworkers", "1", "--nthreads", "1",
-             "--no-dashboard", "--name", f"w{i}", "--local-directory", str(home / "dask")],
+             "--no-dashboard", "--name", f"w{i}", "--local-directory", str(home / "dask"),
+             *(["--preload", self.preload] if self.preload else [])],
             cwd=home, env=clean_env(home), stdout=subprocess.DEVNULL,
             stderr=self._log(home), start_new_session=True)
         self.workers.append(proc)

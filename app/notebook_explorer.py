@@ -68,6 +68,9 @@ __all__ = ["DesignerWidget", "Explorer", "FrameCanvas", "NotebookShell", "design
 
 #: size of a new explorer's plot area in CSS pixels (the browser resizes it)
 EXPLORER_SIZE = (900, 460)
+#: the status line of a new explorer: the browser sends wheel events only to a canvas
+#: that has the focus
+WHEEL_HINT = "Click the view, then the wheel zooms (before that it scrolls the page); drag pans"
 
 
 class NotebookShell:
@@ -279,6 +282,7 @@ class Explorer(ipywidgets.VBox):
         self.children = [ipywidgets.HBox(tools),
                          self.canvas, ipywidgets.HBox([self.readout, self.status])]
         self._clip_frequencies()
+        self._message(WHEEL_HINT)
         if pipeline is not None:
             self.pipeline = pipeline
 

@@ -9,9 +9,11 @@ nothing and leave no partial file.
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import h5py
@@ -176,3 +178,37 @@ def test_cli_names_an_unreachable_scheduler_in_one_line(tmp_path):
                        env=env, timeout=120, check=False)
     assert r.returncode == 2 and "cannot reach the scheduler" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_ctrl_c_cancels_the_cluster_tasks_and_leaves_no_partial_file(cluster, tmp_path):
+    from distributed import Client
+
+    paths = _wavs(tmp_path / "in", 4, 60.0)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([*SPECSCOPE, "run", str(EXAMPLE), *map(str, paths), "-o", str(out),
+                             "--dask", cluster.address, "--task-samples", str(5 * FS),
+                             "--chunk-samples", "4096"], cwd=tmp_path, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if out.is_dir() and any("partial" in p.name for p in out.iterdir()):
+                break
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
+    with Client(cluster.address, timeout=10) as c:  # the cluster has dropped the run's tasks
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and any(c.processing().values()):
+            time.sleep(0.05)
+        assert not any(c.processing().values())
+    _no_partials(out)
+    for p in out.iterdir():  # what was published before Ctrl+C is complete
+        with h5py.File(p, "r") as f:
+            assert f["spectrogram"].shape[0] > 0

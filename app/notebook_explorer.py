@@ -282,6 +282,9 @@ class Explorer(ipywidgets.VBox):
         self.children = [ipywidgets.HBox(tools),
                          self.canvas, ipywidgets.HBox([self.readout, self.status])]
         self._clip_frequencies()
+        # the waveform row appears at deep zoom: the canvas grows by its height, so the
+        # spectrogram keeps its own
+        self.view.waveform.visibleChanged.connect(self._waveform_toggled)
         self._message(WHEEL_HINT)
         if pipeline is not None:
             self.pipeline = pipeline
@@ -470,6 +473,13 @@ class Explorer(ipywidgets.VBox):
         self.view.reset_view()
         self._clip_frequencies()
         self._changed()
+
+    def _waveform_toggled(self) -> None:
+        extra = int(self.view.waveform.maximumHeight()
+                    + self.view.ci.layout.verticalSpacing())
+        width, height = self.canvas.size
+        height += extra if self.view.waveform.isVisible() else -extra
+        self.resize(width, max(height, extra + 100))
 
     def _clip_frequencies(self) -> None:
         """The frequency axis within the data: 0 .. fs/2 (two-sided: -fs/2 .. fs/2), not

@@ -342,3 +342,17 @@ def test_the_view_starts_at_the_datas_extent_and_the_designer_waits_for_a_spec(e
         assert form.verticalScrollBar().maximum() == 0
     finally:
         d.close()
+
+
+def test_the_waveform_row_at_deep_zoom_does_not_squeeze_the_spectrogram(explorer):
+    w = explorer
+    w.snapshot()
+    plot_h, canvas_h = w.view.plot_size_px()[1], w.canvas.size[1]
+    w.set_view(5.0, 5.2)  # 9600 samples: the waveform row appears
+    deep = w.snapshot()
+    assert w.view.waveform.isVisible()
+    assert abs(w.view.plot_size_px()[1] - plot_h) <= 2  # the canvas grew instead
+    assert deep.shape[0] == w.canvas.size[1] > canvas_h
+    w.set_view(0.0, w.recording.duration)
+    w.snapshot()
+    assert not w.view.waveform.isVisible() and w.canvas.size[1] == canvas_h

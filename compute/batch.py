@@ -72,7 +72,7 @@ import numpy as np
 
 from . import extensions, jsonsafe
 from .batch_compare import RerunResult, compare_outputs
-from .batch_dask import DaskPool, still_wanted, worker_name
+from .batch_dask import DaskPool, plugin_copy, still_wanted, worker_name
 from .errors import InputError, RecordingError, SpecscopeError
 from .files import clean_stale_partials, os_error_cause, owner_tag, refuse_overwriting_inputs
 from .io import open_recording, split_member
@@ -311,10 +311,11 @@ def _use_plugin_paths(paths: Sequence[str]) -> None:
     """Make the submitting process's plugin folders known here, before operators resolve.
 
     A worker process (or Dask worker) knows ``SPECSCOPE_PLUGINS`` only when it
-    inherited it; folders given with ``--plugins`` travel in the task spec.
+    inherited it; folders given with ``--plugins`` travel in the task spec.  On a
+    Dask worker the folders' copies shipped through Dask are used instead.
     """
     known = {str(p) for p in extensions.search_paths()}
-    missing = [p for p in paths if p not in known]
+    missing = [c for c in (plugin_copy(p) for p in paths) if c not in known]
     if missing:
         extensions.add_search_path(*missing)
 

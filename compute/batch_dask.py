@@ -20,17 +20,23 @@ Nothing here imports Qt.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import io
 import operator
 import os
 import pickle
+import shutil
+import tempfile
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .errors import InputError
 
-__all__ = ["DaskPool", "dask_setup", "still_wanted", "warm", "worker_name"]
+__all__ = ["DaskPool", "bundle_folder", "dask_setup", "install_plugin_folders", "plugin_copy",
+           "still_wanted", "warm", "worker_name"]
 
 _PATH_KEYS = ("path", "out", "part_path")
 
@@ -49,6 +55,91 @@ def warm(module: str) -> dict[str, Any]:
     n_ops = len(dispatch.list_operators())  # built-ins and discovered plugins, once
     return {"pid": os.getpid(), "import_s": t1 - t0,
             "operators_s": time.perf_counter() - t1, "operators": n_ops}
+
+
+# -- plugin folders through Dask --------------------------------------------------------
+
+#: on a worker: plugin folder of the submitting machine -> its unpacked copy here
+_copies: dict[str, str] = {}
+
+
+def _digest_files(folder: Path) -> tuple[str, list[tuple[str, bytes]]]:
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                   and not p.name.endswith(".pyc"))
+    h = hashlib.sha256()
+    out = []
+    for p in files:
+        rel = p.relative_to(folder).as_posix()
+        data = p.read_bytes()
+        h.update(rel.encode() + b"\0" + len(data).to_bytes(8, "little") + data)
+        out.append((rel, data))
+    return h.hexdigest(), out
+
+
+def bundle_folder(folder: str | os.PathLike[str]) -> tuple[str, bytes]:
+    """A plugin folder as ``(sha256 of its files, zip bytes)`` (``__pycache__`` left out)."""
+    digest, files = _digest_files(Path(folder))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for rel, data in files:
+            z.writestr(rel, data)
+    return digest, buf.getvalue()
+
+
+def install_plugin_folders(bundles: list[tuple[str, str, bytes]], root: str) -> dict[str, str]:
+    """(On a worker) unpack each ``(original path, digest, zip)`` under ``root/<digest>``.
+
+    A folder already unpacked is kept when its files still hash to the digest;
+    a new one is unpacked beside it and renamed into place (whole or not at
+    all), and checked against the digest.  Tasks then use the copy in place of
+    the submitting machine's path (:func:`plugin_copy`).
+    """
+    for original, digest, data in bundles:
+        dest = Path(root) / digest / (Path(original).name or "plugins")
+        if not (dest.is_dir() and _digest_files(dest)[0] == digest):
+            Path(root).mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(dir=root, prefix=f".{digest[:12]}.", suffix=".partial"))
+            try:
+                unpacked = tmp / dest.name
+                with zipfile.ZipFile(io.BytesIO(data)) as z:
+                    for name in z.namelist():
+                        target = (unpacked / name).resolve()
+                        if not target.is_relative_to(unpacked.resolve()):
+                            raise InputError(f"plugin folder {original}: a file outside it "
+                                             f"({name})")
+                    z.extractall(unpacked)
+                if _digest_files(unpacked)[0] != digest:
+                    raise InputError(f"plugin folder {original}: its copy does not match "
+                                     "its SHA-256")
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                if dest.is_dir():
+                    shutil.rmtree(dest)
+                os.replace(unpacked, dest)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        _copies[original] = str(dest)
+    return dict(_copies)
+
+
+def plugin_copy(path: str) -> str:
+    """The copy of a shipped plugin folder on this worker, or ``path`` itself."""
+    return _copies.get(str(path), str(path))
+
+
+def _plugin_class() -> type:
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class PluginFolders(WorkerPlugin):
+        """Unpacks the run's plugin folders on every worker, those joining later too."""
+
+        def __init__(self, bundles: list[tuple[str, str, bytes]]) -> None:
+            self.bundles = bundles
+
+        def setup(self, worker: Any) -> None:
+            install_plugin_folders(self.bundles, str(Path(worker.local_directory) /
+                                                     "specscope-plugins"))
+
+    return PluginFolders
 
 
 def dask_setup(worker: Any = None) -> None:
@@ -164,15 +255,32 @@ class DaskPool:
         self.n_threads = sum(int(w.get("nthreads", 1)) for w in info.values())
         self.timings["scheduler_info_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
+        self.plugin_folders = self._ship_plugins()
+        self.timings["plugins_s"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
         self.warmup = self.client.run(warm, task.__module__)
         self.timings["warm_s"] = time.perf_counter() - t0
-        self.name = (f"{where}, {self.n_workers} worker(s) x "
-                     f"{self.n_threads // max(1, self.n_workers)} thread(s)")
+        self.name = where
         self._specs: dict[str, dict[str, Any]] = {}
         self._futures: list[Any] = []
         self._retried: dict[str, int] = {}
         self._names = sorted(str(w.get("name", a)) for a, w in info.items())
         self._spec_bytes = self._result_bytes = 0
+
+    def _ship_plugins(self) -> dict[str, str]:
+        """Send this machine's plugin folders to the workers (a worker plugin); digests."""
+        from .extensions import search_paths
+
+        bundles = []
+        for folder in search_paths():
+            if folder.is_dir():
+                digest, data = bundle_folder(folder)
+                bundles.append((str(folder), digest, data))
+        if bundles:
+            name = "specscope-plugins-" + hashlib.sha256(
+                "".join(d for _, d, _ in bundles).encode()).hexdigest()[:16]
+            self.client.register_plugin(_plugin_class()(bundles), name=name)
+        return {o: d for o, d, _ in bundles}
 
     def info(self) -> dict[str, Any]:
         """The cluster and what a run cost on it (``specscope run --json``: ``cluster``)."""
@@ -180,6 +288,7 @@ class DaskPool:
                 "threads": self.n_threads, "warm_s": round(self.timings["warm_s"], 4),
                 "worker_import_s": round(max((w["import_s"] for w in self.warmup.values()),
                                              default=0.0), 4),
+                "plugin_folders": self.plugin_folders,
                 "largest_task_bytes": self._spec_bytes,
                 "largest_result_bytes": self._result_bytes}
 
@@ -204,12 +313,14 @@ class DaskPool:
             try:
                 res = fut.result()
             except Exception as exc:  # noqa: BLE001 - a lost worker or scheduler fails the task
-                if fut.status == "cancelled" or "cancel" in type(exc).__name__.lower():
-                    res = {"ok": False, "error": "unfinished: the scheduler went away "
-                                                 f"({self._one_line(exc)})", "seconds": 0.0}
+                reason = str(getattr(exc, "reason", "") or "")
+                if "scheduler-connection-lost" in reason or self.client.status != "running":
+                    error = f"unfinished: the connection to the scheduler {self.address} was lost"
+                elif fut.status == "cancelled" or "cancel" in type(exc).__name__.lower():
+                    error = f"unfinished: cancelled on the cluster ({reason or 'no reason given'})"
                 else:
-                    res = {"ok": False, "error": f"worker failed: {self._one_line(exc)}",
-                           "seconds": 0.0}
+                    error = f"worker failed: {self._one_line(exc)}"
+                res = {"ok": False, "error": error, "seconds": 0.0}
             spec = self._specs[fut.key]
             self._result_bytes = max(self._result_bytes, len(pickle.dumps(res)))
             with contextlib.suppress(Exception):  # the scheduler may be gone

@@ -43,6 +43,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     refuse_overwriting_inputs([args.output], [args.file])  # before anything is read
     with open_input(args) as rec:
         r = Renderer(rec, args.start, args.stop, channel=args.channel, options=_options(args))
+        for note in r.notes:
+            print(f"specscope: {note}", file=sys.stderr)
         bar = ProgressBar(enabled=not args.quiet and sys.stderr.isatty())
         if args.output:
             try:

@@ -258,6 +258,8 @@ class PlaybackController(QObject):
         self.loop = bool(on)
         if self.source is not None:
             self.source.loop = self.loop
+            if not self.loop and self.player is not None and self.renderer is not None:
+                self.player.end_after(self.renderer.length)  # this pass is the last
         box = self.transport.loop_box
         if box.isChecked() != self.loop:
             box.blockSignals(True)

@@ -4,9 +4,17 @@
 output's callback copies from the ring into the device buffer and never
 allocates arrays, waits, or touches anything but the ring and two counters.
 The output is injectable: a backend is a callable
-``backend(sample_rate, blocksize, callback) -> OutputStream`` whose stream
-calls ``callback(outdata, frames)`` with a float32 ``(frames, 1)`` buffer to
-fill.  :class:`SoundDeviceOutput` is PortAudio through ``sounddevice`` (the
+``backend(sample_rate, blocksize, callback, channels=1) -> OutputStream`` whose
+stream calls ``callback(outdata, frames)`` with a float32 ``(frames, channels)``
+buffer to fill (and ``xrun=True`` when the device itself ran dry).
+
+Continuity comes first: the ring holds :data:`AHEAD_S` seconds rendered ahead
+(sized in time, whatever the block), the feeder tops it up on its own thread,
+so a long job on the compute thread or a busy machine does not starve the
+device; the stream's latency is :data:`OUTPUT_LATENCY_S`, chosen to ride out
+scheduling delays of a loaded machine rather than to be as low as possible.
+Playback starts after a short head start (:data:`HEAD_START_S`) so the first
+sound comes quickly.  :class:`SoundDeviceOutput` is PortAudio through ``sounddevice`` (the
 ``audio`` extra); :class:`FakeOutput` consumes samples on its own clock, for
 tests and headless runs.
 """
@@ -25,7 +33,7 @@ from .. import sound
 from ..errors import InputError, SpecscopeError
 
 __all__ = ["AUDIO_DEVICE_ENV", "AUDIO_OUTPUT_ENV", "FakeOutput", "OutputStream", "Player", "SampleRing",
-           "SoundDeviceOutput", "default_output", "load_sounddevice"]
+           "SoundDeviceOutput", "default_output", "load_sounddevice", "quiet_alsa"]
 
 #: environment variable naming the output device (a name, part of one, or an index)
 AUDIO_DEVICE_ENV = "SPECSCOPE_AUDIO_DEVICE"
@@ -34,6 +42,14 @@ AUDIO_DEVICE_ENV = "SPECSCOPE_AUDIO_DEVICE"
 AUDIO_OUTPUT_ENV = "SPECSCOPE_AUDIO_OUTPUT"
 #: fade applied when playback is stopped before its end (s)
 STOP_FADE_S = 0.01
+#: seconds of sound the feeder keeps rendered ahead of the device
+AHEAD_S = 2.0
+#: seconds rendered before the output starts (the rest follows on the feeder thread)
+HEAD_START_S = 0.05
+#: silence a sound-card stream starts with (s): servers may drop a stream's first milliseconds
+LEAD_S = 0.02
+#: the latency asked of the audio output (s): long enough for a loaded machine
+OUTPUT_LATENCY_S = 0.1
 
 Callback = Callable[[np.ndarray, int], None]
 
@@ -50,28 +66,33 @@ class OutputStream(Protocol):
 
 
 class SampleRing:
-    """A single-producer, single-consumer ring of float32 samples.
+    """A single-producer, single-consumer ring of float32 frames (``channels`` wide).
 
     Each index is written by one side only (``_head`` by the producer,
     ``_tail`` by the consumer), so no lock is needed and :meth:`read_into`
-    never waits.
+    never waits.  A 1-D block written to a multichannel ring goes to every
+    channel.
     """
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, channels: int = 1) -> None:
         if capacity < 1:
             raise InputError(f"capacity={capacity} must be >= 1 sample")
+        if channels < 1:
+            raise InputError(f"channels={channels} must be >= 1")
         self.capacity = int(capacity)
-        self._buf = np.zeros(self.capacity, np.float32)
-        self._head = 0  # samples written (producer only)
-        self._tail = 0  # samples read (consumer only)
+        self.channels = int(channels)
+        self._buf = np.zeros((self.capacity, self.channels), np.float32)
+        self._head = 0  # frames written (producer only)
+        self._tail = 0  # frames read (consumer only)
         self.closed = False  # set by the producer after its last write
 
     def __len__(self) -> int:
         return self._head - self._tail
 
     def write(self, x: np.ndarray) -> int:
-        """Write as many samples of ``x`` as fit; returns how many."""
-        n = min(x.size, self.capacity - (self._head - self._tail))
+        """Write as many frames of ``x`` as fit; returns how many."""
+        x = x[:, None] if x.ndim == 1 else x
+        n = min(x.shape[0], self.capacity - (self._head - self._tail))
         i = self._head % self.capacity
         first = min(n, self.capacity - i)
         self._buf[i:i + first] = x[:first]
@@ -80,12 +101,13 @@ class SampleRing:
         return n
 
     def read_into(self, out: np.ndarray) -> int:
-        """Copy up to ``out.size`` samples into ``out``; returns how many."""
-        n = min(out.size, self._head - self._tail)
+        """Copy up to ``len(out)`` frames into ``out`` (1-D: the first channel); returns how many."""
+        buf = self._buf if out.ndim == 2 else self._buf[:, 0]
+        n = min(out.shape[0], self._head - self._tail)
         i = self._tail % self.capacity
         first = min(n, self.capacity - i)
-        out[:first] = self._buf[i:i + first]
-        out[first:n] = self._buf[:n - first]
+        out[:first] = buf[i:i + first]
+        out[first:n] = buf[:n - first]
         self._tail += n
         return n
 
@@ -103,18 +125,25 @@ class Player:
         ``SPECSCOPE_AUDIO_DEVICE`` (or the default output).  Raises :class:`SpecscopeError` in one line when there
         is no sounddevice, no PortAudio or no such device.
     block : int
-        Samples per device callback.
+        Samples per rendered block (and per callback of outputs that take a size).
     buffer_s : float
-        Seconds rendered ahead into the ring.
+        Seconds rendered ahead into the ring (:data:`AHEAD_S`).
+    channels : int
+        Output channels (the renderer's ``channels`` when it has them, else 1).
+    volume : float
+        Linear output gain (0: mute), applied at the device so a change is heard at once.
 
     Attributes
     ----------
     underruns : int
         Callbacks that found the ring short before the end (heard as a gap).
+    xruns : int
+        Times the device itself ran dry (the callback came too late).
     """
 
     def __init__(self, renderer: Any, *, output: Callable[..., OutputStream] | None = None,
-                 block: int = 1024, buffer_s: float = 0.5) -> None:
+                 block: int = 1024, buffer_s: float = AHEAD_S, channels: int | None = None,
+                 volume: float = 1.0) -> None:
         if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
             raise InputError(f"block={block!r} must be a whole number >= 1")
         if not buffer_s > 0:
@@ -123,7 +152,17 @@ class Player:
         self.block = int(block)
         self.sample_rate = float(renderer.sample_rate)
         self._output = output if output is not None else default_output()
-        self._ring = SampleRing(max(2 * self.block, round(buffer_s * self.sample_rate)))
+        if channels is None:
+            channels = int(getattr(renderer, "channels", 1))
+        self.channels = int(channels)
+        self.volume = float(volume)
+        self._ring = SampleRing(max(2 * self.block, round(buffer_s * self.sample_rate)),
+                                self.channels)
+        self._head_start = min(self._ring.capacity // 2,
+                               max(self.block, round(HEAD_START_S * self.sample_rate)))
+        # silence the stream starts with (not counted in the position)
+        self._lead = (round(LEAD_S * self.sample_rate)
+                      if isinstance(self._output, SoundDeviceOutput) else 0)
         n_fade = max(1, round(STOP_FADE_S * self.sample_rate))
         self._fade = np.linspace(1.0, 0.0, n_fade, dtype=np.float32)
         self._fade_pos = 0
@@ -134,41 +173,65 @@ class Player:
         self._stream: OutputStream | None = None
         self._feeder: threading.Thread | None = None
         self._error: BaseException | None = None
+        self._measured_latency: float | None = None
+        self._drained = 0  # silent frames handed over after the end
+        self._end: int | None = None  # frames to hand over in all, when cut short
+        self._drain = 0  # ... needed before the end is heard (set at start)
         self.underruns = 0
+        self.xruns = 0
 
     # -- the device side ------------------------------------------------------------------
-    def _callback(self, outdata: np.ndarray, frames: int) -> None:
-        col = outdata[:, 0]
-        n = self._ring.read_into(col)
+    def _callback(self, outdata: np.ndarray, frames: int, xrun: bool = False,
+                  latency: float | None = None) -> None:
+        col = outdata if outdata.shape[1] == self.channels else outdata[:, 0]
+        end = self._end
+        allowed = frames if end is None else max(0, min(frames, end - self._consumed))
+        n = self._ring.read_into(col[:allowed])
+        ended = self._ring.closed or (end is not None and self._consumed + n >= end)
         if n < frames:
-            col[n:] = 0.0
-            if not self._ring.closed and not self._stopping:
+            outdata[n:] = 0.0
+            if not ended and not self._stopping:
                 self.underruns += 1
+        if xrun and not self._stopping:
+            self.xruns += 1
+        if latency is not None:
+            if self._measured_latency is None:
+                raise_priority()  # the device's thread, on its first callback
+            self._measured_latency = latency
         if self._stopping:  # fade out what is left, then silence
             k = min(n, self._fade.size - self._fade_pos)
-            col[:k] *= self._fade[self._fade_pos:self._fade_pos + k]
-            col[k:n] = 0.0
+            fade = self._fade[self._fade_pos:self._fade_pos + k]
+            outdata[:k] *= fade[:, None]
+            outdata[k:n] = 0.0
             self._fade_pos += k
             if self._fade_pos >= self._fade.size:
                 self._done.set()
+        if self.volume != 1.0:
+            outdata *= self.volume
+        if col is not outdata:  # a mono stream on a wider device: the sound on every channel
+            outdata[:, 1:] = outdata[:, :1]
         self._consumed += n
-        if self._ring.closed and len(self._ring) == 0:
-            self._done.set()
+        if ended and (end is not None or len(self._ring) == 0) and not self._stopping:
+            # the end was handed over: done once the device has played it out
+            self._drained += frames - n
+            if self._drained >= self._drain:
+                self._done.set()
 
     # -- the feeder side ------------------------------------------------------------------
     def _feed_block(self, b: np.ndarray) -> bool:
         """Write one block, waiting for room; False when halted."""
         off = 0
-        wait = self.block / self.sample_rate / 2
-        while off < b.size:
+        wait = min(0.02, self.block / self.sample_rate / 2)
+        while off < b.shape[0]:
             if self._halt.is_set():
                 return False
             off += self._ring.write(b[off:])
-            if off < b.size:
+            if off < b.shape[0]:
                 time.sleep(wait)
         return True
 
     def _feed(self, blocks: Any) -> None:
+        raise_priority()
         try:
             for b in blocks:
                 if not self._feed_block(b):
@@ -184,14 +247,26 @@ class Player:
         if self._stream is not None:
             return
         blocks = self.renderer.blocks(self.block)
-        # a head start in the ring, so the first callbacks find samples
+        if self.channels == 1:
+            self._stream = self._output(self.sample_rate, self.block, self._callback)
+        else:
+            self._stream = self._output(self.sample_rate, self.block, self._callback,
+                                        channels=self.channels)
+        # a short silence first: some servers drop the first milliseconds of a stream
+        self._ring.write(np.zeros(self._lead, np.float32))
+        if self._lead:  # a sound card plays its buffer out after the last sample
+            self._drain = round(float(getattr(self._stream, "latency", 0.0)) * 2
+                                * self.sample_rate) + self.block
+        # a head start in the ring covering the device's first fill (its latency), so
+        # the first callbacks find sound; the feeder renders the rest while it plays
+        fill = round(1.5 * float(getattr(self._stream, "latency", 0.0)) * self.sample_rate)
+        head = min(self._ring.capacity - self.block, max(self._head_start, fill + self.block))
         for b in blocks:
             self._ring.write(b)
-            if len(self._ring) + self.block > self._ring.capacity // 2:
+            if len(self._ring) + self.block > head:
                 break
         else:
             self._ring.closed = True
-        self._stream = self._output(self.sample_rate, self.block, self._callback)
         self._feeder = threading.Thread(target=self._feed, args=(blocks,),
                                         name="specscope-playback", daemon=True)
         self._feeder.start()
@@ -209,6 +284,15 @@ class Player:
     def finished(self) -> bool:
         """Whether playback reached its end (or a stop finished fading)."""
         return self._done.is_set()
+
+    def end_after(self, period: int) -> None:
+        """End at the next multiple of ``period`` output samples not yet handed over.
+
+        For a loop switched off: the pass being heard is the last, whatever was
+        rendered ahead of it.
+        """
+        k = self._consumed - self._lead
+        self._end = self._lead + (k // int(period) + 1) * int(period)
 
     def stop(self) -> None:
         """Stop with a short fade (no click) and close the output."""
@@ -236,8 +320,25 @@ class Player:
     # -- where we are ---------------------------------------------------------------------
     @property
     def latency_s(self) -> float:
-        """The output's latency: from a sample handed over to it being heard."""
+        """The output's latency: from a sample handed over to it being heard.
+
+        Measured from the device's own clock (the time its callback's first
+        sample reaches the converter) once playing, the stream's nominal latency
+        before.
+        """
+        if self._measured_latency is not None:
+            return self._measured_latency
         return float(self._stream.latency) if self._stream is not None else 0.0
+
+    @property
+    def dropouts(self) -> int:
+        """Gaps heard: callbacks the ring could not fill and device underruns."""
+        return self.underruns + self.xruns
+
+    @property
+    def ahead_s(self) -> float:
+        """Seconds rendered and waiting in the ring."""
+        return len(self._ring) / self.sample_rate
 
     @property
     def device_name(self) -> str:
@@ -247,7 +348,7 @@ class Player:
     @property
     def position(self) -> int:
         """Output samples heard so far: handed to the output, less its latency."""
-        heard = self._consumed - round(self.latency_s * self.sample_rate)
+        heard = self._consumed - self._lead - round(self.latency_s * self.sample_rate)
         return min(max(heard, 0), self.renderer.length)
 
     @property
@@ -271,6 +372,52 @@ def default_output() -> Callable[..., OutputStream]:
     return SoundDeviceOutput()
 
 
+#: how much nicer than the rest of the machine the sound's threads ask to be
+SOUND_NICE = -11
+
+
+def raise_priority() -> None:
+    """Ask the calling thread to run before ordinary work (where permitted).
+
+    The feeder and the device's callback need a little CPU on time, not much
+    CPU; on a machine kept busy they would otherwise wait their turn behind it.
+    Refused without the privilege (CAP_SYS_NICE); then nothing changes.
+    """
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), SOUND_NICE)
+    except (OSError, AttributeError):
+        pass
+
+
+_ALSA_QUIET: list[Any] = []
+
+
+def quiet_alsa() -> None:
+    """Keep ALSA's library messages ("underrun occurred") off stderr.
+
+    Underruns are counted by the player and shown by the app instead.  Done
+    once per process; without libasound (another host API) nothing happens.
+    """
+    if _ALSA_QUIET:
+        return
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("asound")
+    _ALSA_QUIET.append(None)
+    if not name:
+        return
+    try:
+        lib = ctypes.CDLL(name)
+        handler_type = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                                        ctypes.c_int, ctypes.c_char_p)
+        handler = handler_type(lambda *_: None)
+        lib.snd_lib_error_set_handler(handler)
+    except (OSError, AttributeError):
+        return
+    _ALSA_QUIET.append(handler)  # kept alive as long as ALSA may call it
+
+
 def load_sounddevice() -> Any:
     """The ``sounddevice`` module for playback, or a one-line error saying what to install."""
     return sound.load_sounddevice("playback", "audio output")
@@ -284,6 +431,8 @@ class SoundDeviceOutput:
     device : str or int, optional
         Name (or part of it) or index; ``$SPECSCOPE_AUDIO_DEVICE``, else the
         default output, when omitted.
+    latency : float
+        The output latency asked for (s).
 
     Raises
     ------
@@ -291,8 +440,11 @@ class SoundDeviceOutput:
         No sounddevice, no PortAudio, or no such output device (one line).
     """
 
-    def __init__(self, device: str | int | None = None) -> None:
+    def __init__(self, device: str | int | None = None,
+                 latency: float = OUTPUT_LATENCY_S) -> None:
         sd = load_sounddevice()
+        quiet_alsa()
+        self.latency = float(latency)
         if device in (None, ""):
             device = os.environ.get(AUDIO_DEVICE_ENV) or None
         if isinstance(device, str) and device.strip().isdigit():
@@ -312,19 +464,25 @@ class SoundDeviceOutput:
         self.device = info.get("index", device)
         self.device_name = str(info.get("name"))
 
-    def __call__(self, sample_rate: float, blocksize: int, callback: Callback) -> OutputStream:
+    def __call__(self, sample_rate: float, blocksize: int, callback: Callback,
+                 channels: int = 1) -> OutputStream:
         sd = self._sd
 
-        def cb(outdata: np.ndarray, frames: int, _time: Any, _status: Any) -> None:
-            callback(outdata, frames)
+        def cb(outdata: np.ndarray, frames: int, when: Any, status: Any) -> None:
+            # the device's clock: when this buffer's first frame reaches the converter
+            lat = when.outputBufferDacTime - when.currentTime
+            callback(outdata, frames, bool(status.output_underflow),
+                     lat if 0.0 < lat < 5.0 else None)
 
         try:
-            stream = sd.OutputStream(device=self.device, samplerate=sample_rate, channels=1,
-                                     dtype="float32", blocksize=blocksize, latency="low",
-                                     callback=cb)
+            # blocksize 0: the host's own period, which keeps its buffer full
+            stream = sd.OutputStream(device=self.device, samplerate=sample_rate,
+                                     channels=channels, dtype="float32", blocksize=0,
+                                     latency=self.latency, callback=cb)
         except (ValueError, sd.PortAudioError) as exc:
             raise SpecscopeError(f"{self.device_name}: cannot open the audio output at "
-                                 f"{sample_rate:g} Hz ({str(exc).splitlines()[0]})") from None
+                                 f"{sample_rate:g} Hz, {channels} channel(s) "
+                                 f"({str(exc).splitlines()[0]})") from None
         stream.device_name = self.device_name
         return stream
 
@@ -357,17 +515,19 @@ class FakeOutput:
         self._halt = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def __call__(self, sample_rate: float, blocksize: int, callback: Callback) -> FakeOutput:
+    def __call__(self, sample_rate: float, blocksize: int, callback: Callback,
+                 channels: int = 1) -> FakeOutput:
         self.sample_rate, self.blocksize, self._callback = sample_rate, blocksize, callback
+        self.channels = int(channels)
         return self
 
     def _run(self) -> None:
-        buf = np.zeros((self.blocksize, 1), np.float32)
+        buf = np.zeros((self.blocksize, self.channels), np.float32)
         period = self.blocksize / self.sample_rate / self.rate if self.rate > 0 else 0.0
         t_next = time.monotonic()
         while not self._halt.is_set():
             self._callback(buf, self.blocksize)
-            self._blocks.append(buf[:, 0].copy())
+            self._blocks.append(buf[:, 0].copy() if self.channels == 1 else buf.copy())
             self.consumed += self.blocksize
             t_next += period
             self._halt.wait(max(0.0, t_next - time.monotonic()))
@@ -386,5 +546,5 @@ class FakeOutput:
         self.stop()
 
     def samples(self) -> np.ndarray:
-        """Everything consumed so far, in order."""
+        """Everything consumed so far, in order (``(n, channels)`` when wider than one)."""
         return np.concatenate(self._blocks) if self._blocks else np.zeros(0, np.float32)

@@ -48,6 +48,10 @@ DEFAULT_CHUNK = 1 << 16
 BAND_STOP_DB = 65.0
 #: transition of the band-pass, as a factor on its edges
 BAND_TRANSITION = 1.3
+#: the share of the room a narrowed IQ channel takes (the rest: its filter's transition)
+FIT_SHARE = 0.95
+#: the narrowest channel a demodulator is given before the tuning counts as outside the band
+MIN_BANDWIDTH_HZ = 100.0
 #: corner of the DC block after AM demodulation (Hz)
 AM_DC_HZ = 20.0
 
@@ -104,6 +108,8 @@ class Renderer:
             raise InputError(f"stop_s={stop:g} must be after start_s={start:g} and within "
                              f"the recording ({recording.duration:g} s)")
         self.sample_rate = opts.device_rate
+        #: one-line notes on what was adjusted to fit (a narrowed bandwidth)
+        self.notes: list[str] = []
         self._check(opts, recording)
         # the rate after the front of the chain (decimation or channel filter)
         self._factor, self._mid_rate = self._plan_rate(opts, recording)
@@ -131,16 +137,14 @@ class Renderer:
                 raise InputError(f"tune={o.tune:g} Hz needs the recording's centre frequency "
                                  "(give it, e.g. --center-freq)")
             if o.demod is not None:
+                want = o.bandwidth if o.bandwidth is not None else DEFAULT_BANDWIDTH[o.demod]
+                if self._fit_bandwidth(o, want) < MIN_BANDWIDTH_HZ:
+                    raise InputError(f"tune={self._tuned():g} Hz is outside the recording's "
+                                     f"band (centre +- {fs / 2:g} Hz) for {o.demod.upper()}")
                 bw = self._bandwidth(o)
-                lo, hi = self._offset(o) - bw / 2, self._offset(o) + bw / 2
-                if o.demod == "usb":
-                    lo, hi = lo + bw / 2, hi + bw / 2
-                elif o.demod == "lsb":
-                    lo, hi = lo - bw / 2, hi - bw / 2
-                if lo < -fs / 2 or hi > fs / 2:
-                    raise InputError(f"tune={self._tuned():g} Hz with bandwidth={bw:g} Hz "
-                                     "is outside the recording's band (centre +- "
-                                     f"{fs / 2:g} Hz)")
+                if bw < want:
+                    self.notes.append(f"{o.demod.upper()} bandwidth narrowed from {want:g} Hz "
+                                      f"to {bw:g} Hz to fit the {fs:g} Hz recording")
             elif abs(self._offset(o)) > fs / 2:
                 raise InputError(f"tune={self._tuned():g} Hz is outside the recording's band")
             return
@@ -166,7 +170,19 @@ class Renderer:
 
     def _bandwidth(self, o: PlaybackOptions) -> float:
         bw = o.bandwidth if o.bandwidth is not None else DEFAULT_BANDWIDTH[o.demod]
-        return min(bw, 0.9 * self.recording.sample_rate)
+        return self._fit_bandwidth(o, bw)
+
+    def _fit_bandwidth(self, o: PlaybackOptions, bw: float) -> float:
+        """``bw`` narrowed to what the recording's band holds around the tuned frequency.
+
+        The channel filter's stopband (0.6 bandwidth from the channel's middle)
+        must stay below the Nyquist frequency, and the channel inside the band
+        (AM/FM: centred on the tuned frequency, USB above it, LSB below).
+        """
+        half = float(self.recording.sample_rate) / 2
+        off = self._offset(o)
+        room = {"usb": half - off, "lsb": half + off}.get(o.demod, 2 * (half - abs(off)))
+        return max(0.0, min(float(bw), FIT_SHARE * 2 * half / 1.2, FIT_SHARE * room))
 
     def _plan_rate(self, o: PlaybackOptions, rec: Any) -> tuple[int, float]:
         lowpass = self._lowpass_plan(o, rec)
@@ -186,7 +202,7 @@ class Renderer:
             stop_hz, needed = pass_hz * BAND_TRANSITION, True
         else:
             pass_hz, stop_hz, needed = PASS_SHARE * audible, audible, False
-        factor = max(1, math.floor(fs / (pass_hz + stop_hz)))
+        factor = self._resamplable(fs, max(1, math.floor(fs / (pass_hz + stop_hz))), o.speed)
         if not needed and factor < 3:
             return None  # the resampler's own filter does it
         if factor > 1:
@@ -195,6 +211,20 @@ class Renderer:
             stop_hz = min(stop_hz, fs / 2)
             pass_hz = min(pass_hz, 0.8 * stop_hz)
         return pass_hz, stop_hz, factor
+
+    def _resamplable(self, fs: float, factor: int, speed: float) -> int:
+        """The largest decimation factor <= ``factor`` whose rate the resampler takes.
+
+        ``fs / factor`` must reach the device rate by a fraction of bounded size
+        (a 2.4 MHz capture decimated by 727 would not).
+        """
+        for f in range(factor, max(0, factor // 2), -1):
+            try:
+                rational(self.sample_rate / (fs / f * speed))
+            except InputError:
+                continue
+            return f
+        return factor  # the resampler's own error names the ratio
 
     # -- the chain ------------------------------------------------------------------------
     def _chain(self) -> tuple[list[Push], Shaper]:

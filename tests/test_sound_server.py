@@ -1,0 +1,108 @@
+"""Listening through a real sound server: a private PulseAudio, its null sink's monitor recorded.
+
+``specscope play`` plays into the null sink through sounddevice/PortAudio
+(ALSA's pulse plugin); ``parec`` records the monitor; the recording is compared
+with the renderer's output (cross-correlation for alignment, then level and
+spectrum) and searched for gaps.  Skipped, with the reason, where pulseaudio
+or PortAudio is missing (see tests/sound_server.py).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sound_server as ss_
+import soundfile
+from sound_server import RATE, SoundServer, align, longest_gap, sound_span
+from specscope.compute.io import open_recording
+from specscope.compute.playback import Renderer
+
+pytestmark = pytest.mark.skipif(not ss_.available(), reason=ss_.MISSING)
+
+SPECSCOPE = [sys.executable, "-m", "specscope.app"]
+#: the longest silence allowed inside a playback (s)
+MAX_GAP_S = 0.005
+#: the tones played (Hz): no common period, so alignment is unambiguous
+PLAYED_HZ = (441.3, 1003.7, 2297.1)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = SoundServer(tmp_path_factory.mktemp("pulse"))
+    yield srv
+    srv.close()
+
+
+@pytest.fixture
+def busy_cores():
+    """Two processes that keep both cores of the machine busy."""
+    hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(2)]
+    yield
+    for h in hogs:
+        h.kill()
+        h.wait()
+
+
+def tones(path: Path, seconds: float, speed: float, fs: int = 96000) -> Path:
+    """Three tones that play at :data:`PLAYED_HZ` at ``speed``: never silent."""
+    t = np.arange(round(seconds * fs)) / fs
+    x = sum(0.2 * np.sin(2 * np.pi * f / speed * t + k) for k, f in enumerate(PLAYED_HZ))
+    soundfile.write(str(path), x.astype(np.float32), fs, subtype="FLOAT")
+    return path
+
+
+def play(server: SoundServer, args: list[str], rec_path: Path) -> tuple[np.ndarray, str]:
+    """``specscope play ARGS`` into the null sink; (the monitor's recording, stderr)."""
+    with server.record(rec_path) as rec:
+        p = subprocess.run([*SPECSCOPE, "play", *args], check=False, env=server.env(),
+                           capture_output=True,
+                           text=True, timeout=300)
+        # the monitor lags the sink by its latency: wait for the tail to arrive
+        rec.wait_for(rec.samples().shape[0] + RATE // 2)
+    assert p.returncode == 0, p.stderr
+    return rec.samples(), p.stderr
+
+
+def test_what_is_heard_is_what_the_renderer_makes(server, tmp_path):
+    wav = tones(tmp_path / "t.wav", 0.6, 0.25)
+    y, err = play(server, [str(wav), "--speed", "0.25"], tmp_path / "rec.raw")
+    assert "underrun" not in err
+    with open_recording(wav) as rec:
+        ref = Renderer(rec, speed=0.25).render()
+    assert ref.size == round(0.6 * RATE / 0.25)
+    left, right = y[:, 0].astype(float), y[:, 1].astype(float)
+    np.testing.assert_allclose(right, left, atol=1e-4)  # mono on both channels
+    k = align(left, ref)
+    heard = left[k:k + ref.size]
+    # the same samples, to the sink's 16-bit resolution
+    assert np.max(np.abs(heard - ref)) < 2e-4
+    corr = np.corrcoef(heard, ref)[0, 1]
+    assert corr > 0.9999
+    level_db = 20 * np.log10(np.std(heard) / np.std(ref))
+    assert abs(level_db) < 0.05
+    f = np.fft.rfftfreq(ref.size, 1 / RATE)
+    peaks = sorted(f[np.argsort(np.abs(np.fft.rfft(heard * np.hanning(ref.size))))[-3:]])
+    np.testing.assert_allclose(peaks, PLAYED_HZ, atol=1.0)
+
+
+@pytest.mark.parametrize("speed", [0.1, 0.25, 1.0, 4.0])
+def test_twenty_seconds_play_without_a_gap_while_both_cores_are_busy(server, tmp_path, speed,
+                                                                    busy_cores):
+    wav = tones(tmp_path / "t.wav", 20 * speed, speed)
+    y, err = play(server, [str(wav), "--speed", str(speed)], tmp_path / "rec.raw")
+    left = y[:, 0]
+    gap = longest_gap(left) / RATE
+    a, b = sound_span(left)
+    with open_recording(wav) as rec:
+        ref = Renderer(rec, speed=speed).render()
+    ra, rb = sound_span(ref)
+    print(f"x{speed}: longest gap {gap * 1e3:.2f} ms, heard {(b - a) / RATE:.3f} s "
+          f"of {(rb - ra) / RATE:.3f} s")
+    assert gap <= MAX_GAP_S, f"a gap of {gap * 1e3:.1f} ms at x{speed}"
+    # a gap that is not silence (a repeat, a skip) changes the length heard
+    assert abs((b - a) - (rb - ra)) <= MAX_GAP_S * RATE
+    assert "underrun" not in err and "ALSA" not in err

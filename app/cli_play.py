@@ -69,6 +69,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         finally:
             player.stop()
             bar.close()
+        if player.dropouts and not args.quiet:
+            print(f"specscope: {player.dropouts} dropout(s): the sound ran short of samples",
+                  file=sys.stderr)
     return 0
 
 

@@ -84,6 +84,8 @@ class PlaybackController(QObject):
         self.loop = False
         self._request = 0  # bumped by each play and stop: late starts are stopped
         self._pending = False
+        self._dropouts = 0  # dropouts of the running player already reported
+        self._latency = 0.0  # the latency the transport shows (s)
         self._actions: dict[str, QAction] = {}
         self.timer = QTimer(self)
         self.timer.setInterval(POLL_MS)
@@ -91,6 +93,7 @@ class PlaybackController(QObject):
         self.transport.playClicked.connect(self.toggle)
         self.transport.loopToggled.connect(self.set_loop)
         self.transport.tuneModeToggled.connect(self.set_tune_mode)
+        self.transport.volumeChanged.connect(self._volume)
         self.view.tuneRequested.connect(self._tuned)
         # a speed chosen from the list (or typed and entered) leaves the keys to the
         # spectrogram again: Space plays, it does not type into the combo
@@ -192,13 +195,15 @@ class PlaybackController(QObject):
         self._request += 1
         req = self._request
         rec, output, loop = self.shell.document.recording, self.output, self.loop
+        volume = self.transport.gain()
 
         def job(control: TaskControl) -> tuple[Player, Looping, Renderer]:
             r = Renderer(rec, what.start_s, what.stop_s, channel=what.channel,
                          options=what.options)
             control.check()
             source = Looping(r, loop)
-            player = Player(source, output=output, block=BLOCK)  # no device: one line
+            player = Player(source, output=output, block=BLOCK,  # no device: one line
+                            volume=volume)
             player.start()
             return player, source, r
 
@@ -219,11 +224,14 @@ class PlaybackController(QObject):
         self._pending = False
         source.loop = self.loop  # switched while it was being prepared
         self.player, self.source, self.renderer = player, source, renderer
+        self._dropouts, self._latency = 0, player.latency_s
+        player.volume = self.transport.gain()  # moved while it was being prepared
         self.transport.set_device(player.device_name, player.latency_s)
         r = self.range
         self.shell.show_message(
             f"Playing {r.start_s:.3f}–{r.stop_s:.3f} s at ×{renderer.speed:.3g} on "
-            f"{player.device_name} (latency {player.latency_s * 1e3:.0f} ms)")
+            f"{player.device_name} (latency {player.latency_s * 1e3:.0f} ms)"
+            + "".join(f"; {note}" for note in renderer.notes))
         self.timer.start()
         self.playingChanged.emit(True)
         self._tick()
@@ -252,6 +260,10 @@ class PlaybackController(QObject):
             _halt(player)
         if was:
             self.playingChanged.emit(False)
+
+    def _volume(self, gain: float) -> None:
+        if self.player is not None:
+            self.player.volume = float(gain)  # the device applies it to its next buffer
 
     def set_loop(self, on: bool) -> None:
         """L: start again at the end of the range (also while playing)."""
@@ -300,6 +312,14 @@ class PlaybackController(QObject):
                 self.shell.show_error(f"Playback: {exc}", dialog=False)
             self.stop()
             return
+        if player.dropouts != self._dropouts:  # the sound ran short: say so, once per change
+            self._dropouts = n = player.dropouts
+            self.shell.show_message(f"Playback: {n} dropout{'' if n == 1 else 's'} (the sound "
+                                    "ran short of samples)", 0)
+        latency = player.latency_s  # from the device's clock once it plays
+        if abs(latency - self._latency) >= 0.001:
+            self._latency = latency
+            self.transport.set_device(player.device_name, latency)
         self.position = float(player.position_s)
         self.view.set_play_cursor(self.position)
         self.cursorMoved.emit(self.position)

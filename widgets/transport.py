@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PyQt6.QtCore import pyqtSignal
+from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -19,6 +19,7 @@ from PyQt6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSlider,
     QToolBar,
     QWidget,
 )
@@ -93,6 +94,8 @@ class TransportBar(QToolBar):
     playClicked = pyqtSignal()
     loopToggled = pyqtSignal(bool)
     tuneModeToggled = pyqtSignal(bool)
+    #: the output gain changed: linear, 0 when muted
+    volumeChanged = pyqtSignal(float)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Transport", parent)
@@ -138,6 +141,16 @@ class TransportBar(QToolBar):
         self.demod = QComboBox()
         self.demod.addItems(["no demod", *(d.upper() for d in DEMODS)])
         self.demod.setToolTip("IQ: demodulator")
+        self.mute = QPushButton("🔊")
+        self.mute.setCheckable(True)
+        self.mute.setToolTip("Mute (the sound goes on, silent)")
+        self.volume = QSlider(Qt.Orientation.Horizontal)
+        self.volume.setRange(0, 100)
+        self.volume.setValue(100)
+        self.volume.setFixedWidth(90)
+        self.volume.setToolTip("Volume (applied at once, also while playing)")
+        self.volume.valueChanged.connect(self._emit_volume)
+        self.mute.toggled.connect(self._emit_volume)
         self.device_label = QLabel("")
         self.device_label.setToolTip("Audio output and its latency")
         self._iq_widgets = (self.tune_label, self.tune_freq, self.tune_pick, self.demod)
@@ -147,9 +160,19 @@ class TransportBar(QToolBar):
                   self.processed_box, *self._iq_widgets):
             lay.addWidget(w)
         lay.addStretch(1)
+        lay.addWidget(self.mute)
+        lay.addWidget(self.volume)
         lay.addWidget(self.device_label)
         self.addWidget(box)
         self.set_complex(False)
+
+    def gain(self) -> float:
+        """The output gain the volume slider and mute give: 0..1 (slider squared, a level taper)."""
+        return 0.0 if self.mute.isChecked() else (self.volume.value() / 100.0) ** 2
+
+    def _emit_volume(self, *_: object) -> None:
+        self.mute.setText("🔇" if self.mute.isChecked() else "🔊")
+        self.volumeChanged.emit(self.gain())
 
     def set_complex(self, iq: bool) -> None:
         """Show the IQ controls (tune, demodulator) or the real ones (band, heterodyne)."""

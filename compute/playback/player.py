@@ -49,7 +49,7 @@ HEAD_START_S = 0.05
 #: silence a sound-card stream starts with (s): servers may drop a stream's first milliseconds
 LEAD_S = 0.02
 #: the latency asked of the audio output (s): long enough for a loaded machine
-OUTPUT_LATENCY_S = 0.1
+OUTPUT_LATENCY_S = 0.2
 
 Callback = Callable[[np.ndarray, int], None]
 
@@ -231,7 +231,6 @@ class Player:
         return True
 
     def _feed(self, blocks: Any) -> None:
-        raise_priority()
         try:
             for b in blocks:
                 if not self._feed_block(b):
@@ -243,34 +242,63 @@ class Player:
 
     # -- control --------------------------------------------------------------------------
     def start(self) -> None:
-        """Open the output and start playing (returns at once)."""
-        if self._stream is not None:
+        """Open the output and start playing (returns once the output runs).
+
+        The output is opened on the feeder's thread, after it asked for a higher
+        priority, so the threads the audio library starts for the stream
+        inherit it; errors opening it are raised here.
+        """
+        if self._stream is not None or self._feeder is not None:
             return
         blocks = self.renderer.blocks(self.block)
+        opened = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            raise_priority()
+            try:
+                self._open(blocks)
+            except BaseException as exc:  # noqa: BLE001 -- raised by start()
+                failure.append(exc)
+                return
+            finally:
+                opened.set()
+            self._feed(blocks)
+
+        self._feeder = threading.Thread(target=run, name="specscope-playback", daemon=True)
+        self._feeder.start()
+        opened.wait()
+        if failure:
+            self._feeder.join()
+            self._feeder = None
+            raise failure[0]
+
+    def _open(self, blocks: Any) -> None:
+        """Open the output, give the ring its head start and start the output."""
         if self.channels == 1:
-            self._stream = self._output(self.sample_rate, self.block, self._callback)
+            stream = self._output(self.sample_rate, self.block, self._callback)
         else:
-            self._stream = self._output(self.sample_rate, self.block, self._callback,
-                                        channels=self.channels)
+            stream = self._output(self.sample_rate, self.block, self._callback,
+                                  channels=self.channels)
+        latency = float(getattr(stream, "latency", 0.0))
         # a short silence first: some servers drop the first milliseconds of a stream
         self._ring.write(np.zeros(self._lead, np.float32))
         if self._lead:  # a sound card plays its buffer out after the last sample
-            self._drain = round(float(getattr(self._stream, "latency", 0.0)) * 2
-                                * self.sample_rate) + self.block
+            self._drain = round(latency * 2 * self.sample_rate) + self.block
         # a head start in the ring covering the device's first fill (its latency), so
         # the first callbacks find sound; the feeder renders the rest while it plays
-        fill = round(1.5 * float(getattr(self._stream, "latency", 0.0)) * self.sample_rate)
-        head = min(self._ring.capacity - self.block, max(self._head_start, fill + self.block))
+        # (other outputs: half the ring, as a test's output may take samples at any pace)
+        fill = round(1.5 * latency * self.sample_rate)
+        head = (min(self._ring.capacity // 2, max(self._head_start, fill + self.block))
+                if self._lead else self._ring.capacity // 2)
         for b in blocks:
             self._ring.write(b)
             if len(self._ring) + self.block > head:
                 break
         else:
             self._ring.closed = True
-        self._feeder = threading.Thread(target=self._feed, args=(blocks,),
-                                        name="specscope-playback", daemon=True)
-        self._feeder.start()
-        self._stream.start()
+        self._stream = stream
+        stream.start()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until everything was handed to the output; True when it was."""

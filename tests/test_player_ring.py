@@ -1,0 +1,57 @@
+"""The player's ring and controls on a fake output: volume, mute, a loop's last pass, stereo."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from specscope.compute.io import ArrayRecording
+from specscope.compute.playback import FakeOutput, Looping, Player, Renderer, SampleRing
+
+
+def tone(seconds: float = 0.5, fs: int = 48000) -> ArrayRecording:
+    t = np.arange(round(seconds * fs)) / fs
+    return ArrayRecording((0.5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)[:, None], fs)
+
+
+def test_volume_scales_what_the_device_gets_and_zero_mutes():
+    r = Renderer(tone())
+    ref = r.render()
+    for volume in (0.25, 0.0):
+        out = FakeOutput(latency_s=0.0, rate=0)
+        with Player(r, output=out, block=256, volume=volume) as p:
+            p.start()
+            assert p.wait(30)
+        np.testing.assert_allclose(out.samples()[:ref.size], volume * ref, atol=1e-7)
+
+
+def test_a_loop_switched_off_ends_at_the_end_of_the_pass_being_heard():
+    r = Renderer(tone(0.1))
+    src = Looping(r, loop=True)
+    out = FakeOutput(latency_s=0.0, rate=4.0)
+    p = Player(src, output=out, block=256, buffer_s=2.0)  # ring: many passes ahead
+    p.start()
+    while out.consumed < 2.5 * r.length:
+        time.sleep(0.001)
+    src.loop = False
+    at = out.consumed
+    p.end_after(r.length)
+    assert p.wait(30)
+    p.stop()
+    y = out.samples()
+    assert p.ahead_s * r.sample_rate > r.length  # passes rendered ahead were not played
+    heard = int(np.flatnonzero(np.abs(y) > 1e-6)[-1]) + 1
+    passes = -(-heard // r.length)
+    assert passes * r.length - heard < 64  # it ended at a pass's end (its fade-out)
+    assert at <= passes * r.length <= at + r.length + 2 * 256  # the pass being heard
+    np.testing.assert_allclose(y[(passes - 1) * r.length:passes * r.length], r.render(),
+                               atol=1e-7)
+
+
+def test_a_stereo_ring_keeps_its_channels_and_copies_mono_to_both():
+    ring = SampleRing(8, channels=2)
+    ring.write(np.array([[1, 2], [3, 4]], np.float32))
+    ring.write(np.array([5, 6], np.float32))
+    out = np.zeros((4, 2), np.float32)
+    assert ring.read_into(out) == 4
+    np.testing.assert_array_equal(out, [[1, 2], [3, 4], [5, 5], [6, 6]])

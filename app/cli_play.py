@@ -22,6 +22,17 @@ def _clock(seconds: float) -> str:
     return f"{int(m)}:{s:05.2f}"
 
 
+def _channel(text: str) -> int | str:
+    choice = text.strip().lower()
+    if choice in ("all", "left", "right", "mix"):
+        return choice
+    try:
+        return whole_number(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected all, left, right, mix or a "
+                                         "channel number") from None
+
+
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     from specscope.compute.pipeline import Pipeline
 
@@ -87,8 +98,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--start", type=number, default=0.0, metavar="S",
                    help="start in seconds (default 0)")
     p.add_argument("--stop", type=number, metavar="S", help="stop in seconds (default: the end)")
-    p.add_argument("--channel", type=whole_number, default=0, metavar="C",
-                   help="channel to hear (default 0)")
+    p.add_argument("--channel", type=_channel, default="all", metavar="C",
+                   help="what to hear: all (stereo from the first two channels; the default), "
+                        "left, right, mix (every channel down-mixed) or a channel number")
     p.add_argument("--speed", type=number, default=1.0, metavar="R",
                    help="speed, 0.05-4 (0.1: ten times slower, pitch down by ten; default 1)")
     p.add_argument("--band", type=number, nargs=2, metavar=("LO", "HI"),

@@ -43,7 +43,8 @@ class PlayRange:
 
     start_s: float
     stop_s: float
-    channel: int
+    #: a channel number, or "all" (stereo), "left", "right", "mix"
+    channel: int | str
     options: PlaybackOptions
 
 
@@ -158,7 +159,9 @@ class PlaybackController(QObject):
                 self.transport.set_band(*band)
                 opts["band"] = band
         opts = {k: v for k, v in opts.items() if v is not None}
-        channel = max(0, self.shell.settings.channel)
+        channel: int | str = s.channels
+        if channel == "shown" or rec.n_channels == 1:
+            channel = max(0, self.shell.settings.channel)
         return PlayRange(start, t1, channel, PlaybackOptions.of(opts))
 
     def _band(self, s: Any, sel: Any, f0: float, f1: float,

@@ -241,3 +241,29 @@ def test_space_plays_the_selection_in_its_band(qtbot, window, fake, example_path
     assert (r.start_s, r.stop_s) == (3.0, 3.5)
     assert r.options.band == (1000.0, 4000.0)
     assert window.transport_bar.band_lo.text() == "1000"
+
+
+def test_a_stereo_recording_plays_in_stereo_and_the_volume_acts_at_once(
+        qtbot, window, fake, stereo_wav):
+    path = stereo_wav[0]
+    open_and_wait(qtbot, window, path)
+    bar = window.transport_bar
+    assert bar.channels.currentData() == "all"
+    bar.volume.setValue(50)  # a level taper: 0.25
+    press_space(qtbot, window)
+    wait_playing(qtbot, window)
+    player = window.playback.player
+    assert player.channels == 2 and player.volume == pytest.approx(0.25)
+    qtbot.waitUntil(lambda: fake.consumed > 0.3 * 48000, timeout=TIMEOUT_MS)
+    bar.mute.click()
+    assert player.volume == 0.0
+    at = fake.consumed
+    qtbot.waitUntil(lambda: fake.consumed > at + 4096, timeout=TIMEOUT_MS)
+    window.playback.stop()
+    y = fake.samples()
+    assert y.shape[1] == 2
+    early = y[2048:8192]
+    # left: the 1 kHz tone at 0.5, right: 3 kHz at 0.25, both at a quarter of the level
+    assert np.abs(early[:, 0]).max() == pytest.approx(0.125, rel=0.05)
+    assert np.abs(early[:, 1]).max() == pytest.approx(0.0625, rel=0.05)
+    assert np.abs(y[at + 2048:at + 4096]).max() == 0.0  # muted

@@ -55,3 +55,39 @@ def test_a_stereo_ring_keeps_its_channels_and_copies_mono_to_both():
     out = np.zeros((4, 2), np.float32)
     assert ring.read_into(out) == 4
     np.testing.assert_array_equal(out, [[1, 2], [3, 4], [5, 5], [6, 6]])
+
+
+def stereo() -> ArrayRecording:
+    fs = 16000
+    t = np.arange(fs) / fs
+    x = np.stack([0.5 * np.sin(2 * np.pi * 1000 * t), 0.25 * np.sin(2 * np.pi * 3000 * t),
+                  0.1 * np.sin(2 * np.pi * 500 * t)], 1)
+    return ArrayRecording(x.astype(np.float32), fs)
+
+
+def test_stereo_plays_in_stereo_and_each_choice_is_its_channels():
+    rec = stereo()
+    both = Renderer(rec, channel="all").render()
+    assert both.shape == (Renderer(rec, channel=0).length, 2)
+    np.testing.assert_array_equal(both[:, 0], Renderer(rec, channel=0).render())
+    np.testing.assert_array_equal(both[:, 1], Renderer(rec, channel=1).render())
+    np.testing.assert_array_equal(Renderer(rec, channel="left").render(), both[:, 0])
+    np.testing.assert_array_equal(Renderer(rec, channel="right").render(), both[:, 1])
+    mixed = ArrayRecording(rec.read(0, rec.n_samples).mean(axis=1, keepdims=True), 16000)
+    np.testing.assert_allclose(Renderer(rec, channel="mix").render(),
+                               Renderer(mixed).render(), atol=1e-6)
+    out = FakeOutput(latency_s=0.0, rate=0)
+    r = Renderer(rec, channel="all")
+    with Player(r, output=out, block=256) as p:
+        assert p.channels == 2
+        p.start()
+        assert p.wait(30)
+    np.testing.assert_allclose(out.samples()[:r.length], both, atol=1e-7)
+
+
+def test_a_channel_choice_that_does_not_exist_is_one_line():
+    import pytest
+    from specscope.compute.errors import InputError
+    with pytest.raises(InputError, match=r"channel='both': expected a channel number or one "
+                                         r"of all, left, right, mix"):
+        Renderer(stereo(), channel="both")

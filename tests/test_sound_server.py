@@ -106,3 +106,19 @@ def test_twenty_seconds_play_without_a_gap_while_both_cores_are_busy(server, tmp
     # a gap that is not silence (a repeat, a skip) changes the length heard
     assert abs((b - a) - (rb - ra)) <= MAX_GAP_S * RATE
     assert "underrun" not in err and "ALSA" not in err
+
+
+def test_a_stereo_recording_is_heard_in_stereo(server, tmp_path):
+    fs = 48000
+    t = np.arange(round(0.5 * fs)) / fs
+    x = np.stack([0.4 * np.sin(2 * np.pi * 441.3 * t), 0.2 * np.sin(2 * np.pi * 1703.9 * t)], 1)
+    wav = tmp_path / "stereo.wav"
+    soundfile.write(str(wav), x.astype(np.float32), fs, subtype="FLOAT")
+    y, _ = play(server, [str(wav)], tmp_path / "rec.raw")
+    with open_recording(wav) as rec:
+        ref = Renderer(rec, channel="all").render()
+    assert ref.shape[1] == 2
+    for side in (0, 1):
+        heard = y[:, side].astype(float)
+        k = align(heard, ref[:, side])
+        np.testing.assert_allclose(heard[k:k + ref.shape[0]], ref[:, side], atol=2e-4)

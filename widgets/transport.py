@@ -51,6 +51,11 @@ def parse_speed(text: str) -> float:
     return float(value)
 
 
+#: the channel choices offered, as shown and as TransportSettings.channels
+CHANNEL_CHOICES = (("Stereo", "all"), ("Left", "left"), ("Right", "right"),
+                   ("Mix to mono", "mix"), ("Shown channel", "shown"))
+
+
 @dataclass(frozen=True)
 class TransportSettings:
     """What the transport bar says about how to listen.
@@ -68,6 +73,8 @@ class TransportSettings:
     processed: bool = True
     tune: float | None = None
     demod: str | None = None
+    #: what is heard: "all" (stereo), "left", "right", "mix" or "shown" (the shown channel)
+    channels: str = "all"
 
 
 def _field(placeholder: str, tip: str, width: int = 80) -> QLineEdit:
@@ -141,6 +148,11 @@ class TransportBar(QToolBar):
         self.demod = QComboBox()
         self.demod.addItems(["no demod", *(d.upper() for d in DEMODS)])
         self.demod.setToolTip("IQ: demodulator")
+        self.channels = QComboBox()
+        for label, value in CHANNEL_CHOICES:
+            self.channels.addItem(label, value)
+        self.channels.setToolTip("What is heard: both channels in stereo, one of them, all "
+                                 "down-mixed to one, or the channel shown")
         self.mute = QPushButton("🔊")
         self.mute.setCheckable(True)
         self.mute.setToolTip("Mute (the sound goes on, silent)")
@@ -159,6 +171,7 @@ class TransportBar(QToolBar):
         for w in (self.play_button, self.loop_box, self.speed, *self._real_widgets,
                   self.processed_box, *self._iq_widgets):
             lay.addWidget(w)
+        lay.addWidget(self.channels)
         lay.addStretch(1)
         lay.addWidget(self.mute)
         lay.addWidget(self.volume)
@@ -226,4 +239,5 @@ class TransportBar(QToolBar):
             speed=parse_speed(self.speed.currentText()), loop=self.loop_box.isChecked(),
             band_on=self.band_box.isChecked(), band=band, heterodyne=het,
             processed=self.processed_box.isChecked(), tune=number(self.tune_freq, "tune"),
-            demod=demod if demod in DEMODS else None)
+            demod=demod if demod in DEMODS else None,
+            channels=str(self.channels.currentData() or "all"))

@@ -37,6 +37,8 @@ class Looping:
         Read by the feeding thread at the end of each pass.
     sample_rate : float
         The renderer's device rate.
+    channels : int
+        The renderer's output channels.
     length : int
         A very large number: the end is known only once :attr:`loop` is off.
     """
@@ -45,6 +47,7 @@ class Looping:
         self.renderer = renderer
         self.loop = bool(loop)
         self.sample_rate = float(renderer.sample_rate)
+        self.channels = int(getattr(renderer, "channels", 1))
         self.length = ENDLESS
         self._passes = 0  # passes begun (feeding thread only)
 

@@ -40,7 +40,7 @@ from ..params import parse_number
 from .options import DEFAULT_BANDWIDTH, PlaybackOptions
 from .stages import PASS_SHARE, Decimator, Oscillator, Resampler, Shaper, as_float, rational
 
-__all__ = ["DEFAULT_CHUNK", "Renderer", "render"]
+__all__ = ["CHANNEL_CHOICES", "DEFAULT_CHUNK", "Renderer", "channel_layout", "render"]
 
 #: recording samples read per chunk
 DEFAULT_CHUNK = 1 << 16
@@ -92,7 +92,11 @@ class Renderer:
                  chunk: int = DEFAULT_CHUNK, **option_kw: Any) -> None:
         self.recording = recording
         self.options = opts = PlaybackOptions.of(options, **option_kw)
-        self.channel = recording.channel_list(channel)[0]
+        #: the recording's channels mixed into each output channel
+        self.layout = channel_layout(recording, channel)
+        self.channels = len(self.layout)
+        self.channel = self.layout[0][0]
+        self._sources = sorted({c for group in self.layout for c in group})
         if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
             raise InputError(f"chunk={chunk!r} must be a whole number >= 1")
         self.chunk = int(chunk)
@@ -272,7 +276,8 @@ class Renderer:
         """
         if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
             raise InputError(f"block={block!r} must be a whole number >= 1")
-        pieces, shaper = self._chain()
+        chains = [self._chain() for _ in self.layout]
+        cols = [[self._sources.index(c) for c in group] for group in self.layout]
         pending: list[np.ndarray] = []
         held = 0
         made = 0  # samples into the shaper
@@ -280,21 +285,28 @@ class Renderer:
         while True:
             end = min(self.stop_sample, pos + self.chunk)
             final = end >= self.stop_sample
-            x = as_float(self.recording.read(pos, end, channels=self.channel)[:, 0])
-            for piece in pieces:
-                x = piece(x, final)
-            x = np.real(x)[:max(0, self.length - made)]
-            if final and made + x.size < self.length:  # steps that drop samples
-                x = np.concatenate([x, np.zeros(self.length - made - x.size)])
-            made += x.size
-            y = shaper.push(x, final).astype(np.float32)
-            if y.size:
+            data = self.recording.read(pos, end, channels=self._sources)
+            outs = []
+            took = 0
+            for (pieces, shaper), group in zip(chains, cols, strict=True):
+                x = as_float(data[:, group[0]] if len(group) == 1
+                             else data[:, group].mean(axis=1))
+                for piece in pieces:
+                    x = piece(x, final)
+                x = np.real(x)[:max(0, self.length - made)]
+                if final and made + x.size < self.length:  # steps that drop samples
+                    x = np.concatenate([x, np.zeros(self.length - made - x.size)])
+                took = x.size  # the same for every channel
+                outs.append(shaper.push(x, final).astype(np.float32))
+            made += took
+            y = outs[0] if len(outs) == 1 else np.stack(outs, axis=1)
+            if y.shape[0]:
                 pending.append(y)
-                held += y.size
+                held += y.shape[0]
             while held >= block or (final and held):
                 joined = np.concatenate(pending) if len(pending) > 1 else pending[0]
                 out, rest = joined[:block], joined[block:]
-                pending, held = ([rest] if rest.size else []), rest.size
+                pending, held = ([rest] if rest.shape[0] else []), rest.shape[0]
                 yield out
             if final:
                 return
@@ -306,10 +318,12 @@ class Renderer:
         done = 0
         for b in self.blocks(1 << 16):
             parts.append(b)
-            done += b.size
+            done += b.shape[0]
             if progress is not None:
                 progress(done / self.length)
-        return np.concatenate(parts) if parts else np.zeros(0, np.float32)
+        if parts:
+            return np.concatenate(parts)
+        return np.zeros((0, self.channels) if self.channels > 1 else 0, np.float32)
 
     def write(self, path: str | os.PathLike[str], *, subtype: str = "FLOAT",
               progress: Callable[[float], None] | None = None) -> str:
@@ -331,13 +345,13 @@ class Renderer:
         with atomic_file(path, what="file name ending in .wav") as tmp:
             try:
                 fh = sf.SoundFile(os.fsencode(tmp), "w", samplerate=int(self.sample_rate),
-                                  channels=1, subtype=subtype, format="WAV")
+                                  channels=self.channels, subtype=subtype, format="WAV")
             except (ValueError, TypeError, sf.LibsndfileError) as exc:
                 raise InputError(f"subtype={subtype!r}: {exc}") from None
             with fh:
                 for b in self.blocks(1 << 16):
                     fh.write(b)
-                    done += b.size
+                    done += b.shape[0]
                     if progress is not None:
                         progress(done / self.length)
         return str(path)
@@ -392,6 +406,35 @@ def render(recording: Any, start_s: float = 0.0, stop_s: float | None = None, *,
 
 
 # -- pieces -------------------------------------------------------------------------------
+
+#: the channel choices besides a channel number
+CHANNEL_CHOICES = ("all", "left", "right", "mix")
+
+
+def channel_layout(recording: Any, channel: Any) -> list[list[int]]:
+    """The recording's channels heard in each output channel.
+
+    ``channel``: a number (that channel, mono), ``"all"`` (stereo from the
+    first two channels; mono for a one-channel recording), ``"left"`` /
+    ``"right"`` (channel 0 / 1, mono) or ``"mix"`` (every channel down-mixed
+    to one).
+    """
+    n = int(recording.n_channels)
+    if isinstance(channel, str) and not channel.strip().lstrip("-").isdigit():
+        choice = channel.strip().lower()
+        if choice == "all":
+            return [[0], [1]] if n >= 2 else [[0]]
+        if choice == "left":
+            return [[0]]
+        if choice == "right":
+            return [[recording.channel_list(1)[0]]]
+        if choice == "mix":
+            return [list(range(n))]
+        raise InputError(f"channel={channel!r}: expected a channel number or one of "
+                         f"{', '.join(CHANNEL_CHOICES)}")
+    if isinstance(channel, str):
+        channel = int(channel)
+    return [[recording.channel_list(channel)[0]]]
 
 
 def _pipeline_piece(bound: Any, complex_input: bool) -> Push:

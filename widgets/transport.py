@@ -20,6 +20,7 @@ from PyQt6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSlider,
+    QStyle,
     QToolBar,
     QWidget,
 )
@@ -153,7 +154,10 @@ class TransportBar(QToolBar):
             self.channels.addItem(label, value)
         self.channels.setToolTip("What is heard: both channels in stereo, one of them, all "
                                  "down-mixed to one, or the channel shown")
-        self.mute = QPushButton("🔊")
+        # the style's own speaker icons: an emoji glyph is a box where no colour-emoji
+        # font is installed (most Linux desktops without one)
+        self.mute = QPushButton()
+        self.mute.setAccessibleName("Mute")
         self.mute.setCheckable(True)
         self.mute.setToolTip("Mute (the sound goes on, silent)")
         self.volume = QSlider(Qt.Orientation.Horizontal)
@@ -163,6 +167,7 @@ class TransportBar(QToolBar):
         self.volume.setToolTip("Volume (applied at once, also while playing)")
         self.volume.valueChanged.connect(self._emit_volume)
         self.mute.toggled.connect(self._emit_volume)
+        self._mute_icon()
         self.device_label = QLabel("")
         self.device_label.setToolTip("Audio output and its latency")
         self._iq_widgets = (self.tune_label, self.tune_freq, self.tune_pick, self.demod)
@@ -184,8 +189,13 @@ class TransportBar(QToolBar):
         return 0.0 if self.mute.isChecked() else (self.volume.value() / 100.0) ** 2
 
     def _emit_volume(self, *_: object) -> None:
-        self.mute.setText("🔇" if self.mute.isChecked() else "🔊")
+        self._mute_icon()
         self.volumeChanged.emit(self.gain())
+
+    def _mute_icon(self) -> None:
+        icon = (QStyle.StandardPixmap.SP_MediaVolumeMuted if self.mute.isChecked()
+                else QStyle.StandardPixmap.SP_MediaVolume)
+        self.mute.setIcon(self.style().standardIcon(icon))
 
     def set_complex(self, iq: bool) -> None:
         """Show the IQ controls (tune, demodulator) or the real ones (band, heterodyne)."""

@@ -39,7 +39,8 @@ from typing import Any
 from .errors import Cancelled, InputError, RecordingError, SpecscopeError
 
 __all__ = ["STALE_PARTIAL_S", "OutputIsInputError", "atomic_file", "atomic_write_bytes",
-           "atomic_write_text", "clean_stale_partials", "h5_for_writing", "os_error_cause",
+           "atomic_write_text", "clean_stale_partials", "fsync_folder", "h5_for_writing",
+           "os_error_cause",
            "owner_tag", "recording_files", "refuse_overwriting_inputs", "write_failure"]
 
 #: temporary files of other hosts (and of unknown writers) older than this (seconds) are
@@ -200,7 +201,7 @@ def clean_stale_partials(dest: str | os.PathLike[str],
     return removed
 
 
-def _fsync_folder(folder: Path) -> None:
+def fsync_folder(folder: Path) -> None:
     """Make the rename durable (best effort; not every platform can open a folder)."""
     try:
         fd = os.open(folder, os.O_RDONLY)
@@ -370,7 +371,7 @@ def atomic_file(path: str | os.PathLike[str], *, what: str = "file name") -> Ite
             os.replace(tmp, dest)
         except OSError as exc:
             raise RecordingError(f"{dest}: cannot replace the file ({os_error_cause(exc)})") from None
-        _fsync_folder(folder)
+        fsync_folder(folder)
     except BaseException as exc:
         failure = write_failure(dest, exc, tmp)
         _remove(tmp)

@@ -23,6 +23,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import _faults
 import h5py
 import numpy as np
 import pytest
@@ -63,26 +64,6 @@ def previous_recording(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def _mount(*args: str) -> None:
-    subprocess.run(["mount", *args], check=True, capture_output=True, timeout=30)
-
-
-def _umount(path: Path) -> None:
-    subprocess.run(["umount", "-l", str(path)], capture_output=True, timeout=30, check=False)
-
-
-def _fill(folder: Path, room: int) -> None:
-    """Fill the file system of ``folder`` but ``room`` bytes."""
-    filler = folder / "filler"
-    block = b"\xff" * (1 << 16)
-    with open(filler, "wb", buffering=0) as fh:
-        try:
-            while True:
-                fh.write(block)
-        except OSError as exc:
-            assert exc.errno == errno.ENOSPC
-    if room:
-        os.truncate(filler, max(0, filler.stat().st_size - room))
 
 
 class Fault:
@@ -97,7 +78,7 @@ class Fault:
         self.prefix: list[str] | None = None
         if kind == "enospc":
             try:
-                _mount("-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(self.folder))
+                _faults.mount("-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(self.folder))
             except (subprocess.CalledProcessError, OSError) as exc:
                 pytest.skip(f"cannot mount a tmpfs: {exc}")
             self.mounted.append(self.folder)
@@ -111,12 +92,12 @@ class Fault:
 
     def apply(self, room: int = 0) -> None:
         if self.kind == "enospc":
-            _fill(self.folder, room)
+            _faults.fill(self.folder, room)
         elif self.kind == "erofs":
             try:
-                _mount("--bind", str(self.src), str(self.folder))
+                _faults.mount("--bind", str(self.src), str(self.folder))
                 self.mounted.append(self.folder)
-                _mount("-o", "remount,ro,bind", str(self.folder))
+                _faults.mount("-o", "remount,ro,bind", str(self.folder))
             except (subprocess.CalledProcessError, OSError) as exc:
                 pytest.skip(f"cannot make a read-only bind mount: {exc}")
         else:
@@ -128,7 +109,7 @@ class Fault:
 
     def close(self) -> None:
         for p in reversed(self.mounted):
-            _umount(p)
+            _faults.umount(p)
         self.folder.chmod(0o755)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import RecordingError
-from ..files import clean_stale_partials, os_error_cause, owner_tag
+from ..files import clean_stale_partials, fsync_folder, os_error_cause, owner_tag
 from ..output import atomic_h5
 
 __all__ = ["RECORDING_FORMAT", "LiveRecorder", "clear_write_flags", "recover_recording"]
@@ -32,19 +32,6 @@ _M32 = 0xFFFFFFFF
 # the process umask, read once (os.umask can only be read by setting it)
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
-
-
-def _fsync_folder(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _rot(x: int, k: int) -> int:
@@ -482,7 +469,7 @@ class LiveRecorder:
         os.replace(self._tmp, self.path)
         self._tmp = None
         self.published = True
-        _fsync_folder(self.path.parent if str(self.path.parent) else Path("."))
+        fsync_folder(self.path.parent if str(self.path.parent) else Path("."))
 
     def _discard(self) -> None:
         """Close and remove the unpublished temporary file."""

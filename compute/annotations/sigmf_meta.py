@@ -42,6 +42,7 @@ from .common import MAX_TEXT_BYTES, Timebase, read_text
 from .model import Annotation, stable_uuid
 
 __all__ = ["CHANNEL_KEY", "SIGMF_VERSION", "annotation_objects", "annotation_of_segment",
+           "declare_extension",
            "meta_path", "put_annotations", "read_sigmf", "write_sigmf"]
 
 META = ".sigmf-meta"
@@ -258,11 +259,21 @@ def put_annotations(doc: dict[str, Any], annotations: Sequence[Annotation],
     objects = annotation_objects(annotations, sample_rate)
     doc["annotations"] = objects
     if declare and any(CHANNEL_KEY in o for o in objects):
-        glob = doc.setdefault("global", {})
-        declared = glob.setdefault("core:extensions", [])
-        if isinstance(declared, list) and not any(
-                isinstance(e, dict) and e.get("name") == _EXTENSION["name"] for e in declared):
-            declared.append(dict(_EXTENSION))
+        declare_extension(doc)
+    return doc
+
+
+def declare_extension(doc: dict) -> dict:
+    """Declare the ``specscope`` namespace in ``global`` ``core:extensions`` (once).
+
+    SigMF asks every namespace a file uses to be declared there; a file whose
+    ``core:extensions`` is not a list is left as it is.
+    """
+    glob = doc.setdefault("global", {})
+    declared = glob.setdefault("core:extensions", [])
+    if isinstance(declared, list) and not any(
+            isinstance(e, dict) and e.get("name") == _EXTENSION["name"] for e in declared):
+        declared.append(dict(_EXTENSION))
     return doc
 
 

@@ -155,7 +155,9 @@ class SigMFRecording(Recording):
             if not _is_int(s) or s < 0:
                 raise RecordingError(f"{m}: captures[{i}] core:sample_start={shown(s)} must be a "
                                      "whole number >= 0")
-            if starts and s <= starts[-1]:
+            # equal starts are allowed (the spec asks only for order): the earlier
+            # capture then holds no samples, only its header bytes
+            if starts and s < starts[-1]:
                 raise RecordingError(f"{m}: captures are not sorted by core:sample_start "
                                      f"(captures[{i}] starts at {s}, the one before at "
                                      f"{starts[-1]})")
@@ -204,7 +206,8 @@ class SigMFRecording(Recording):
         for i, (s, h) in enumerate(zip(starts, headers, strict=True)):
             end = starts[i + 1] if i + 1 < len(starts) else n_samples
             byte += h
-            segments.append((s, end - s, byte))
+            if end > s:
+                segments.append((s, end - s, byte))
             byte += (end - s) * frame
 
         self._map = SampleMap(data_path, stype, n_channels, segments)

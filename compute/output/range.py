@@ -64,7 +64,7 @@ import numpy as np
 
 from .._version import __version__
 from ..annotations import Annotation, clip_annotations, write_annotations
-from ..annotations.sigmf_meta import put_annotations
+from ..annotations.sigmf_meta import SIGMF_VERSION, declare_extension, put_annotations
 from ..errors import Cancelled, InputError, RecordingError
 from ..files import atomic_file, recording_files, refuse_overwriting_inputs
 from ..io import open_recording
@@ -453,7 +453,7 @@ def _write_sigmf(out: Path, rec: Any, pipeline: Pipeline, bound: BoundPipeline,
         capture["core:datetime"] = when
     doc: dict[str, Any] = {
         "global": {
-            "core:datatype": datatype, "core:sample_rate": fs, "core:version": "1.0.0",
+            "core:datatype": datatype, "core:sample_rate": fs, "core:version": SIGMF_VERSION,
             "core:num_channels": len(chans), "core:sha512": sha.hexdigest(),
             "core:recorder": f"specscope {__version__}",
             "core:description": f"exported from {rec.path.name}, samples "
@@ -466,6 +466,7 @@ def _write_sigmf(out: Path, rec: Any, pipeline: Pipeline, bound: BoundPipeline,
         },
         "captures": [capture],
     }
+    declare_extension(doc)  # the specscope: keys above
     put_annotations(doc, _range_annotations(rec, bound, plan, chans), fs)
     with atomic_file(meta_path, what="file name ending in .sigmf-meta") as tmp:
         tmp.write_text(json.dumps(doc, indent=2), encoding="utf-8")

@@ -136,7 +136,13 @@ def _pid_alive(pid: int) -> bool:
         return False
     except OSError:  # exists, owned by someone else
         return True
-    return True
+    # a killed process whose parent died too stays a zombie until an init that may
+    # never reap it does: it answers signals but writes nothing any more
+    try:
+        line = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return line[line.rfind(")") + 2:][:1] not in ("Z", "X")
 
 
 def clean_stale_partials(dest: str | os.PathLike[str],

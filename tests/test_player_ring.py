@@ -76,7 +76,9 @@ def test_stereo_plays_in_stereo_and_each_choice_is_its_channels():
     mixed = ArrayRecording(rec.read(0, rec.n_samples).mean(axis=1, keepdims=True), 16000)
     np.testing.assert_allclose(Renderer(rec, channel="mix").render(),
                                Renderer(mixed).render(), atol=1e-6)
-    out = FakeOutput(latency_s=0.0, rate=0)
+    # a clock (twice real time): an output that takes samples as fast as it can would
+    # outrun the render-ahead thread on a busy machine and hear silence, as a device would
+    out = FakeOutput(latency_s=0.0, rate=2.0)
     r = Renderer(rec, channel="all")
     with Player(r, output=out, block=256) as p:
         assert p.channels == 2

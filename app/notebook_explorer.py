@@ -498,6 +498,10 @@ class Explorer(ipywidgets.VBox):
         self.readout.value = f"<code>t = {t:.4f} s &nbsp; f = {f:.1f} Hz{lvl}</code>"
 
     def _message(self, text: str) -> None:
+        # the wheel hint stays beside every message: a render's summary arriving before
+        # the page is drawn must not take away the one thing a new user needs to know
+        if text != WHEEL_HINT:
+            text = f"{text} · {WHEEL_HINT}"
         self.status.value = f"&nbsp; <small>{text}</small>"
 
     # -- selection and annotations -----------------------------------------------------

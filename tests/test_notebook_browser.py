@@ -227,7 +227,10 @@ def test_the_explorer_in_jupyterlab_zooms_pans_and_switches_axes_without_crashin
     img = _open_explorer(driver, lab)
     first = _frame(img)
     # the widget says how the wheel works (the browser scrolls the page before a click)
-    assert "then the wheel zooms" in driver.find_element(By.CSS_SELECTOR, ".jp-Notebook").text
+    # (the hint is a widget of its own and may arrive after the first frame)
+    _wait(lambda: "then the wheel zooms" in driver.find_element(By.CSS_SELECTOR,
+                                                                ".jp-Notebook").text,
+          30, "the wheel hint under the explorer")
 
     # the wheel zooms (after a click on the canvas)
     webdriver.ActionChains(driver).move_to_element(img).click().perform()

@@ -28,8 +28,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PyQt6.QtCore import qInstallMessageHandler
 from PyQt6.QtWidgets import QApplication
-from specscope.app import notebook_qt
-from specscope.app.notebook_explorer import design_filter, explore
+from specscope.app.notebook import pump as notebook_qt
+from specscope.app.notebook.explorer import design_filter, explore
 from specscope.widgets.frequency_axis import SCALES
 from specscope.widgets.spectrogram_view import COLORMAPS
 

@@ -174,11 +174,9 @@ def test_profile_counts_the_profiling_thread_only() -> None:
 
 
 def test_cli_tune(slow_and_fast, capsys) -> None:
-    import argparse
+    from specscope.app.cli import build_parser
 
-    from specscope.app import cli_ops
-    parser = argparse.ArgumentParser()
-    cli_ops.register(parser.add_subparsers())
+    parser = build_parser("tune")
     args = parser.parse_args(["tune", "--ops", "test.tuned", "--sizes", "512",
                               "--dtypes", "float64"])
     assert args.func(args) == 0

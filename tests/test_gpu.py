@@ -216,7 +216,7 @@ def test_gpu_check_says_why_and_exits_3_without_a_gpu(tmp_path) -> None:
 
 @pytest.mark.skipif(HAS_GPU, reason="checks the menu of a machine without a GPU")
 def test_compute_menu_and_fallback_message_in_the_app(qtbot) -> None:
-    from specscope.app.main_window import MainWindow
+    from specscope.app.desktop.main_window import MainWindow
 
     w = MainWindow(interactive=False)
     qtbot.addWidget(w)

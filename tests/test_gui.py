@@ -6,7 +6,7 @@ import h5py
 import numpy as np
 import pytest
 from PyQt6.QtCore import Qt
-from specscope.app.main_window import MainWindow
+from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams, open_recording
 from specscope.compute.spectral import to_db

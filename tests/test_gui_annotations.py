@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QApplication, QFileDialog
-from specscope.app.main_window import MainWindow
+from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams, open_recording
 from specscope.compute.annotations import Annotation, measure, read_annotations, write_annotations

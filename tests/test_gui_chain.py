@@ -8,8 +8,8 @@ import pytest
 import soundfile
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QLineEdit, QPlainTextEdit, QTextEdit
-from specscope.app.actions import plain
-from specscope.app.main_window import MainWindow
+from specscope.app.desktop.actions import plain
+from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams
 from specscope.widgets.frequency_axis import forward

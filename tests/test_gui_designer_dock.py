@@ -5,7 +5,7 @@ import itertools
 
 import pytest
 from PyQt6.QtCore import QRect, Qt
-from specscope.app.main_window import MainWindow
+from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams
 from test_gui_stalls import TIMEOUT_MS, form_field, settle

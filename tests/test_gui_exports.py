@@ -5,7 +5,7 @@ import pytest
 import soundfile
 from PyQt6.QtCore import QPoint, Qt
 from PyQt6.QtWidgets import QDialogButtonBox
-from specscope.app.main_window import MainWindow
+from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings, recent_files
 from specscope.compute import StftParams
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.signal
 from PyQt6.QtCore import QPoint, QPointF, Qt
-from specscope.app.main_window import MainWindow
+from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams
 from specscope.compute.filters import read_coefficients

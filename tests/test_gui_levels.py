@@ -9,8 +9,8 @@ import soundfile
 from PyQt6.QtCore import QEvent, QPoint, QPointF, Qt
 from PyQt6.QtGui import QImage, QMouseEvent, QPainter, QWheelEvent
 from PyQt6.QtWidgets import QApplication
-from specscope.app.actions import VIEW_GESTURES
-from specscope.app.main_window import MainWindow
+from specscope.app.desktop.actions import VIEW_GESTURES
+from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams, open_recording
 from specscope.compute.view import TileEngine, auto_levels, difference_levels

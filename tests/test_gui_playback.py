@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QApplication
-from specscope.app.actions import shortcut_rows
-from specscope.app.main_window import MainWindow
+from specscope.app.desktop.actions import shortcut_rows
+from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams
 from specscope.compute.errors import SpecscopeError
@@ -230,7 +230,7 @@ def test_f1_lists_the_play_keys(window):
 
 
 def test_space_plays_the_selection_in_its_band(qtbot, window, fake, example_path):
-    from specscope.app.annotations_controller import Selection
+    from specscope.app.desktop.controllers.annotations import Selection
 
     open_and_wait(qtbot, window, example_path)
     show_span(qtbot, window, 0.0, 10.0)

@@ -5,7 +5,7 @@ import json
 import h5py
 import numpy as np
 import pytest
-from specscope.app.main_window import MainWindow
+from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams, open_recording
 from specscope.compute.operators import call

@@ -2,8 +2,8 @@
 
 import pytest
 from PyQt6.QtCore import Qt
-from specscope.app.actions import menu_actions, plain
-from specscope.app.main_window import MainWindow
+from specscope.app.desktop.actions import menu_actions, plain
+from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams
 

@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 from PyQt6.QtCore import QPoint, Qt, QTimer
-from specscope.app.main_window import MainWindow
+from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams
 from specscope.compute.io import ArrayRecording

@@ -16,7 +16,7 @@ import pytest
 import soundfile
 from PyQt6.QtCore import QPoint, QPointF, Qt, QTimer
 from PyQt6.QtWidgets import QFormLayout
-from specscope.app.main_window import MainWindow
+from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams
 

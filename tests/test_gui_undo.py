@@ -4,8 +4,8 @@ into a field's neighbour, and a field never loses a typed character to a shortcu
 import pytest
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication
-from specscope.app.actions import plain
-from specscope.app.main_window import MainWindow
+from specscope.app.desktop.actions import plain
+from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams
 

@@ -498,7 +498,7 @@ def test_cli_bad_input_and_missing_gui(tmp_path):
     r = _cli("--source", f"file:{tmp_path / 'nope.wav'}", "--no-gui")
     assert r.returncode == 2 and "nope.wav" in r.stderr and "Traceback" not in r.stderr
     try:
-        from specscope.app.live_window import run_live  # noqa: F401
+        from specscope.app.desktop.live_window import run_live  # noqa: F401
     except ImportError:
         r = _cli("--source", "generator:tone", "--duration", "0.1")
         assert r.returncode == 2 and "live window is not available" in r.stderr

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from specscope.app.live_window import LiveWindow
+from specscope.app.desktop.live_window import LiveWindow
 from specscope.compute.live import LiveSession, open_source
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.spectral import to_db

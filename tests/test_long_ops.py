@@ -216,7 +216,7 @@ def test_check_cancelled_raises_in_the_scope_only():
 
 
 def test_the_progress_line_carries_the_note_and_wipes_it(capsys):
-    from specscope.app.cli_common import ProgressBar
+    from specscope.app.cli.common import ProgressBar
 
     bar = ProgressBar(enabled=True)
     bar.draw(0.5, "1/2 inputs", force=True)
@@ -234,7 +234,7 @@ def test_the_progress_line_carries_the_note_and_wipes_it(capsys):
 
 def test_gui_worker_shows_a_long_call_and_its_cancel_stops_it(qtbot, tmp_path, plugin_dir,
                                                                 monkeypatch):
-    from specscope.app.worker import ComputeWorker
+    from specscope.app.qt.worker import ComputeWorker
 
     monkeypatch.setenv("SPECSCOPE_PLUGINS", str(plugin_dir))
     monkeypatch.setenv("SPECSCOPE_DATA_DIR", str(tmp_path))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from specscope.app.actions import ACTIONS
+from specscope.app.desktop.actions import ACTIONS
 
 
 def test_menu_mnemonics_are_unique_per_menu():

@@ -301,7 +301,7 @@ def test_rerun_verify_of_a_range_export_with_an_iir_band_pass_is_identical(tmp_p
 
 def test_app_keeps_the_open_recording_when_a_file_holds_no_samples(qtbot, tmp_path,
                                                                     example_path):
-    from specscope.app.main_window import MainWindow
+    from specscope.app.desktop.main_window import MainWindow
     from specscope.app.session import ViewSettings
     from specscope.compute.spectral import StftParams
 

@@ -145,7 +145,7 @@ def test_cli_notch_errors_name_the_option(hum_wav):
 
 def test_a_click_on_the_hum_in_the_designer_notches_the_measured_line(qtbot, hum_wav):
     from PyQt6.QtCore import QPoint, QPointF, Qt
-    from specscope.app.main_window import MainWindow
+    from specscope.app.desktop.main_window import MainWindow
     from specscope.app.session import ViewSettings
     from specscope.compute import StftParams
     from specscope.widgets.frequency_axis import forward

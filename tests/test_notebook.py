@@ -15,7 +15,7 @@ pytest.importorskip("jupyter_rfb")
 from PyQt6.QtCore import QEvent, QPointF, Qt
 from PyQt6.QtGui import QMouseEvent
 from PyQt6.QtWidgets import QApplication
-from specscope.app.notebook_explorer import design_filter, explore
+from specscope.app.notebook.explorer import design_filter, explore
 from specscope.compute.annotations import Annotation
 from specscope.compute.errors import InputError
 from specscope.compute.filters import FilterSpec
@@ -293,7 +293,7 @@ def test_no_display_means_the_offscreen_platform():
 
     env = {k: v for k, v in os.environ.items()
            if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    code = ("from specscope.app.notebook_explorer import qt_app\n"
+    code = ("from specscope.app.notebook.explorer import qt_app\n"
             "print(qt_app().platformName())\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=120, check=True)

@@ -50,7 +50,7 @@ pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
 #: a report of the kernel's side as one JSON line
 CELLS = [
     ("import json, threading\n"
-    "from specscope.app.notebook_canvas import FrameCanvas\n"
+    "from specscope.app.notebook.canvas import FrameCanvas\n"
     "from specscope.app import explore\n"
     "event_threads = set()\n"
     "plain_handle = FrameCanvas.handle_event\n"

@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("jupyter_rfb")
 
-from specscope.app import notebook_qt
+from specscope.app.notebook import pump as notebook_qt
 
 SCRIPT = Path(__file__).resolve().parent / "notebook_thread_stress.py"
 

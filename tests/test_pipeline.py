@@ -375,7 +375,7 @@ def test_cupy_arrays_give_the_numpy_numbers():
     np.testing.assert_allclose(cupy.asnumpy(got), ref, rtol=1e-6, atol=1e-9 * ref.max())
 
 
-# -- several channels at once (push_rows) == channel by channel (push) -----------------------
+# -- several channels at once (for_channels) == channel by channel (spawn) -------------------
 
 
 @pytest.mark.parametrize("steps", [
@@ -391,7 +391,7 @@ def test_cupy_arrays_give_the_numpy_numbers():
      ("spectrogram", {"nfft": 255, "hop": 64, "scaling": "magnitude"})],
 ])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
-def test_push_rows_equals_push_per_channel_bit_for_bit(steps, dtype):
+def test_stages_for_channels_equal_one_stage_per_channel_bit_for_bit(steps, dtype):
     if np.dtype(dtype).kind == "c" and any(op == "medfilt" for op, _ in steps):
         pytest.skip("medfilt takes real samples only")
     x = _signal(FS, channels=3).astype(np.float64)
@@ -399,29 +399,24 @@ def test_push_rows_equals_push_per_channel_bit_for_bit(steps, dtype):
         x = x + 1j * _signal(FS, channels=3, seed=1)
     x = x.astype(dtype)
     bound = _pipe(*steps).bind(FS, np.dtype(dtype).kind == "c")
-    rows_states = [s.new_rows_state(3) for s in bound.stages]
-    one_states = [[s.new_state() for s in bound.stages] for _ in range(3)]
+    rows = bound.chain(3)
+    ones = [bound.chain() for _ in range(3)]
     spec = bound.spectrogram
-    spec_rows = spec.new_rows_state(3) if spec else None
-    spec_one = [spec.new_state() if spec else None for _ in range(3)]
-    two = bound.complex_output
+    spec_rows = spec.for_channels(3) if spec else None
+    spec_one = [spec.spawn() if spec else None for _ in range(3)]
     edges = [0, 1, 7, 300, 301, 2048, 5000, FS]
     for a, b in itertools.pairwise(edges):
         final = b == FS
-        y = x[a:b].T
-        for stage, st in zip(bound.stages, rows_states, strict=True):
-            y = stage.push_rows(st, y, final)
-        frames = spec.push_rows(spec_rows, y, final, two) if spec is not None else None
+        y = rows.push(x[a:b].T, final)
+        frames = spec_rows.push(y, final) if spec is not None else None
         for c in range(3):
-            yc = x[a:b, c]
-            for stage, st in zip(bound.stages, one_states[c], strict=True):
-                yc = stage.push(st, yc, final)
+            yc = ones[c].push(x[a:b, c], final)
             assert y[c].dtype == yc.dtype
             np.testing.assert_array_equal(y[c], yc)
             if spec is not None:
-                fc = spec.push(spec_one[c], yc, final, two)
-                assert frames[c].T.dtype == fc.dtype
-                np.testing.assert_array_equal(frames[c].T, fc)
+                fc = spec_one[c].push(yc, final)
+                assert frames[c].dtype == fc.dtype
+                np.testing.assert_array_equal(frames[c], fc)
 
 
 def test_sos_rows_without_scipy_kernel_carry_the_same_state(monkeypatch):
@@ -432,10 +427,10 @@ def test_sos_rows_without_scipy_kernel_carry_the_same_state(monkeypatch):
     bound = _pipe(("filter", {"design": "butter", "order": 4, "cutoff": 800.0})).bind(FS)
     stage = bound.stages[0]
     want = np.stack([stage.whole(x[:, c]) for c in range(2)])
-    st = stage.new_rows_state(2)
-    first = stage.push_rows(st, x[:3000].T, False)
+    rows = stage.for_channels(2)
+    first = rows.push(x[:3000].T, False)
     monkeypatch.setattr(filter_apply, "_SOS_KERNEL", [None])
-    rest = stage.push_rows(st, x[3000:].T, True)
+    rest = rows.push(x[3000:].T, True)
     np.testing.assert_array_equal(np.concatenate([first, rest], axis=1), want)
 
 

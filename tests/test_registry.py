@@ -206,12 +206,9 @@ def test_list_and_families() -> None:
 
 
 def test_cli_ops_json_lists_every_operator(capsys) -> None:
-    import argparse
+    from specscope.app.cli import build_parser
 
-    from specscope.app import cli_ops
-    parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers()
-    cli_ops.register(sub)
+    parser = build_parser()
     args = parser.parse_args(["ops", "--json"])
     assert args.func(args) == 0
     items = json.loads(capsys.readouterr().out)

@@ -216,7 +216,7 @@ from specscope.app import cli
 assert cli.main(["run", {str(EXAMPLE)!r}, {str(paths[2])!r}, "-o", {str(tmp_path / "c")!r},
                  "-q"]) == 0
 bad = sorted(m for m in sys.modules if m.split(".")[0] in ("PyQt6", "pyqtgraph")
-             or m.startswith(("specscope.widgets", "specscope.app.main_window")))
+             or m.startswith(("specscope.widgets", "specscope.app.desktop.main_window")))
 print("qt:", bad)
 """
     r = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,

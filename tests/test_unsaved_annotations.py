@@ -10,9 +10,9 @@ import json
 
 import numpy as np
 import soundfile
-from specscope.app.main_window import MainWindow
+from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
-from specscope.app.unsaved import AUTOSAVE_DELAY_MS, autosave_path
+from specscope.app.desktop.unsaved import AUTOSAVE_DELAY_MS, autosave_path
 from specscope.compute import StftParams
 from specscope.compute.annotations import Annotation
 

@@ -4,7 +4,7 @@ import threading
 import time
 
 import pytest
-from specscope.app.worker import ComputeWorker, JobCallbacks
+from specscope.app.qt.worker import ComputeWorker, JobCallbacks
 from specscope.compute.errors import InputError
 
 

@@ -23,7 +23,7 @@ env=None)``)
     modifiers=())``, ``.wheel(x, y, clicks)`` (positive up), ``.move(x, y)``,
     ``.menu("f", "r")`` (Alt+F, then the entry's mnemonic letters);
     the view (from the app's read-only geometry report, see
-    ``app/journey_report.py``): ``.report()`` (the latest dict),
+    ``app/desktop/journey_report.py``): ``.report()`` (the latest dict),
     ``.wait_report(pred, what)``, ``.wait_image(after=None)`` (a new image drawn),
     ``.settle()`` (the window's pixels stopped changing; the report then),
     ``.to_px(t, f)`` (screen pixel of time ``t`` s and frequency ``f`` Hz),
@@ -428,7 +428,7 @@ class App:
 
     # -- the view's geometry ---------------------------------------------------------
     def report(self) -> dict:
-        """The latest geometry report the app wrote (see app/journey_report.py)."""
+        """The latest geometry report the app wrote (see app/desktop/journey_report.py)."""
         return json.loads(self.report_path.read_text())
 
     def wait_report(self, pred: Callable[[dict], object], what: str,

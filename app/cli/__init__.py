@@ -1,0 +1,119 @@
+"""The ``specscope`` command line.
+
+The parser is built from :data:`COMMANDS`, a table of command name → (module
+under :mod:`specscope.app.cli.commands`, one-line help).  Only the module of the
+command being run is imported; ``specscope --help`` lists the table and imports
+none.  Each command module has ``add_parser(subparsers)``, which adds its
+subcommand with a handler (``set_defaults(func=...)``) returning an exit status.
+
+Bad input ends with exit status 2 and one line on stderr naming the problem
+(:func:`~specscope.app.cli.common.run_command`); ``--debug`` shows the traceback
+instead.  Nothing here imports Qt: ``open`` and ``live --gui`` import the desktop
+front-end when they run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import NamedTuple
+
+from specscope.app.cli.common import add_plugin_option, apply_plugin_option, run_command
+from specscope.compute import __version__
+
+__all__ = ["COMMANDS", "EXAMPLE", "build_parser", "command_module", "main"]
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "assets" / "examples" / "scene.wav"
+
+
+class Command(NamedTuple):
+    """A row of :data:`COMMANDS`: the module that implements it and its one-line help."""
+
+    module: str
+    help: str
+
+
+#: every subcommand, in the order ``specscope --help`` lists them
+COMMANDS: dict[str, Command] = {
+    "open": Command("open", "open the desktop app (on FILE)"),
+    "info": Command("info", "describe a recording"),
+    "spectrogram": Command("spectrogram", "compute a spectrogram and export it to HDF5"),
+    "ops": Command("ops", "list every operator and its parameters"),
+    "backends": Command("backends", "show the compute backends (CPU, GPU)"),
+    "tune": Command("tune", "time implementations and remember the fastest"),
+    "bench": Command("bench", "spectrogram and FFT benchmark against peers"),
+    "run": Command("run", "run a pipeline over recordings, one HDF5 file per input"),
+    "rerun": Command("rerun", "run the pipeline stored in an output again on its source"),
+    "export": Command("export", "export a time range and channels, processed, to HDF5, "
+                                "WAV/FLAC or SigMF"),
+    "filter": Command("filter", "design filters, export coefficients, filter recordings"),
+    "live": Command("live", "stream a microphone, a file or a generator through a pipeline"),
+    "plugins": Command("plugins", "list and check plugins"),
+    "annotations": Command("annotations", "list or convert annotations (SigMF, Raven, "
+                                          "Audacity, CSV, HDF5)"),
+    "measure": Command("measure", "measure a box: band power, peak, RMS, SNR"),
+    "play": Command("play", "listen to a range of a recording (or write it to a WAV file)"),
+}
+
+#: global options that take a value (so that their value is not taken for a command)
+_VALUED = {"--plugins"}
+
+
+def command_module(name: str) -> ModuleType:
+    """Import the module of command ``name`` (a key of :data:`COMMANDS`)."""
+    return importlib.import_module(f"{__name__}.commands.{COMMANDS[name].module}")
+
+
+def _command_in(argv: list[str]) -> str | None:
+    """The command named in ``argv``: its first positional word, or None."""
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in _VALUED:
+            skip = True
+        elif word == "--":
+            return None
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser, with the full options of ``command`` (all commands when None).
+
+    The other commands are listed with their help line only, so that building the
+    parser for one command imports one command module.
+    """
+    ap = argparse.ArgumentParser(
+        prog="specscope", description="Explore recordings spectrally.",
+        epilog="Run 'specscope COMMAND --help' for the options of a command.")
+    ap.add_argument("--version", action="version", version=f"specscope {__version__}")
+    ap.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+    add_plugin_option(ap)
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    for name, row in COMMANDS.items():
+        if command is None or name == command:
+            command_module(name).add_parser(sub)
+        else:
+            sub.add_parser(name, help=row.help, add_help=False)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    name = _command_in(argv)
+    if name is None and not {"-h", "--help", "--version"} & set(argv):
+        argv = ["open", *argv]  # no command: the desktop app
+        name = "open"
+    ap = build_parser(name if name in COMMANDS else "")
+    args = ap.parse_args(argv)
+
+    def run(args: argparse.Namespace) -> int:
+        apply_plugin_option(args)
+        return args.func(args)
+
+    return run_command(run, args, debug=args.debug)

@@ -1,0 +1,249 @@
+"""What every ``specscope`` subcommand shares: recording options, checks, progress, errors.
+
+:func:`add_recording_options` / :func:`recording_options` give raw and headerless
+formats their reader options; :func:`open_input` opens a command's input with
+them.  :func:`require_at_least` checks an option after parsing, so that a bad
+value ends, like every other bad input, with one line on stderr and exit
+status 2 (:func:`run_command`).  :class:`ProgressBar` draws the one progress bar
+of the command line.  Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from specscope.app.cli import watch as cli_watch
+from specscope.app.cli.types import whole_number
+from specscope.compute.errors import Cancelled, InputError, SpecscopeError
+
+__all__ = ["ProgressBar", "add_plugin_option", "add_recording_options", "add_stft_options",
+           "apply_plugin_option",
+           "open_input", "recording_options", "require_at_least", "run_command"]
+
+
+def add_plugin_option(parser: argparse.ArgumentParser) -> None:
+    """Add the global ``--plugins DIR`` (repeatable) to the main parser."""
+    parser.add_argument("--plugins", dest="plugin_dirs", action="append", default=[],
+                        metavar="DIR",
+                        help="also load plugins from DIR (repeatable; SPECSCOPE_PLUGINS too)")
+
+
+def apply_plugin_option(args: argparse.Namespace) -> None:
+    """Make the ``--plugins`` folders known (InputError for a missing folder)."""
+    dirs = getattr(args, "plugin_dirs", None) or []
+    if dirs:
+        from specscope.compute import extensions
+
+        extensions.add_search_path(*dirs)
+
+
+def add_recording_options(p: argparse.ArgumentParser) -> None:
+    """Add the reader options of raw and headerless formats to a subcommand's parser.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser; :func:`recording_options` reads the values back.
+    """
+    g = p.add_argument_group("recording options (for raw and headerless formats)")
+    g.add_argument("--format", dest="rec_format", metavar="NAME",
+                   help="reader to use instead of detecting it")
+    g.add_argument("--sample-rate", metavar="HZ", help="sample rate in Hz (2400000, 2.4e6, 2.4M)")
+    g.add_argument("--dtype", metavar="TYPE", help="raw sample type, e.g. cf32, ci16, cu8")
+    g.add_argument("--center-freq", metavar="HZ",
+                   help="centre frequency of an RF capture in Hz")
+    g.add_argument("--dataset", metavar="PATH", help="HDF5/MAT dataset or variable")
+    g.add_argument("--offset", type=int, metavar="BYTES", help="header bytes to skip")
+    g.add_argument("--raw-channels", type=int, metavar="N", dest="n_channels",
+                   help="interleaved channels in a raw file (default 1)")
+
+
+def recording_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The reader options given on the command line, as ``open_recording`` keywords.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed arguments of a parser set up by :func:`add_recording_options`.
+
+    Returns
+    -------
+    dict
+        Only the options that were given (the reader validates them).
+    """
+    pairs = {"format": args.rec_format, "sample_rate": args.sample_rate, "dtype": args.dtype,
+             "center_frequency": args.center_freq, "dataset": args.dataset,
+             "offset": args.offset, "n_channels": args.n_channels}
+    return {k: v for k, v in pairs.items() if v is not None}
+
+
+def open_input(args: argparse.Namespace, path: Any = None) -> Any:
+    """Open ``path`` (default ``args.file``) with the command's recording options.
+
+    Returns
+    -------
+    Recording
+        The open recording (a context manager).
+    """
+    from specscope.compute.io import open_recording
+
+    return open_recording(args.file if path is None else path, **recording_options(args))
+
+
+def require_at_least(option: str, value: float, minimum: float, unit: str = "",
+                     hint: str = "") -> None:
+    """Raise :class:`InputError` naming ``option`` when ``value < minimum``.
+
+    Parameters
+    ----------
+    option : str
+        The option as typed, e.g. ``"--workers"``.
+    value, minimum : float
+        The given value and the smallest allowed one.
+    unit : str
+        Unit shown after the minimum (``"sample"``, ``"seconds"``).
+    hint : str
+        What the allowed values mean, shown in parentheses.
+    """
+    if value < minimum:
+        shown = f"{value:g}" if isinstance(value, float) else str(value)
+        text = f"{option} {shown} must be >= {minimum:g}"
+        if unit:
+            text += f" {unit}"
+        if hint:
+            text += f" ({hint})"
+        raise InputError(text)
+
+
+class ProgressBar:
+    """A throttled one-line progress bar on stderr, drawn only for a terminal.
+
+    Call it with the fraction done in [0, 1] (the signature ``progress=``
+    callbacks of the compute API take); call :meth:`close` when the work ends.
+    :meth:`note` adds a remark after the bar (an operator call running long,
+    see :mod:`.cli_watch`, which is told when a bar is drawn and closed).
+
+    Parameters
+    ----------
+    enabled : bool, optional
+        Draw at all; by default only when stderr is a terminal.
+    """
+
+    WIDTH = 30
+    INTERVAL_S = 0.1
+
+    def __init__(self, enabled: bool | None = None) -> None:
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.last = 0.0
+        self.drawn = False
+        self._fraction = 0.0
+        self._suffix = ""
+        self._note = ""
+        self._width = 0
+        self._lock = threading.RLock()  # a Ctrl+C may close the bar while it is drawn
+
+    def draw(self, fraction: float, suffix: str = "", *, force: bool = False) -> None:
+        """Draw the bar at ``fraction`` with ``suffix`` after it (throttled)."""
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        self._fraction, self._suffix = fraction, suffix
+        if not force and fraction < 1.0 and now - self.last < self.INTERVAL_S:
+            return
+        self.last = now
+        self._render()
+
+    def note(self, text: str) -> None:
+        """Show ``text`` after the bar until the next note ("" removes it); redraws."""
+        if not self.enabled:
+            return
+        self._note = text
+        self._render()
+
+    def _render(self) -> None:
+        with self._lock:
+            fill = int(self.WIDTH * min(1.0, max(0.0, self._fraction)))
+            line = f"[{'#' * fill}{'-' * (self.WIDTH - fill)}] {self._suffix}"
+            if self._note:
+                line += f" \u2014 {self._note}"
+            pad = " " * max(0, self._width - len(line))  # wipe a longer line drawn before
+            self._width = len(line)
+            print(f"\r{line}{pad}", end="", file=sys.stderr, flush=True)
+            self.drawn = True
+        cli_watch.bar_drawn(self)
+
+    def __call__(self, fraction: float) -> None:
+        self.draw(fraction, f"{fraction * 100:5.1f} %")
+
+    def close(self) -> None:
+        """End the line the bar was drawn on."""
+        cli_watch.bar_closed(self)
+        with self._lock:
+            if self.drawn:
+                print(file=sys.stderr)
+                self.drawn = False
+                self._width = 0
+
+
+def run_command(func: Callable[[argparse.Namespace], int | None],
+                args: argparse.Namespace, *, debug: bool = False,
+                watch: bool | None = None) -> int:
+    """Run a subcommand and turn its errors into an exit status.
+
+    Bad input (:class:`SpecscopeError`, :class:`InputError`) prints one line,
+    ``specscope: error: ...``, and gives 2 (with ``debug`` it is raised for the
+    traceback instead); a cancellation or Ctrl+C gives 130.  With ``watch``
+    (by default every command without a window) long operator calls report
+    themselves and Ctrl+C ends the process even when a call does not stop
+    (:mod:`.cli_watch`).
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
+    if watch is None:  # a window has its own status line and Cancel
+        command = getattr(args, "command", None)
+        watch = not (command == "open" or (command == "live"
+                                           and not getattr(args, "no_gui", False)))
+    guard = cli_watch.command_guard() if watch else contextlib.nullcontext()
+    with guard as state:
+        code = _run(func, args, debug)
+        if state is not None:
+            state.code = code
+        return code
+
+
+def _run(func: Callable[[argparse.Namespace], int | None], args: argparse.Namespace,
+         debug: bool) -> int:
+    try:
+        return int(func(args) or 0)
+    except SpecscopeError as exc:  # InputError too
+        if debug:
+            raise
+        print(f"specscope: error: {exc}", file=sys.stderr)
+        return 2
+    except Cancelled:
+        print("specscope: cancelled", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print("specscope: interrupted", file=sys.stderr)
+        return 130
+
+
+def add_stft_options(p: argparse.ArgumentParser, *, scaling: bool) -> None:
+    """Add the STFT options (--nfft, --hop, --window, [--scaling], --channel)."""
+    p.add_argument("--nfft", type=whole_number, default=1024, help="frame length (default 1024)")
+    p.add_argument("--hop", type=whole_number, default=256, help="frame step (default 256)")
+    p.add_argument("--window", default="hann",
+                   help="window name, scipy.signal.get_window style (default hann; kaiser,8)")
+    if scaling:
+        p.add_argument("--scaling", default="psd", choices=["psd", "spectrum", "magnitude"],
+                       help="psd (default), spectrum or magnitude")
+    p.add_argument("--channel", type=int, default=0, help="channel to analyse (default 0)")

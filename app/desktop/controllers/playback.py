@@ -1,0 +1,327 @@
+"""Listening in the app: the transport bar, Space, the play cursor.
+
+:class:`PlaybackController` plays what the person sees: the selection when
+there is one, else the visible span, from the measurement cursor when it is
+inside, at the transport bar's speed, band, heterodyne or IQ tuning, with or
+without the processing steps.  The renderer (which designs its filters) and
+the player are made and started on the compute thread; the player feeds the
+audio output from its own thread.  The GUI thread only polls
+``player.position_s`` from a timer and moves the play cursor over the
+spectrogram and the overview.
+
+The audio backend is :attr:`PlaybackController.output`: None plays on the
+sound card (``SPECSCOPE_AUDIO_DEVICE`` chooses it; ``SPECSCOPE_AUDIO_OUTPUT=fake``
+a silent fake), or any backend a ``Player`` accepts, such as ``FakeOutput``.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from PyQt6.QtCore import QObject, QTimer, pyqtSignal
+from PyQt6.QtGui import QAction
+from specscope.app.qt.shell import Shell
+from specscope.app.qt.worker import JobCallbacks, JobResult, TaskControl
+from specscope.compute.errors import InputError, SpecscopeError
+from specscope.compute.playback import Looping, PlaybackOptions, Player, Renderer
+from specscope.widgets.transport import TransportBar
+
+__all__ = ["PlayRange", "PlaybackController"]
+
+#: how often the play cursor moves (ms): about 60 times a second
+POLL_MS = 16
+#: samples per output callback: short, so the position is fine-grained
+BLOCK = 512
+
+
+@dataclass(frozen=True)
+class PlayRange:
+    """What a press of Play plays: a range of one channel with its options."""
+
+    start_s: float
+    stop_s: float
+    #: a channel number, or "all" (stereo), "left", "right", "mix"
+    channel: int | str
+    options: PlaybackOptions
+
+
+def _halt(player: Player) -> None:
+    """Stop a player away from the GUI thread (the fade-out takes a few blocks)."""
+    threading.Thread(target=player.stop, name="specscope-playback-stop", daemon=True).start()
+
+
+class PlaybackController(QObject):
+    """Play / stop, loop, tune mode and the play cursor of a :class:`Shell`.
+
+    Signals
+    -------
+    cursorMoved(float)
+        The play cursor was drawn at this recording time (s).
+    playingChanged(bool)
+        Playback started (the output runs) or stopped.
+    """
+
+    cursorMoved = pyqtSignal(float)
+    playingChanged = pyqtSignal(bool)
+
+    def __init__(self, shell: Shell, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.shell = shell
+        self.view = shell.view
+        self.transport = TransportBar()
+        #: the audio backend given to each Player; None: the sound card
+        self.output: Any = None
+        #: the running Player, its looping source and renderer (None while stopped)
+        self.player: Player | None = None
+        self.source: Looping | None = None
+        self.renderer: Renderer | None = None
+        #: the range playing or being prepared
+        self.range: PlayRange | None = None
+        #: the recording time of the play cursor, None while hidden
+        self.position: float | None = None
+        self.loop = False
+        self._request = 0  # bumped by each play and stop: late starts are stopped
+        self._pending = False
+        self._dropouts = 0  # dropouts of the running player already reported
+        self._latency = 0.0  # the latency the transport shows (s)
+        self._actions: dict[str, QAction] = {}
+        self.timer = QTimer(self)
+        self.timer.setInterval(POLL_MS)
+        self.timer.timeout.connect(self._tick)
+        self.transport.playClicked.connect(self.toggle)
+        self.transport.loopToggled.connect(self.set_loop)
+        self.transport.tuneModeToggled.connect(self.set_tune_mode)
+        self.transport.volumeChanged.connect(self._volume)
+        self.view.tuneRequested.connect(self._tuned)
+        # a speed chosen from the list (or typed and entered) leaves the keys to the
+        # spectrogram again: Space plays, it does not type into the combo
+        self.transport.speed.activated.connect(self._give_keys_back)
+        if self.transport.speed.lineEdit() is not None:
+            self.transport.speed.lineEdit().returnPressed.connect(self._give_keys_back)
+
+    def _give_keys_back(self, *_: object) -> None:
+        # after the combo's list has closed (it gives the focus back to the combo first)
+        QTimer.singleShot(0, self.view.setFocus)
+
+    def bind_actions(self, actions: dict[str, QAction]) -> None:
+        """The menu's Loop and Tune entries, kept in step with the bar's boxes."""
+        self._actions = actions
+
+    def _sync(self, action_id: str, on: bool) -> None:
+        act = self._actions.get(action_id)
+        if act is not None and act.isChecked() != on:
+            act.blockSignals(True)
+            act.setChecked(on)
+            act.blockSignals(False)
+
+    # -- state -------------------------------------------------------------------------
+    @property
+    def playing(self) -> bool:
+        """Whether something plays or is being prepared."""
+        return self.player is not None or self._pending
+
+    def document_opened(self, recording: Any) -> None:
+        """A new recording: stop, and show the controls its kind needs."""
+        self.stop()
+        self.transport.set_complex(bool(recording.is_complex))
+
+    # -- what to play ------------------------------------------------------------------
+    def plan(self) -> PlayRange:
+        """The range and options a press of Play means now (InputError in one line)."""
+        doc = self.shell.document
+        if doc is None:
+            raise InputError("open a recording to play it")
+        rec = doc.recording
+        t0, t1, f0, f1 = self.view.visible_range()
+        sel = getattr(getattr(self.shell, "annotations", None), "selection", None)
+        if sel is not None:
+            t0, t1 = sel.start_s, sel.stop_s
+        t0, t1 = max(0.0, t0), min(float(rec.duration), t1)
+        if not t1 > t0:
+            raise InputError("nothing of the recording is in view to play")
+        ref = self.view.reference
+        start = ref[0] if ref is not None and t0 <= ref[0] < t1 else t0
+        s = self.transport.settings()
+        opts: dict[str, Any] = {"speed": s.speed}
+        if s.processed:
+            pipe = self.shell.current_pipeline()
+            if pipe.signal_part().steps:
+                opts["pipeline"] = pipe
+        if rec.is_complex:
+            opts.update(tune=s.tune, demod=s.demod)
+        else:
+            opts["heterodyne"] = s.heterodyne
+            band = self._band(s, sel, f0, f1, rec.sample_rate / 2)
+            if band is not None:
+                self.transport.set_band(*band)
+                opts["band"] = band
+        opts = {k: v for k, v in opts.items() if v is not None}
+        channel: int | str = s.channels
+        if channel == "shown" or rec.n_channels == 1:
+            channel = max(0, self.shell.settings.channel)
+        return PlayRange(start, t1, channel, PlaybackOptions.of(opts))
+
+    def _band(self, s: Any, sel: Any, f0: float, f1: float,
+              nyquist: float) -> tuple[float, float] | None:
+        if sel is not None and sel.freq_low_hz is not None and sel.freq_high_hz is not None:
+            lo, hi = sel.freq_low_hz, sel.freq_high_hz
+        elif s.band_on:
+            lo, hi = s.band if s.band is not None else (f0, f1)
+        else:
+            return None
+        lo, hi = max(0.0, float(lo)), min(float(hi), nyquist)
+        if not hi > lo:
+            raise InputError(f"band {lo:g}..{hi:g} Hz: the low edge must be below the high "
+                             f"one, within 0..{nyquist:g} Hz")
+        return lo, hi
+
+    # -- control -----------------------------------------------------------------------
+    def toggle(self) -> None:
+        """Space: play what is seen, or stop."""
+        if self.playing:
+            self.stop()
+        else:
+            self.play()
+
+    def play(self) -> None:
+        """Play the selection or the visible span (the compute thread starts it)."""
+        if self.playing:
+            self.stop()
+        try:
+            what = self.plan()
+        except InputError as exc:
+            self.shell.show_error(str(exc), dialog=False)
+            return
+        self._request += 1
+        req = self._request
+        rec, output, loop = self.shell.document.recording, self.output, self.loop
+        volume = self.transport.gain()
+
+        def job(control: TaskControl) -> tuple[Player, Looping, Renderer]:
+            r = Renderer(rec, what.start_s, what.stop_s, channel=what.channel,
+                         options=what.options)
+            control.check()
+            source = Looping(r, loop)
+            player = Player(source, output=output, block=BLOCK,  # no device: one line
+                            volume=volume)
+            player.start()
+            return player, source, r
+
+        self.range = what
+        self._pending = True
+        self.transport.set_playing(True)
+        self.shell.worker.submit("playback", job, label="Starting playback",
+                                 callbacks=JobCallbacks(
+                                     done=lambda res: self._started(req, res),
+                                     failed=lambda msg: self._failed(req, msg),
+                                     cancelled=lambda: self._failed(req, "")))
+
+    def _started(self, req: int, result: JobResult) -> None:
+        player, source, renderer = result.value
+        if req != self._request:  # stopped (or replaced) while it was being prepared
+            _halt(player)
+            return
+        self._pending = False
+        source.loop = self.loop  # switched while it was being prepared
+        self.player, self.source, self.renderer = player, source, renderer
+        self._dropouts, self._latency = 0, player.latency_s
+        player.volume = self.transport.gain()  # moved while it was being prepared
+        self.transport.set_device(player.device_name, player.latency_s)
+        r = self.range
+        self.shell.show_message(
+            f"Playing {r.start_s:.3f}–{r.stop_s:.3f} s at ×{renderer.speed:.3g} on "
+            f"{player.device_name} (latency {player.latency_s * 1e3:.0f} ms)"
+            + "".join(f"; {note}" for note in renderer.notes))
+        self.timer.start()
+        self.playingChanged.emit(True)
+        self._tick()
+
+    def _failed(self, req: int, message: str) -> None:
+        if req != self._request:
+            return
+        self._pending = False
+        self.range = None
+        self.transport.set_playing(False)
+        if message:
+            self.shell.show_error(f"Playback: {message}", dialog=False)
+
+    def stop(self) -> None:
+        """Stop (with a short fade) and hide the play cursor."""
+        self._request += 1
+        was = self.playing
+        self._pending = False
+        player, self.player = self.player, None
+        self.source = self.renderer = None
+        self.timer.stop()
+        self.position = None
+        self.view.set_play_cursor(None)
+        self.transport.set_playing(False)
+        if player is not None:
+            _halt(player)
+        if was:
+            self.playingChanged.emit(False)
+
+    def _volume(self, gain: float) -> None:
+        if self.player is not None:
+            self.player.volume = float(gain)  # the device applies it to its next buffer
+
+    def set_loop(self, on: bool) -> None:
+        """L: start again at the end of the range (also while playing)."""
+        self.loop = bool(on)
+        if self.source is not None:
+            self.source.loop = self.loop
+            if not self.loop and self.player is not None and self.renderer is not None:
+                self.player.end_after(self.renderer.length)  # this pass is the last
+        box = self.transport.loop_box
+        if box.isChecked() != self.loop:
+            box.blockSignals(True)
+            box.setChecked(self.loop)
+            box.blockSignals(False)
+        self._sync("loop", self.loop)
+
+    def set_tune_mode(self, on: bool) -> None:
+        """T: the next click on the spectrogram tunes to its frequency (IQ recordings)."""
+        doc = self.shell.document
+        if on and (doc is None or not doc.recording.is_complex):
+            self.shell.show_message("Tuning is for IQ recordings; use Band or Heterodyne")
+            on = False
+        self.view.click_mode = "tune" if on else "reference"
+        pick = self.transport.tune_pick
+        if pick.isChecked() != on:
+            pick.blockSignals(True)
+            pick.setChecked(on)
+            pick.blockSignals(False)
+        self._sync("tune_mode", on)
+        if on:
+            self.shell.show_message("Click a carrier on the spectrogram to tune to it", 0)
+
+    def _tuned(self, hz: float) -> None:
+        self.transport.set_tune(hz)
+        self.set_tune_mode(False)
+        self.shell.show_message(f"Tuned to {hz:.6g} Hz; Space plays it")
+
+    # -- the cursor --------------------------------------------------------------------
+    def _tick(self) -> None:
+        player = self.player
+        if player is None:
+            return
+        if player.finished:
+            try:
+                player.wait(0)  # an error of the feeding thread surfaces here
+            except SpecscopeError as exc:
+                self.shell.show_error(f"Playback: {exc}", dialog=False)
+            self.stop()
+            return
+        if player.dropouts != self._dropouts:  # the sound ran short: say so, once per change
+            self._dropouts = n = player.dropouts
+            self.shell.show_message(f"Playback: {n} dropout{'' if n == 1 else 's'} (the sound "
+                                    "ran short of samples)", 0)
+        latency = player.latency_s  # from the device's clock once it plays
+        if abs(latency - self._latency) >= 0.001:
+            self._latency = latency
+            self.transport.set_device(player.device_name, latency)
+        self.position = float(player.position_s)
+        self.view.set_play_cursor(self.position)
+        self.cursorMoved.emit(self.position)

@@ -1,0 +1,783 @@
+"""The main window: the shell that wires docks, menus, dialogs and the app's controllers.
+
+The GUI thread only draws.  Opening, computing and exporting are jobs for the
+compute thread (:mod:`specscope.app.qt.worker`); their results arrive as signals.
+The controllers do the work: :class:`~.view_controller.ViewController` (the
+engines and render requests of the view), :class:`~.designer_controller.DesignerController`
+(the filter designer), :class:`~.processing_controller.ProcessingController`
+(processing steps, pipelines, plugin views) and :class:`~.exports.Exports`.
+The menus come from the action table in :mod:`specscope.app.desktop.actions`; the
+settings and session files from :mod:`specscope.app.session`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PyQt6.QtCore import QEvent, Qt, QTimer, pyqtSignal
+from PyQt6.QtGui import QActionGroup, QUndoStack
+from PyQt6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QWidget,
+)
+from specscope.app.desktop.actions import ACTIONS, ShortcutGuard, build_menus, shortcut_rows
+from specscope.app.desktop.controllers.annotations import AnnotationsController
+from specscope.app.desktop.controllers.designer import DesignerController
+from specscope.app.desktop.controllers.playback import PlaybackController
+from specscope.app.desktop.controllers.processing import ProcessingController
+from specscope.app.desktop.controllers.profiler import ProfilerController
+from specscope.app.desktop.display_undo import DisplayUndo
+from specscope.app.desktop.exports import Exports
+from specscope.app.desktop.status_labels import ElidedLabel
+from specscope.app.desktop.unsaved import UnsavedAnnotations
+from specscope.app.qt.shell import SettingsChange
+from specscope.app.qt.view_controller import ViewController
+from specscope.app.qt.worker import ComputeWorker, JobCallbacks, JobResult, TaskControl
+from specscope.app.session import (
+    Document,
+    ViewSettings,
+    annotations_from_session,
+    forget_recent,
+    last_session_path,
+    load_session,
+    recent_files,
+    remember_recent,
+    session_state,
+    settings_from_session,
+    write_session,
+)
+from specscope.compute import __version__
+from specscope.compute import backend as compute_backend
+from specscope.compute.errors import InputError, RecordingError, SpecscopeError
+from specscope.compute.io import Recording, list_datasets, open_recording, readers
+from specscope.compute.pipeline import Pipeline
+from specscope.compute.spectral import StftParams
+from specscope.widgets.recording_options import RecordingOptionsDialog
+from specscope.widgets.shortcuts_dialog import ShortcutsDialog
+from specscope.widgets.spectrogram_controls import SpectrogramControls
+from specscope.widgets.spectrogram_view import SpectrogramView
+from specscope.widgets.time_axis import format_time
+
+__all__ = ["OPEN_FILTER", "MainWindow"]
+
+OPEN_FILTER = ("Recordings (*.wav *.wave *.flac *.ogg *.oga *.aif *.aiff *.w64 *.rf64 *.caf "
+               "*.sigmf-meta *.sigmf-data *.h5 *.hdf5 *.npy *.mat *.cf32 *.cfile *.cs16 *.ci16 "
+               "*.cs8 *.cu8 *.iq *.raw *.bin *.dat);;All files (*)")
+SESSION_FILTER = "Sessions (*.json)"
+
+
+#: the longest readout the status bar shows (its label is this wide, so it is never cut)
+READOUT_TEMPLATE = ("ch 00  t = 00:00:00.000  f = -00000.0 Hz  -000.0 dB  |  "
+                    "Δt = -0000.000 s  Δf = -00000.0 Hz  ΔL = -000.0 dB  (1/Δt = 0.0001234 Hz)")
+
+
+class MainWindow(QMainWindow):
+    """specscope's main window.
+
+    Signals
+    -------
+    imageShown()
+        A computed spectrogram was drawn (used by ``--screenshot`` and tests).
+    errorShown(str)
+        An error message was shown to the person.
+    """
+
+    imageShown = pyqtSignal()
+    errorShown = pyqtSignal(str)
+    #: a GPU failure computed on the CPU (emitted on the thread that ran the operator)
+    gpuFallback = pyqtSignal(str)
+
+    def __init__(self, settings: ViewSettings | None = None, *, interactive: bool = True,
+                 backend_name: str = "numpy (CPU)") -> None:
+        super().__init__()
+        self.setWindowTitle("specscope")
+        self.resize(1280, 760)
+        self.setAcceptDrops(True)
+        self._interactive = interactive  # False: no modal dialogs (screenshots, tests)
+        self.document: Document | None = None
+        self.settings = settings or ViewSettings()
+        self.last_error: str | None = None
+        self._pending_session: dict | None = None
+        self.shortcuts_dialog: ShortcutsDialog | None = None
+
+        self.worker = ComputeWorker(self)
+        self.worker.started.connect(self._on_started)
+        self.worker.progress.connect(self._on_progress)
+        self.worker.idle.connect(self._on_idle)
+        # a plugin call running long says so ("" when it ended); see compute.operators.watch
+        self.worker.slow.connect(lambda _id, _kind, text: self.statusBar().showMessage(text, 3000))
+        self._running_job = 0  # the job whose progress the bar shows
+
+        self.view = SpectrogramView(self)
+        self.overview = self.view.overview
+        self.setCentralWidget(self.view)
+        self.views = ViewController(self, self)
+        self.views.imageShown.connect(self.imageShown)
+        self.controls = SpectrogramControls(self)
+        self._show_settings(self.settings)
+        self.processing = ProcessingController(self, self)
+        self.controls.layout().insertWidget(2, self.processing.view_box)
+        self.designer_panel = DesignerController(self, self.views, self)
+        self.designer = self.designer_panel.designer
+        self.exports = Exports(self, self.views, self)
+        self.annotations = AnnotationsController(self, self.exports.export_range_dialog, self,
+                                                 interactive=interactive)
+        self.exports.selection_span = self.annotations.selection_span
+        #: asks before unsaved annotations would be lost, and autosaves them
+        self.unsaved = UnsavedAnnotations(self, interactive=interactive)
+        self.playback = PlaybackController(self, self)
+        self.profiler = ProfilerController(self.worker, self)
+        self.transport_bar = self.playback.transport
+        self.addToolBar(self.transport_bar)
+        self._build_docks()
+
+        self.undo_stack = QUndoStack(self)
+        # before the controls reach the view: its slots read the old display values
+        self.display_undo = DisplayUndo(self.view, self.controls, self.undo_stack)
+        self.controls.paramsChanged.connect(self._on_params_changed)
+        self.controls.levelsChanged.connect(self._on_levels_from_controls)
+        self.controls.colormapChanged.connect(self.view.set_colormap)
+        self.controls.gammaChanged.connect(self.view.set_gamma)
+        self.controls.autoLevelsRequested.connect(self.views.auto_levels)
+        self.controls.freqScaleChanged.connect(self.set_frequency_scale)
+        self.views.levelsFitted.connect(self.controls.set_levels)
+        self.view.levelsChanged.connect(self.controls.set_levels)
+        self.view.cursorMoved.connect(self.show_cursor)
+        # bound methods, not lambdas: Qt disconnects them when the window is destroyed
+        self.view.viewportChanged.connect(self._viewport_changed)
+        self.overview.regionChanged.connect(self.view.set_time_range)
+
+        self.menu_actions = build_menus(self, self.menuBar())
+        self.playback.bind_actions(self.menu_actions)
+        self.shortcut_guard = ShortcutGuard(self)
+        self.processing.set_menu(self.representation_menu)
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self._build_status_bar(backend_name)
+        self._build_compute_menu()
+        self.show_message("Open a recording with File › Open (Ctrl+O) or drop a file here", 0)
+        self.worker.submit("backends", _probe_backends, label="Looking for a GPU",
+                           callbacks=JobCallbacks(done=self._backends_found,
+                                                  failed=self._view_failed))
+        self.processing.load_catalogue()
+
+    # -- construction ------------------------------------------------------------
+    def _add_dock(self, title: str, name: str, widget: QWidget,
+                  area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        scroll = QScrollArea()
+        scroll.setWidget(self.controls)
+        scroll.setWidgetResizable(True)
+        right = Qt.DockWidgetArea.RightDockWidgetArea
+        self.settings_dock = self._add_dock("Spectrogram", "spectrogram-settings", scroll, right)
+        self.settings_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                                       | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.processing_dock = self._add_dock("Processing", "processing",
+                                              self.processing.editor, right)
+        self.tabifyDockWidget(self.settings_dock, self.processing_dock)
+        self.settings_dock.raise_()
+        self.designer_dock = self._add_dock("Filter designer", "filter-designer",
+                                            self.designer_panel.panel,
+                                            Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.designer_dock.setVisible(False)
+        self.annotations_dock = self._add_dock("Annotations", "annotations",
+                                               self.annotations.list,
+                                               Qt.DockWidgetArea.BottomDockWidgetArea)
+        selection = QScrollArea()  # scrolls rather than growing the window on small screens
+        selection.setWidget(self.annotations.panel)
+        selection.setWidgetResizable(True)
+        self.measurement_dock = self._add_dock("Selection", "selection", selection, right)
+        self.profiler_dock = self._add_dock("Profiler", "profiler", self.profiler.panel,
+                                            Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.profiler_dock.setVisible(False)
+        self.designer_dock.visibilityChanged.connect(self._designer_shown)
+        self.designer_panel.panelWanted.connect(self._show_designer)
+        QTimer.singleShot(0, self._initial_dock_sizes)
+        # N is the designer's notch key while it is open (its button says so)
+        self.annotations.view_n_taken = self.designer_dock.isVisible
+
+    def _initial_dock_sizes(self) -> None:
+        # the annotation list starts as a strip: the spectrogram gets the height
+        self.resizeDocks([self.annotations_dock], [150], Qt.Orientation.Vertical)
+
+    def _show_designer(self) -> None:
+        self.designer_dock.setVisible(True)
+
+    def _viewport_changed(self, t0: float, t1: float, f0: float, f1: float, width: int,
+                          height: int) -> None:
+        self.views.set_viewport(t0, t1, width)
+
+    def _designer_shown(self, visible: bool) -> None:
+        if visible:  # leave the spectrogram most of the height
+            self.resizeDocks([self.designer_dock], [max(260, self.height() // 3)],
+                             Qt.Orientation.Vertical)
+
+    def _build_status_bar(self, backend_name: str) -> None:
+        sb = self.statusBar()
+        self.file_label = ElidedLabel("no recording")
+        self.cursor_label = QLabel("")
+        # as wide as the longest readout, always: never cut, never jumping with the text;
+        # the file info gives way first (its full text is its tool tip)
+        self.cursor_label.setMinimumWidth(self.cursor_label.fontMetrics().horizontalAdvance(
+            READOUT_TEMPLATE) + 8)
+        self.cursor_label.setSizePolicy(QSizePolicy.Policy.Minimum,
+                                        QSizePolicy.Policy.Preferred)
+        self._opening_message = ""
+        self.imageShown.connect(self._first_image_shown)
+        self.message_label = QLabel("")
+        # a long message is cut, never pushing the readout or file info aside
+        self.message_label.setSizePolicy(QSizePolicy.Policy.Ignored,
+                                         QSizePolicy.Policy.Preferred)
+        self._tip_saved: str | None = None  # the message a menu's status tip covers
+        self._message_timer = QTimer(self)
+        self._message_timer.setSingleShot(True)
+        self._message_timer.timeout.connect(self._clear_message)
+        self.backend_label = QLabel(f"compute: {backend_name}")
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setMaximumWidth(160)
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setVisible(False)
+        self.cancel_button.clicked.connect(self.cancel_jobs)
+        sb.addWidget(self.file_label)
+        sb.addWidget(self.cursor_label)
+        sb.addWidget(self.message_label, 1)
+        for w in (self.progress_bar, self.cancel_button, self.backend_label):
+            sb.addPermanentWidget(w)
+
+    def dialog_parent(self) -> QWidget:
+        """The widget dialogs open over."""
+        return self
+
+    # -- what the controllers show ------------------------------------------------
+    @property
+    def engine(self):
+        """The tile engine of the view (None until a recording is shown)."""
+        return self.views.engine
+
+    @property
+    def last_image(self):
+        """The last complete image of the visible span (a ``DisplayImage``)."""
+        return self.views.last_image
+
+    @property
+    def last_request(self):
+        """The last render request of the visible span (a ``DetailRequest``)."""
+        return self.views.last_request
+
+    def current_pipeline(self) -> Pipeline:
+        """The processing and spectrogram of the app, as a Pipeline."""
+        return self.processing.current_pipeline()
+
+    def open_pipeline(self, path: str | Path | Pipeline) -> bool:
+        """Use a pipeline's processing steps and spectrogram parameters (undoable)."""
+        return self.processing.open_pipeline(path)
+
+    def export_to(self, out: str | Path) -> int:
+        """Export the full-resolution spectrogram (compute thread); returns the job id."""
+        return self.exports.export_to(out)
+
+    # -- opening -------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        """Ask for a recording and open it."""
+        start = str(self.document.path.parent) if self.document else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open recording", start, OPEN_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_path(self, path: str | Path, **options) -> None:
+        """Open a recording (in the compute thread); its spectrogram follows.
+
+        ``options`` go to ``open_recording`` (sample rate, dtype, ... for raw
+        files).  When a headerless file lacks them, the app asks.
+        """
+        path = Path(path)
+        if not self.unsaved.confirm(lambda: self.open_path(path, **options),
+                                    f"opening {path.name}"):
+            return
+        # says so until the first image is drawn (or an error replaces it)
+        self._opening_message = f"Opening {path.name}…"
+        self.show_message(self._opening_message, 0)
+        self.worker.submit("open", lambda control: self._open_checked(path, options),
+                           label=f"Opening {path.name}", callbacks=JobCallbacks(
+                               done=lambda r: self._document_opened(r.value, options),
+                               failed=lambda m: self._open_failed(path, options, m)))
+
+    @staticmethod
+    def _open_checked(path: Path, options: dict) -> Recording:
+        """Open in the compute thread; a file without samples fails, so the open one stays."""
+        rec = open_recording(path, **options)
+        if rec.n_samples == 0:
+            rec.close()
+            kind = f"{rec.format} file" if rec.format else "file"
+            raise RecordingError(f"{path.name}: the {kind} holds no samples; nothing to show")
+        return rec
+
+    def open_recording(self, recording: Recording) -> None:
+        """Show an already open Recording (e.g. an array from a notebook)."""
+        self.worker.submit("open", lambda control: recording, label="Opening",
+                           callbacks=JobCallbacks(
+                               done=lambda r: self._document_opened(r.value, {}),
+                               failed=lambda m: self.show_error(m)))
+
+    def _open_failed(self, path: Path, options: dict, message: str) -> None:
+        if "pick one with dataset=" in message and self._ask_dataset(path, options):
+            return
+        if ("sample_rate" in message or "dtype" in message) \
+                and self._ask_recording_options(path, options, message):
+            return
+        self.show_error(message)
+
+    def _ask_dataset(self, path: Path, options: dict) -> bool:
+        """An HDF5/MAT file with several signals: let the person choose one, then retry."""
+        if not self._interactive:
+            return False
+        try:
+            items = [d for d in list_datasets(path) if d.plausible]
+        except SpecscopeError:
+            return False
+        if not items:
+            return False
+        labels = [f"{d.path}   ({'x'.join(map(str, d.shape))} {d.dtype}"
+                  + (f", {d.sample_rate:g} Hz)" if d.sample_rate else ")") for d in items]
+        choice, ok = QInputDialog.getItem(self, f"Open {path.name}",
+                                          "This file holds several signals; open which?",
+                                          labels, 0, False)
+        if ok:
+            self.open_path(path, **{**options, "dataset": items[labels.index(choice)].path})
+        return True
+
+    def _ask_recording_options(self, path: Path, options: dict, message: str) -> bool:
+        """For raw or .npy files: ask for sample type and rate, then retry."""
+        if not self._interactive:
+            return False
+        spec = next((r for r in readers() if r.accepts(path)), None)
+        if spec is None or spec.name not in ("raw", "npy", "hdf5", "mat"):
+            return False
+        dlg = RecordingOptionsDialog(path.name, message, need_dtype=spec.name == "raw",
+                                     parent=self)
+        if dlg.exec() != RecordingOptionsDialog.DialogCode.Accepted:
+            return True
+        self.open_path(path, **{**options, **dlg.options()})
+        return True
+
+    def _fill_recent_menu(self) -> None:
+        """File › Recent files: the last recordings opened; vanished ones are dropped."""
+        files, dropped = recent_files()
+        if dropped:
+            self.show_message("Dropped from the recent files (no longer there): "
+                              + ", ".join(p.name for p in dropped), 10000)
+        self.recent_menu.clear()
+        for path in files:
+            act = self.recent_menu.addAction(path.name, self.open_recent)
+            act.setData(str(path))
+            act.setStatusTip(str(path))
+        if not files:
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+    def open_recent(self) -> None:
+        """Open the recent file whose menu entry was chosen."""
+        act = self.sender()
+        path = Path(act.data()) if act is not None and act.data() else None
+        if path is None:
+            return
+        if not path.is_file():
+            forget_recent(path)
+            self.show_error(f"{path}: no longer there; dropped from the recent files",
+                            dialog=False)
+            return
+        self.open_path(path)
+
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            self.open_path(urls[0].toLocalFile())
+            event.acceptProposedAction()
+
+    def _document_opened(self, rec: Recording, options: dict) -> None:
+        if self.document is not None:
+            self.document.recording.close()
+        channel = self.settings.channel if self.settings.channel < rec.n_channels else 0
+        self.settings = self.settings.with_changes(channel=channel)
+        self.document = Document(rec, self.settings, dict(options))
+        self.controls.set_channel_count(rec.n_channels)
+        self.designer_panel.document_opened(rec.sample_rate)
+        self.processing.editor.set_sample_rate(rec.sample_rate)
+        self.playback.document_opened(rec)
+        self.controls.set_params({"channel": channel})
+        self.file_label.setText(self.document.summary())
+        self.setWindowTitle(f"{rec.path.name} — specscope")
+        for spec in ACTIONS:
+            if spec.needs_document:
+                self.menu_actions[spec.id].setEnabled(True)
+        if rec.path.is_file():
+            remember_recent(rec.path)
+        self.undo_stack.clear()
+        self.last_error = None
+        self.annotations.document_opened(rec)
+        self.unsaved.opened()
+        # nothing of the previous recording stays in the readout
+        self.view.clear_reference()
+        self.cursor_label.setText("")
+        self.menu_actions["save_annotations"].setEnabled(self.annotations.is_sigmf())
+        if not self.views.document_opened():
+            return
+        if self.engine.two_sided and self.settings.freq_scale != "linear":
+            self.set_frequency_scale("linear")
+        self._apply_pending_session()
+
+    # -- settings --------------------------------------------------------------------
+    def _show_settings(self, s: ViewSettings) -> None:
+        self.controls.set_params({"nfft": s.stft.nfft, "hop": s.stft.hop,
+                                  "window": s.stft.window, "scaling": s.stft.scaling,
+                                  "channel": s.channel, "reduce": s.reduce})
+
+    def _on_params_changed(self, p: dict) -> None:
+        try:
+            if p["nfft"] < 0:
+                raise InputError("FFT size must be a whole number of samples")
+            stft = StftParams(p["nfft"], p["hop"], p["window"], p["scaling"])
+        except InputError as exc:
+            self.show_error(str(exc), dialog=False)
+            return
+        new = self.settings.with_changes(stft=stft, channel=p["channel"], reduce=p["reduce"])
+        if new.channel < 0 and new.freq_scale != "linear":
+            new = new.with_changes(freq_scale="linear")  # stacked bands are linear
+        self.change_settings(new)
+
+    def change_settings(self, new: ViewSettings, *, undoable: bool = True) -> None:
+        """Make ``new`` the settings, as one undoable step (nothing when unchanged), or
+        with ``undoable=False`` quietly (the view is recomputed)."""
+        if not undoable:
+            self.settings = new
+            if self.document is not None:
+                self.document.settings = new
+            self.views.schedule()
+        elif new != self.settings:
+            self.undo_stack.push(SettingsChange(self, self.settings, new))
+
+    def apply_settings(self, settings: ViewSettings) -> None:
+        """Make ``settings`` current: controls, axis and a recomputation (undo uses it too)."""
+        old = self.settings
+        self.settings = settings
+        self._show_settings(settings)
+        if settings.processing != old.processing:
+            self.processing.editor.set_steps(settings.base_steps)
+        if (settings.chain, settings.chain_on, settings.chain_index, settings.compare) != (
+                old.chain, old.chain_on, old.chain_index, old.compare):
+            self.designer_panel.sync()
+        if settings.representation != old.representation:
+            self.view.clear_background()
+            self.views.levels_set = False
+            self.processing.representation_changed()
+        if settings.freq_scale != old.freq_scale:
+            self.set_frequency_scale(settings.freq_scale, record=False)
+        if self.document is not None:
+            if settings.stft.scaling != old.stft.scaling:
+                self.views.levels_set = False  # other units: fit the range again
+            self.document.settings = self.settings
+            self.views.schedule()
+
+    def set_frequency_scale(self, scale: str, record: bool = True) -> None:
+        """Linear, log or mel frequency axis: re-renders, never recomputes the pyramid."""
+        stacked = self.settings.channel < 0
+        engine = self.views.engine
+        if engine is not None and (engine.two_sided or stacked) and scale != "linear":
+            self.show_error("log and mel frequency axes need a real recording and one "
+                            "channel" + ("; this one is complex (IQ)" if not stacked else
+                                         "; channels are stacked"), dialog=False)
+            self.controls.set_freq_scale(self.settings.freq_scale)
+            return
+        if record and scale != self.settings.freq_scale:
+            self.change_settings(self.settings.with_changes(freq_scale=scale))
+            return
+        self.settings = self.settings.with_changes(freq_scale=scale)
+        if self.document is not None:
+            self.document.settings = self.settings
+        self.controls.set_freq_scale(scale)
+        t0, t1, _, _ = self.view.visible_range() if engine is not None else (0, 0, 0, 0)
+        self.view.set_frequency_scale(scale)
+        self.views.rescale(t0, t1)
+
+    # -- sessions --------------------------------------------------------------------
+    def session(self) -> dict:
+        """The state a session file keeps: file, analysis, view, display."""
+        return session_state(self.document.path if self.document else None, self.settings,
+                             self.view.visible_range(), self.view.levels(),
+                             self.view.colormap_name, self.annotations.annotations)
+
+    def save_session_dialog(self) -> None:
+        """Ask for a file and save the session to it."""
+        path, _ = QFileDialog.getSaveFileName(self, "Save session", "session.specscope.json",
+                                              SESSION_FILTER)
+        if path:
+            self.save_session(path)
+
+    def save_session(self, path: str | Path) -> bool:
+        """Save the session: file, analysis, view and display."""
+        try:
+            write_session(path, self.session())
+        except SpecscopeError as exc:  # names the file and the cause (no space, read-only)
+            self.show_error(f"could not save the session: {exc}")
+            return False
+        except OSError as exc:
+            self.show_error(f"{path}: could not save the session ({exc.strerror})")
+            return False
+        self.show_message(f"Session saved to {path}")
+        return True
+
+    def open_session_dialog(self) -> None:
+        """Ask for a session file and reopen it."""
+        path, _ = QFileDialog.getOpenFileName(self, "Open session", "", SESSION_FILTER)
+        if path:
+            self.open_session(path)
+
+    def open_session(self, path: str | Path) -> bool:
+        """Reopen a session: its file, analysis settings, view and display."""
+        if not self.unsaved.confirm(lambda: self.open_session(path), "opening the session"):
+            return False
+        try:
+            state = load_session(path)
+        except InputError as exc:
+            self.show_error(str(exc))
+            return False
+        a, d = state["analysis"], state["display"]
+        self.settings = settings_from_session(state)
+        self.processing.editor.set_steps(self.settings.base_steps)
+        self.processing.representation_changed()
+        self.designer_panel.sync()
+        self.controls.set_params(a)
+        self.controls.set_freq_scale(a["freq_scale"])
+        self.view.set_frequency_scale(a["freq_scale"])
+        self.view.set_colormap(d["colormap"])
+        self.controls.colormap.setCurrentText(d["colormap"])
+        self._pending_session = state
+        self.open_path(state["file"])
+        return True
+
+    def _apply_pending_session(self) -> None:
+        state, self._pending_session = self._pending_session, None
+        if state is None:
+            return
+        v, d = state["view"], state["display"]
+        kept = annotations_from_session(state)
+        if kept is not None:
+            self.annotations.set_annotations(kept)
+        self.view.set_levels(d["db_low"], d["db_high"])
+        self.controls.set_levels(d["db_low"], d["db_high"])
+        self.views.levels_set = True
+        self.view.set_time_range(v["t0"], v["t1"])
+        self.view.set_frequency_range(v["f0"], v["f1"])
+
+    # -- jobs ------------------------------------------------------------------------
+    def cancel_jobs(self) -> None:
+        """Cancel whatever the compute thread is doing (Esc)."""
+        self.worker.cancel()
+
+    def _on_started(self, job_id: int, kind: str, label: str) -> None:
+        self._running_job = job_id
+        # busy (no percentage) until the job reports how far it is
+        self.progress_bar.setRange(0, 0)
+        self.progress_bar.setValue(0)
+        self.progress_bar.setFormat(f"{label} %p%" if label else "%p%")
+        self.progress_bar.setToolTip(label)
+        self.progress_bar.setVisible(True)
+        self.cancel_button.setVisible(True)
+
+    def _on_progress(self, job_id: int, kind: str, fraction: float) -> None:
+        if job_id != self._running_job:
+            return  # a late report of a job that has ended
+        if self.progress_bar.maximum() == 0:
+            self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setValue(int(fraction * 1000))
+
+    def _on_idle(self) -> None:
+        self._running_job = 0
+        self.progress_bar.setVisible(False)
+        self.cancel_button.setVisible(False)
+
+    def _backends_found(self, result: JobResult) -> None:
+        self.backend_label.setText(f"compute: {result.value}")
+        self.backend_label.setToolTip("Operators run where View › Compute says: Auto "
+                                      "chooses CPU or GPU per operator by timing them")
+        gpu = self.compute_actions["cupy"]
+        if "GPU:" in str(result.value):
+            gpu.setEnabled(True)
+            gpu.setToolTip(str(result.value).split("GPU:", 1)[1].strip())
+        else:
+            gpu.setToolTip(f"No GPU: {compute_backend.cupy_unavailable_reason()}")
+
+    def _build_compute_menu(self) -> None:
+        """View › Compute: Auto / CPU / GPU, GPU enabled once the probe finds a device."""
+        group = QActionGroup(self)
+        group.setExclusive(True)
+        self.compute_actions = {}
+        for name, text in (("auto", "&Auto"), ("numpy", "&CPU"), ("cupy", "&GPU")):
+            act = self.compute_menu.addAction(text)
+            act.setCheckable(True)
+            act.setChecked(name == compute_backend.preference())
+            act.triggered.connect(lambda _=False, n=name: self.set_compute_backend(n))
+            group.addAction(act)
+            self.compute_actions[name] = act
+        self.compute_menu.setToolTipsVisible(True)
+        self.compute_actions["cupy"].setEnabled(False)
+        self.compute_actions["cupy"].setToolTip("Looking for a GPU…")
+        self.gpuFallback.connect(lambda message: self.show_message(message, 10000))
+        compute_backend.add_fallback_listener(self.gpuFallback.emit)
+
+    def set_compute_backend(self, name: str) -> None:
+        """Run operators on ``name``: ``"auto"``, ``"numpy"`` (CPU) or ``"cupy"`` (GPU)."""
+        try:
+            compute_backend.set_preference(name)
+        except InputError as exc:
+            self.compute_actions[compute_backend.preference()].setChecked(True)
+            self.show_error(str(exc), dialog=False)
+            return
+        self.compute_actions[name].setChecked(True)
+        where = {"auto": "CPU or GPU, timed per operator", "numpy": "the CPU",
+                 "cupy": "the GPU"}[name]
+        self.show_message(f"Operators compute on {where}", 5000)
+
+    def _view_failed(self, message: str) -> None:
+        self.show_error(message, dialog=False)
+
+    # -- messages --------------------------------------------------------------------
+    def _clear_message(self) -> None:
+        self.message_label.setText("")
+        self._tip_saved = None
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.StatusTip:
+            # menu hints go to the message label: QMainWindow would show them as a
+            # temporary status bar message, which hides the readout and file info
+            self._show_status_tip(event.tip())
+            return True
+        return super().event(event)
+
+    def _show_status_tip(self, tip: str) -> None:
+        if tip:
+            if self._tip_saved is None:
+                self._tip_saved = self.message_label.text()
+            self.message_label.setText(tip)
+        elif self._tip_saved is not None:
+            self.message_label.setText(self._tip_saved)
+            self._tip_saved = None
+
+    def show_message(self, text: str, timeout_ms: int = 5000, *, error: bool = False) -> None:
+        """A transient message in the status bar (file info and readout stay)."""
+        self._tip_saved = None
+        self.message_label.setStyleSheet("color: #c00000;" if error else "")
+        self.message_label.setText(text)
+        self.message_label.setToolTip(text)
+        if timeout_ms > 0:
+            self._message_timer.start(timeout_ms)
+        else:
+            self._message_timer.stop()
+
+    def show_error(self, message: str, *, dialog: bool = True) -> None:
+        """Show a one-line error; the window keeps working."""
+        self.last_error = message
+        self.show_message(f"Error: {message}", 20000, error=True)
+        self.errorShown.emit(message)
+        if dialog and self._interactive:
+            box = QMessageBox(QMessageBox.Icon.Warning, "specscope", message,
+                              QMessageBox.StandardButton.Ok, self)
+            box.open()
+
+    # -- display ---------------------------------------------------------------------
+    def _on_levels_from_controls(self, lo: float, hi: float) -> None:
+        if hi > lo:
+            self.view.set_levels(lo, hi)
+
+    def _first_image_shown(self) -> None:
+        if self._opening_message and self.message_label.text() == self._opening_message:
+            self._clear_message()
+        self._opening_message = ""
+
+    def show_cursor(self, t: float, f: float, level: float) -> None:
+        """The readout of the cursor at ``t`` s, ``f`` Hz (and Δ to the reference).
+
+        Times read as the time axis does: h:mm:ss.fff where its ticks are a minute
+        or more from the start, else seconds; Δt in ms up to 10 s, in s above.
+        """
+        lvl = "" if level != level else f"  {level:.1f} dB"
+        ch = (f"ch {self.view.cursor_channel}  " if self.settings.channel < 0
+              and self.view.cursor_channel is not None else "")
+        t0, t1, _, _ = self.view.visible_range()
+        when = (format_time(t, 1e-3, "clock") if max(abs(t0), abs(t1)) >= 60.0
+                else f"{t:.4f} s")
+        text = f"{ch}t = {when}  f = {f:.1f} Hz{lvl}"
+        ref = self.view.reference
+        if ref is not None:
+            dt, df = t - ref[0], f - ref[1]
+            dl = level - ref[2]
+            span = f"{dt:+.3f} s" if abs(dt) > 10.0 else f"{dt * 1000:+.1f} ms"
+            text += f"  |  Δt = {span}  Δf = {df:+.1f} Hz"
+            if dl == dl:
+                text += f"  ΔL = {dl:+.1f} dB"
+            if abs(dt) > 0:
+                text += f"  (1/Δt = {1 / abs(dt):.4g} Hz)"
+        self.cursor_label.setText(text)
+
+    def set_harmonic_cursors(self, on: bool) -> None:
+        """Show cursors at 2f, 3f, ... of the cursor's frequency."""
+        self.view.set_harmonic_count(7 if on else 0)
+
+    def show_shortcuts(self) -> None:
+        """The F1 list: the menus' shortcuts (read from their actions) and the view's keys."""
+        dlg = ShortcutsDialog(shortcut_rows(self.menuBar()), self)
+        dlg.open()
+        self.shortcuts_dialog = dlg
+
+    def show_about(self) -> None:
+        """Name and version."""
+        QMessageBox.about(self, "About specscope",
+                          f"specscope {__version__}\nExplore recordings spectrally.")
+
+    def closeEvent(self, event) -> None:
+        if not self.unsaved.confirm(self.close, "quitting"):
+            event.ignore()
+            return
+        if self.document is not None and self._interactive:
+            try:
+                path = last_session_path()
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_session(path, self.session())
+            except (OSError, SpecscopeError):
+                pass  # remembering the session is a convenience
+        self.playback.stop()
+        self.worker.shutdown()
+        if self.document is not None:
+            self.document.recording.close()
+        super().closeEvent(event)
+
+
+def _probe_backends(control: TaskControl) -> str:
+    """'numpy (CPU)' and, where CuPy finds a device, its name (in the compute thread:
+    importing CuPy takes a while)."""
+    from specscope.compute.backend import describe_backends
+
+    text = "numpy (CPU)"
+    for b in describe_backends():
+        if b["name"] == "cupy" and b.get("available"):
+            text += f" · GPU: {b.get('device', 'CUDA')}"
+    return text

@@ -1,0 +1,533 @@
+"""The view controller: typed render requests for the spectrogram view, and their results.
+
+The controller owns the tile engines of the open document (with all the
+processing, without the designer's filter, and a preview while a filter is
+dragged) and submits the view's jobs to the compute thread.  Each job is an
+immutable request with an id — :class:`OverviewRequest` (the whole recording,
+the background), :class:`DetailRequest` (the visible span at the plot's width,
+with the waveform when zoomed to samples), :class:`PluginViewRequest` (a
+plugin's image operator over the visible span) and :class:`EnvelopeRequest`
+(the overview's waveform).  A newer request of the same kind supersedes the
+older one in the worker; a result is shown only while its request still
+matches the engine, frequency axis and representation on screen.  Results are
+dispatched by request type.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from PyQt6.QtCore import QObject, QTimer, pyqtSignal
+from specscope.app.qt.shell import Shell
+from specscope.app.qt.worker import JobCallbacks, JobResult, TaskControl
+from specscope.compute.errors import InputError, SpecscopeError
+from specscope.compute.extensions import view_title
+from specscope.compute.paths import cache_dir
+from specscope.compute.pipeline import Pipeline
+from specscope.compute.view import (
+    DisplayImage,
+    StackedEngine,
+    TileEngine,
+    auto_levels,
+    difference_levels,
+    plugin_view,
+    render_progressive,
+)
+
+__all__ = ["ENVELOPE_POINTS", "OVERVIEW_COLUMNS", "PLUGIN_VIEW_MAX_SAMPLES",
+           "WAVEFORM_MAX_SAMPLES", "DetailRequest", "DetailResult", "EnvelopeRequest",
+           "OverviewRequest", "PluginViewRequest", "ViewController", "Waveform"]
+
+#: columns of the whole-recording background image
+OVERVIEW_COLUMNS = 2048
+#: the waveform row appears when the visible span holds at most this many samples
+WAVEFORM_MAX_SAMPLES = 48_000
+#: a plugin view (scalogram, CQT, ...) is computed for spans of at most this many samples
+#: (it is computed in chunks, with progress and Cancel, at the view's width)
+PLUGIN_VIEW_MAX_SAMPLES = 1 << 23
+#: points of the overview's waveform envelope
+ENVELOPE_POINTS = 4000
+#: delay that gathers quick successive setting changes into one recomputation
+RECOMPUTE_DELAY_MS = 150
+
+_ids = itertools.count(1)
+
+
+def _engine_key(s: Any) -> tuple:
+    """The settings an engine is made for (other settings only re-render)."""
+    return (s.stft, s.channel, s.processing, json.dumps(s.chain_steps))
+
+
+def _next_id() -> int:
+    return next(_ids)
+
+
+@dataclass(frozen=True)
+class ViewRequest:
+    """A render request: an id, the engine it renders and the axis it is drawn on."""
+
+    #: the worker kind: a newer request of the same kind supersedes an older one
+    KIND: ClassVar[str] = ""
+    LABEL: ClassVar[str] = ""
+
+    engine: Any = field(repr=False, compare=False)
+    freq_scale: str = "linear"
+    n_rows: int = 256
+    id: int = field(default_factory=_next_id)
+
+
+@dataclass(frozen=True)
+class OverviewRequest(ViewRequest):
+    """The whole recording at ``columns`` columns: the background of the view."""
+
+    KIND: ClassVar[str] = "overview"
+    LABEL: ClassVar[str] = "Computing overview"
+
+    columns: int = OVERVIEW_COLUMNS
+    reduce: str = "mean"
+
+
+@dataclass(frozen=True)
+class DetailRequest(ViewRequest):
+    """The span ``t0 .. t1`` s at ``width`` columns (and its samples when zoomed in)."""
+
+    KIND: ClassVar[str] = "detail"
+    LABEL: ClassVar[str] = "Computing view"
+
+    t0: float = 0.0
+    t1: float = 0.0
+    width: int = 1
+    reduce: str = "mean"
+    representation: str = "stft"
+    #: "after" (the engine shown), "before" (without the designer's filter) or "difference"
+    compare: str = "after"
+    #: the engine whose image is shown (a preview, or the one without the designer's filter)
+    source: Any = field(default=None, repr=False, compare=False)
+    #: the engine subtracted in dB ("difference"), or None
+    subtract: Any = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class PluginViewRequest(DetailRequest):
+    """A plugin's image operator over the span ``t0 .. t1`` s (``representation``)."""
+
+    #: the operator's parameters, as JSON
+    params: str = "{}"
+
+
+@dataclass(frozen=True)
+class EnvelopeRequest(ViewRequest):
+    """The min/max envelope of the whole recording for the overview strip."""
+
+    KIND: ClassVar[str] = "envelope"
+    LABEL: ClassVar[str] = "Reading waveform"
+
+    points: int = ENVELOPE_POINTS
+
+
+@dataclass(frozen=True)
+class Waveform:
+    """Samples of the visible span, for the waveform row."""
+
+    t0: float
+    fs: float
+    samples: np.ndarray = field(repr=False)
+
+
+@dataclass(frozen=True)
+class DetailResult:
+    """What a detail job returns: the image, and the samples when zoomed in."""
+
+    image: DisplayImage
+    waveform: Waveform | None = None
+    #: the levels fitted to the image on the compute thread: ("level" or "difference",
+    #: (low, high)); None when not fitted there
+    levels: tuple[str, tuple[float, float]] | None = None
+
+
+class ViewController(QObject):
+    """Engines and render requests of the spectrogram view of a :class:`Shell`.
+
+    Signals
+    -------
+    imageShown()
+        A computed overview and detail are both on screen.
+    levelsFitted(float, float)
+        The dB range was fitted to the image.
+    """
+
+    imageShown = pyqtSignal()
+    levelsFitted = pyqtSignal(float, float)
+
+    def __init__(self, shell: Shell, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.shell = shell
+        self.view = shell.view
+        self.engine: TileEngine | StackedEngine | None = None
+        #: the engine without the designer's filter ("before" and "difference")
+        self.base_engine: TileEngine | StackedEngine | None = None
+        #: the engine of a filter being dragged: only the visible span is re-filtered
+        self.preview_engine: TileEngine | StackedEngine | None = None
+        self.last_image: DisplayImage | None = None
+        self.last_request: DetailRequest | None = None
+        #: the representation of the image on screen ("" before the first)
+        self.shown_representation = ""
+        #: why the view shows the recording without its processing ("" when it does not)
+        self.view_note = ""
+        self.levels_set = False
+        self._engine_key: tuple | None = None
+        self._overview_ready = False
+        self._viewport: tuple[float, float, int] | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(RECOMPUTE_DELAY_MS)
+        self._timer.timeout.connect(self.request_spectrogram)
+        self._handlers: dict[type, Callable[[Any, JobResult], None]] = {
+            OverviewRequest: self._overview_done,
+            DetailRequest: self._detail_done,
+            PluginViewRequest: self._detail_done,
+            EnvelopeRequest: self._envelope_done,
+        }
+
+    # -- engines ------------------------------------------------------------------
+    def engine_for(self, steps: list[dict]) -> TileEngine | StackedEngine:
+        """A tile engine applying ``steps`` (cheap: nothing is computed yet)."""
+        doc = self.shell.document
+        assert doc is not None
+        rec, s = doc.recording, doc.settings
+        block_fn = None
+        if steps:
+            try:
+                block_fn = Pipeline.from_steps(steps).block_function(rec.sample_rate,
+                                                                     rec.is_complex)
+            except SpecscopeError as exc:
+                self.view_note = (f"the view shows the recording without processing ({exc}); "
+                                  "the export applies it")
+                self.shell.show_message(self.view_note, 15000)
+        channels = range(rec.n_channels) if s.channel < 0 else [s.channel]
+        engines = [TileEngine(rec, nfft=s.stft.nfft, hop=s.stft.hop, window=s.stft.window,
+                              scaling=s.stft.scaling, channel=c, pipeline=block_fn,
+                              disk_cache=cache_dir("tiles")) for c in channels]
+        return StackedEngine(engines) if s.channel < 0 else engines[0]
+
+    def _make_engines(self) -> bool:
+        """The engines of the document's settings: with all processing, and without the
+        designer's filter (for before/difference)."""
+        s = self.shell.document.settings
+        self.view_note = ""
+        try:
+            self.engine = self.engine_for(s.steps)
+            self.base_engine = self.engine_for(s.base_steps) if s.chain_steps else self.engine
+        except InputError as exc:
+            self.engine = None
+            self.shell.show_error(str(exc), dialog=False)
+            return False
+        return True
+
+    def preview(self, steps: list[dict] | None) -> None:
+        """Show the visible span through ``steps`` (a filter being dragged); None ends it.
+
+        Raises
+        ------
+        SpecscopeError
+            When the steps cannot be applied (the preview is left as it was).
+        """
+        if steps is None:
+            self.preview_engine = None
+            return
+        self.preview_engine = self.engine_for(steps)
+        self.request_detail()
+
+    # -- requests -----------------------------------------------------------------
+    def schedule(self) -> None:
+        """Recompute shortly (quick successive changes give one recomputation)."""
+        self._timer.start()
+
+    def recompute_pending(self) -> bool:
+        """Whether a scheduled recomputation has not started yet."""
+        return self._timer.isActive()
+
+    def up_to_date(self) -> bool:
+        """Whether the engines are those of the current settings and nothing is scheduled."""
+        doc = self.shell.document
+        return (doc is not None and self.engine is not None and not self._timer.isActive()
+                and self._engine_key == _engine_key(doc.settings))
+
+    def document_opened(self) -> bool:
+        """Start over for a newly opened document; False when it cannot be shown."""
+        self.engine = self.preview_engine = None
+        self._engine_key = None
+        self.levels_set = False
+        self.last_image = None
+        self.shown_representation = ""
+        self.view.set_caption("")
+        self.view.clear_image()
+        self.view.overview.clear_envelope()
+        self.request_spectrogram()
+        if self.engine is None:
+            return False
+        self.set_extent()
+        self.view.reset_view()
+        self.view.overview.set_region(0.0, self.engine.duration)
+        self._submit(EnvelopeRequest(self.engine), self._envelope_job)
+        return True
+
+    def request_spectrogram(self) -> None:
+        """(Re)compute the background of the whole recording, then the visible detail."""
+        doc = self.shell.document
+        if doc is None:
+            return
+        s = doc.settings
+        key = _engine_key(s)
+        if self.engine is None or self._engine_key != key:
+            was_stacked = isinstance(self.engine, StackedEngine)
+            if not self._make_engines():
+                return
+            self._engine_key = key
+            if isinstance(self.engine, StackedEngine) != was_stacked:
+                t0, t1, _, _ = self.view.visible_range()
+                self.set_extent()
+                self.view.reset_view()
+                if t1 > t0 and self.view.image_data is not None:
+                    self.view.set_time_range(t0, t1)
+        if self.shell.settings.representation != "stft":  # a plugin view: the visible span
+            self.view.clear_background()
+            self._overview_ready = True
+            self.request_detail()
+            return
+        engine = self.engine
+        self._overview_ready = False
+        self.last_image = None  # imageShown waits for the new detail too
+        request = OverviewRequest(engine, self.shell.settings.freq_scale, self.n_rows(),
+                                  columns=min(OVERVIEW_COLUMNS, max(1, engine.n_frames)),
+                                  reduce=s.reduce)
+        self._submit(request, self._overview_job)
+        self.request_detail()
+
+    def set_viewport(self, t0: float, t1: float, width: int) -> None:
+        """The view shows ``t0 .. t1`` s on ``width`` pixels: render that."""
+        self.view.overview.set_region(t0, t1)
+        self._viewport = (t0, t1, width)
+        self.request_detail()
+
+    def request_detail(self) -> None:
+        """Render the visible span (or the plugin view of it)."""
+        if self.engine is None or self._viewport is None or self.shell.document is None:
+            return
+        s = self.shell.settings
+        t0, t1, w = self._viewport
+        t0, t1 = max(t0, 0.0), min(t1, self.engine.duration)
+        if not t1 > t0:
+            return
+        common = dict(freq_scale=s.freq_scale, n_rows=self.n_rows(), t0=t0, t1=t1, width=w,
+                      reduce=self.shell.document.settings.reduce)
+        if s.representation != "stft":
+            fs = self.engine.fs
+            if (t1 - t0) * fs > PLUGIN_VIEW_MAX_SAMPLES:
+                self.view.set_caption(f"{view_title(s.representation)}: zoom in to at most "
+                                      f"{PLUGIN_VIEW_MAX_SAMPLES / fs:.0f} s to compute it")
+                self.shell.show_message(f"{view_title(s.representation)}: zoom in to at most "
+                                        f"{PLUGIN_VIEW_MAX_SAMPLES / fs:.0f} s to compute "
+                                        "this view", 8000)
+                return
+            request = PluginViewRequest(self.engine, representation=s.representation,
+                                        params=s.view_params, **common)
+            self.last_request = request
+            self._announce(s.representation)
+            self._submit(request, self._plugin_job,
+                         label=f"Computing {view_title(s.representation)}")
+            return
+        compare = s.compare if s.chain_steps else "after"
+        source, subtract = self.preview_engine or self.engine, None
+        if compare == "before":
+            source = self.base_engine
+        elif compare == "difference":
+            subtract = self.base_engine
+        request = DetailRequest(self.engine, compare=compare, source=source,
+                                subtract=subtract, **common)
+        self.last_request = request
+        if self.shown_representation not in ("", "stft"):
+            self._announce("stft")
+        self._submit(request, self._detail_job)
+
+    def _announce(self, coming: str) -> None:
+        """The caption while ``coming`` is computed: what the image shows until then."""
+        shown = self.shown_representation
+        if not shown:
+            text = f"Computing {view_title(coming)}…"
+        elif shown == coming:
+            text = f"{view_title(shown)} · updating…"
+        else:
+            text = f"Showing {view_title(shown)} · computing {view_title(coming)}…"
+        self.view.set_caption(text)
+
+    def _submit(self, request: ViewRequest, job: Callable[[ViewRequest, TaskControl], Any],
+                label: str = "") -> int:
+        return self.shell.worker.submit(
+            request.KIND, lambda control: job(request, control), label=label or request.LABEL,
+            callbacks=JobCallbacks(done=lambda result: self._dispatch(request, result),
+                                   partial=lambda value: self._partial(request, value)))
+
+    # -- jobs (compute thread) --------------------------------------------------------
+    @staticmethod
+    def _overview_job(r: OverviewRequest, control: TaskControl) -> DisplayImage:
+        return render_progressive(r.engine, 0.0, r.engine.duration, r.columns, r.reduce,
+                                  freq_scale=r.freq_scale, n_rows=r.n_rows,
+                                  partial=control.partial, progress=control.progress,
+                                  cancelled=control.cancelled)
+
+    @staticmethod
+    def _detail_job(r: DetailRequest, control: TaskControl) -> DetailResult:
+        engine, shown, other = r.engine, r.source, r.subtract
+        preview = shown is not engine and r.compare == "after"
+        kw = dict(freq_scale=r.freq_scale, n_rows=r.n_rows, cancelled=control.cancelled)
+        img = render_progressive(shown, r.t0, r.t1, r.width, r.reduce,
+                                 partial=None if (preview or other is not None)
+                                 else control.partial, progress=control.progress, **kw)
+        if other is not None:  # after minus before, in dB
+            before = render_progressive(other, r.t0, r.t1, r.width, r.reduce, **kw)
+            img = dataclasses.replace(img, db=img.db - before.db)
+        s0, s1 = int(r.t0 * engine.fs), int(np.ceil(r.t1 * engine.fs)) + 1
+        wave = None
+        if s1 - s0 <= WAVEFORM_MAX_SAMPLES:  # zoomed in to samples
+            wave = Waveform(s0 / engine.fs, engine.fs,
+                            engine.recording.read(s0, s1, engine.channel)[:, 0])
+        levels = ("difference", difference_levels(img.db)) if other is not None else None
+        return DetailResult(img, wave, levels)
+
+    @staticmethod
+    def _plugin_job(r: PluginViewRequest, control: TaskControl) -> DetailResult:
+        # the span through the processing, in chunks, at most one column per pixel
+        engine, fs = r.engine, r.engine.fs
+        img = plugin_view(r.representation, engine.read_processed, engine.recording.n_samples,
+                          fs, int(r.t0 * fs), int(np.ceil(r.t1 * fs)), json.loads(r.params),
+                          columns=r.width, freq_scale=r.freq_scale, n_rows=r.n_rows,
+                          progress=control.progress, cancelled=control.cancelled)
+        # a plugin view has no background to fit the levels to: fitted here, off the GUI
+        return DetailResult(img, levels=("level", auto_levels(img.db)))
+
+    @staticmethod
+    def _envelope_job(r: EnvelopeRequest, control: TaskControl) -> tuple:
+        return r.engine.envelope(r.points, cancelled=control.cancelled,
+                                 progress=control.progress)
+
+    # -- results (GUI thread) ---------------------------------------------------------
+    def is_current(self, request: ViewRequest) -> bool:
+        """Whether a result of ``request`` still fits the view on screen."""
+        s = self.shell.settings
+        rep = request.representation if isinstance(request, DetailRequest) else "stft"
+        return (self.engine is not None and request.engine is self.engine
+                and request.freq_scale == s.freq_scale and rep == s.representation)
+
+    def _dispatch(self, request: ViewRequest, result: JobResult) -> None:
+        self._handlers[type(request)](request, result)
+
+    def _partial(self, request: ViewRequest, value: Any) -> None:
+        if isinstance(request, OverviewRequest):
+            self._show_overview(value)
+        elif isinstance(request, DetailRequest) and self.is_current(request):
+            self.view.set_image(value.db, value.column_edges, value.frequency_edges)
+
+    def _overview_done(self, request: OverviewRequest, result: JobResult) -> None:
+        self._show_overview(result.value)
+        self._overview_ready = True
+        self._maybe_image_shown()
+
+    def _detail_done(self, request: DetailRequest, result: JobResult) -> None:
+        if not self.is_current(request):
+            return  # for an engine or axis that has been replaced
+        img, wave = result.value.image, result.value.waveform
+        self.view.set_image(img.db, img.column_edges, img.frequency_edges)
+        self.last_image = img
+        self.shown_representation = request.representation
+        self.view.set_caption("" if request.representation == "stft"
+                              else view_title(request.representation))
+        differs = self.shell.settings.shows_difference
+        if differs:
+            self.view.clear_background()  # another quantity: dB of after over before
+        # before and after share their levels; the difference keeps its own symmetric ones
+        quantity = "difference" if differs else "level"
+        kept = self.view.set_quantity(quantity)
+        if not self.levels_set or not kept:
+            fitted = result.value.levels
+            if fitted is not None and fitted[0] == quantity:  # fitted on the compute thread
+                self.view.set_levels(*fitted[1])
+                self.levelsFitted.emit(*fitted[1])
+            else:
+                self.auto_levels()
+            self.levels_set = True
+        if wave is None:
+            self.view.set_waveform(0.0, 1.0, None)
+        else:
+            self.view.set_waveform(wave.t0, wave.fs, wave.samples)
+        agg = (f", {img.frames_per_column:.1f} frames/column ({img.reduce}, "
+               f"level {img.level})" if img.frames_per_column > 1.0 else "")
+        missing = self.view.missing_note()
+        self.shell.show_message(f"{missing + '. ' if missing else ''}{img.db.shape[1]} columns "
+                                f"× {img.db.shape[0]} bins in {result.seconds * 1000:.0f} ms"
+                                f"{agg}", 15000 if missing else 5000, error=bool(missing))
+        self._maybe_image_shown()
+
+    def _envelope_done(self, request: EnvelopeRequest, result: JobResult) -> None:
+        self.view.overview.set_envelope(*result.value)
+        missing = self.view.missing_note()
+        if missing:
+            self.shell.show_message(missing, 30000, error=True)
+
+    def _show_overview(self, img: DisplayImage) -> None:
+        if self.shell.settings.shows_difference:
+            return  # the difference view has no whole-recording background
+        self.view.set_background(img.db, img.column_edges, img.frequency_edges)
+        if not self.levels_set and not img.preview:
+            self.auto_levels()
+            self.levels_set = True
+
+    def _maybe_image_shown(self) -> None:
+        if self._overview_ready and self.last_image is not None:
+            self.imageShown.emit()
+
+    # -- display ------------------------------------------------------------------
+    def auto_levels(self) -> None:
+        """Fit the dB range to the image."""
+        lo, hi = self.view.auto_levels()
+        self.levelsFitted.emit(lo, hi)
+
+    def n_rows(self) -> int:
+        """Rows of a log or mel image: the plot's height in pixels."""
+        return min(1024, max(64, self.view.plot_size_px()[1]))
+
+    def set_extent(self) -> None:
+        """The view's axes from the engine: duration, frequency range, stacked bands."""
+        e = self.engine
+        if e is None:
+            return
+        if isinstance(e, StackedEngine):
+            self.view.set_stack(e.n_channels, e.f0, e.band, e.span, e.split)
+        else:
+            self.view.set_stack(0, 0.0, 0.0, 0.0, None)
+        df = e.fs / e.params.nfft
+        f_edges = e.freq_axis()[1]
+        f0, f1 = float(f_edges[0]), float(f_edges[-1])
+        scale = self.shell.settings.freq_scale
+        if scale == "log":
+            f0 = df / 2
+        elif scale == "mel":
+            f0 = 0.0
+        self.view.set_extent(0.0, e.duration, f0, f1,
+                             min_dt=4 * e.params.hop / e.fs, min_df=4 * df)
+
+    def rescale(self, t0: float, t1: float) -> None:
+        """The frequency axis changed: new extent, the time span ``t0 .. t1``, re-rendered."""
+        if self.engine is None:
+            return
+        self.set_extent()
+        self.view.reset_view()
+        if t1 > t0:
+            self.view.set_time_range(t0, t1)
+        self.request_spectrogram()

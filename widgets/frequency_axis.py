@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from specscope.compute.spectral import hz_to_mel, mel_to_hz
+from specscope.compute.view.scales import FREQ_SCALES
 
-SCALES = ("linear", "log", "mel")
+SCALES = FREQ_SCALES
 _NICE = (1.0, 2.0, 5.0)
 
 

@@ -61,6 +61,7 @@ from specscope.compute.errors import InputError, RecordingError, SpecscopeError
 from specscope.compute.io import Recording, list_datasets, open_recording, readers
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.spectral import StftParams
+from specscope.compute.view.scales import freq_scale_problem
 from specscope.widgets.recording_options import RecordingOptionsDialog
 from specscope.widgets.shortcuts_dialog import ShortcutsDialog
 from specscope.widgets.spectrogram_controls import SpectrogramControls
@@ -501,10 +502,10 @@ class MainWindow(QMainWindow):
         """Linear, log or mel frequency axis: re-renders, never recomputes the pyramid."""
         stacked = self.settings.channel < 0
         engine = self.views.engine
-        if engine is not None and (engine.two_sided or stacked) and scale != "linear":
-            self.show_error("log and mel frequency axes need a real recording and one "
-                            "channel" + ("; this one is complex (IQ)" if not stacked else
-                                         "; channels are stacked"), dialog=False)
+        problem = freq_scale_problem(scale, two_sided=engine.two_sided, stacked=stacked) \
+            if engine is not None else ""
+        if problem:
+            self.show_error(problem, dialog=False)
             self.controls.set_freq_scale(self.settings.freq_scale)
             return
         if record and scale != self.settings.freq_scale:

@@ -59,6 +59,7 @@ from specscope.compute.annotations import Annotation
 from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.io import ArrayRecording, Recording, open_recording
 from specscope.compute.pipeline import Pipeline
+from specscope.compute.view.scales import check_freq_scale
 from specscope.widgets.frequency_axis import SCALES, forward, inverse
 from specscope.widgets.spectrogram_view import COLORMAPS, SpectrogramView
 
@@ -119,11 +120,9 @@ class NotebookShell:
     def apply_settings(self, settings: ViewSettings) -> None:
         """Make ``settings`` current and recompute what they change."""
         old = self.settings
-        if settings.freq_scale != old.freq_scale and self.views.engine is not None \
-                and (self.views.engine.two_sided or settings.channel < 0) \
-                and settings.freq_scale != "linear":
-            raise InputError("log and mel frequency axes need a real recording and one "
-                             "channel")
+        if settings.freq_scale != old.freq_scale and self.views.engine is not None:
+            check_freq_scale(settings.freq_scale, two_sided=self.views.engine.two_sided,
+                             stacked=settings.channel < 0)
         self.settings = settings
         if self.document is None:
             return
@@ -354,8 +353,7 @@ class Explorer(ipywidgets.VBox):
     @freq_scale.setter
     @qt_thread
     def freq_scale(self, scale: str) -> None:
-        if scale not in SCALES:
-            raise InputError(f"freq_scale={scale!r}: choose one of {', '.join(SCALES)}")
+        check_freq_scale(scale)
         self.shell.change_settings(self.shell.settings.with_changes(freq_scale=scale))
         self._clip_frequencies()
         self.freq_picker.value = scale

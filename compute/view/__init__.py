@@ -3,10 +3,10 @@
 from .images import DisplayImage, RenderResult
 from .levels import auto_levels, difference_levels
 from .plugin_images import plugin_image, plugin_view
+from .scales import FREQ_SCALES, FrequencyScaleError, check_freq_scale, freq_scale_problem
 from .stacked import StackedEngine
 from .tiles import (
     DEFAULT_CACHE_BYTES,
-    FREQ_SCALES,
     REDUCTIONS,
     TILE_CELLS,
     Tile,
@@ -21,13 +21,16 @@ __all__ = [
     "REDUCTIONS",
     "TILE_CELLS",
     "DisplayImage",
+    "FrequencyScaleError",
     "RenderResult",
     "StackedEngine",
     "Tile",
     "TileCache",
     "TileEngine",
     "auto_levels",
+    "check_freq_scale",
     "difference_levels",
+    "freq_scale_problem",
     "plugin_image",
     "plugin_view",
     "render_progressive",

@@ -39,10 +39,10 @@ from ..errors import Cancelled, InputError
 from ..io import Recording
 from ..spectral import FRAMES_PER_BLOCK, StftParams, hz_to_mel, mel_to_hz
 from .images import DisplayImage, RenderResult
+from .scales import check_freq_scale
 
 TILE_CELLS = 256
 REDUCTIONS = ("mean", "max")
-FREQ_SCALES = ("linear", "log", "mel")
 DEFAULT_CACHE_BYTES = 384 << 20
 #: levels at or above this are worth keeping on disk (each cell >= 16 frames)
 DISK_MIN_LEVEL = 4
@@ -519,8 +519,7 @@ class TileEngine:
         """
         if reduce not in REDUCTIONS:
             raise InputError(f"reduce={reduce!r} must be one of {', '.join(REDUCTIONS)}")
-        if freq_scale not in FREQ_SCALES:
-            raise InputError(f"freq_scale={freq_scale!r} must be one of {', '.join(FREQ_SCALES)}")
+        check_freq_scale(freq_scale)
         if not (isinstance(n_cols, (int, np.integer)) and n_cols >= 1):
             raise InputError(f"n_cols={n_cols!r} must be a whole number >= 1")
         if not t1 > t0:
@@ -584,8 +583,7 @@ class TileEngine:
         return (total / (ccount[ll + 1] - ccount[fl])).astype(np.float32)
 
     def _rescale_rows(self, image: np.ndarray, scale: str, n_rows: int, reduce: str):
-        if self.two_sided:
-            raise InputError("log and mel frequency axes need a real (one-sided) recording")
+        check_freq_scale(scale, two_sided=self.two_sided)
         f = self.frequencies
         df = self.fs / self.params.nfft
         fmax = f[-1] + df / 2

@@ -24,6 +24,45 @@ def example_path() -> Path:
     return EXAMPLE
 
 
+# -- the main window (helpers in tests/_gui.py) -----------------------------------------
+@pytest.fixture
+def make_window(qtbot):
+    """Make real main windows (``_gui.make_main_window``'s options); each is closed after
+    the test and checked: its compute thread and threads ended, its recording closed, the
+    window deleted."""
+    from _gui import WindowLife, make_main_window
+
+    made = []
+
+    def make(*args, **kwargs):
+        life = WindowLife()
+        w = make_main_window(*args, **kwargs)
+        made.append((life, w))
+        return w
+
+    yield make
+    for life, w in reversed(made):
+        life.close(w)
+    for life, w in reversed(made):
+        life.check(w)
+
+
+@pytest.fixture
+def window(request, make_window):
+    """A real main window, shown, STFT 1024/256; ``make_window``'s options through
+    indirect parametrization (``@pytest.mark.parametrize("window", [{...}], indirect=True)``)."""
+    return make_window(**getattr(request, "param", {}))
+
+
+@pytest.fixture
+def opened(window, example_path):
+    """The window with the example recording open and its first image drawn."""
+    from _gui import open_and_wait
+
+    open_and_wait(window, example_path)
+    return window
+
+
 @pytest.fixture
 def stereo_wav(tmp_path) -> tuple[Path, np.ndarray, int]:
     """Two channels: a 1 kHz tone left, a 3 kHz tone right; float32 WAV."""

@@ -6,27 +6,12 @@ import h5py
 import numpy as np
 import pytest
 from PyQt6.QtCore import Qt
-from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
-from specscope.compute import StftParams, open_recording
+from specscope.compute import open_recording
 from specscope.compute.spectral import to_db
 from specscope.compute.view import TileEngine
 
-TIMEOUT_MS = 30000
-
-
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow(ViewSettings(stft=StftParams(1024, 256)), interactive=False)
-    qtbot.addWidget(w)
-    w.show()
-    yield w
-    w.worker.shutdown()
-
-
-def open_and_wait(qtbot, w, path):
-    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
-        w.open_path(path)
+from _gui import TIMEOUT_MS, open_and_wait
 
 
 def test_opens_example_and_draws_off_the_gui_thread(qtbot, window, example_path):
@@ -56,7 +41,7 @@ def test_opens_example_and_draws_off_the_gui_thread(qtbot, window, example_path)
 
 
 def test_zoom_renders_the_new_span(qtbot, window, example_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
                           check_params_cb=lambda i, kind, r: kind == "detail"):
         window.view.set_time_range(5.0, 6.0)
@@ -72,7 +57,7 @@ def test_zoom_renders_the_new_span(qtbot, window, example_path):
 
 
 def test_overview_drag_moves_the_view(qtbot, window, example_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     window.view.set_time_range(1.0, 3.0)
     qtbot.wait(100)
     window.overview.region.setRegion((10.0, 12.0))  # as a drag would
@@ -82,14 +67,14 @@ def test_overview_drag_moves_the_view(qtbot, window, example_path):
 
 
 def test_parameter_change_recomputes(qtbot, window, example_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
         window.controls.nfft.setCurrentText("256")
     qtbot.waitUntil(lambda: window.view.image_data.shape[0] == 129, timeout=TIMEOUT_MS)
 
 
 def test_levels_relevel_without_recomputing(qtbot, window, example_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     jobs = []
     window.worker.started.connect(lambda *a: jobs.append(a))
     window.controls.db_low.setValue(-100.0)
@@ -113,7 +98,7 @@ def test_levels_relevel_without_recomputing(qtbot, window, example_path):
 
 
 def test_cursor_readout(qtbot, window, example_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     img = window.view.image_data
     t_edges = window.last_image.column_edges
     f_edges = window.last_image.frequency_edges
@@ -132,19 +117,19 @@ def test_bad_file_shows_error_and_keeps_working(qtbot, window, example_path, tmp
         window.open_path(bad)
     assert "broken.wav" in blocker.args[0]
     assert "broken.wav" in window.message_label.text()
-    open_and_wait(qtbot, window, example_path)  # still works
+    open_and_wait(window, example_path)  # still works
     assert window.view.image_data is not None
 
 
 def test_bad_parameter_shows_error_without_computing(qtbot, window, example_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     with qtbot.waitSignal(window.errorShown, timeout=TIMEOUT_MS) as blocker:
         window.controls.window.setCurrentText("nope")
     assert "window='nope'" in blocker.args[0]
 
 
 def test_export_from_gui(qtbot, window, example_path, tmp_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     out = tmp_path / "gui.h5"
     with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
                           check_params_cb=lambda i, kind, r: kind == "export"):
@@ -156,7 +141,7 @@ def test_export_from_gui(qtbot, window, example_path, tmp_path):
 
 
 def test_log_frequency_axis(qtbot, window, example_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
         window.controls.freq_scale.setCurrentText("log")
     qtbot.waitUntil(lambda: window.last_image is not None
@@ -187,7 +172,7 @@ def test_frequency_axis_ticks_are_round_hz():
 
 
 def test_undo_redo_parameter_changes(qtbot, window, example_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
         window.controls.nfft.setCurrentText("512")
     qtbot.waitUntil(lambda: window.view.image_data.shape[0] == 257, timeout=TIMEOUT_MS)
@@ -204,8 +189,8 @@ def test_undo_redo_parameter_changes(qtbot, window, example_path):
     assert window.undo_stack.text(0) == "FFT size 512"
 
 
-def test_session_round_trip(qtbot, window, example_path, tmp_path):
-    open_and_wait(qtbot, window, example_path)
+def test_session_round_trip(qtbot, window, make_window, example_path, tmp_path):
+    open_and_wait(window, example_path)
     window.controls.window.setCurrentText("kaiser,8")
     window.controls.hop.setValue(128)
     window.controls.colormap.setCurrentText("viridis")
@@ -215,20 +200,15 @@ def test_session_round_trip(qtbot, window, example_path, tmp_path):
     path = tmp_path / "s.json"
     window.save_session(path)
 
-    other = MainWindow(interactive=False)
-    qtbot.addWidget(other)
-    other.show()
-    try:
-        with qtbot.waitSignal(other.imageShown, timeout=TIMEOUT_MS):
-            assert other.open_session(path)
-        s = other.settings
-        assert (s.stft.window, s.stft.hop) == (("kaiser", 8.0), 128)
-        assert other.view.colormap_name == "viridis"
-        assert other.view.levels() == (-100.0, -40.0)
-        t0, t1, _, _ = other.view.visible_range()
-        assert (t0, t1) == pytest.approx((4.0, 9.0), abs=0.01)
-    finally:
-        other.worker.shutdown()
+    other = make_window(ViewSettings())
+    with qtbot.waitSignal(other.imageShown, timeout=TIMEOUT_MS):
+        assert other.open_session(path)
+    s = other.settings
+    assert (s.stft.window, s.stft.hop) == (("kaiser", 8.0), 128)
+    assert other.view.colormap_name == "viridis"
+    assert other.view.levels() == (-100.0, -40.0)
+    t0, t1, _, _ = other.view.visible_range()
+    assert (t0, t1) == pytest.approx((4.0, 9.0), abs=0.01)
 
 
 def test_bad_session_file_is_reported(qtbot, window, tmp_path):
@@ -240,7 +220,7 @@ def test_bad_session_file_is_reported(qtbot, window, tmp_path):
 
 
 def test_export_view_values(qtbot, window, example_path, tmp_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     out = tmp_path / "view.h5"
     with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
                           check_params_cb=lambda i, kind, r: kind == "export"):
@@ -256,7 +236,7 @@ def test_export_view_values(qtbot, window, example_path, tmp_path):
 def test_export_png(qtbot, window, example_path, tmp_path):
     from PyQt6.QtGui import QImage
 
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     out = tmp_path / "v.png"
     window.exports.export_png(out)
     img = QImage(str(out))
@@ -264,7 +244,7 @@ def test_export_png(qtbot, window, example_path, tmp_path):
 
 
 def test_keyboard_pans_and_zooms(qtbot, window, example_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     window.view.set_time_range(4.0, 8.0)
     qtbot.keyClick(window.view, Qt.Key.Key_Right)
     assert window.view.visible_range()[:2] == pytest.approx((4.4, 8.4), abs=1e-6)
@@ -275,7 +255,7 @@ def test_keyboard_pans_and_zooms(qtbot, window, example_path):
 
 
 def test_measurement_reference_and_harmonics(qtbot, window, example_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     window.view.set_reference(1.0, 1000.0)
     window.show_cursor(1.5, 1500.0, window.view.value_at(1.5, 1500.0))
     text = window.cursor_label.text()
@@ -289,7 +269,7 @@ def test_measurement_reference_and_harmonics(qtbot, window, example_path):
 
 
 def test_waveform_appears_when_zoomed_to_samples(qtbot, window, example_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     assert not window.view.waveform.isVisible()
     with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
                           check_params_cb=lambda i, kind, r: kind == "detail"):
@@ -302,7 +282,7 @@ def test_waveform_appears_when_zoomed_to_samples(qtbot, window, example_path):
 
 
 def test_spectrum_slice_is_the_column_under_the_cursor(qtbot, window, example_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     img = window.last_image
     j = 200
     t = (img.column_edges[j] + img.column_edges[j + 1]) / 2
@@ -321,7 +301,7 @@ def test_no_tile_is_computed_on_the_gui_thread(qtbot, window, example_path, monk
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(TileEngine, "_compute", spy)
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     for span in ((2.0, 4.0), (0.5, 0.6), (10.0, 19.0)):
         with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
                               check_params_cb=lambda i, kind, r: kind == "detail"):

@@ -1,0 +1,181 @@
+"""What the GUI tests share: one timeout, waiting for a condition, a real main window that is
+opened, settled, and closed with a check that it left nothing behind.
+
+The fixtures built on these (``make_window``, ``window``, ``opened``) are in conftest.py.
+Every wait here waits for a condition and fails naming it; ``TIMEOUT_MS`` only bounds how
+long a failing test takes.  ``SPECSCOPE_TEST_TIMEOUT_SCALE`` (a factor, default 1)
+stretches it on a slow or busy machine.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+
+def _scale() -> float:
+    text = os.environ.get("SPECSCOPE_TEST_TIMEOUT_SCALE", "").strip()
+    try:
+        scale = float(text) if text else 1.0
+    except ValueError:
+        raise ValueError(f"SPECSCOPE_TEST_TIMEOUT_SCALE={text!r}: expected a number "
+                         "(a factor for the GUI tests' timeouts, e.g. 2)") from None
+    if not scale > 0:
+        raise ValueError(f"SPECSCOPE_TEST_TIMEOUT_SCALE={text!r}: expected a factor above 0")
+    return scale
+
+
+#: the longest any GUI test waits for one condition (ms), stretched by the scale
+TIMEOUT_SCALE = _scale()
+TIMEOUT_MS = int(60000 * TIMEOUT_SCALE)
+
+
+def wait_until(condition: Callable[[], object], timeout_ms: int = TIMEOUT_MS,
+               what: str = "") -> None:
+    """Process Qt events until ``condition()`` is true; fail naming it after ``timeout_ms``."""
+    from PyQt6.QtTest import QTest
+
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout_ms} ms: {what or condition}")
+        QTest.qWait(5)
+
+
+def open_and_wait(window, path, timeout_ms: int = TIMEOUT_MS) -> None:
+    """Open ``path`` in ``window`` and wait until the first spectrogram image of it is drawn."""
+    shown: list[bool] = []
+
+    def on_shown() -> None:
+        shown.append(True)
+
+    window.imageShown.connect(on_shown)
+    try:
+        window.open_path(path)
+        wait_until(lambda: shown and window.last_image is not None, timeout_ms,
+                   f"the first image of {Path(path).name}")
+    finally:
+        window.imageShown.disconnect(on_shown)
+
+
+def idle(window, timeout_ms: int = TIMEOUT_MS) -> None:
+    """Until no job is queued or running and every job's end has reached the GUI thread."""
+    wait_until(lambda: not window.worker.is_busy() and window.worker.active() == 0,
+               timeout_ms, "the compute thread idle")
+
+
+def settle(window, timeout_ms: int = TIMEOUT_MS) -> None:
+    """Until the view shows the current settings and designs, computed to the end."""
+    wait_until(lambda: window.views.up_to_date() and not window.designer.busy()
+               and not window.worker.is_busy() and window.worker.active() == 0,
+               timeout_ms, "the view up to date and the compute thread idle")
+
+
+# -- the window's life ------------------------------------------------------------------
+def _own_os_threads() -> int:
+    """How many threads of this process carry the app's name (the compute thread's)."""
+    tasks = Path("/proc/self/task")
+    if not tasks.is_dir():
+        return 0
+    count = 0
+    for task in tasks.iterdir():
+        try:
+            count += (task / "comm").read_text().startswith("specscope")
+        except OSError:
+            pass  # the thread ended while we looked
+    return count
+
+
+def _python_threads() -> set[threading.Thread]:
+    """Python threads but those of thread pools (the kernel's pool lives with the process)."""
+    def pooled(t: threading.Thread) -> bool:
+        target = getattr(t, "_target", None)
+        return getattr(target, "__module__", "") == "concurrent.futures.thread"
+
+    return {t for t in threading.enumerate()
+            if not isinstance(t, threading._DummyThread) and not pooled(t)}
+
+
+def _open_fds_to(path: Path) -> list[str]:
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        return []
+    found = []
+    for fd in fds.iterdir():
+        try:
+            if Path(os.readlink(fd)) == path:
+                found.append(fd.name)
+        except OSError:
+            pass
+    return found
+
+
+class WindowLife:
+    """What was running before a window was made, to check after it closed."""
+
+    def __init__(self) -> None:
+        self.os_threads = _own_os_threads()
+        self.threads = _python_threads()
+        self.paths: set[Path] = set()
+
+    def note_recording(self, window) -> None:
+        doc = window.document
+        path = getattr(doc.recording, "path", None) if doc is not None else None
+        if path is not None:
+            self.paths.add(Path(path).resolve())
+
+    def close(self, window) -> None:
+        """Close ``window`` as a person does (unsaved annotations discarded, unasked)."""
+        from PyQt6 import sip
+
+        if sip.isdeleted(window):
+            return
+        self.note_recording(window)
+        if window.unsaved.interactive:
+            window.unsaved.ask_save = lambda *a: "discard"  # no modal question at the end
+        window.close()
+        assert not window.isVisible(), "the window refused to close"
+
+    def check(self, window) -> None:
+        """After :meth:`close` (of every window of the test): the window left no compute
+        thread, no thread of its own and no open recording behind, and is deleted."""
+        from PyQt6 import sip
+        from PyQt6.QtCore import QCoreApplication, QEvent
+
+        if sip.isdeleted(window):
+            return
+        wait_until(lambda: _own_os_threads() <= self.os_threads, int(10000 * TIMEOUT_SCALE),
+                   "the window's compute thread to end after close")
+
+        def left() -> list[str]:
+            return sorted(t.name for t in _python_threads() - self.threads if t.is_alive())
+
+        wait_until(lambda: not left(), int(10000 * TIMEOUT_SCALE),
+                   "threads started with the window to end after close")
+        for path in self.paths:
+            assert not _open_fds_to(path), f"{path.name} still open after the window closed"
+        window.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+        assert sip.isdeleted(window), "the closed window was not deleted"
+
+
+def make_main_window(settings=None, *, nfft: int = 1024, hop: int = 256,
+                     size: tuple[int, int] | None = None, interactive: bool = False,
+                     show: bool = True, activate: bool = False):
+    """A real MainWindow: STFT ``nfft``/``hop`` unless ``settings`` are given."""
+    from specscope.app.desktop.main_window import MainWindow
+    from specscope.app.session import ViewSettings
+    from specscope.compute import StftParams
+
+    w = MainWindow(settings or ViewSettings(stft=StftParams(nfft, hop)),
+                   interactive=interactive)
+    if size is not None:
+        w.resize(*size)
+    if show:
+        w.show()
+    if activate:
+        w.activateWindow()
+    return w

@@ -14,6 +14,8 @@ dispatch), ``ops`` (built-in operators), ``extensions`` (plugins), ``filters``,
 ``live`` and ``batch``.
 """
 
+# declares the detector operators (detect.energy, detect.template, detect.bursts, detect.ncc)
+from . import detect as detect
 from ._version import __version__
 from .annotations import (
     Annotation,

@@ -1,0 +1,352 @@
+"""What the built-in detectors share: the streaming protocol, STFT frames, the noise floor.
+
+A detector is a stream: :meth:`Detector.push` takes the next samples of one
+channel (``final=True`` with the last) and returns the events it has
+finished.  Chunked runs equal whole runs because nothing depends on where
+the chunks end:
+
+- :class:`FrameStream` keeps the last ``nfft - hop`` samples and makes the
+  STFT frames at absolute positions ``k * hop`` through the ``stft_power``
+  operator; a frame's power does not depend on the other frames of the call;
+- :class:`BlockFloor` cuts the frames into blocks of a fixed number of frames
+  counted from the first one, takes a low percentile per block and, per
+  block, the median of those percentiles over the blocks around it (an
+  adaptive noise floor, as Raven's band-limited energy detector estimates
+  it); it releases a block once the blocks after it that the median needs are
+  complete, always one block at a time;
+- :class:`Segmenter` turns the frames above the threshold into events (gaps
+  shorter than the minimum gap merged, the duration limits applied) and
+  emits an event once no later frame can join it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .. import backend as _backend
+from .. import spectral
+from ..errors import InputError
+from ..operators import dispatch, registry
+from .events import Events
+
+__all__ = ["BlockFloor", "Detector", "FrameStream", "Segment", "Segmenter", "band_bins",
+           "pinned_backend"]
+
+
+def pinned_backend(backend: str) -> str:
+    """One backend for a whole run: ``auto`` is the preference, else NumPy.
+
+    A run never switches backend between chunks, so every frame is computed
+    by the same implementation (the numbers of a chunked run are those of a
+    whole run).
+    """
+    if backend in (None, "auto"):
+        pref = _backend.preference()
+        if pref == "cupy" and "cupy" in _backend.available_backends():
+            return "cupy"
+        return "numpy"
+    return _backend.check_backend(str(backend).partition(":")[0]) and str(backend)
+
+
+def band_bins(freqs: np.ndarray, low: float | None, high: float | None, what: str
+              ) -> tuple[int, int]:
+    """``(i0, i1)``: the bins whose centres lie in ``[low, high]`` (None: that end of ``freqs``)."""
+    lo = -math.inf if low is None else float(low)
+    hi = math.inf if high is None else float(high)
+    if hi < lo:
+        raise InputError(f"{what}: band_high_hz={high!r} must be >= band_low_hz={low!r}")
+    inside = np.flatnonzero((freqs >= lo) & (freqs <= hi))
+    if inside.size == 0:
+        raise InputError(f"{what}: the band {low!r}..{high!r} Hz holds no frequency bin of "
+                         f"the spectrum ({freqs[0]:g}..{freqs[-1]:g} Hz); widen it or "
+                         "use a larger nfft")
+    return int(inside[0]), int(inside[-1]) + 1
+
+
+class FrameStream:
+    """STFT power frames of a stream, at absolute positions ``k * hop``.
+
+    ``push(x)`` returns ``(k0, P)``: the index of the first new frame and the
+    new frames' power, shaped ``(frames, bins)`` (two-sided and centred for
+    complex input), float32 or float64 as the ``stft_power`` operator gives.
+    """
+
+    def __init__(self, stft: spectral.StftParams, fs: float, backend: str = "numpy") -> None:
+        self.stft = stft
+        self.fs = float(fs)
+        self.backend = backend
+        self.tail: np.ndarray | None = None
+        self.frames_done = 0
+
+    def push(self, x: np.ndarray) -> tuple[int, np.ndarray | None]:
+        x = np.asarray(x)
+        buf = x if self.tail is None or self.tail.size == 0 else np.concatenate([self.tail, x])
+        nfft, hop = self.stft.nfft, self.stft.hop
+        n = self.stft.n_frames(buf.size)
+        k0 = self.frames_done
+        if n == 0:
+            self.tail = buf
+            return k0, None
+        power = dispatch.call("stft_power", buf[:(n - 1) * hop + nfft], backend=self.backend,
+                              fs=self.fs, two_sided=buf.dtype.kind == "c", layout="frames",
+                              **self.stft.operator_params())
+        self.tail = buf[n * hop:].copy()
+        self.frames_done += n
+        return k0, _backend.to_host(power)
+
+
+class BlockFloor:
+    """An adaptive noise floor per block of frames (see the module doc).
+
+    Parameters
+    ----------
+    block : int
+        Frames per block.
+    half : int
+        Blocks on each side whose percentiles the floor's median takes.
+    percentile : float
+        The percentile of a block's values (0-100) that stands for its noise.
+
+    ``feed(values)`` takes the next frames' values, shaped ``(frames, d)``;
+    it and ``finish()`` return the released blocks as ``(k0, values,
+    floor)`` with ``floor`` shaped ``(d,)``.
+    """
+
+    def __init__(self, block: int, half: int, percentile: float) -> None:
+        self.block, self.half, self.percentile = int(block), int(half), float(percentile)
+        self.partial: list[np.ndarray] = []
+        self.n_partial = 0
+        self.blocks: deque[np.ndarray] = deque()  # complete blocks not yet released
+        self.stats: list[np.ndarray] = []  # percentile of every block so far
+        self.released = 0
+
+    def _close(self, values: np.ndarray) -> None:
+        self.blocks.append(values)
+        self.stats.append(np.percentile(values, self.percentile, axis=0))
+
+    def feed(self, values: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        values = np.asarray(values, dtype=np.float64)
+        i = 0
+        while i < values.shape[0]:
+            take = min(self.block - self.n_partial, values.shape[0] - i)
+            self.partial.append(values[i:i + take])
+            self.n_partial += take
+            i += take
+            if self.n_partial == self.block:
+                self._close(np.concatenate(self.partial))
+                self.partial, self.n_partial = [], 0
+        return self._release(final=False)
+
+    def finish(self) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        if self.n_partial:
+            self._close(np.concatenate(self.partial))
+            self.partial, self.n_partial = [], 0
+        return self._release(final=True)
+
+    def _release(self, final: bool) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        out = []
+        while self.blocks and (final or len(self.stats) > self.released + self.half):
+            j = self.released
+            lo, hi = max(0, j - self.half), min(len(self.stats), j + self.half + 1)
+            floor = np.median(np.stack(self.stats[lo:hi]), axis=0)
+            out.append((j * self.block, self.blocks.popleft(), floor))
+            self.released += 1
+        return out
+
+
+@dataclass
+class Segment:
+    """Frames ``first .. last`` (inclusive) above the threshold, merged across short gaps."""
+
+    first: int
+    last: int
+    peak: float
+    peak_frame: int
+    #: sum of the payload rows of the frames above the threshold (None without payload)
+    payload: np.ndarray | None = None
+    count: int = 0
+
+
+class Segmenter:
+    """Frames above a threshold as segments (the event logic of the energy detectors).
+
+    Parameters
+    ----------
+    threshold : float
+        A frame is "on" when its score is ``>= threshold``.
+    hop : int
+        Samples between frames.
+    min_gap : float
+        Samples: two runs of "on" frames closer than this (from the end of one
+        frame run's last hop to the start of the next) are one segment.
+    """
+
+    def __init__(self, threshold: float, hop: int, min_gap: float) -> None:
+        self.threshold, self.hop, self.min_gap = float(threshold), int(hop), float(min_gap)
+        self.open: Segment | None = None
+
+    def _joins(self, last: int, k: int) -> bool:
+        return (k - last - 1) * self.hop < self.min_gap
+
+    def feed(self, k0: int, score: np.ndarray, payload: np.ndarray | None = None
+             ) -> list[Segment]:
+        """The segments finished by frames ``k0 .. k0+len(score)-1``."""
+        out: list[Segment] = []
+        on = np.flatnonzero(score >= self.threshold)
+        if on.size:
+            # groups of "on" frames no gap of which is long enough to separate them
+            gaps = np.flatnonzero((np.diff(on) - 1) * self.hop >= self.min_gap) + 1
+            for g in np.split(on, gaps):
+                first, last = int(g[0]) + k0, int(g[-1]) + k0
+                i = int(g[np.argmax(score[g])])
+                peak = float(score[i])
+                pay = None if payload is None else payload[g].sum(axis=0)
+                seg = self.open
+                if seg is not None and self._joins(seg.last, first):
+                    seg.last = last
+                    if peak > seg.peak:
+                        seg.peak, seg.peak_frame = peak, i + k0
+                    if pay is not None:
+                        seg.payload = seg.payload + pay
+                    seg.count += g.size
+                else:
+                    if seg is not None:
+                        out.append(seg)
+                    self.open = Segment(first, last, peak, i + k0, pay, int(g.size))
+        end = k0 + score.shape[0]  # the next frame to come
+        if self.open is not None and not self._joins(self.open.last, end):
+            out.append(self.open)
+            self.open = None
+        return out
+
+    def finish(self) -> list[Segment]:
+        out = [] if self.open is None else [self.open]
+        self.open = None
+        return out
+
+
+class Detector:
+    """A detector running on one channel as a stream (see the module doc).
+
+    Subclasses declare :attr:`name` (their operator's name), :attr:`PARAMS`
+    and :attr:`REFERENCE`, and implement :meth:`_push`.  Events come back
+    with sample edges counted from the first sample pushed.
+
+    Parameters
+    ----------
+    params : mapping, optional
+        The detector operator's parameters (validated against its schema).
+    fs : float
+        Sample rate.
+    center_frequency : float, optional
+        RF of 0 Hz for IQ streams: bands are absolute Hz, as annotations are.
+    backend : str
+        Where the kernels run (``auto``, ``numpy``, ``cupy``); one backend for
+        the whole run.
+    """
+
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    REFERENCE: ClassVar[str] = ""
+    PARAMS: ClassVar[tuple] = ()
+
+    def __init__(self, params: Mapping[str, Any] | None = None, *, fs: float,
+                 center_frequency: float | None = None, backend: str = "auto") -> None:
+        if isinstance(fs, bool) or not isinstance(fs, (int, float, np.number)) or not (
+                math.isfinite(fs) and fs > 0):
+            raise InputError(f"{self.name}: fs={fs!r} must be a positive sample rate in Hz")
+        self.fs = float(fs)
+        self.center_frequency = float(center_frequency or 0.0)
+        self.backend = pinned_backend(backend)
+        self.params = dispatch.get(self.name).validate(dict(params or {}))
+        self.samples_in = 0
+        self.closed = False
+        self._setup()
+
+    # -- what subclasses provide ----------------------------------------------------
+
+    def _setup(self) -> None:
+        """Build the per-stream state from :attr:`params`."""
+
+    def _push(self, x: np.ndarray, final: bool) -> Events:
+        raise NotImplementedError
+
+    @property
+    def lookback(self) -> int:
+        """Samples before a chunk the detector keeps to compute its first frames."""
+        return 0
+
+    def prepare(self, recording: Any, channel: int | None = None) -> None:
+        """Read what the detector needs from the recording before streaming (a template)."""
+
+    # -- the protocol ---------------------------------------------------------------
+
+    def push(self, x: Any, final: bool = False) -> Events:
+        """Feed the next samples (1-D); returns the events finished so far.
+
+        After ``final=True`` the stream is closed; :meth:`reset` starts a new one.
+        """
+        if self.closed:
+            raise InputError(f"{self.name}: the stream is finished (final=True was pushed); "
+                             "call reset() to start another")
+        x = np.asarray(_backend.to_host(x))
+        if x.ndim != 1:
+            raise InputError(f"{self.name}: push one channel (1-D samples), got shape "
+                             f"{x.shape}")
+        if x.dtype.kind not in "biufc":
+            raise InputError(f"{self.name}: samples must be numeric, got dtype {x.dtype}")
+        if x.dtype.kind in "biu" or x.dtype == np.float16:
+            x = x.astype(np.float32)
+        self.samples_in += x.size
+        events = self._push(x, bool(final))
+        if final:
+            self.closed = True
+        return events
+
+    def reset(self) -> None:
+        """Forget the stream: the next push starts at sample 0."""
+        self.samples_in = 0
+        self.closed = False
+        self._setup()
+
+    def run(self, x: Any) -> Events:
+        """The events of a whole signal (a new stream)."""
+        self.reset()
+        return self.push(x, final=True)
+
+    def empty(self) -> Events:
+        return Events.empty(self.fs, self.name, self.params)
+
+
+#: detector classes by operator name (filled by :func:`register`)
+DETECTORS: dict[str, type[Detector]] = {}
+
+
+def register(cls: type[Detector]) -> type[Detector]:
+    """Declare ``cls`` as the operator :attr:`Detector.name` and remember the class.
+
+    The operator runs the detector on a whole signal and returns an
+    ``events`` result (:meth:`Events.to_result`); its parameter schema is the
+    class's :attr:`PARAMS`, so forms and listings are generated as for every
+    operator.
+    """
+    def run_whole(x, *, fs, **params):
+        return cls(params, fs=fs, backend="numpy").run(x).to_result()
+
+    run_whole.__doc__ = cls.__doc__
+    run_whole.__name__ = cls.name.replace(".", "_")
+    with registry.namespace(None):
+        registry.operator(cls.name, family="detect", summary=cls.summary,
+                          params=cls.PARAMS, reference=cls.REFERENCE, history=None,
+                          streamable=True, nan_policy="reject")(run_whole)
+    DETECTORS[cls.name] = cls
+    return cls
+
+
+Factory = Callable[..., Detector]

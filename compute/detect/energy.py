@@ -1,0 +1,195 @@
+"""Band-limited energy detection: sounds in a band above an adaptive noise floor; IQ bursts.
+
+:class:`EnergyDetector` (operator ``detect.energy``) works as Raven's
+band-limited energy detector does: the power of each STFT frame in the band
+(from the ``stft_power`` operator), a noise floor estimated per block of
+frames as a low percentile and smoothed by the median over the blocks around
+it, and events where the band power is at least ``snr_db`` over the floor;
+runs separated by less than ``min_gap_s`` are one event, and events shorter
+than ``min_duration_s`` or longer than ``max_duration_s`` are dropped.  An
+event's edges are the outer edges of its first and last frames' centre hops
+(``k*hop + (nfft-hop)/2`` to ``k*hop + (nfft+hop)/2``); its score is the
+peak SNR in dB.
+
+:class:`BurstDetector` (operator ``detect.bursts``) is the same detector for
+IQ captures (two-sided spectra, absolute RF bands) that also measures each
+burst's band: the mean power over the floor per bin during the burst, and
+the contiguous bins around its peak (smoothed over three bins) within
+``bandwidth_db`` of the peak; ``low_hz``/``high_hz`` are those bins' outer
+edges, so the centre frequency and bandwidth come to within a bin.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import spectral
+from ..errors import InputError
+from ..operators import Param
+from .core import BlockFloor, Detector, FrameStream, Segment, Segmenter, band_bins, register
+from .events import Events
+
+__all__ = ["BurstDetector", "EnergyDetector"]
+
+_TINY = np.finfo(np.float64).tiny
+
+
+def _params(nfft: int, hop: int, snr: float, min_dur: float, gap: float, block: float,
+            window: float, label: str) -> tuple[Param, ...]:
+    return (
+        Param("band_low_hz", float, None, unit="Hz",
+              help="lower edge of the band (absolute Hz; default: the lowest bin)"),
+        Param("band_high_hz", float, None, unit="Hz",
+              help="upper edge of the band (absolute Hz; default: the highest bin)"),
+        Param("snr_db", float, snr, min=0.0, unit="dB",
+              help="band power over the noise floor that makes a frame part of an event"),
+        Param("min_duration_s", float, min_dur, min=0.0, unit="s",
+              help="shorter events are dropped"),
+        Param("max_duration_s", float, None, min=0.0, unit="s",
+              help="longer events are dropped (default: no limit)"),
+        Param("min_gap_s", float, gap, min=0.0, unit="s",
+              help="events closer than this are merged into one"),
+        Param("noise_block_s", float, block, min=0.0, unit="s",
+              help="block of frames whose percentile estimates the noise"),
+        Param("noise_window_s", float, window, min=0.0, unit="s",
+              help="span of blocks whose median is the floor (centred on the block)"),
+        Param("noise_percentile", float, 20.0, min=0.0, max=100.0, unit="%",
+              help="the percentile of a block's band power taken as its noise"),
+        Param("nfft", int, nfft, min=8, unit="samples", help="STFT frame length"),
+        Param("hop", int, hop, min=1, unit="samples", help="samples between frames"),
+        Param("window", "window", "hann", help="STFT window"),
+        Param("label", str, label, help="label of the events"),
+    )
+
+
+@register
+class EnergyDetector(Detector):
+    """Band-limited energy detector: band power over an adaptive noise floor (Raven's BLED)."""
+
+    name = "detect.energy"
+    summary = "Band-limited energy detector: events where the band power exceeds the noise floor"
+    REFERENCE = ("Raven Pro band-limited energy detector: STFT band power against a "
+                 "percentile noise floor per block, SNR threshold, duration and gap limits")
+    PARAMS = _params(512, 256, 5.0, 0.01, 0.02, 0.5, 5.0, "energy")
+    per_bin = False
+
+    def _setup(self) -> None:
+        p = self.params
+        if p["hop"] > p["nfft"]:
+            raise InputError(f"{self.name}: hop={p['hop']} must be <= nfft={p['nfft']}")
+        self.stft = spectral.StftParams(p["nfft"], p["hop"], p["window"], "spectrum")
+        self.frames = FrameStream(self.stft, self.fs, self.backend)
+        hop = p["hop"]
+        block = max(1, round(p["noise_block_s"] * self.fs / hop))
+        half = max(0, round((p["noise_window_s"] / max(p["noise_block_s"], 1e-12) - 1) / 2))
+        self.floor = BlockFloor(block, int(half), p["noise_percentile"])
+        self.segments = Segmenter(p["snr_db"], hop, p["min_gap_s"] * self.fs)
+        self.bins: tuple[int, int] | None = None
+        self.freqs: np.ndarray | None = None
+
+    @property
+    def lookback(self) -> int:
+        return self.params["nfft"] - self.params["hop"]
+
+    def _band(self, complex_in: bool) -> None:
+        p = self.params
+        f = self.stft.frequencies(self.fs, two_sided=complex_in)
+        if complex_in:
+            f = f + self.center_frequency
+        self.freqs = f
+        self.bins = band_bins(f, p["band_low_hz"], p["band_high_hz"], self.name)
+
+    def _push(self, x: np.ndarray, final: bool) -> Events:
+        if self.bins is None:
+            self._band(x.dtype.kind == "c")
+        _, power = self.frames.push(x)
+        released = []
+        if power is not None:
+            i0, i1 = self.bins
+            band = np.ascontiguousarray(power[:, i0:i1], dtype=np.float64)
+            values = band.sum(axis=1)[:, None]
+            if self.per_bin:
+                values = np.concatenate([values, band], axis=1)
+            released += self.floor.feed(values)
+        if final:
+            released += self.floor.finish()
+        segs: list[Segment] = []
+        for kb, values, floor in released:
+            snr = 10.0 * np.log10(np.maximum(values[:, 0], _TINY) / max(floor[0], _TINY))
+            payload = values[:, 1:] - floor[1:] if self.per_bin else None
+            segs += self.segments.feed(kb, snr, payload)
+        if final:
+            segs += self.segments.finish()
+        return self._events(segs)
+
+    def _keep(self, seg: Segment) -> bool:
+        p = self.params
+        dur = (seg.last - seg.first + 1) * p["hop"] / self.fs
+        if dur < p["min_duration_s"]:
+            return False
+        return p["max_duration_s"] is None or dur <= p["max_duration_s"]
+
+    def _band_of(self, seg: Segment) -> tuple[float, float]:
+        p, f = self.params, self.freqs
+        lo = f[self.bins[0]] if p["band_low_hz"] is None else p["band_low_hz"]
+        hi = f[self.bins[1] - 1] if p["band_high_hz"] is None else p["band_high_hz"]
+        return float(lo), float(hi)
+
+    def _events(self, segs: list[Segment]) -> Events:
+        segs = [s for s in segs if self._keep(s)]
+        if not segs:
+            return self.empty()
+        nfft, hop = self.params["nfft"], self.params["hop"]
+        first = np.array([s.first for s in segs], np.int64)
+        last = np.array([s.last for s in segs], np.int64)
+        bands = np.array([self._band_of(s) for s in segs], np.float64).reshape(-1, 2)
+        return Events(first * hop + (nfft - hop) // 2, last * hop + (nfft + hop) // 2,
+                      self.fs, bands[:, 0], bands[:, 1], [s.peak for s in segs],
+                      (self.params["label"],) * len(segs), None, self.name, self.params)
+
+
+def occupied_band(excess: np.ndarray, level_db: float) -> tuple[int, int]:
+    """``(first, last)`` bins of the contiguous band around the peak of ``excess``.
+
+    ``excess`` is the mean power over the floor per bin; it is smoothed over
+    three bins (a symmetric kernel keeps a step's half-power point where it
+    was) and the band is the bins around the smoothed peak at no more than
+    ``level_db`` below it.
+    """
+    e = np.asarray(excess, dtype=np.float64)
+    if e.size >= 3:
+        s = np.convolve(e, np.ones(3) / 3.0, mode="same")
+        s[0], s[-1] = (e[0] + e[1]) / 2.0, (e[-1] + e[-2]) / 2.0
+    else:
+        s = e
+    peak = int(np.argmax(s))
+    level = s[peak] * 10.0 ** (-level_db / 10.0)
+    lo = peak
+    while lo > 0 and s[lo - 1] >= level:
+        lo -= 1
+    hi = peak
+    while hi < s.size - 1 and s[hi + 1] >= level:
+        hi += 1
+    return lo, hi
+
+
+@register
+class BurstDetector(EnergyDetector):
+    """Power bursts in IQ captures, with each burst's centre frequency and bandwidth."""
+
+    name = "detect.bursts"
+    summary = "Power bursts (IQ): events above the floor in a band, with centre and bandwidth"
+    REFERENCE = ("band power against a percentile noise floor per block (as detect.energy); "
+                 "band = contiguous bins of the mean excess power within bandwidth_db of "
+                 "its peak")
+    PARAMS = (*_params(1024, 512, 6.0, 0.001, 0.001, 0.1, 1.0, "burst"),
+              Param("bandwidth_db", float, 3.0, min=0.0, unit="dB",
+                    help="a burst's band: the bins within this of its peak power over the floor"))
+    per_bin = True
+
+    def _band_of(self, seg: Segment) -> tuple[float, float]:
+        excess = seg.payload / max(seg.count, 1)
+        lo, hi = occupied_band(excess, self.params["bandwidth_db"])
+        f = self.freqs[self.bins[0]:self.bins[1]]
+        df = self.fs / self.params["nfft"]
+        return float(f[lo] - df / 2), float(f[hi] + df / 2)

@@ -1,0 +1,273 @@
+"""Template matching: "find similar" by normalised cross-correlation of a spectrogram patch.
+
+The template is a box of a recording (``template_start_s`` to
+``template_stop_s``, ``template_low_hz`` to ``template_high_hz``): the dB
+power of the STFT frames whose centres lie in the time range, in the bins
+whose centres lie in the band.  It slides along the recording's spectrogram
+(the same bins, one frame at a time); the score at lag ``m`` (the template's
+first frame on frame ``m``) is the normalised cross-correlation
+
+    sum((D - mean D) * (T - mean T)) / sqrt(sum((D - mean D)**2) * sum((T - mean T)**2))
+
+over the patch ``D`` under the template (its mean taken under the template
+too), between -1 and 1.  A match is a lag whose score is at least
+``threshold`` and the largest within the template's length on either side
+(strictly larger than the ones before it), so matches are separated by at
+least the template's length; its box is the template's box moved there.
+
+The correlation runs on the operator core: :func:`ncc` (operator
+``detect.ncc``) is written once against ``xp`` and runs on CuPy as on NumPy;
+its numerator is an FFT correlation summed over the bins.  Lags are computed
+in blocks of :data:`BLOCK_LAGS` counted from the first frame, so the scores
+of a chunked run are those of a whole run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.fft
+
+from .. import backend as _backend
+from .. import spectral
+from ..errors import InputError
+from ..io import ArrayRecording, open_recording
+from ..operators import Param, dispatch, registry
+from .core import Detector, FrameStream, band_bins, register
+from .events import Events
+
+__all__ = ["BLOCK_LAGS", "TemplateDetector", "ncc"]
+
+#: lags per correlation block (a fixed grid: chunked runs equal whole runs)
+BLOCK_LAGS = 4096
+
+
+def _next_fast_len(n: int) -> int:
+    return int(scipy.fft.next_fast_len(int(n), real=True))
+
+
+with registry.namespace(None):
+    @registry.operator(
+        "detect.ncc", family="detect",
+        summary="Normalised cross-correlation of a 2-D template along the last axis",
+        params=[Param("template", "array", help="(bins, frames) patch, as the input's bins")],
+        reference="sum over bins of scipy.signal.correlate(D, T - mean T, 'valid') / "
+                  "(local std of D under the template * norm of T - mean T)",
+        history=lambda p: int(np.shape(p["template"])[-1]) - 1)
+    def ncc(x, *, template, xp):
+        """Scores at every lag where the template fits: shape ``(..., n - frames + 1)``."""
+        d = xp.asarray(x, dtype=xp.float64)
+        t = xp.asarray(template, dtype=xp.float64)
+        if t.ndim != 2 or d.ndim < 2 or d.shape[-2] != t.shape[0]:
+            raise InputError(f"detect.ncc: template of shape {tuple(t.shape)} needs an input "
+                             f"shaped (..., {t.shape[0] if t.ndim == 2 else 'bins'}, frames), "
+                             f"got {tuple(d.shape)}")
+        bins, k = int(t.shape[0]), int(t.shape[1])
+        n = int(d.shape[-1])
+        lags = n - k + 1
+        if lags <= 0:
+            return xp.zeros((*d.shape[:-2], 0), dtype=xp.float64)
+        # a constant offset changes no score: centring keeps the sums small
+        d = d - xp.mean(d, axis=(-2, -1), keepdims=True)
+        tz = t - xp.mean(t)
+        norm_t = xp.sqrt(xp.sum(tz * tz))
+        size = _next_fast_len(n)
+        spec = xp.fft.rfft(d, n=size, axis=-1) * xp.conj(xp.fft.rfft(tz, n=size, axis=-1))
+        num = xp.fft.irfft(xp.sum(spec, axis=-2), n=size, axis=-1)[..., :lags]
+        zero = xp.zeros((*d.shape[:-2], 1), dtype=xp.float64)
+        c1 = xp.concatenate([zero, xp.cumsum(xp.sum(d, axis=-2), axis=-1)], axis=-1)
+        c2 = xp.concatenate([zero, xp.cumsum(xp.sum(d * d, axis=-2), axis=-1)], axis=-1)
+        s1 = c1[..., k:] - c1[..., :lags]
+        s2 = c2[..., k:] - c2[..., :lags]
+        var = xp.maximum(s2 - s1 * s1 / (bins * k), 0.0)
+        den = xp.sqrt(var) * norm_t
+        ok = den > 1e-12 * xp.maximum(xp.max(den), 1e-300) if den.size else den > 0
+        return xp.where(ok, num / xp.where(ok, den, 1.0), 0.0)
+
+
+@register
+class TemplateDetector(Detector):
+    """Template matching on the spectrogram: copies of a box of the recording ("find similar")."""
+
+    name = "detect.template"
+    summary = "Template matching: normalised cross-correlation of a spectrogram box"
+    REFERENCE = ("normalised cross-correlation of the dB spectrogram patch (monitoR / XBAT "
+                 "template detectors); matches = lags >= threshold, the largest within the "
+                 "template's length")
+    PARAMS = (
+        Param("template_start_s", float, min=0.0, unit="s", help="start of the template box"),
+        Param("template_stop_s", float, min=0.0, unit="s", help="end of the template box"),
+        Param("template_low_hz", float, None, unit="Hz",
+              help="lower edge of the template box (default: the lowest bin)"),
+        Param("template_high_hz", float, None, unit="Hz",
+              help="upper edge of the template box (default: the highest bin)"),
+        Param("template_file", str, "",
+              help="recording the template box is in (default: the one searched)"),
+        Param("template_channel", int, None, min=0,
+              help="channel of the template box (default: the channel searched)"),
+        Param("threshold", float, 0.5, min=-1.0, max=1.0,
+              help="lowest correlation of a match"),
+        Param("scale", str, "db", choices=("db", "power"),
+              help="correlate dB (default) or power spectrograms"),
+        Param("nfft", int, 512, min=8, unit="samples", help="STFT frame length"),
+        Param("hop", int, 256, min=1, unit="samples", help="samples between frames"),
+        Param("window", "window", "hann", help="STFT window"),
+        Param("label", str, "template", help="label of the events"),
+    )
+
+    def _setup(self) -> None:
+        p = self.params
+        if p["template_stop_s"] <= p["template_start_s"]:
+            raise InputError(f"{self.name}: template_stop_s={p['template_stop_s']!r} must be "
+                             f"> template_start_s={p['template_start_s']!r}")
+        if p["hop"] > p["nfft"]:
+            raise InputError(f"{self.name}: hop={p['hop']} must be <= nfft={p['nfft']}")
+        self.stft = spectral.StftParams(p["nfft"], p["hop"], p["window"], "spectrum")
+        self.frames = FrameStream(self.stft, self.fs, self.backend)
+        self.buffer: np.ndarray | None = None  # (bins, frames) dB from frame `base` on
+        self.base = 0
+        self.lags_done = 0
+        self.scores = np.zeros(0)  # scores of lags from `score_base` on, not all decided
+        self.score_base = 0
+        self.decided = 0
+        keep = getattr(self, "template", None)
+        if keep is None:
+            self.template = None
+
+    @property
+    def lookback(self) -> int:
+        k = 0 if self.template is None else self.template.shape[1]
+        return self.params["nfft"] - self.params["hop"] + max(0, k - 1) * self.params["hop"]
+
+    # -- the template -----------------------------------------------------------------
+
+    def _levels(self, power: np.ndarray) -> np.ndarray:
+        """(frames, bins) power -> (bins, frames) float64 on the template's scale."""
+        band = np.asarray(power[:, self.i0:self.i1], dtype=np.float64).T
+        if self.params["scale"] == "db":
+            return 10.0 * np.log10(band + self.eps)
+        return np.ascontiguousarray(band)
+
+    def prepare(self, recording, channel: int | None = None) -> None:
+        """Cut the template box out of ``recording`` (or the ``template_file``).
+
+        ``recording`` may be a :class:`~specscope.compute.io.Recording` or a
+        1-D array at this detector's sample rate.
+        """
+        p = self.params
+        if p["template_file"]:
+            recording = open_recording(p["template_file"])
+        elif not hasattr(recording, "read"):
+            recording = ArrayRecording(np.asarray(recording), self.fs,
+                                       center_frequency=self.center_frequency or None)
+        if abs(float(recording.sample_rate) - self.fs) > 1e-9 * self.fs:
+            raise InputError(f"{self.name}: the template's recording runs at "
+                             f"{recording.sample_rate:g} Hz, the one searched at {self.fs:g} Hz")
+        chan = p["template_channel"] if p["template_channel"] is not None else (channel or 0)
+        nfft, hop = p["nfft"], p["hop"]
+        a, b = round(p["template_start_s"] * self.fs), round(p["template_stop_s"] * self.fs)
+        s0, s1 = max(0, a - nfft // 2), min(recording.n_samples, b + nfft // 2)
+        if b > recording.n_samples or s1 - s0 < nfft:
+            raise InputError(f"{self.name}: the template box {p['template_start_s']:g}.."
+                             f"{p['template_stop_s']:g} s does not fit in the recording "
+                             f"({recording.n_samples / self.fs:g} s) with nfft={nfft}")
+        x = recording.read(s0, s1, channels=[chan])[:, 0]
+        complex_in = x.dtype.kind == "c"
+        f = self.stft.frequencies(self.fs, two_sided=complex_in)
+        if complex_in:
+            f = f + float(recording.center_frequency or 0.0)
+        self.freqs = f
+        self.i0, self.i1 = band_bins(f, p["template_low_hz"], p["template_high_hz"],
+                                     self.name)
+        power = dispatch.call("stft_power", x, backend="numpy", fs=self.fs,
+                              two_sided=complex_in, layout="frames",
+                              **self.stft.operator_params())
+        centres = np.arange(power.shape[0]) * hop + nfft // 2 + s0
+        inside = np.flatnonzero((centres >= a) & (centres <= b))
+        if inside.size == 0:
+            raise InputError(f"{self.name}: the template box is shorter than one hop; make "
+                             f"it longer than {hop / self.fs:g} s")
+        band = np.asarray(power[inside, self.i0:self.i1], dtype=np.float64)
+        self.eps = max(float(band.max()), 1e-300) * 1e-12
+        t = self._levels(power[inside])
+        if t.size < 2 or float(np.std(t)) == 0.0:
+            raise InputError(f"{self.name}: the template box is flat (one value); choose a "
+                             "box around a sound")
+        self.template = t
+        self.complex_template = complex_in
+        # where the box starts relative to the template's first frame
+        self.offset = a - (s0 + int(inside[0]) * hop)
+        self.length = b - a
+
+    def run(self, x) -> Events:
+        if self.template is None:
+            self.prepare(np.asarray(x))
+        return super().run(x)
+
+    # -- streaming --------------------------------------------------------------------
+
+    def _push(self, x: np.ndarray, final: bool) -> Events:
+        if self.template is None:
+            raise InputError(f"{self.name}: no template; call prepare(recording) first")
+        if (x.dtype.kind == "c") != self.complex_template:
+            raise InputError(f"{self.name}: the template is from a "
+                             f"{'complex' if self.complex_template else 'real'} signal, the "
+                             "one searched is not")
+        _, power = self.frames.push(x)
+        if power is not None:
+            lv = self._levels(power)
+            self.buffer = lv if self.buffer is None else np.concatenate([self.buffer, lv], 1)
+        k = self.template.shape[1]
+        n_frames = self.frames.frames_done
+        new = []
+        while True:
+            m0 = self.lags_done
+            avail = n_frames - k + 1 - m0  # lags computable now
+            take = BLOCK_LAGS if avail >= BLOCK_LAGS else (avail if final else 0)
+            if take <= 0:
+                break
+            d = self.buffer[:, m0 - self.base:m0 - self.base + take + k - 1]
+            if self.backend != "numpy":
+                d = _backend.to_device(d, self.backend)
+            new.append(np.asarray(_backend.to_host(dispatch.call(
+                "detect.ncc", d, backend=self.backend, template=self.template))))
+            self.lags_done += take
+            drop = self.lags_done - self.base
+            self.buffer, self.base = self.buffer[:, drop:], self.lags_done
+        if new:
+            self.scores = np.concatenate([self.scores, *new])
+        return self._matches(final)
+
+    def _matches(self, final: bool) -> Events:
+        k = self.template.shape[1]
+        w = k - 1  # lags on each side a match must top
+        end = self.score_base + self.scores.size
+        limit = end if final else end - w
+        s, base = self.scores, self.score_base
+        thr = self.params["threshold"]
+        found = []
+        lo = self.decided - base
+        hi = limit - base
+        if hi > lo:
+            cand = np.flatnonzero(s[lo:hi] >= thr) + lo
+            for i in cand:
+                v = s[i]
+                left = s[max(0, i - w):i]
+                right = s[i + 1:i + 1 + w]
+                if (left.size == 0 or v > left.max()) and (right.size == 0 or v >= right.max()):
+                    found.append((int(i) + base, float(v)))
+            self.decided = limit
+        # keep what later decisions still look at: `w` lags before the first undecided one
+        keep_from = max(0, self.decided - w - base)
+        self.scores, self.score_base = s[keep_from:], base + keep_from
+        if not found:
+            return self.empty()
+        hop = self.params["hop"]
+        lag = np.array([m for m, _ in found], np.int64)
+        start = np.maximum(lag * hop + self.offset, 0)
+        stop = np.maximum(lag * hop + self.offset + self.length, start)
+        p, f = self.params, self.freqs
+        lo_hz = f[self.i0] if p["template_low_hz"] is None else p["template_low_hz"]
+        hi_hz = f[self.i1 - 1] if p["template_high_hz"] is None else p["template_high_hz"]
+        n = lag.size
+        return Events(start, stop, self.fs, np.full(n, lo_hz), np.full(n, hi_hz),
+                      [v for _, v in found], (p["label"],) * n, None, self.name, self.params)

@@ -1,12 +1,13 @@
 """Filter application: the one way a designed filter runs over samples.
 
-A :class:`StreamFilter` applies second-order sections (:class:`SosFilter`),
-FIR taps (:class:`FirFilter`, :class:`FftFirFilter`) or scipy's sparse comb
-(:class:`CombFilter`) to a stream of chunks, with the state carried from chunk
-to chunk, so that any chunking gives the numbers of one call over the whole
-signal.  A chunk is 1-D (one channel) or shaped ``(channels, samples)`` (every
-channel in one call, each row equal, bit for bit, to that channel alone), on
-NumPy or CuPy.  Pipeline stages (and through them exports, batch runs and live
+A :class:`StreamFilter` is a :class:`~specscope.compute.stream.Stage` applying
+second-order sections (:class:`SosFilter`), FIR taps (:class:`FirFilter`,
+:class:`FftFirFilter`) or scipy's sparse comb (:class:`CombFilter`) to a stream
+of chunks, ``push(x, final)``, with the state carried from chunk to chunk, so
+that any chunking gives the numbers of one call over the whole signal.  A chunk
+is 1-D (one channel), or shaped ``(channels, samples)`` for a stage from
+``for_channels`` (every channel in one call, each row equal, bit for bit, to
+that channel alone), on NumPy or CuPy.  Pipeline stages (and through them exports, batch runs and live
 sessions) and the block function of the tile engine (:class:`BlockFilter`)
 all filter through these classes.
 
@@ -24,6 +25,7 @@ across chunkings, to float rounding.
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
 from collections.abc import Callable
@@ -37,6 +39,7 @@ from .. import backend as _backend
 from .. import operators
 from ..errors import InputError
 from ..operators import autotune
+from ..stream import Stage, Tail
 from .design import design
 from .designed import Design
 from .spec import FilterSpec
@@ -95,29 +98,16 @@ def _timed(name: str, fn: Callable[[], Any]) -> Any:
     return out
 
 
-class StreamFilter:
-    """One designed filter applied to a stream of chunks with carried state.
+class StreamFilter(Stage):
+    """One designed filter as a :class:`~specscope.compute.stream.Stage`.
 
-    Call ``f(state, x, final)`` with a state from :meth:`new_state`; ``x`` is
-    1-D, or shaped ``(channels, samples)`` for a state made with ``channels``.
-    The result has the chunk's shape (channels, samples).
+    ``push(x, final)`` takes 1-D chunks; a stage from :meth:`for_channels`
+    takes chunks shaped ``(channels, samples)``, each row equal, bit for bit,
+    to that channel filtered alone.  The result has the chunk's shape.
     """
 
-    #: input samples before an output sample that it depends on (IIR: settling length)
-    lookback = 0
     #: True when a cold start ``lookback`` samples early gives exactly the same output
     exact_split = True
-
-    def new_state(self, channels: int | None = None) -> dict[str, Any]:
-        """A fresh state: for 1-D chunks, or for ``channels`` rows at once."""
-        raise NotImplementedError
-
-    def __call__(self, state: dict[str, Any], x: Any, final: bool) -> Any:
-        raise NotImplementedError
-
-    def whole(self, x: Any) -> Any:
-        """The filter over a whole signal (1-D or rows) from rest."""
-        return self(self.new_state(None if x.ndim == 1 else x.shape[0]), x, True)
 
 
 _SOS_KERNEL: list[Any] = []
@@ -161,40 +151,51 @@ class SosFilter(StreamFilter):
     def __init__(self, sos: Any, settle: int = 0) -> None:
         self.sos, self.lookback = sos, int(settle)
         self._sos_k = np.ascontiguousarray(sos, np.float64) if np.isrealobj(sos) else sos
+        #: True for a stage taking (channels, samples) chunks (see :meth:`for_channels`)
+        self.rows = False
+        self.reset()
 
-    def new_state(self, channels=None):
-        return {"zi": None, "zk": None, "rows": channels is not None}
+    def reset(self) -> None:
+        self._zi: Any = None  # scipy's layout: (sections, [channels,] 2)
+        self._zk: Any = None  # the kernel's layout: (channels, sections, 2)
 
-    def __call__(self, st, x, final):
-        if not st["rows"]:
-            if _backend.backend_of(x) == "cupy" and st["zi"] is None and final:
+    def for_channels(self, channels: int) -> SosFilter:
+        new = self.spawn()
+        new.rows = True
+        return new
+
+    def push(self, x: Any, final: bool) -> Any:
+        if not self.rows:
+            if _backend.backend_of(x) == "cupy" and self._zi is None and final:
                 return operators.call("sosfilt", x, backend="cupy", sos=self.sos)
-            return self._filter(st, x, (self.sos.shape[0], 2))
+            return self._filter(x, (self.sos.shape[0], 2))
         # all channels in one call: scipy's sosfilt over the last axis, zi shaped
         # (sections, channels, 2), or straight into its kernel (the same loop, without
         # the wrapper's reshaping: most of the time of a small real-time block)
         kernel = sos_kernel()
-        if (kernel is not None and st["zi"] is None and type(x) is np.ndarray
+        if (kernel is not None and self._zi is None and type(x) is np.ndarray
                 and x.ndim == 2 and np.result_type(self.sos, x.dtype) == self._sos_k.dtype):
             y = np.array(x, self._sos_k.dtype, order="C")  # a copy, filtered in place
-            if st["zk"] is None:  # the kernel's layout: (channels, sections, 2)
-                st["zk"] = np.zeros((x.shape[0], self.sos.shape[0], 2), y.dtype)
+            if self._zk is None:
+                self._zk = np.zeros((x.shape[0], self.sos.shape[0], 2), y.dtype)
+            zk = self._zk
             if y.size:
-                _timed("sosfilt", lambda: kernel(self._sos_k, y, st["zk"]))
+                _timed("sosfilt", lambda: kernel(self._sos_k, y, zk))
             return y
-        if st["zk"] is not None:  # switch to the wrapper's layout, carrying the state on
-            st["zi"], st["zk"] = np.ascontiguousarray(st["zk"].transpose(1, 0, 2)), None
-        return self._filter(st, x, (self.sos.shape[0], x.shape[0], 2))
+        if self._zk is not None:  # switch to the wrapper's layout, carrying the state on
+            self._zi, self._zk = np.ascontiguousarray(self._zk.transpose(1, 0, 2)), None
+        return self._filter(x, (self.sos.shape[0], x.shape[0], 2))
 
-    def _filter(self, st, x, zi_shape):
-        if st["zi"] is None:
-            st["zi"] = np.zeros(zi_shape, np.result_type(self.sos, x.dtype))
+    def _filter(self, x: Any, zi_shape: tuple[int, ...]) -> Any:
+        if self._zi is None:
+            self._zi = np.zeros(zi_shape, np.result_type(self.sos, x.dtype))
+        zi = self._zi
         if _backend.backend_of(x) == "numpy":
-            y, st["zi"] = _timed("sosfilt", lambda: ss.sosfilt(
-                self.sos, np.asarray(x), axis=-1, zi=st["zi"]))
+            y, self._zi = _timed("sosfilt", lambda: ss.sosfilt(
+                self.sos, np.asarray(x), axis=-1, zi=zi))
         else:
-            y, st["zi"] = operators.call("sosfilt", x, backend=_backend.backend_of(x), sos=self.sos,
-                                        zi=st["zi"])
+            y, self._zi = operators.call("sosfilt", x, backend=_backend.backend_of(x),
+                                         sos=self.sos, zi=zi)
         return y
 
 
@@ -203,20 +204,22 @@ class FirFilter(StreamFilter):
 
     The whole run takes the same path (zeros before the first sample), so every
     output is the same dot product, bit for bit, however the signal is chunked.
+    Rows (channels) share the carried tail's leading axis.
     """
 
     def __init__(self, b: np.ndarray) -> None:
         self.b, self.lookback = b, b.size - 1
+        self.reset()
 
-    def new_state(self, channels=None):
-        return {"tail": None}
+    def reset(self) -> None:
+        self._tail = Tail(self.lookback, zeros=True)
 
-    def __call__(self, st, x, final):
+    def for_channels(self, channels: int) -> FirFilter:
+        return self.spawn()
+
+    def push(self, x: Any, final: bool) -> Any:
         xp = _backend.get_xp(_backend.backend_of(x))
-        if st["tail"] is None:
-            st["tail"] = xp.zeros(x.shape[:-1] + (self.lookback,), x.dtype)
-        z = xp.concatenate([st["tail"], x], axis=-1)
-        st["tail"] = z[..., z.shape[-1] - self.lookback:]
+        z = self._tail.join(x)
         if x.shape[-1] == 0 or (x.ndim == 2 and x.shape[0] == 0):
             return x
         if x.ndim == 1:
@@ -251,9 +254,13 @@ class FftFirFilter(StreamFilter):
         #: outputs per transform
         self.block = self.nfft - self.lookback
         self._spectra: dict[tuple[str, bool], Any] = {}
+        self.reset()
 
-    def new_state(self, channels=None):
-        return {"tail": None}
+    def reset(self) -> None:
+        self._tail = Tail(self.lookback, zeros=True)
+
+    def for_channels(self, channels: int) -> FftFirFilter:
+        return self.spawn()
 
     def _spectrum(self, xp: Any, complex_: bool) -> Any:
         key = (xp.__name__, complex_)
@@ -263,14 +270,11 @@ class FftFirFilter(StreamFilter):
                                   else xp.fft.rfft(b, self.nfft))
         return self._spectra[key]
 
-    def __call__(self, st, x, final):
+    def push(self, x: Any, final: bool) -> Any:
         name = _backend.backend_of(x)
         xp = _backend.get_xp(name)
         h, blk, nfft = self.lookback, self.block, self.nfft
-        if st["tail"] is None:
-            st["tail"] = xp.zeros(x.shape[:-1] + (h,), x.dtype)
-        z = xp.concatenate([st["tail"], x], axis=-1)
-        st["tail"] = z[..., z.shape[-1] - h:]
+        z = self._tail.join(x)
         n_out = x.shape[-1]
         out_dtype = np.result_type(z.dtype, self.b.dtype)
         if n_out == 0:
@@ -345,7 +349,7 @@ class CombFilter(StreamFilter):
 
     Sample ``n`` belongs to phase ``n % N``; each phase is the filter
     ``([b0, bN], [1, aN])`` in transposed direct form with one state value.
-    Rows (channels) run one after the other.
+    Rows (channels) run one after the other, each with its own phases.
     """
 
     exact_split = False
@@ -355,29 +359,44 @@ class CombFilter(StreamFilter):
         self.b0, self.bn = float(b[0] / a[0]), float(b[-1] / a[0])
         self.an = float(a[-1] / a[0])
         self.lookback = int(settle)
+        #: one state per channel for (channels, samples) chunks; None for 1-D chunks
+        self.rows: list[CombFilter] | None = None
+        self.reset()
 
-    def new_state(self, channels=None):
-        if channels is None:
-            return {"z": None, "pos": 0}
-        return {"rows": [self.new_state() for _ in range(channels)]}
+    def reset(self) -> None:
+        self._z: Any = None
+        self._pos = 0
+        if self.rows is not None:
+            self.rows = [self.spawn_row() for _ in self.rows]
 
-    def __call__(self, st, x, final):
-        if "rows" not in st:
-            return self._push(st, x)
-        rows = st["rows"]
-        if not rows:
+    def spawn_row(self) -> CombFilter:
+        """A fresh stage for 1-D chunks."""
+        new = copy.copy(self)
+        new.rows = None
+        new.reset()
+        return new
+
+    def for_channels(self, channels: int) -> CombFilter:
+        new = self.spawn_row()
+        new.rows = [self.spawn_row() for _ in range(channels)]
+        return new
+
+    def push(self, x: Any, final: bool) -> Any:
+        if self.rows is None:
+            return self._push(x)
+        if not self.rows:
             return x[:, :0]
-        ys = [self._push(s, x[c]) for c, s in enumerate(rows)]
+        ys = [r._push(x[c]) for c, r in enumerate(self.rows)]
         return _backend.get_xp(_backend.backend_of(ys[0])).stack(ys)
 
-    def _push(self, st, x):
+    def _push(self, x):
         xp = _backend.get_xp(_backend.backend_of(x))
         x = x.astype(np.result_type(x.dtype, np.float64), copy=False)
-        if st["z"] is None:
-            st["z"] = xp.zeros(self.n, x.dtype)
-        z, n, L = st["z"], self.n, x.shape[0]
+        if self._z is None:
+            self._z = xp.zeros(self.n, x.dtype)
+        z, n, L = self._z, self.n, x.shape[0]
         y = xp.empty_like(x)
-        p = st["pos"] % n
+        p = self._pos % n
         h = min(L, (n - p) % n)
         if h:
             y[:h] = self.b0 * x[:h] + z[p:p + h]
@@ -400,7 +419,7 @@ class CombFilter(StreamFilter):
             xt = x[L - t:]
             y[L - t:] = self.b0 * xt + z[:t]
             z[:t] = self.bn * xt - self.an * y[L - t:]
-        st["pos"] += L
+        self._pos += L
         return y
 
 

@@ -1,9 +1,12 @@
 """A pipeline bound to a sample rate: its stages, chunked streaming, the tile engine's function.
 
 :class:`BoundPipeline` designs the filters of a pipeline for one sample rate,
-builds its stages and streams a recording through them
-(:meth:`BoundPipeline.stream`), telling the chunked runs of exports and batch
-jobs what history they need (``lookback``, ``lookahead``, ``exact_split``).
+builds its stages (:mod:`specscope.compute.stream` stages), gives fresh
+chains of them (:meth:`BoundPipeline.chain`, what playback and live sessions
+push blocks through) and streams a recording through them
+(:meth:`BoundPipeline.stream`, by :func:`specscope.compute.stream.run`),
+telling the chunked runs of exports and batch jobs what history they need
+(``lookback``, ``lookahead``, ``exact_split``).
 :class:`PipelineResult` is what :meth:`Pipeline.run` returns.
 """
 
@@ -17,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import Cancelled, InputError
+from ..errors import InputError
 from ..filters import block_filter
 from ..spectral import StftParams
+from ..stream import Chain, Map, Trim, run
 from .stages import (
     Designed,
     SamplewiseStage,
@@ -96,20 +100,30 @@ class BoundPipeline:
         self.stages: list[Stage] = []
         self.designed: dict[int, Designed] = {}
         self.spectrogram: SpectrogramStage | None = None
+        spectrogram = None
         for step in pipeline.steps:
             if step.op == "filter":
                 stage, d = filter_stage(step, self.sample_rate)
                 self.designed[step.index] = d
                 self.stages.append(stage)
             elif step.op == "spectrogram":
-                v = step.values
-                self.spectrogram = SpectrogramStage(
-                    step, StftParams(v["nfft"], v["hop"], v["window"], v["scaling"]),
-                    self.sample_rate)
+                spectrogram = step
             else:
                 self.stages.append(operator_stage(step, self.sample_rate, complex_input))
         #: whether the time-domain output is complex (two-sided spectra)
         self.complex_output = self.complex_input or any(s.makes_complex for s in self.stages)
+        if spectrogram is not None:
+            v = spectrogram.values
+            self.spectrogram = SpectrogramStage(
+                spectrogram, StftParams(v["nfft"], v["hop"], v["window"], v["scaling"]),
+                self.sample_rate, self.complex_output)
+        self._chain = Chain(self.stages)
+
+    def chain(self, channels: int | None = None) -> Chain:
+        """Fresh time-domain stages, at rest: for 1-D chunks, or ``(channels, n)`` ones."""
+        if channels is None:
+            return self._chain.spawn()
+        return self._chain.for_channels(channels)
 
     # -- what chunked runs need ---------------------------------------------------------
     @property
@@ -123,26 +137,26 @@ class BoundPipeline:
     @property
     def lookback(self) -> int:
         """Input samples before an output sample that it depends on (IIR: settling)."""
-        return sum(s.lookback for s in self.stages)
+        return self._chain.lookback
 
     @property
     def lookahead(self) -> int:
-        return sum(s.lookahead for s in self.stages)
+        return self._chain.lookahead
 
     @property
     def drop(self) -> int:
         """Leading input samples without a time-domain output (valid-mode steps)."""
-        return sum(s.drop for s in self.stages)
+        return self._chain.drop
 
     @property
     def streams(self) -> bool:
         """Whether a chunked run is possible (no step needs the whole signal)."""
-        return all(s.streams for s in self.stages)
+        return self._chain.streams
 
     @property
     def exact_split(self) -> bool:
         """Whether a range computed from a cold start ``lookback`` samples early is exact."""
-        return all(s.exact_split for s in self.stages)
+        return self._chain.exact_split
 
     def signal_length(self, n_input: int) -> int:
         return max(0, n_input - self.drop)
@@ -210,52 +224,35 @@ class BoundPipeline:
             raise bad.step.error(f"needs the whole signal at once; the range has {n_in} "
                                  f"samples, more than chunk_samples={chunk_samples} "
                                  "(raise it, or drop the step)")
-        states: list[dict[str, Any]] | None = None
-        spec_state: dict[str, Any] = {}
-        passed = 0
-        skipped = 0
-        pos = read_start
-        while pos < read_stop or states is None:
-            if cancelled is not None and cancelled():
-                raise Cancelled()
-            end = min(read_stop, pos + chunk_samples)
-            final = end >= read_stop
-            block = np.asarray(read(pos, end))
-            if block.ndim == 1:
-                block = block[:, None]
-            if states is None:
-                states = [s.new_rows_state(block.shape[1]) for s in self.stages]
-                if self.spectrogram is not None:
-                    spec_state = self.spectrogram.new_rows_state(block.shape[1])
+        trim = Trim(skip, take)
+
+        def rows(a: int, b: int) -> np.ndarray:
             # all channels at once, shaped (channels, samples)
-            sig = block.T
-            for stage, st in zip(self.stages, states, strict=True):
-                sig = stage.push_rows(st, sig, final)
-            if block.shape[1] == 0:
-                sig = np.zeros((0, 0))
-            if skipped < skip:
-                k = min(skip - skipped, sig.shape[1])
-                sig = sig[:, k:]
-                skipped += k
-            if take is not None:
-                sig = sig[:, :max(0, take - passed)]
-            passed += sig.shape[1]
+            block = np.asarray(read(a, b))
+            return (block[:, None] if block.ndim == 1 else block).T
+
+        def make(first: np.ndarray) -> Chain:
+            n = first.shape[0]
+            stages = [self.chain(n) if n else Map(_no_channels), trim]
             if self.spectrogram is not None:
-                frames = self.spectrogram.push_rows(spec_state, sig, final,
-                                                    self.complex_output)
-                out = np.ascontiguousarray(frames.transpose(0, 2, 1))
-            else:
-                out = np.ascontiguousarray(sig)
+                stages.append(self.spectrogram.for_channels(n))
+            return Chain(stages)
+
+        for out in run(make, rows, read_start, read_stop, chunk=chunk_samples,
+                       progress=progress, cancelled=cancelled, until=lambda: trim.done):
+            if self.spectrogram is not None:
+                # (channels, frames, frequencies) -> (channels, frequencies, frames)
+                out = out.transpose(0, 2, 1)
+            out = np.ascontiguousarray(out)
             if out.shape[-1]:
                 yield out
-            pos = end
-            if progress is not None and n_in:
-                progress((pos - read_start) / n_in)
-            if final or (take is not None and passed >= take):
-                break
+
+
+def _no_channels(x: np.ndarray) -> np.ndarray:
+    return np.zeros((0, 0))
 
 
 def _whole_of(stage: Stage) -> Callable[[np.ndarray, float], Any]:
-    def run(x: np.ndarray, fs: float) -> Any:
+    def apply(x: np.ndarray, fs: float) -> Any:
         return stage.whole(x)
-    return run
+    return apply

@@ -1,8 +1,9 @@
-"""Pipeline stages: each time-domain step as a stream with declared history.
+"""Pipeline stages: each step as a stream stage with declared history.
 
-A stage takes chunks (1-D, or all channels at once shaped ``(channels, n)``)
-with a state it carries from chunk to chunk and returns what a run over the
-whole signal returns for them:
+A stage (a :class:`~specscope.compute.stream.Stage`) takes chunks,
+``push(x, final)`` (1-D; all channels at once shaped ``(channels, n)`` for a
+stage from ``for_channels``), carries its state from chunk to chunk and
+returns what a run over the whole signal returns for them:
 
 * sample-wise operators (history 0): chunk by chunk (:class:`SamplewiseStage`);
 * filters: :class:`FilterStage`, through the one filter application of
@@ -39,6 +40,8 @@ from ..filters import (
     zero_phase_function,
 )
 from ..spectral import StftParams
+from ..stream import Stage as StreamStage
+from ..stream import Tail
 from .step import Step
 
 __all__ = [
@@ -101,57 +104,23 @@ class _HostOp:
         return result
 
 
-class Stage:
-    """One time-domain step as a stream: push chunks, get the whole-run output back."""
+class Stage(StreamStage):
+    """One pipeline step as a stream: push chunks, get the whole-run output back.
 
-    #: input samples before an output sample it depends on (IIR: settling length)
-    lookback = 0
-    #: input samples after an output sample it depends on
-    lookahead = 0
-    #: leading samples a whole run does not emit (outputs of "valid" operators)
-    drop = 0
-    #: True when a cold start ``lookback`` samples early gives exactly the same output
-    exact_split = True
-    #: False when the step needs the whole signal at once
-    streams = True
+    Errors of the step's operator are raised naming the step.
+    """
+
     #: True when real input gives complex output (hilbert, frequency_shift)
     makes_complex = False
 
     def __init__(self, step: Step) -> None:
         self.step = step
 
-    def new_state(self) -> dict[str, Any]:
-        return {}
-
-    def push(self, st: dict[str, Any], x: np.ndarray, final: bool) -> np.ndarray:
-        raise NotImplementedError
-
-    # Several channels at once: ``push_rows`` takes a chunk shaped (channels, n)
-    # and returns (channels, m), each row equal, bit for bit, to what ``push``
-    # returns for that channel alone.  Stages that can, filter all channels in
-    # one call; the others run ``push`` channel by channel (this default).
-    def new_rows_state(self, channels: int) -> dict[str, Any]:
-        """State of a stream of ``channels`` channels (for :meth:`push_rows`)."""
-        return {"rows": [self.new_state() for _ in range(channels)]}
-
-    def push_rows(self, st: dict[str, Any], x: Any, final: bool) -> Any:
-        """Push a chunk shaped (channels, n); returns (channels, m)."""
-        rows = st["rows"]
-        if not rows:
-            return x[:, :0]
-        ys = [self.push(s, x[c], final) for c, s in enumerate(rows)]
-        return _backend.get_xp(_backend.backend_of(ys[0])).stack(ys)
-
-    def whole(self, x: Any) -> Any:
-        """Run on a whole 1-D signal (NumPy or CuPy)."""
-        return self.push(self.new_state(), x, True)
-
     def _call(self, fn: Callable[[], Any]) -> Any:
         try:
             return fn()
         except InputError as exc:
             raise self.step.error(str(exc)) from None
-
 
 
 class SamplewiseStage(Stage):
@@ -164,26 +133,20 @@ class SamplewiseStage(Stage):
         self.op, self.fs = op, fs
         self._host = _HostOp(op, fs, **step.values)
 
-    def push(self, st, x, final):
+    def push(self, x, final):
         if _backend.backend_of(x) == "numpy":
             return self._call(lambda: self._host(x))
         return self._call(lambda: self.op.run(x, backend=_backend.backend_of(x), fs=self.fs,
                                               **self.step.values))
 
-    def new_rows_state(self, channels):
-        return super().new_rows_state(channels) if not self.rows_ok else {}
-
-    def push_rows(self, st, x, final):
-        if not self.rows_ok:
-            return super().push_rows(st, x, final)
-        return self.push(st, x, final)
-
+    def for_channels(self, channels: int) -> StreamStage:
+        return self.spawn() if self.rows_ok else super().for_channels(channels)
 
 
 class FilterStage(Stage):
-    """A causal filter: a :class:`~specscope.compute.filters.StreamFilter` and its state.
+    """A causal filter: a :class:`~specscope.compute.filters.StreamFilter` it owns.
 
-    All channels of a chunk go through the filter in one call (``push_rows``).
+    All channels of a chunk go through the filter in one call (``for_channels``).
     """
 
     def __init__(self, step: Step, fn: StreamFilter) -> None:
@@ -191,17 +154,14 @@ class FilterStage(Stage):
         self.filter = fn
         self.lookback, self.exact_split = fn.lookback, fn.exact_split
 
-    def new_state(self):
-        return self.filter.new_state()
+    def push(self, x, final):
+        return self._call(lambda: self.filter.push(x, final))
 
-    def push(self, st, x, final):
-        return self._call(lambda: self.filter(st, x, final))
+    def spawn(self) -> FilterStage:
+        return FilterStage(self.step, self.filter.spawn())
 
-    def new_rows_state(self, channels):
-        return self.filter.new_state(channels)
-
-    def push_rows(self, st, x, final):
-        return self._call(lambda: self.filter(st, x, final))
+    def for_channels(self, channels: int) -> FilterStage:
+        return FilterStage(self.step, self.filter.for_channels(channels))
 
 
 class CenteredStage(Stage):
@@ -215,23 +175,26 @@ class CenteredStage(Stage):
                  exact: bool = True) -> None:
         super().__init__(step)
         self.fn = fn
-        self.lookback = self.lookahead = int(radius)
+        self.lookback = self.lookahead = self.latency = int(radius)
         self.exact_split = exact
+        self.reset()
 
-    def new_state(self):
-        return {"buf": None, "pos0": 0, "emitted": 0}
+    def reset(self) -> None:
+        self._buf: Any = None
+        self._pos0 = 0
+        self._emitted = 0
 
     def whole(self, x):
         return self._call(lambda: self.fn(x))
 
-    def push(self, st, x, final):
+    def push(self, x, final):
         xp = _backend.get_xp(_backend.backend_of(x))
-        buf = x if st["buf"] is None else xp.concatenate([st["buf"], x])
-        pos0, e, r = st["pos0"], st["emitted"], self.lookback
+        buf = x if self._buf is None else xp.concatenate([self._buf, x])
+        pos0, e, r = self._pos0, self._emitted, self.lookback
         total = pos0 + buf.shape[0]
         new_e = total if final else max(e, total - r)
         if new_e <= e:
-            st["buf"] = buf
+            self._buf = buf
             return buf[:0]
         y = self._call(lambda: self.fn(buf))
         if y.shape[0] != buf.shape[0]:
@@ -239,7 +202,7 @@ class CenteredStage(Stage):
                                   "expected the same length")
         out = y[e - pos0:new_e - pos0]
         keep = max(pos0, new_e - r)
-        st["buf"], st["pos0"], st["emitted"] = buf[keep - pos0:], keep, new_e
+        self._buf, self._pos0, self._emitted = buf[keep - pos0:], keep, new_e
         return out
 
 
@@ -249,18 +212,17 @@ class ValidStage(Stage):
     def __init__(self, step: Step, fn: Callable[[Any], Any], h: int) -> None:
         super().__init__(step)
         self.fn, self.lookback, self.drop = fn, int(h), int(h)
+        self.reset()
 
-    def new_state(self):
-        return {"tail": None}
+    def reset(self) -> None:
+        self._tail = Tail(self.lookback)
 
     def whole(self, x):
         return self._call(lambda: self.fn(x))
 
-    def push(self, st, x, final):
-        xp = _backend.get_xp(_backend.backend_of(x))
-        z = x if st["tail"] is None else xp.concatenate([st["tail"], x])
+    def push(self, x, final):
+        z = self._tail.join(x)
         h = self.lookback
-        st["tail"] = z[max(0, z.shape[0] - h):]
         if z.shape[0] <= h:
             return z[:0]
         return self._call(lambda: self.fn(z))
@@ -275,51 +237,54 @@ class WholeStage(Stage):
     def __init__(self, step: Step, fn: Callable[[Any], Any]) -> None:
         super().__init__(step)
         self.fn = fn
+        self.reset()
 
-    def new_state(self):
-        return {"parts": []}
+    def reset(self) -> None:
+        self._parts: list[Any] = []
 
     def whole(self, x):
         return self._call(lambda: self.fn(x))
 
-    def push(self, st, x, final):
-        st["parts"].append(x)
+    def push(self, x, final):
+        self._parts.append(x)
         if not final:
             return x[:0]
         xp = _backend.get_xp(_backend.backend_of(x))
-        whole = xp.concatenate(st["parts"]) if len(st["parts"]) > 1 else st["parts"][0]
-        st["parts"] = []
+        whole = xp.concatenate(self._parts) if len(self._parts) > 1 else self._parts[0]
+        self._parts = []
         return self._call(lambda: self.fn(whole))
 
 
-class SpectrogramStage:
-    """Frames of the STFT as a stream: a buffer carries the samples of straddling frames."""
+class SpectrogramStage(Stage):
+    """Frames of the STFT as a stream: a buffer carries the samples of straddling frames.
 
-    def __init__(self, step: Step, params: StftParams, fs: float) -> None:
-        self.step, self.params, self.fs = step, params, fs
+    A chunk shaped (..., n) gives frames shaped (..., frames, frequencies); all
+    leading axes (channels) are transformed at once, each row equal to its
+    1-D stream.  ``two_sided``: spectra of complex signals (both sides).
+    """
 
-    def new_state(self):
-        return {"buf": None}
+    def __init__(self, step: Step, params: StftParams, fs: float,
+                 two_sided: bool = False) -> None:
+        super().__init__(step)
+        self.params, self.fs, self.two_sided = params, fs, bool(two_sided)
+        #: at most the samples of one frame but its last wait for the next chunk
+        self.latency = params.nfft - 1
+        self.reset()
 
-    def push(self, st, x, final, two_sided: bool) -> np.ndarray:
-        """A 1-D chunk -> frames shaped (frequencies, frames)."""
-        return self.push_rows(st, x, final, two_sided).T
+    def reset(self) -> None:
+        self._buf: Any = None
 
-    def new_rows_state(self, channels: int) -> dict[str, Any]:
-        return {"buf": None}
+    def for_channels(self, channels: int) -> SpectrogramStage:
+        return self.spawn()
 
-    def push_rows(self, st, x, final, two_sided: bool) -> np.ndarray:
-        """A chunk shaped (..., n) -> frames shaped (..., frames, frequencies).
-
-        All channels are transformed at once; each equals its 1-D stream.
-        """
+    def push(self, x, final) -> np.ndarray:
         p = self.params
-        buf = x if st["buf"] is None else np.concatenate([st["buf"], x], axis=-1)
+        buf = x if self._buf is None else np.concatenate([self._buf, x], axis=-1)
         k = p.n_frames(buf.shape[-1])
         # the kernel works through the frames in cache-sized tasks: one call, any length
-        out = operators.call("stft_power", buf, fs=self.fs, two_sided=two_sided,
+        out = operators.call("stft_power", buf, fs=self.fs, two_sided=self.two_sided,
                              layout="frames", **p.operator_params())
-        st["buf"] = buf[..., k * p.hop:]
+        self._buf = buf[..., k * p.hop:]
         return out
 
 

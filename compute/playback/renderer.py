@@ -17,8 +17,11 @@ files of any size and its output is testable without a sound card:
    the device rate by a polyphase anti-aliasing resampler;
 5. gain, a limiter (never beyond +-1) and fades at both ends.
 
-Filters are designed by :func:`~specscope.compute.filters.design` and
-applied by :func:`~specscope.compute.filters.stream_filter`.  Nothing in the
+Every piece is a :class:`~specscope.compute.stream.Stage`; one chain of them
+per output channel is pushed the recording's chunks by
+:func:`~specscope.compute.stream.run`.  Filters are designed by
+:func:`~specscope.compute.filters.design` and applied by
+:func:`~specscope.compute.filters.stream_filter`.  Nothing in the
 chain shifts the sound in time except the causal IIR filters (band-pass,
 DC block, de-emphasis, pipeline filters: a few milliseconds), so
 :meth:`Renderer.position_of` maps an output sample back to recording time.
@@ -37,8 +40,18 @@ from ..errors import InputError
 from ..files import atomic_file
 from ..filters import Design, FilterSpec, design, stream_filter
 from ..params import parse_number
+from ..stream import Chain, Map, Rebuffer, Stage, Trim, run
 from .options import DEFAULT_BANDWIDTH, PlaybackOptions
-from .stages import PASS_SHARE, Decimator, Oscillator, Resampler, Shaper, as_float, rational
+from .stages import (
+    PASS_SHARE,
+    Decimator,
+    FmDiscriminator,
+    Mixer,
+    Resampler,
+    Shaper,
+    as_float,
+    rational,
+)
 
 __all__ = ["CHANNEL_CHOICES", "DEFAULT_CHUNK", "Renderer", "channel_layout", "render"]
 
@@ -54,8 +67,6 @@ FIT_SHARE = 0.95
 MIN_BANDWIDTH_HZ = 100.0
 #: corner of the DC block after AM demodulation (Hz)
 AM_DC_HZ = 20.0
-
-Push = Callable[[np.ndarray, bool], np.ndarray]
 
 
 class Renderer:
@@ -127,7 +138,10 @@ class Renderer:
         if self._bound is not None and not self._bound.streams:
             raise InputError("pipeline: a step needs the whole signal at once, which "
                              "playback cannot give it")
-        self._chain()  # designs every filter now, so that errors come from here
+        # every filter is designed now, so that errors come from here; each output
+        # channel gets a fresh chain of its own
+        cols = [[self._sources.index(c) for c in group] for group in self.layout]
+        self._layout = _Layout(self._chain(), cols)
 
     # -- planning -------------------------------------------------------------------------
     def _check(self, o: PlaybackOptions, rec: Any) -> None:
@@ -231,42 +245,44 @@ class Renderer:
         return factor  # the resampler's own error names the ratio
 
     # -- the chain ------------------------------------------------------------------------
-    def _chain(self) -> tuple[list[Push], Shaper]:
-        """Fresh stateful pieces, in order, and the output shaper."""
+    def _chain(self) -> Chain:
+        """The stages of one output channel, in order, at rest."""
         o, rec = self.options, self.recording
         fs = self.source_rate
-        pieces: list[Push] = []
+        pieces: list[Stage] = []
         if self._bound is not None:
             pieces.append(_pipeline_piece(self._bound, rec.is_complex))
         if rec.is_complex and o.demod is None:
             if self._offset(o):
-                osc = Oscillator(-self._offset(o), fs, self.start_sample)
-                pieces.append(lambda x, final: (x * osc.next(x.size)).real)
+                pieces.append(Mixer(-self._offset(o), fs, self.start_sample, real_out=True))
             else:
-                pieces.append(lambda x, final: x.real)
+                pieces.append(Map(_real))
         if o.band is not None:
-            pieces.append(_band_piece(fs, *o.band))
+            band = _band_piece(fs, *o.band)
+            if band is not None:
+                pieces.append(band)
         if o.heterodyne is not None:
             # 2 cos: the difference tone keeps the amplitude of the original
-            osc = Oscillator(o.heterodyne, fs, self.start_sample)
-            pieces.append(lambda x, final: 2.0 * x * osc.next(x.size).real)
+            pieces.append(Mixer(o.heterodyne, fs, self.start_sample, real_lo=True, scale=2.0))
         plan = self._lowpass_plan(o, rec)
         if rec.is_complex and o.demod is not None:
             bw = self._bandwidth(o)
             shift = self._offset(o) + {"usb": bw / 2, "lsb": -bw / 2}.get(o.demod, 0.0)
             if shift:
-                mix = Oscillator(-shift, fs, self.start_sample)
-                pieces.append(lambda x, final: x * mix.next(x.size))
+                pieces.append(Mixer(-shift, fs, self.start_sample))
         if plan is not None:
-            pieces.append(Decimator(fs, *plan).push)
+            pieces.append(Decimator(fs, *plan))
         if rec.is_complex and o.demod is not None:
             pieces.append(_demodulator(o, self._mid_rate, self._bandwidth(o),
                                        self.start_sample // self._factor))
-        resampler = Resampler(self._mid_rate, self._up, self._down)
-        pieces.append(resampler.push)
-        shaper = Shaper(o.gain_db, self.length, round(o.fade_s * self.sample_rate),
-                        self.sample_rate)
-        return pieces, shaper
+        pieces.append(Resampler(self._mid_rate, self._up, self._down))
+        # the real output, exactly ``length`` samples (zeros after steps that drop some)
+        pieces.append(Map(np.real))
+        pieces.append(Trim(take=self.length, pad=True))
+        pieces.append(Shaper(o.gain_db, self.length, round(o.fade_s * self.sample_rate),
+                             self.sample_rate))
+        pieces.append(Map(_float32))
+        return Chain(pieces)
 
     # -- output ---------------------------------------------------------------------------
     def blocks(self, block: int = 4096) -> Iterator[np.ndarray]:
@@ -274,43 +290,15 @@ class Renderer:
 
         Each call starts again from the start of the range.
         """
-        if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
-            raise InputError(f"block={block!r} must be a whole number >= 1")
-        chains = [self._chain() for _ in self.layout]
-        cols = [[self._sources.index(c) for c in group] for group in self.layout]
-        pending: list[np.ndarray] = []
-        held = 0
-        made = 0  # samples into the shaper
-        pos = self.start_sample
-        while True:
-            end = min(self.stop_sample, pos + self.chunk)
-            final = end >= self.stop_sample
-            data = self.recording.read(pos, end, channels=self._sources)
-            outs = []
-            took = 0
-            for (pieces, shaper), group in zip(chains, cols, strict=True):
-                x = as_float(data[:, group[0]] if len(group) == 1
-                             else data[:, group].mean(axis=1))
-                for piece in pieces:
-                    x = piece(x, final)
-                x = np.real(x)[:max(0, self.length - made)]
-                if final and made + x.size < self.length:  # steps that drop samples
-                    x = np.concatenate([x, np.zeros(self.length - made - x.size)])
-                took = x.size  # the same for every channel
-                outs.append(shaper.push(x, final).astype(np.float32))
-            made += took
-            y = outs[0] if len(outs) == 1 else np.stack(outs, axis=1)
-            if y.shape[0]:
-                pending.append(y)
-                held += y.shape[0]
-            while held >= block or (final and held):
-                joined = np.concatenate(pending) if len(pending) > 1 else pending[0]
-                out, rest = joined[:block], joined[block:]
-                pending, held = ([rest] if rest.shape[0] else []), rest.shape[0]
-                yield out
-            if final:
-                return
-            pos = end
+        rebuffer = Rebuffer(block)
+        stage = self._layout.spawn()
+
+        def read(a: int, b: int) -> np.ndarray:
+            return self.recording.read(a, b, channels=self._sources)
+
+        for y in run(stage, read, self.start_sample, self.stop_sample, chunk=self.chunk):
+            yield from rebuffer.push(y)
+        yield from rebuffer.flush()
 
     def render(self, progress: Callable[[float], None] | None = None) -> np.ndarray:
         """The whole output as one float32 array of :attr:`length` samples."""
@@ -437,31 +425,64 @@ def channel_layout(recording: Any, channel: Any) -> list[list[int]]:
     return [[recording.channel_list(channel)[0]]]
 
 
-def _pipeline_piece(bound: Any, complex_input: bool) -> Push:
-    states = [s.new_rows_state(1) for s in bound.stages]
+class _Layout(Stage):
+    """Chunks (samples, sources) to output (samples[, channels]): one chain per output channel.
 
-    def push(x: np.ndarray, final: bool) -> np.ndarray:
-        sig = x[None, :]
-        for stage, st in zip(bound.stages, states, strict=True):
-            sig = stage.push_rows(st, sig, final)
-        y = np.asarray(sig)[0]
-        # a step that makes a real recording complex (analytic signal): hear its real part
-        return y.real if (y.dtype.kind == "c" and not complex_input) else y
-    return push
+    Output channel ``i`` hears the mean of the source columns ``cols[i]``.
+    """
+
+    def __init__(self, chain: Chain, cols: list[list[int]]) -> None:
+        self.chain, self.cols = chain, cols
+        self.reset()
+
+    def reset(self) -> None:
+        self.chains = [self.chain.spawn() for _ in self.cols]
+
+    def push(self, data: np.ndarray, final: bool) -> np.ndarray:
+        outs = [chain.push(as_float(data[:, group[0]] if len(group) == 1
+                                    else data[:, group].mean(axis=1)), final)
+                for chain, group in zip(self.chains, self.cols, strict=True)]
+        return outs[0] if len(outs) == 1 else np.stack(outs, axis=1)
 
 
-def _filter_piece(d: Design) -> Push:
-    f = stream_filter(d.form, d.coefficients, d.settle)
-    st = f.new_state()
-    return lambda x, final: f(st, x, final)
+def _real(x: np.ndarray) -> np.ndarray:
+    return x.real
 
 
-def _band_piece(fs: float, lo: float, hi: float) -> Push:
-    """A causal elliptic filter passing ``lo``..``hi`` Hz (>= 65 dB outside)."""
+def _float32(x: np.ndarray) -> np.ndarray:
+    return x.astype(np.float32)
+
+
+def _one_row(x: np.ndarray) -> np.ndarray:
+    return x[None, :]
+
+
+def _first_row(y: np.ndarray) -> np.ndarray:
+    return np.asarray(y)[0]
+
+
+def _first_row_real(y: np.ndarray) -> np.ndarray:
+    # a step that makes a real recording complex (analytic signal): hear its real part
+    y = np.asarray(y)[0]
+    return y.real if y.dtype.kind == "c" else y
+
+
+def _pipeline_piece(bound: Any, complex_input: bool) -> Chain:
+    """The pipeline's time-domain stages, as a stream of one channel."""
+    return Chain([Map(_one_row), bound.chain(1),
+                  Map(_first_row if complex_input else _first_row_real)])
+
+
+def _filter_piece(d: Design) -> Stage:
+    return stream_filter(d.form, d.coefficients, d.settle)
+
+
+def _band_piece(fs: float, lo: float, hi: float) -> Stage | None:
+    """A causal elliptic filter passing ``lo``..``hi`` Hz (>= 65 dB outside); None: all pass."""
     nyq = fs / 2
     kw = {"rp": 0.5, "rs": BAND_STOP_DB}
     if lo <= 0 and hi * BAND_TRANSITION >= nyq:
-        return lambda x, final: x
+        return None
     if lo <= 0:
         spec = FilterSpec("ellip", btype="lowpass", passband=hi, stopband=hi * BAND_TRANSITION,
                           **kw)
@@ -474,29 +495,19 @@ def _band_piece(fs: float, lo: float, hi: float) -> Push:
     return _filter_piece(design(spec, fs))
 
 
-def _demodulator(o: PlaybackOptions, fs: float, bw: float, first: int) -> Push:
+def _demodulator(o: PlaybackOptions, fs: float, bw: float, first: int) -> Stage:
     """Complex baseband at ``fs`` to audio at ``fs``."""
     if o.demod == "am":
         dc = _filter_piece(design(FilterSpec("butter", btype="highpass", order=2,
                                              cutoff=AM_DC_HZ), fs))
-        return lambda z, final: dc(np.abs(z), final)
+        return Chain([Map(np.abs), dc])
     if o.demod in ("usb", "lsb"):
         # the channel sits at 0..bw (usb) or -bw..0 (lsb) after shifting back
-        osc = Oscillator(bw / 2 if o.demod == "usb" else -bw / 2, fs, first)
-        return lambda z, final: (z * osc.next(z.size)).real
+        return Mixer(bw / 2 if o.demod == "usb" else -bw / 2, fs, first, real_out=True)
     scale = fs / (2 * np.pi) / (bw / 2)  # full scale at a deviation of half the bandwidth
-    prev = [np.complex128(0)]
     deemph = None
     if o.deemphasis != "none":
         tau = {"50us": 50e-6, "75us": 75e-6}[o.deemphasis]
         p = math.exp(-1.0 / (tau * fs))  # one pole; unity gain at 0 Hz
         deemph = _filter_piece(Design.from_coefficients(fs, b=[1 - p], a=[1.0, -p]))
-
-    def fm(z: np.ndarray, final: bool) -> np.ndarray:
-        if not z.size:
-            return np.zeros(0)
-        before = np.concatenate([prev, z[:-1]])
-        prev[0] = z[-1]
-        y = np.angle(z * np.conj(before)) * scale
-        return y if deemph is None else deemph(y, final)
-    return fm
+    return FmDiscriminator(scale, deemph)

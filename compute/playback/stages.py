@@ -1,9 +1,10 @@
-"""The streaming pieces of the playback chain, each with carried state.
+"""The streaming pieces of the playback chain, each a stream stage.
 
-Every piece takes chunks of any size and gives, over a whole stream, the same
-samples as one call over everything (to float rounding), and none shifts the
-signal in time: linear-phase filters are compensated by their delay, so
-output sample ``k`` of a piece sits at input time ``k * ratio``.
+Every piece is a :class:`~specscope.compute.stream.Stage`: it takes chunks of any size,
+``push(x, final)``, and gives, over a whole stream, the same samples as one push of
+everything (to float rounding), and none shifts the signal in time: linear-phase
+filters are compensated by their delay, so output sample ``k`` of a piece sits at input
+time ``k * ratio``.
 
 * :class:`Decimator` -- a linear-phase low-pass, designed by
   :func:`~specscope.compute.filters.design` and applied by
@@ -12,7 +13,10 @@ output sample ``k`` of a piece sits at input time ``k * ratio``.
 * :class:`Resampler` -- a rational ``up/down`` polyphase resampler whose
   anti-aliasing filter is designed by :func:`~specscope.compute.filters.design`.
 * :class:`Oscillator` -- a local oscillator in phase with the recording's
-  sample index, for heterodyning and tuning.
+  sample index; :class:`Mixer` multiplies a stream by one (heterodyning,
+  tuning, sideband demodulation).
+* :class:`FmDiscriminator` -- the phase step between samples, scaled, with an
+  optional de-emphasis filter.
 * :class:`Shaper` -- gain, a look-ahead peak limiter (the output never leaves
   [-1, 1]) and fades at both ends.
 """
@@ -27,8 +31,10 @@ import numpy as np
 
 from ..errors import InputError
 from ..filters import FilterSpec, design, stream_filter
+from ..stream import Stage
 
-__all__ = ["Decimator", "Oscillator", "Resampler", "Shaper", "odd_lowpass", "rational"]
+__all__ = ["Decimator", "FmDiscriminator", "Mixer", "Oscillator", "Resampler", "Shaper",
+           "odd_lowpass", "rational"]
 
 #: stopband attenuation of the anti-aliasing filters (dB)
 ANTI_ALIAS_DB = 80.0
@@ -60,7 +66,7 @@ def odd_lowpass(fs: float, pass_hz: float, stop_hz: float, *, multiple: int = 1,
     return d.b
 
 
-class Decimator:
+class Decimator(Stage):
     """Low-pass (linear phase, delay compensated) and keep every ``factor``-th sample.
 
     Parameters
@@ -77,8 +83,11 @@ class Decimator:
         self.factor = int(factor)
         self.taps = odd_lowpass(fs, pass_hz, stop_hz)
         self._filter = stream_filter("fir", {"b": self.taps})
-        self._state = self._filter.new_state()
-        self.delay = (self.taps.size - 1) // 2
+        self.delay = self.latency = (self.taps.size - 1) // 2
+        self.reset()
+
+    def reset(self) -> None:
+        self._fir = self._filter.spawn()
         self._dropped = 0
         self._count = 0  # aligned samples seen
 
@@ -90,7 +99,7 @@ class Decimator:
         """Outputs for the next chunk (the rest after ``final``)."""
         if final:  # the last inputs come out only after the filter's delay
             x = np.concatenate([x, np.zeros(self.delay, x.dtype)])
-        y = self._filter(self._state, x, final)
+        y = self._fir.push(x, final)
         if self._dropped < self.delay:
             k = min(self.delay - self._dropped, y.size)
             y, self._dropped = y[k:], self._dropped + k
@@ -119,7 +128,7 @@ def rational(ratio: float, max_up: int = MAX_UP) -> tuple[int, int]:
     return best
 
 
-class Resampler:
+class Resampler(Stage):
     """``fs_in`` to ``fs_in * up / down`` by a polyphase FIR centred on each output.
 
     Output ``m`` is at input time ``m * down / up``; its taps are one phase of
@@ -144,6 +153,12 @@ class Resampler:
         #: phase p, tap j: h[p + j * up]
         self.phases = np.ascontiguousarray(h.reshape(width, self.up).T)
         self._taps = np.arange(width)
+        self.latency = self.half
+        self.reset()
+
+    def reset(self) -> None:
+        if self.identity:
+            return
         self._buf = np.zeros(self.half)  # inputs from index -half on (zeros before 0)
         self._buf0 = -self.half
         self._received = 0
@@ -185,7 +200,7 @@ class Resampler:
 
 
 class Oscillator:
-    """``exp(sign * 2j*pi*f*n/fs)`` for the next samples, ``n`` counted from ``first``.
+    """``exp(2j*pi*f*n/fs)`` for the next samples, ``n`` counted from ``first``.
 
     The phase is a function of the sample index alone, so any chunking gives
     the same values.
@@ -203,7 +218,59 @@ class Oscillator:
         return np.exp(2j * np.pi * frac)
 
 
-class Shaper:
+class Mixer(Stage):
+    """A stream times a local oscillator (:class:`Oscillator`) in phase with the sample index.
+
+    ``real_out``: the real part of the product (a tuned signal heard, a
+    sideband demodulated).  ``real_lo``: ``scale * x * cos`` (a heterodyne of a
+    real signal; ``scale = 2`` keeps the difference tone's amplitude).
+    """
+
+    def __init__(self, frequency: float, fs: float, first: int = 0, *,
+                 real_out: bool = False, real_lo: bool = False, scale: float = 1.0) -> None:
+        self.frequency, self.fs, self.first = float(frequency), float(fs), int(first)
+        self.real_out, self.real_lo, self.scale = bool(real_out), bool(real_lo), float(scale)
+        self.reset()
+
+    def reset(self) -> None:
+        self._osc = Oscillator(self.frequency, self.fs, self.first)
+
+    def push(self, x: np.ndarray, final: bool) -> np.ndarray:
+        # the oscillator's samples are a temporary, which NumPy may multiply in place
+        # (operand order, and so the last bit of a complex product, as it always was)
+        if self.real_lo:
+            return self.scale * x * self._osc.next(x.size).real
+        y = x * self._osc.next(x.size)
+        return y.real if self.real_out else y
+
+
+class FmDiscriminator(Stage):
+    """FM demodulation: the phase step from each sample to the next, times ``scale``.
+
+    The phase step of sample 0 is taken from a zero before it; ``deemphasis``
+    (a stage, e.g. a one-pole filter) is applied to the result.
+    """
+
+    def __init__(self, scale: float, deemphasis: Stage | None = None) -> None:
+        self.scale = scale
+        self.deemphasis = deemphasis
+        self.reset()
+
+    def reset(self) -> None:
+        self._prev = np.complex128(0)
+        if self.deemphasis is not None:
+            self.deemphasis = self.deemphasis.spawn()
+
+    def push(self, z: np.ndarray, final: bool) -> np.ndarray:
+        if not z.size:
+            return np.zeros(0)
+        before = np.concatenate([[self._prev], z[:-1]])
+        self._prev = z[-1]
+        y = np.angle(z * np.conj(before)) * self.scale
+        return y if self.deemphasis is None else self.deemphasis.push(y, final)
+
+
+class Shaper(Stage):
     """Gain, a look-ahead peak limiter and fades, over a stream of known length.
 
     The stream is cut into segments of :attr:`segment` samples (fixed by the
@@ -223,11 +290,16 @@ class Shaper:
         self.length = int(length)
         self.fade = max(0, min(int(fade), self.length // 2))
         self.rise = 1.0 - math.exp(-self.segment / (self.release_s * fs))
+        #: held back: at most two segments but one sample
+        self.latency = 2 * self.segment - 1
+        ramp = np.arange(1, self.fade + 1) / (self.fade + 1)
+        self._ramp = 0.5 - 0.5 * np.cos(np.pi * ramp)
+        self.reset()
+
+    def reset(self) -> None:
         self._pending = np.zeros(0)  # samples of segments not yet released
         self._g: float | None = None  # gain at the end of the last released segment
         self._done = 0  # samples released
-        ramp = np.arange(1, self.fade + 1) / (self.fade + 1)
-        self._ramp = 0.5 - 0.5 * np.cos(np.pi * ramp)
 
     def _allowed(self, seg: np.ndarray) -> float:
         peak = float(np.max(np.abs(seg))) if seg.size else 0.0

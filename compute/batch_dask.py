@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
+from .errors import BadOption, InputError
 
 __all__ = ["DaskPool", "bundle_folder", "dask_setup", "install_plugin_folders", "plugin_copy",
            "still_wanted", "warm", "worker_name"]
@@ -219,8 +219,8 @@ class DaskPool:
         try:
             import distributed
         except ImportError:
-            raise InputError("--dask needs dask.distributed: pip install "
-                             "'specscope[dask]'") from None
+            raise BadOption("dask", address, "needs dask.distributed: pip install "
+                            "'specscope[dask]'") from None
         self._distributed = distributed
         self._task = task
         self._task_bytes = pickle.dumps(task)
@@ -241,8 +241,8 @@ class DaskPool:
             try:
                 self.client = distributed.Client(address, timeout=timeout)
             except (OSError, TimeoutError, ValueError) as exc:
-                raise InputError(f"--dask {address}: cannot reach the scheduler "
-                                 f"({one_line(exc)})") from None
+                raise BadOption("dask", address, "cannot reach the scheduler "
+                                f"({one_line(exc)})") from None
             where = f"dask {address}"
         self.address = str(self.client.scheduler.address)
         self.timings: dict[str, float] = {}
@@ -250,7 +250,7 @@ class DaskPool:
         info = self.client.scheduler_info(n_workers=-1)["workers"]
         if not info:
             self.close()
-            raise InputError(f"--dask {address}: the scheduler has no workers")
+            raise BadOption("dask", address, "the scheduler has no workers")
         self.n_workers = len(info)
         self.n_threads = sum(int(w.get("nthreads", 1)) for w in info.values())
         self.timings["scheduler_info_s"] = time.perf_counter() - t0

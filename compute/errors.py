@@ -8,15 +8,20 @@ bar or a dialog and keeps working.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from os import PathLike
 from typing import Any
 
-__all__ = ["MAX_ECHO", "MAX_MESSAGE", "Cancelled", "InputError", "RecordingError",
-           "RegistrationError", "SpecscopeError", "one_line", "shown"]
+__all__ = ["MAX_ECHO", "MAX_LISTED", "MAX_MESSAGE", "BadOption", "Cancelled", "InputError", "MissingOption",
+           "OptionError", "RecordingError", "RegistrationError", "SpecscopeError", "one_line",
+           "shown"]
 
 #: most characters of a bad value an error message repeats
 MAX_ECHO = 200
 #: most characters of an error message; longer ones lose their middle
 MAX_MESSAGE = 1000
+#: most choices a :class:`MissingOption` message lists (its ``choices`` keep them all)
+MAX_LISTED = 12
 
 
 def shown(value: Any, limit: int = MAX_ECHO) -> str:
@@ -79,3 +84,131 @@ class Cancelled(Exception):
 
 class RegistrationError(SpecscopeError, ValueError):
     """A declaration (operator, parameter, reader, source) is invalid or its name is taken."""
+
+
+def _path_text(path: str | PathLike[str] | None) -> str:
+    return "" if path is None else f"{path}: "
+
+
+def _restore(cls: type, message: str, state: dict[str, Any]) -> OptionError:
+    """Rebuild a pickled :class:`OptionError` (errors of a batch task cross processes)."""
+    exc = cls.__new__(cls)
+    Exception.__init__(exc, message)
+    exc.__dict__.update(state)
+    return exc
+
+
+class OptionError(InputError):
+    """An input error about one option (a keyword argument of the core).
+
+    Attributes
+    ----------
+    option : str
+        The keyword, e.g. ``"sample_rate"``, ``"dtype"``, ``"dataset"``.
+    path : str or None
+        The file the option is for, when there is one.
+    choices : tuple of str
+        Values the option may take here (dataset or variable names), or empty.
+    labels : tuple of str
+        One description per choice (its shape and type), for a chooser.
+    """
+
+    def __init__(self, option: str, *, path: str | PathLike[str] | None = None,
+                 choices: Sequence[str] = (), labels: Sequence[str] = ()) -> None:
+        self.option = option
+        self.path = None if path is None else str(path)
+        self.choices = tuple(str(c) for c in choices)
+        self.labels = tuple(str(c) for c in labels) or self.choices
+        super().__init__(self.text())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (type(self), str(self), dict(self.__dict__)))
+
+    def text(self, flag: str | None = None, metavar: str = "") -> str:
+        """The message, with the option called ``flag`` (``metavar`` its value's name).
+
+        Without ``flag`` the option is named as a keyword argument (``sample_rate=``).
+        """
+        return one_line(self._render(flag, metavar))
+
+    def _render(self, flag: str | None, metavar: str) -> str:
+        raise NotImplementedError
+
+
+class MissingOption(OptionError):
+    """A needed option was not given (a raw file's sample rate, which dataset to open...).
+
+    The message reads ``PATH: PROBLEM; give sample_rate= (e.g. 2.4M), one of: ...``
+    (at most :data:`MAX_LISTED` of the choices).
+
+    Parameters
+    ----------
+    option : str
+        The keyword that is missing.
+    problem : str
+        Why it is needed ("raw samples carry no sample rate").
+    path : path, optional
+        The file.
+    choices, labels : sequence of str, optional
+        The values to choose from and a description of each.
+    example : str, optional
+        A value as it would be given.
+    also : str, optional
+        Another way to give it (``rec.h5:NAME``).
+    action : str, optional
+        What the person is asked to do with the option ("give", "pick one with").
+    """
+
+    def __init__(self, option: str, problem: str, *, path: str | PathLike[str] | None = None,
+                 choices: Sequence[str] = (), labels: Sequence[str] = (), example: str = "",
+                 also: str = "", action: str = "give") -> None:
+        self.problem, self.example, self.also, self.action = problem, example, also, action
+        super().__init__(option, path=path, choices=choices, labels=labels)
+
+    def _render(self, flag: str | None, metavar: str) -> str:
+        name = f"{self.option}=" if flag is None else f"{flag} {metavar}".rstrip()
+        text = f"{_path_text(self.path)}{self.problem}; {self.action} {name}"
+        if self.example:
+            text += f" (e.g. {self.example})"
+        if self.also:
+            text += f" or {self.also}"
+        if self.labels:
+            more = len(self.labels) - MAX_LISTED
+            text += f", one of: {', '.join(self.labels[:MAX_LISTED])}"
+            text += f" and {more} more" if more > 0 else ""
+        return text
+
+
+class BadOption(OptionError):
+    """An option's value cannot be used (a folder that is not there, a scheduler out of reach).
+
+    The message reads ``dask='tcp://host:8786': PROBLEM (EXPECTED was expected)``, or
+    with ``label`` (a name for what the value is, "plugin folder") ``plugin folder
+    /x: ...``.
+
+    Attributes
+    ----------
+    value : object
+        The value given.
+    problem : str
+        What is wrong with it.
+    expected : str
+        What was expected instead, or "".
+    """
+
+    def __init__(self, option: str, value: Any, problem: str, *, expected: str = "",
+                 label: str = "", path: str | PathLike[str] | None = None) -> None:
+        self.value, self.problem, self.expected, self.label = value, problem, expected, label
+        super().__init__(option, path=path)
+
+    def _render(self, flag: str | None, metavar: str) -> str:
+        if flag is not None:
+            subject = f"{flag} {_cut(' '.join(str(self.value).split()), MAX_ECHO)}"
+        elif self.label:
+            subject = f"{self.label} {_cut(' '.join(str(self.value).split()), MAX_ECHO)}"
+        else:
+            subject = f"{self.option}={shown(self.value)}"
+        text = f"{_path_text(self.path)}{subject}: {self.problem}"
+        if self.expected:
+            text += f" ({self.expected} was expected)"
+        return text

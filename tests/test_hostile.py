@@ -29,7 +29,7 @@ import hostile_corpus
 import numpy as np
 import pytest
 from specscope.compute import InputError, RecordingError, SpecscopeError, jsonsafe
-from specscope.compute.errors import MAX_ECHO, MAX_MESSAGE, shown
+from specscope.compute.errors import MAX_ECHO, MAX_MESSAGE, MissingOption, shown
 from specscope.compute.io import open_recording
 from specscope.compute.params import MAX_FRAME, Param, check_bytes, check_frame
 from specscope.compute.spectral import StftParams, get_window
@@ -354,9 +354,10 @@ def test_hdf5_rate_problems_are_named(tmp_path):
     p = tmp_path / "n.h5"
     with h5py.File(p, "w") as f:
         f.create_dataset("x", data=np.zeros(100)).attrs["sample_rate"] = -48000.0
-    with pytest.raises(RecordingError, match=r"/x@sample_rate=-48000.0 is not a sample rate "
-                                             r"\(negative\)"):
+    with pytest.raises(MissingOption, match=r"/x@sample_rate=-48000.0 is not a sample rate "
+                                            r"\(negative\); give sample_rate=") as e:
         open_recording(p)
+    assert e.value.option == "sample_rate"  # the GUI asks for it
 
 
 def test_file_system_oddities_are_named(tmp_path):

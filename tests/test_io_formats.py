@@ -15,6 +15,7 @@ import pytest
 import scipy.io
 import soundfile
 from specscope.compute import InputError, RecordingError, open_recording
+from specscope.compute.errors import MissingOption
 from specscope.compute.io import list_datasets, parse_sample_type
 
 RNG = np.random.default_rng(1234)
@@ -133,12 +134,14 @@ def test_raw_format_option_for_unknown_extension(tmp_path):
 def test_raw_bad_input(tmp_path):
     p = tmp_path / "capture.iq"
     p.write_bytes(bytes(40))
-    with pytest.raises(InputError, match=r"dtype=.*--dtype") as e:
+    with pytest.raises(MissingOption, match=r"does not say how samples are stored; give "
+                                           r"dtype= \(e.g. cf32, ") as e:
         open_recording(p, sample_rate=1e6)
     assert "capture.iq" in one_line(e.value)
-    with pytest.raises(InputError, match=r"sample_rate=.*--sample-rate") as e:
+    assert (e.value.option, e.value.path) == ("dtype", str(p))
+    with pytest.raises(MissingOption, match=r"carry no sample rate; give sample_rate=") as e:
         open_recording(p, dtype="cf32")
-    one_line(e.value)
+    assert e.value.option == "sample_rate" and "--" not in str(e.value)
     with pytest.raises(InputError, match=r"dtype='cf33' is not a sample type.*ci16"):
         open_recording(p, dtype="cf33", sample_rate=1)
     with pytest.raises(InputError, match=r"sample_rate=-5.* must be > 0"):
@@ -152,7 +155,7 @@ def test_raw_bad_input(tmp_path):
     # the sample rate is never guessed from the file name
     named = tmp_path / "capture_2400000Hz_100MHz.cs16"
     named.write_bytes(bytes(40))
-    with pytest.raises(InputError, match="--sample-rate"):
+    with pytest.raises(MissingOption, match="give sample_rate="):
         open_recording(named)
 
 
@@ -287,9 +290,10 @@ def test_sigmf_real_and_unsigned(tmp_path):
 
 def test_sigmf_sample_rate_missing_or_overridden(tmp_path):
     meta = write_sigmf(tmp_path, bytes(80), {"core:datatype": "cf32_le"})
-    with pytest.raises(InputError, match=r"core:sample_rate is missing.*--sample-rate") as e:
+    with pytest.raises(MissingOption, match=r"core:sample_rate is missing; give sample_rate=") \
+            as e:
         open_recording(meta)
-    one_line(e.value)
+    assert e.value.option == "sample_rate"
     with open_recording(meta, sample_rate=2e6, center_frequency=1e9) as rec:
         assert rec.sample_rate == 2e6 and rec.center_frequency == 1e9
         assert rec.metadata["sample_rate_source"] == "option"
@@ -394,10 +398,12 @@ def make_multi(p: Path) -> None:
 def test_hdf5_several_datasets(tmp_path):
     p = tmp_path / "multi.h5"
     make_multi(p)
-    with pytest.raises(InputError, match=r"holds 3 datasets; pick one with dataset=.*"
-                                         r"/a \(100 float64\).*/grp/b \(100x2 int16\)") as e:
+    with pytest.raises(MissingOption, match=r"holds 3 datasets; pick one with dataset= or "
+                                           r"multi.h5:NAME, one of: /a \(100 float64\).*"
+                                           r"/grp/b \(100x2 int16\)") as e:
         open_recording(p)
-    one_line(e.value)
+    assert (e.value.option, e.value.choices) == ("dataset", ("/a", "/grp/b", "/grp/chfirst"))
+    assert e.value.labels[0] == "/a (100 float64)"
     with open_recording(f"{p}:/grp/b") as rec:
         assert (rec.n_samples, rec.n_channels, rec.sample_rate) == (100, 2, 1000.0)
         whole = assert_pieces_equal_whole(rec)
@@ -425,9 +431,10 @@ def test_hdf5_sample_rate_required_or_from_time_scale(tmp_path):
     p = tmp_path / "norate.hdf5"
     with h5py.File(p, "w") as f:
         f.create_dataset("x", data=np.ones(50, np.float32))
-    with pytest.raises(InputError, match=r"no sample rate attribute.*--sample-rate") as e:
+    with pytest.raises(MissingOption, match=r"no sample rate attribute.*give sample_rate=") \
+            as e:
         open_recording(p)
-    one_line(e.value)
+    assert e.value.option == "sample_rate"
     with open_recording(p, sample_rate=100) as rec:
         assert rec.sample_rate == 100 and rec.units == "a.u."
     p2 = tmp_path / "scaled.h5"
@@ -524,8 +531,8 @@ def test_npy_memory_mapped(tmp_path):
         assert rec.is_complex and (rec.n_samples, rec.n_channels) == (300, 2)
         assert rec.center_frequency == 5e3
         np.testing.assert_array_equal(assert_pieces_equal_whole(rec), x.astype(np.complex64))
-    with pytest.raises(InputError, match=r"iq.npy: .npy files carry no sample rate.*"
-                                         r"--sample-rate"):
+    with pytest.raises(MissingOption, match=r"iq.npy: .npy files carry no sample rate; "
+                                           r"give sample_rate="):
         open_recording(p)
 
 
@@ -557,10 +564,11 @@ def test_mat_v5(tmp_path):
         np.testing.assert_allclose(assert_pieces_equal_whole(rec), x, rtol=1e-6)
     p2 = tmp_path / "two.mat"
     scipy.io.savemat(p2, {"x": x, "z": z})
-    with pytest.raises(InputError, match=r"holds 2 signals; pick one with variable=.*"
-                                         r"x \(500x2 double\)"):
+    with pytest.raises(MissingOption, match=r"holds 2 signals; pick one with variable= or "
+                                           r"two.mat:NAME, one of: x \(500x2 double\)") as e:
         open_recording(p2, sample_rate=1)
-    with pytest.raises(InputError, match=r"no sample rate variable.*--sample-rate"):
+    assert (e.value.option, sorted(e.value.choices)) == ("variable", ["x", "z"])
+    with pytest.raises(MissingOption, match=r"no sample rate variable.*give sample_rate="):
         open_recording(p2, variable="x")
     with open_recording(f"{p2}:z", sample_rate=1e6) as rec:  # saved as 1x300 row
         assert rec.is_complex and (rec.n_samples, rec.n_channels) == (300, 1)
@@ -617,8 +625,12 @@ def test_mat_v73(tmp_path):
         np.testing.assert_allclose(assert_pieces_equal_whole(rec)[:, 0], z, rtol=1e-6)
     p2 = tmp_path / "two73.mat"
     write_mat73(p2, {"z": z, "x": x})
-    with pytest.raises(InputError, match=r"pick one with variable="):
+    with pytest.raises(MissingOption, match=r"pick one with variable=") as e:
         open_recording(p2, sample_rate=1)
+    assert (e.value.option, sorted(e.value.choices)) == ("variable", ["/x", "/z"])
+    for choice in e.value.choices:  # each choice opens as it is given
+        with open_recording(p2, variable=choice, sample_rate=1) as rec:
+            assert rec.n_channels == (3 if choice == "/x" else 1)
     with open_recording(p2, variable="x", sample_rate=1) as rec:
         assert (rec.n_samples, rec.n_channels) == (400, 3)
         np.testing.assert_allclose(rec.read(), x, rtol=1e-6)

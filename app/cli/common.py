@@ -20,11 +20,28 @@ from typing import Any
 
 from specscope.app.cli import watch as cli_watch
 from specscope.app.cli.types import whole_number
-from specscope.compute.errors import Cancelled, InputError, SpecscopeError
+from specscope.compute.errors import Cancelled, InputError, OptionError, SpecscopeError
 
-__all__ = ["ProgressBar", "add_plugin_option", "add_recording_options", "add_stft_options",
-           "apply_plugin_option",
-           "open_input", "recording_options", "require_at_least", "run_command"]
+__all__ = ["OPTION_FLAGS", "ProgressBar", "add_plugin_option", "add_recording_options",
+           "add_stft_options", "apply_plugin_option", "error_text", "open_input",
+           "recording_options", "require_at_least", "run_command"]
+
+#: the core's keyword of an option -> the command line's flag for it and its value's name
+#: (an :class:`OptionError` the core raises is printed with the flag)
+OPTION_FLAGS: dict[str, tuple[str, str]] = {
+    "sample_rate": ("--sample-rate", "HZ"),
+    "dtype": ("--dtype", "TYPE"),
+    "dataset": ("--dataset", "NAME"),
+    "variable": ("--dataset", "NAME"),
+    "center_frequency": ("--center-freq", "HZ"),
+    "format": ("--format", "NAME"),
+    "offset": ("--offset", "BYTES"),
+    "n_channels": ("--raw-channels", "N"),
+    "plugins": ("--plugins", "DIR"),
+    "dask": ("--dask", "ADDRESS"),
+    "freq_low_hz": ("--fmin", "HZ"),
+    "freq_high_hz": ("--fmax", "HZ"),
+}
 
 
 def add_plugin_option(parser: argparse.ArgumentParser) -> None:
@@ -227,7 +244,7 @@ def _run(func: Callable[[argparse.Namespace], int | None], args: argparse.Namesp
     except SpecscopeError as exc:  # InputError too
         if debug:
             raise
-        print(f"specscope: error: {exc}", file=sys.stderr)
+        print(f"specscope: error: {error_text(exc)}", file=sys.stderr)
         return 2
     except Cancelled:
         print("specscope: cancelled", file=sys.stderr)
@@ -235,6 +252,17 @@ def _run(func: Callable[[argparse.Namespace], int | None], args: argparse.Namesp
     except KeyboardInterrupt:
         print("specscope: interrupted", file=sys.stderr)
         return 130
+
+
+def error_text(exc: BaseException) -> str:
+    """An error's one line as the command line says it: an option by its flag.
+
+    An :class:`OptionError` about ``sample_rate`` reads "give --sample-rate HZ";
+    an option the table does not know keeps the core's keyword.
+    """
+    if isinstance(exc, OptionError) and exc.option in OPTION_FLAGS:
+        return exc.text(*OPTION_FLAGS[exc.option])
+    return str(exc)
 
 
 def add_stft_options(p: argparse.ArgumentParser, *, scaling: bool) -> None:

@@ -233,7 +233,7 @@ def measure(recording: Any, start_s: float, stop_s: float, freq_low_hz: float | 
         raise InputError(f"stop_s={stop_s!r} must be after start_s={start_s!r}")
     stop = min(stop, duration)
     if (freq_low_hz is None) != (freq_high_hz is None):
-        raise InputError("give both freq_low_hz and freq_high_hz (--fmin and --fmax) or neither")
+        raise InputError("give both freq_low_hz and freq_high_hz or neither")
     lo = hi = None
     if freq_low_hz is not None:
         lo = _check_number("freq_low_hz", freq_low_hz, "Hz")

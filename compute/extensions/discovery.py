@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..errors import InputError, SpecscopeError
+from ..errors import BadOption, InputError, SpecscopeError
 from .checks import OUTPUT_KINDS
 
 __all__ = [
@@ -210,8 +210,8 @@ def add_search_path(*dirs: str | os.PathLike[str]) -> None:
         for d in dirs:
             path = Path(d).expanduser()
             if not path.is_dir():
-                raise InputError(f"--plugins {d}: no such folder (a folder of plugin modules "
-                                 "or packages was expected)")
+                raise BadOption("plugins", d, "no such folder", label="plugin folder",
+                                expected="a folder of plugin modules or packages")
             if path not in _extra_dirs:
                 _extra_dirs.append(path)
         _state["plugins"] = None  # rediscover, keeping what is loaded (see discover)
@@ -467,7 +467,7 @@ def discover() -> dict[str, Plugin]:
         for d in search_paths():
             if not d.is_dir():
                 _state["problems"].append(f"plugin folder {d} does not exist "
-                                          "(SPECSCOPE_PLUGINS or --plugins)")
+                                          "(SPECSCOPE_PLUGINS or an added plugin folder)")
                 continue
             found += _folder_plugins(d, "path", MODULE_PREFIX)
         plugins: dict[str, Plugin] = {}

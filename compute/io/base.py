@@ -373,7 +373,7 @@ def open_recording(path: str | os.PathLike[str], *, format: str | None = None,
             return _open_with(spec, p, options)
     known = ", ".join(sorted({e for r in _READERS for e in r.extensions}))
     raise RecordingError(f"{p}: not a recording specscope can read (known: {known}); "
-                         "for raw samples give format='raw' (--format raw) and a dtype")
+                         "for raw samples give format='raw' and a dtype=")
 
 
 

@@ -1,6 +1,6 @@
 """HDF5 datasets as recordings, read lazily through h5py slicing.
 
-Which dataset: ``dataset="/group/name"`` (``--dataset``), or the path syntax
+Which dataset: ``dataset="/group/name"``, or the path syntax
 ``FILE.h5:/group/name``; a file with exactly one plausible signal (a numeric
 1-D or 2-D dataset that is not a dimension scale, a spectrogram or provenance)
 opens without naming it, otherwise the message lists the candidates.
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..annotations.hdf5_table import GROUP, read_table
-from ..errors import InputError, RecordingError, shown
+from ..errors import InputError, MissingOption, RecordingError, shown
 from ..params import parse_number
 from .base import Recording, register_reader, time_axis
 
@@ -414,8 +414,10 @@ class HDF5Recording(Recording):
                                              "holds no signal to open")
                     raise RecordingError(f"{p}: holds no 1-D or 2-D numeric signal dataset; "
                                          f"it has: {_listing(infos)}")
-                raise InputError(f"{p}: holds {len(cands)} datasets; pick one with {opt}= "
-                                 f"(--dataset NAME or {p.name}:NAME): {_listing(cands)}")
+                raise MissingOption(opt, f"holds {len(cands)} datasets", path=p,
+                                    choices=[c.path for c in cands],
+                                    labels=[c.describe() for c in cands],
+                                    also=f"{p.name}:NAME", action="pick one with")
             dataset = cands[0].path
         ds = _resolve(f, str(dataset), p, infos)
         name = ds.name
@@ -444,13 +446,11 @@ class HDF5Recording(Recording):
             found = self._file_rate(ds)
             stated = _lookup(ds, RATE_ATTRS)
             if found is None and stated is not None:
-                raise RecordingError(f"{p}: {stated[1]}={shown(stated[0])} is not a sample "
-                                     f"rate ({_rate_problem(stated[0])}); give sample_rate= "
-                                     "(--sample-rate HZ)")
+                raise MissingOption("sample_rate", f"{stated[1]}={shown(stated[0])} is not a "
+                                    f"sample rate ({_rate_problem(stated[0])})", path=p)
             if found is None:
-                raise InputError(
-                    f"{p}: dataset {name} has no sample rate attribute "
-                    f"({', '.join(RATE_ATTRS[:5])}); give sample_rate= (--sample-rate HZ)")
+                raise MissingOption("sample_rate", f"dataset {name} has no sample rate "
+                                    f"attribute ({', '.join(RATE_ATTRS[:5])})", path=p)
             self.sample_rate, rate_source = found
         if center_frequency is not None:
             self.center_frequency = parse_number(center_frequency, "center_frequency",

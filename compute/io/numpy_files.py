@@ -1,8 +1,8 @@
 """NumPy ``.npy`` (memory-mapped) and MATLAB ``.mat`` files.
 
-``.npy`` holds no sample rate, so ``sample_rate=`` (``--sample-rate``) is
-required.  MATLAB files pick a variable with ``variable=`` (or ``dataset=``,
-``--dataset``, ``FILE.mat:NAME``); a file with one numeric vector or matrix
+``.npy`` holds no sample rate, so ``sample_rate=`` is required.  MATLAB
+files pick a variable with ``variable=`` (or ``dataset=``, ``FILE.mat:NAME``);
+a file with one numeric vector or matrix
 opens without naming it.  The sample rate comes from a scalar variable named
 ``fs``, ``Fs``, ``sample_rate`` ... when there is one.  v7.3 files are HDF5 and
 are read lazily through :mod:`.hdf5`; v4/v5 files go through
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, RecordingError, shown
+from ..errors import InputError, MissingOption, RecordingError, shown
 from ..params import check_bytes, parse_number
 from .base import Recording, register_reader, time_axis
 from .hdf5 import DatasetInfo, HDF5Recording, is_hdf5
@@ -105,8 +105,7 @@ class NpyRecording(_ArrayRecording):
             raise RecordingError(f"{p}: holds a structured array {arr.dtype}, not numbers")
         self._use_array(arr, str(p))
         if sample_rate is None:
-            raise InputError(f"{p}: .npy files carry no sample rate; give sample_rate= "
-                             "(--sample-rate HZ)")
+            raise MissingOption("sample_rate", ".npy files carry no sample rate", path=p)
         self.sample_rate = parse_number(sample_rate, "sample_rate", positive=True, where=str(p))
         if center_frequency is not None:
             self.center_frequency = parse_number(center_frequency, "center_frequency",
@@ -135,8 +134,11 @@ def _pick_variable(path: Path, variable: str | None, candidates: list[str],
     if not candidates:
         raise RecordingError(f"{path}: holds no numeric vector or matrix; variables: "
                              f"{', '.join(everything) or 'none'}")
-    raise InputError(f"{path}: holds {len(candidates)} signals; pick one with variable= "
-                     f"(--dataset NAME or {path.name}:NAME): {', '.join(described)}")
+    raise MissingOption("variable", f"holds {len(candidates)} signals", path=path,
+                        choices=candidates, labels=[described[everything.index(c)]
+                                                    for c in candidates],
+                        also=f"{path.name}:NAME",
+                        action="pick one with")
 
 
 # -- a structural check of MAT v5 files ---------------------------------------------------
@@ -359,8 +361,8 @@ class MatV5Recording(_ArrayRecording):
                                             rate_var, positive=True, where=str(p))
             source = f"variable {rate_var}"
         else:
-            raise InputError(f"{p}: no sample rate variable ({', '.join(RATE_VARIABLES[:4])}); "
-                             "give sample_rate= (--sample-rate HZ)")
+            raise MissingOption("sample_rate", "no sample rate variable "
+                                f"({', '.join(RATE_VARIABLES[:4])})", path=p)
         if center_frequency is not None:
             self.center_frequency = parse_number(center_frequency, "center_frequency",
                                                  where=str(p))

@@ -1,8 +1,8 @@
 """Raw binary samples: headerless IQ or real data, memory-mapped.
 
 A raw file says nothing about itself, so nothing is guessed: the sample rate is
-always given (``sample_rate=``, ``--sample-rate``), and the sample type comes
-from ``dtype=`` (``--dtype``) or from an extension that names it (``.cf32``,
+always given (``sample_rate=``), and the sample type comes
+from ``dtype=`` or from an extension that names it (``.cf32``,
 ``.cs16``, ``.cu8`` ...).  ``.iq``, ``.raw``, ``.bin`` and ``.dat`` name no type.
 
 Sample type names follow SigMF: ``[c|r][f|i|u][bits][_le|_be]``, e.g. ``cf32_le``,
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, RecordingError, shown
+from ..errors import InputError, MissingOption, RecordingError, shown
 from ..params import parse_count, parse_number
 from .base import Recording, register_reader
 
@@ -251,14 +251,14 @@ class RawRecording(Recording):
         if dtype is None:
             stem = EXTENSION_TYPES.get(p.suffix.lower())
             if stem is None:
-                raise InputError(
-                    f"{p}: the extension {p.suffix or '(none)'} does not say how samples are "
-                    f"stored; give dtype= (--dtype), one of {EXAMPLE_TYPES}")
+                raise MissingOption("dtype", f"the extension {p.suffix or '(none)'} does not "
+                                    "say how samples are stored", path=p,
+                                    example=EXAMPLE_TYPES)
             dtype = stem
         stype, _ = parse_sample_type(dtype, where=str(p))
         if sample_rate is None:
-            raise InputError(f"{p}: raw samples carry no sample rate; give sample_rate= "
-                             "(--sample-rate HZ, e.g. --sample-rate 2.4M)")
+            raise MissingOption("sample_rate", "raw samples carry no sample rate", path=p,
+                                example="2.4M")
         self.sample_rate = parse_number(sample_rate, "sample_rate", positive=True, where=str(p))
         if center_frequency is not None:
             self.center_frequency = parse_number(center_frequency, "center_frequency",

@@ -25,7 +25,7 @@ import numpy as np
 from .. import jsonsafe
 from ..annotations import Annotation
 from ..annotations.sigmf_meta import annotation_of_segment
-from ..errors import Cancelled, InputError, RecordingError, shown
+from ..errors import Cancelled, InputError, MissingOption, RecordingError, shown
 from ..params import parse_number
 from .base import Recording, file_problem, register_reader
 from .raw import SampleMap, parse_sample_type
@@ -137,8 +137,7 @@ class SigMFRecording(Recording):
                                             where=m)
             self.metadata["sample_rate_source"] = "option"
         elif fs is None:
-            raise InputError(f"{m}: global core:sample_rate is missing; give sample_rate= "
-                             "(--sample-rate HZ)")
+            raise MissingOption("sample_rate", "global core:sample_rate is missing", path=m)
         elif not _is_number(fs) or fs <= 0:
             raise RecordingError(f"{m}: core:sample_rate={shown(fs)} must be a number > 0")
         else:

@@ -125,8 +125,7 @@ def _generator_factory(target: str, *, block: int, rate: float, loop: bool,
     if settings:
         # session settings, not options of the signal: a keyword clash would be a TypeError
         raise InputError(f"generator:{kind}: {settings[0]}= is not a generator option "
-                         "(block, rate and duration are session settings: --block, --rate, "
-                         "--duration)")
+                         "(block, rate and duration are settings of the session)")
     return GeneratorSource(kind.strip() or "chirp", block=block, rate=rate, duration=duration,
                            **opts)
 

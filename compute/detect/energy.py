@@ -13,10 +13,10 @@ peak SNR in dB.
 
 :class:`BurstDetector` (operator ``detect.bursts``) is the same detector for
 IQ captures (two-sided spectra, absolute RF bands) that also measures each
-burst's band: the mean power over the floor per bin during the burst, and
-the contiguous bins around its peak (smoothed over three bins) within
-``bandwidth_db`` of the peak; ``low_hz``/``high_hz`` are those bins' outer
-edges, so the centre frequency and bandwidth come to within a bin.
+burst's band: the mean power over the floor per bin during the burst and
+the bins around its peak within ``bandwidth_db`` of its level (see
+:func:`occupied_band`); ``low_hz``/``high_hz`` are those bins' outer edges,
+so the centre frequency and bandwidth come to within a bin.
 """
 
 from __future__ import annotations
@@ -148,13 +148,15 @@ class EnergyDetector(Detector):
                       (self.params["label"],) * len(segs), None, self.name, self.params)
 
 
-def occupied_band(excess: np.ndarray, level_db: float) -> tuple[int, int]:
-    """``(first, last)`` bins of the contiguous band around the peak of ``excess``.
+def occupied_band(excess: np.ndarray, level_db: float, gap: int = 2) -> tuple[int, int]:
+    """``(first, last)`` bins of the band around the peak of ``excess``.
 
-    ``excess`` is the mean power over the floor per bin; it is smoothed over
+    ``excess`` is the mean power over the floor per bin.  It is smoothed over
     three bins (a symmetric kernel keeps a step's half-power point where it
-    was) and the band is the bins around the smoothed peak at no more than
-    ``level_db`` below it.
+    was); its level is the median of the smoothed bins at no less than half
+    the peak (robust against the peak's own noise), and the band grows from
+    the peak over the bins at no more than ``level_db`` below that level,
+    bridging dips of up to ``gap`` bins.
     """
     e = np.asarray(excess, dtype=np.float64)
     if e.size >= 3:
@@ -163,13 +165,19 @@ def occupied_band(excess: np.ndarray, level_db: float) -> tuple[int, int]:
     else:
         s = e
     peak = int(np.argmax(s))
-    level = s[peak] * 10.0 ** (-level_db / 10.0)
-    lo = peak
-    while lo > 0 and s[lo - 1] >= level:
-        lo -= 1
-    hi = peak
-    while hi < s.size - 1 and s[hi + 1] >= level:
-        hi += 1
+    top = float(np.median(s[s >= 0.5 * s[peak]]))
+    level = top * 10.0 ** (-level_db / 10.0)
+    lo = hi = peak
+    while True:
+        nxt = [j for j in range(lo - 1, max(-1, lo - 2 - gap), -1) if s[j] >= level]
+        if not nxt:
+            break
+        lo = nxt[0]
+    while True:
+        nxt = [j for j in range(hi + 1, min(s.size, hi + 2 + gap)) if s[j] >= level]
+        if not nxt:
+            break
+        hi = nxt[0]
     return lo, hi
 
 

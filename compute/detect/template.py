@@ -30,7 +30,7 @@ import scipy.fft
 from .. import backend as _backend
 from .. import spectral
 from ..errors import InputError
-from ..io import ArrayRecording, open_recording
+from ..io import open_recording
 from ..operators import Param, dispatch, registry
 from .core import Detector, FrameStream, band_bins, register
 from .events import Events
@@ -82,6 +82,19 @@ with registry.namespace(None):
         den = xp.sqrt(var) * norm_t
         ok = den > 1e-12 * xp.maximum(xp.max(den), 1e-300) if den.size else den > 0
         return xp.where(ok, num / xp.where(ok, den, 1.0), 0.0)
+
+
+class _Samples:
+    """A 1-D array read like a recording, in its own dtype (no float32 copy)."""
+
+    def __init__(self, x: np.ndarray, fs: float, fc: float) -> None:
+        if x.ndim != 1:
+            raise InputError(f"detect.template: the signal must be 1-D, got shape {x.shape}")
+        self.x, self.sample_rate, self.center_frequency = x, fs, fc
+        self.n_samples = x.size
+
+    def read(self, start: int, stop: int, channels=None) -> np.ndarray:
+        return self.x[start:stop, None]
 
 
 @register
@@ -157,8 +170,7 @@ class TemplateDetector(Detector):
         if p["template_file"]:
             recording = open_recording(p["template_file"])
         elif not hasattr(recording, "read"):
-            recording = ArrayRecording(np.asarray(recording), self.fs,
-                                       center_frequency=self.center_frequency or None)
+            recording = _Samples(np.asarray(recording), self.fs, self.center_frequency)
         if abs(float(recording.sample_rate) - self.fs) > 1e-9 * self.fs:
             raise InputError(f"{self.name}: the template's recording runs at "
                              f"{recording.sample_rate:g} Hz, the one searched at {self.fs:g} Hz")

@@ -28,6 +28,7 @@ from specscope.compute.files import atomic_write_text, refuse_overwriting_inputs
 from specscope.compute.io import Recording
 from specscope.compute.paths import cache_dir
 from specscope.compute.spectral import StftParams, window_text
+from specscope.compute.timefmt import format_time
 
 __all__ = ["RECENT_LIMIT", "SESSION_FORMAT", "Document", "ViewSettings", "annotations_from_session",
            "config_dir", "describe_chain_change",
@@ -452,10 +453,5 @@ def _fmt_hz(hz: float) -> str:
 
 
 def _fmt_duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.3f} s"
-    m, s = divmod(seconds, 60)
-    if m < 60:
-        return f"{int(m)}:{s:06.3f}"
-    h, m = divmod(m, 60)
-    return f"{int(h)}:{int(m):02d}:{s:06.3f}"
+    """A duration as the time axis writes times (0:33:20.000, 12.500 s)."""
+    return format_time(seconds, 1e-3)

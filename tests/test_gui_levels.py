@@ -13,10 +13,10 @@ from specscope.app.desktop.actions import VIEW_GESTURES
 from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
 from specscope.compute import StftParams, open_recording
+from specscope.compute.timefmt import format_time
 from specscope.compute.view import TileEngine, auto_levels, difference_levels
 from specscope.compute.view.levels import level_values
 from specscope.widgets.spectrogram_view import SpectrogramView
-from specscope.widgets.time_axis import format_time
 
 TIMEOUT_MS = 30000
 FS = 16000

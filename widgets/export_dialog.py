@@ -28,8 +28,7 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from .time_axis import format_time, parse_time
+from specscope.compute.timefmt import TIME_FORMS, format_time, parse_time
 
 __all__ = ["FORMATS", "RANGES", "SAMPLE_FORMATS", "ExportRangeChoice", "ExportRangeDialog",
            "format_of"]
@@ -135,7 +134,7 @@ class ExportRangeDialog(QDialog):
         self.start = QLineEdit(self._fmt(start))
         self.stop = QLineEdit(self._fmt(stop))
         for box in (self.start, self.stop):
-            box.setToolTip("Seconds (12.5), milliseconds (250 ms) or h:mm:ss (0:39:04.25)")
+            box.setToolTip(TIME_FORMS[0].upper() + TIME_FORMS[1:])
         self.length = QLabel()
         checked = set(range(n_channels) if channels is None else channels)
         self.channel_boxes: list[QCheckBox] = []
@@ -262,8 +261,8 @@ class ExportRangeDialog(QDialog):
         if format_of(text) is None:
             raise ValueError(f"{Path(text).name}: the extension picks the format; use "
                              + ", ".join(FORMATS.values()))
-        start = parse_time(self.start.text())
-        stop = parse_time(self.stop.text())
+        start = parse_time(self.start.text(), "start")
+        stop = parse_time(self.stop.text(), "stop")
         if not 0.0 <= start < stop:
             raise ValueError(f"the range {self._fmt(start)} .. {self._fmt(stop)} is empty; "
                              "stop must be after start, start at least 0")

@@ -17,11 +17,12 @@ import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QPointF, QRectF, Qt, QTimer, pyqtSignal
 from PyQt6.QtWidgets import QLabel
+from specscope.compute.timefmt import format_time
 from specscope.compute.view import auto_levels, difference_levels
 
 from .frequency_axis import FrequencyAxis, forward, inverse
 from .overview import MISSING_COLOR, OverviewPlot
-from .time_axis import TimeAxis, format_time
+from .time_axis import TimeAxis
 
 #: colour maps offered in menus (all bundled with pyqtgraph)
 COLORMAPS = ("inferno", "viridis", "magma", "plasma", "cividis", "turbo", "CET-L1")

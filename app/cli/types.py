@@ -1,6 +1,8 @@
 """argparse value types of the command line, built on :mod:`specscope.compute.params`.
 
-The numbers are read by :func:`~specscope.compute.params.parse_number` and checked
+The numbers are read by :func:`~specscope.compute.params.parse_number` (times by
+:func:`~specscope.compute.timefmt.parse_time`, so every option taking seconds
+accepts ``12.5``, ``250 ms``, ``m:ss`` and ``h:mm:ss``) and checked
 by :meth:`Param.validate <specscope.compute.params.Param.validate>`, so the command
 line accepts and rejects what the rest of specscope does, with the same words;
 argparse names the option in front of the message.
@@ -13,8 +15,10 @@ from collections.abc import Callable
 
 from specscope.compute.errors import InputError
 from specscope.compute.params import Param, parse_number
+from specscope.compute.timefmt import parse_time
 
-__all__ = ["at_least", "channel_list", "hz", "number", "seconds", "whole_number"]
+__all__ = ["SECONDS_FORMS", "at_least", "channel_list", "hz", "number", "seconds",
+           "whole_number"]
 
 #: the parameter name the checks are made under; argparse shows the option instead
 _NAME = "value"
@@ -64,11 +68,18 @@ def at_least(minimum: int) -> Callable[[str], int]:
 
 
 _SECONDS = Param(_NAME, float, min=0.0, unit="s")
+#: the help of an option that takes :func:`seconds`
+SECONDS_FORMS = "seconds (12.5), 250 ms, m:ss or h:mm:ss"
 
 
 def seconds(text: str) -> float:
-    """A finite time in seconds, ``>= 0``."""
-    return _checked(_SECONDS, number(text))
+    """A finite time ``>= 0`` in seconds: ``12.5``, ``250 ms``, ``1:05`` (m:ss) or
+    ``0:39:04.25`` (h:mm:ss), read by :func:`~specscope.compute.timefmt.parse_time`."""
+    try:
+        value = parse_time(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return _checked(_SECONDS, value)
 
 
 _CHANNEL = Param(_NAME, int, min=0)

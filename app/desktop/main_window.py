@@ -61,12 +61,12 @@ from specscope.compute.errors import InputError, RecordingError, SpecscopeError
 from specscope.compute.io import Recording, list_datasets, open_recording, readers
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.spectral import StftParams
+from specscope.compute.timefmt import format_time
 from specscope.compute.view.scales import freq_scale_problem
 from specscope.widgets.recording_options import RecordingOptionsDialog
 from specscope.widgets.shortcuts_dialog import ShortcutsDialog
 from specscope.widgets.spectrogram_controls import SpectrogramControls
 from specscope.widgets.spectrogram_view import SpectrogramView
-from specscope.widgets.time_axis import format_time
 
 __all__ = ["OPEN_FILTER", "MainWindow"]
 

@@ -21,7 +21,7 @@ from specscope.app.cli.common import (
     recording_options,
     require_at_least,
 )
-from specscope.app.cli.types import channel_list, seconds
+from specscope.app.cli.types import SECONDS_FORMS, channel_list, seconds
 from specscope.compute.errors import InputError
 
 
@@ -73,10 +73,10 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("file", metavar="IN")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output file: .h5, .wav, .flac or .sigmf-meta")
-    p.add_argument("--start", type=seconds, metavar="S",
-                   help="start of the range in seconds (default: the beginning)")
-    p.add_argument("--stop", type=seconds, metavar="S",
-                   help="end of the range in seconds (default: the end)")
+    p.add_argument("--start", type=seconds, metavar="TIME",
+                   help=f"start of the range: {SECONDS_FORMS} (default: the beginning)")
+    p.add_argument("--stop", type=seconds, metavar="TIME",
+                   help=f"end of the range: {SECONDS_FORMS} (default: the end)")
     p.add_argument("--pipeline", metavar="P.json", help="processing to apply (default: none)")
     p.add_argument("--subtype", metavar="NAME",
                    help="audio sample format (WAV default FLOAT, FLAC default PCM_24)")

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from specscope.app.cli.common import add_recording_options, recording_options
-from specscope.app.cli.types import number
+from specscope.app.cli.types import SECONDS_FORMS, number, seconds
 from specscope.compute import jsonsafe
 from specscope.compute.errors import InputError
 from specscope.compute.filters.spec import MAX_SPEC_BYTES
@@ -243,8 +243,10 @@ def add_parser(subparsers: Any) -> None:
                         "(default all)")
     p.add_argument("--q", type=number, default=30.0,
                    help="quality factor: each notch is frequency/q Hz wide (default 30)")
-    p.add_argument("--start", type=number, metavar="S", help="measure from S seconds")
-    p.add_argument("--stop", type=number, metavar="S", help="measure up to S seconds")
+    p.add_argument("--start", type=seconds, metavar="TIME",
+                   help=f"measure from this time: {SECONDS_FORMS}")
+    p.add_argument("--stop", type=seconds, metavar="TIME",
+                   help=f"measure up to this time: {SECONDS_FORMS}")
     p.add_argument("--channel", type=int, metavar="N", help="channel (default: all, averaged)")
     p.add_argument("--zero-phase", action="store_true", help="forward-backward filtering")
     p.add_argument("-o", "--output", metavar="SPEC.json", help="write the spec to a file")

@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from specscope.app.cli.common import require_at_least
-from specscope.app.cli.types import number, whole_number
+from specscope.app.cli.types import SECONDS_FORMS, number, seconds, whole_number
 from specscope.compute.errors import Cancelled
 
 #: the pipeline used without --pipeline: a spectrogram for the waterfall
@@ -114,9 +114,9 @@ def add_parser(subparsers: Any) -> None:
                    help="generator:chirp | file:PATH | device[:NAME]")
     p.add_argument("--pipeline", metavar="P.json",
                    help="pipeline file (default: a 1024-point spectrogram, hop 256)")
-    p.add_argument("--duration", type=number, metavar="S",
-                   help="stop after S seconds of signal (default: the end of a file, or "
-                        "until interrupted)")
+    p.add_argument("--duration", type=seconds, metavar="TIME",
+                   help=f"stop after this much signal: {SECONDS_FORMS} (default: the end of "
+                        "a file, or until interrupted)")
     p.add_argument("--block", type=whole_number, default=1024, metavar="N",
                    help="samples per block (default 1024)")
     p.add_argument("--rate", type=number, default=1.0, metavar="R",

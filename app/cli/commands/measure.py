@@ -13,13 +13,16 @@ import sys
 from typing import Any
 
 from specscope.app.cli.common import add_recording_options, open_input
-from specscope.app.cli.types import hz, seconds, whole_number
+from specscope.app.cli.types import SECONDS_FORMS, hz, seconds, whole_number
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
     """``measure``: duration, band power, peak, RMS and SNR of a box."""
     from specscope.compute.annotations import measure
+    from specscope.compute.errors import InputError
 
+    if (args.fmin is None) != (args.fmax is None):  # the core names its keywords
+        raise InputError("give both --fmin and --fmax or neither")
     with open_input(args) as rec:
         m = measure(rec, args.start, args.stop, args.fmin, args.fmax, nfft=args.nfft,
                     hop=args.hop, window=args.window, channel=args.channel)
@@ -39,8 +42,10 @@ def add_parser(subparsers: Any) -> None:
     """Add ``measure`` to the main CLI's subparsers."""
     p = subparsers.add_parser("measure", help="measure a box: band power, peak, RMS, SNR")
     p.add_argument("file", metavar="FILE")
-    p.add_argument("--start", type=seconds, required=True, metavar="S", help="start in seconds")
-    p.add_argument("--stop", type=seconds, required=True, metavar="S", help="end in seconds")
+    p.add_argument("--start", type=seconds, required=True, metavar="TIME",
+                   help=f"start: {SECONDS_FORMS}")
+    p.add_argument("--stop", type=seconds, required=True, metavar="TIME",
+                   help=f"end: {SECONDS_FORMS}")
     p.add_argument("--fmin", type=hz, metavar="HZ", help="lower band edge (absolute Hz)")
     p.add_argument("--fmax", type=hz, metavar="HZ", help="upper band edge (absolute Hz)")
     p.add_argument("--nfft", type=whole_number, default=1024, help="frame length (default 1024)")

@@ -19,12 +19,13 @@ from specscope.app.cli.common import (
     open_input,
     require_at_least,
 )
-from specscope.app.cli.types import number, whole_number
+from specscope.app.cli.types import SECONDS_FORMS, number, seconds, whole_number
+from specscope.compute.timefmt import format_time
 
 
-def _clock(seconds: float) -> str:
-    m, s = divmod(max(0.0, seconds), 60.0)
-    return f"{int(m)}:{s:05.2f}"
+def _clock(t: float) -> str:
+    """A position as every time in specscope reads (h:mm:ss.ss)."""
+    return format_time(max(0.0, t), 0.01, "clock")
 
 
 def _channel(text: str) -> int | str:
@@ -100,9 +101,10 @@ def add_parser(subparsers: Any) -> None:
                     "up, band-limited, heterodyned, or tuned and demodulated for IQ "
                     "recordings.  With -o, write what would be played to a WAV file.")
     p.add_argument("file", metavar="FILE")
-    p.add_argument("--start", type=number, default=0.0, metavar="S",
-                   help="start in seconds (default 0)")
-    p.add_argument("--stop", type=number, metavar="S", help="stop in seconds (default: the end)")
+    p.add_argument("--start", type=seconds, default=0.0, metavar="TIME",
+                   help=f"start: {SECONDS_FORMS} (default 0)")
+    p.add_argument("--stop", type=seconds, metavar="TIME",
+                   help=f"stop: {SECONDS_FORMS} (default: the end)")
     p.add_argument("--channel", type=_channel, default="all", metavar="C",
                    help="what to hear: all (stereo from the first two channels; the default), "
                         "left, right, mix (every channel down-mixed) or a channel number")

@@ -1,0 +1,160 @@
+"""Times of a recording as people write and read them: one rule for every front-end.
+
+:func:`parse_time` reads what a person types (the export dialog, the command
+line's seconds options): plain seconds ``12.5``, ``12.5 s``, milliseconds
+``250 ms``, ``m:ss`` (``1:05``) and ``h:mm:ss`` (``0:39:04.25``).
+
+:func:`format_time` writes a time the way the time axis labels it: ``h:mm:ss``
+(with as many decimals as the precision asks: ``0:39:04.25``) once the time is a
+minute or more into the recording, seconds with the unit (``12.500 s``) below
+that, milliseconds (``20 ms``) within the first second when the precision is
+finer than a second (:func:`time_style`).  File information, the cursor readout
+and the export dialog use the same rule, so a duration of 2000 s reads
+``0:33:20.000`` everywhere, as the axis writes ``0:33:20``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .errors import InputError, shown
+
+__all__ = ["CLOCK_FROM_S", "MAX_DECIMALS", "TIME_FORMS", "TimeFormatError", "format_time",
+           "parse_time", "time_style"]
+
+#: times this far (s) or further into a recording read as a clock
+CLOCK_FROM_S = 60.0
+#: the most decimals a time shows (microseconds)
+MAX_DECIMALS = 6
+#: what :func:`parse_time` accepts, as its errors say it
+TIME_FORMS = "seconds (12.5), milliseconds (250 ms), m:ss (1:05) or h:mm:ss (0:39:04.25)"
+
+_NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?"
+_PLAIN = re.compile(rf"(?P<value>[+-]?{_NUMBER})\s*(?P<unit>ms|s)?")
+_CLOCK = re.compile(r"(?P<sign>[+-]?)(?:(?P<h>\d+):(?P<m2>\d{1,2})|(?P<m>\d+)):"
+                    r"(?P<s>\d{1,2}(?:\.\d*)?)")
+
+
+class TimeFormatError(InputError):
+    """Text that is no time; ``text`` is what was given."""
+
+    def __init__(self, message: str, text: str) -> None:
+        super().__init__(message)
+        self.text = text
+
+
+def parse_time(text: str | float, name: str | None = None) -> float:
+    """A time typed by a person, in seconds (see the module documentation).
+
+    Parameters
+    ----------
+    text : str or float
+        ``"12.5"``, ``"12.5 s"``, ``"250 ms"``, ``"1:05"``, ``"0:39:04.25"``; a
+        number is taken as seconds.
+    name : str, optional
+        What the time is for (``start``), named at the front of an error.
+
+    Raises
+    ------
+    TimeFormatError
+        The text is no finite time; the message lists the forms accepted
+        (:data:`TIME_FORMS`).  Minutes and seconds of a clock are below 60.
+    """
+    prefix = f"{name}=" if name else ""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        value = float(text)
+        if not math.isfinite(value):
+            raise TimeFormatError(f"{prefix}{text!r} is not a finite time", str(text))
+        return value
+    if not isinstance(text, str):
+        raise TimeFormatError(f"{prefix}{shown(text)} is not a time: write {TIME_FORMS}",
+                              shown(text))
+    t = text.strip().lower()
+    value = _plain(t)
+    if value is None:
+        value = _clock(t)
+    if value is None:
+        raise TimeFormatError(f"{prefix}{shown(text)} is not a time: write {TIME_FORMS}", text)
+    if not math.isfinite(value):
+        raise TimeFormatError(f"{prefix}{shown(text)} is not a finite time", text)
+    return value
+
+
+def _plain(t: str) -> float | None:
+    m = _PLAIN.fullmatch(t)
+    if m is None:
+        return None
+    value = float(m["value"])
+    return value / 1000.0 if m["unit"] == "ms" else value
+
+
+def _clock(t: str) -> float | None:
+    m = _CLOCK.fullmatch(t)
+    if m is None:
+        return None
+    s = float(m["s"])
+    if m["h"] is not None:
+        minutes = int(m["m2"])
+        if minutes >= 60:
+            return None
+        whole = int(m["h"]) * 3600.0 + minutes * 60.0
+    else:
+        whole = int(m["m"]) * 60.0
+    if s >= 60.0:
+        return None
+    value = whole + s
+    return -value if m["sign"] == "-" else value
+
+
+def _decimals(spacing: float) -> int:
+    """Decimals that tell times ``spacing`` apart (0 for whole units)."""
+    if not spacing > 0 or spacing >= 1:
+        return 0
+    return min(MAX_DECIMALS, math.ceil(-math.log10(spacing) - 1e-9))
+
+
+def time_style(far: float, spacing: float) -> str:
+    """How times as far as ``far`` s into a recording, ``spacing`` s apart, are written.
+
+    ``"clock"`` from :data:`CLOCK_FROM_S` on, ``"ms"`` within the first second when
+    ``spacing`` is below a second, else ``"s"``.
+    """
+    far = abs(far)
+    if far >= CLOCK_FROM_S:
+        return "clock"
+    if far < 1.0 and spacing < 1.0:
+        return "ms"
+    return "s"
+
+
+def format_time(seconds: float, spacing: float = 1e-3, style: str | None = None) -> str:
+    """A time as the time axis writes it.
+
+    Parameters
+    ----------
+    seconds : float
+        The time from the start of the recording (or a duration).
+    spacing : float
+        The precision (s): how many decimals are shown (1e-3: milliseconds).
+    style : {"clock", "s", "ms"}, optional
+        ``h:mm:ss(.fff)``, seconds with the unit, or milliseconds with the unit;
+        by default :func:`time_style` of ``seconds``.
+    """
+    if style is None:
+        style = time_style(seconds, spacing)
+    if style == "ms":
+        return f"{seconds * 1000.0:.{_decimals(spacing * 1000.0)}f} ms"
+    places = _decimals(spacing)
+    if style == "s":
+        return f"{seconds:.{places}f} s"
+    if style != "clock":
+        raise InputError(f"style={style!r} must be one of clock, s, ms")
+    sign = "-" if seconds < 0 else ""
+    # round once at the shown precision, so 59.9996 s becomes 0:01:00.000, not 0:00:60.000
+    ticks = round(abs(seconds) * 10 ** places)
+    whole, frac = divmod(ticks, 10 ** places)
+    h, rest = divmod(whole, 3600)
+    m, s = divmod(rest, 60)
+    text = f"{sign}{h}:{m:02d}:{s:02d}"
+    return text + (f".{frac:0{places}d}" if places else "")

@@ -34,14 +34,16 @@ TIMEOUT_MS = int(60000 * TIMEOUT_SCALE)
 
 
 def wait_until(condition: Callable[[], object], timeout_ms: int = TIMEOUT_MS,
-               what: str = "") -> None:
-    """Process Qt events until ``condition()`` is true; fail naming it after ``timeout_ms``."""
+               what: str | Callable[[], str] = "") -> None:
+    """Process Qt events until ``condition()`` is true; fail naming it (``what``, a text or
+    a callable giving one) after ``timeout_ms``."""
     from PyQt6.QtTest import QTest
 
     deadline = time.monotonic() + timeout_ms / 1000
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout_ms} ms: {what or condition}")
+            text = what() if callable(what) else what
+            raise AssertionError(f"not within {timeout_ms} ms: {text or condition}")
         QTest.qWait(5)
 
 
@@ -75,18 +77,24 @@ def settle(window, timeout_ms: int = TIMEOUT_MS) -> None:
 
 
 # -- the window's life ------------------------------------------------------------------
-def _own_os_threads() -> int:
-    """How many threads of this process carry the app's name (the compute thread's)."""
+def _native_app_threads() -> set[int]:
+    """Threads of this process (kernel ids) named like the app's compute thread that are no
+    Python thread: a thread inherits its creator's name, so pool threads started from the
+    compute thread carry it too."""
     tasks = Path("/proc/self/task")
     if not tasks.is_dir():
-        return 0
-    count = 0
+        return set()
+    python = {t.native_id for t in threading.enumerate()
+              if not isinstance(t, threading._DummyThread)}
+    found = set()
     for task in tasks.iterdir():
         try:
-            count += (task / "comm").read_text().startswith("specscope")
+            name = (task / "comm").read_text()
         except OSError:
-            pass  # the thread ended while we looked
-    return count
+            continue  # the thread ended while we looked
+        if name.startswith("specscope") and int(task.name) not in python:
+            found.add(int(task.name))
+    return found
 
 
 def _python_threads() -> set[threading.Thread]:
@@ -117,7 +125,7 @@ class WindowLife:
     """What was running before a window was made, to check after it closed."""
 
     def __init__(self) -> None:
-        self.os_threads = _own_os_threads()
+        self.os_threads = _native_app_threads()
         self.threads = _python_threads()
         self.paths: set[Path] = set()
 
@@ -147,14 +155,16 @@ class WindowLife:
 
         if sip.isdeleted(window):
             return
-        wait_until(lambda: _own_os_threads() <= self.os_threads, int(10000 * TIMEOUT_SCALE),
-                   "the window's compute thread to end after close")
+        wait_until(lambda: not _native_app_threads() - self.os_threads,
+                   int(10000 * TIMEOUT_SCALE),
+                   lambda: "the window's compute thread to end after close (threads "
+                   f"{sorted(_native_app_threads() - self.os_threads)} are left)")
 
         def left() -> list[str]:
             return sorted(t.name for t in _python_threads() - self.threads if t.is_alive())
 
         wait_until(lambda: not left(), int(10000 * TIMEOUT_SCALE),
-                   "threads started with the window to end after close")
+                   lambda: f"threads started with the window to end after close: {left()}")
         for path in self.paths:
             assert not _open_fds_to(path), f"{path.name} still open after the window closed"
         window.deleteLater()

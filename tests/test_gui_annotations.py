@@ -7,42 +7,30 @@ import numpy as np
 import pytest
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QApplication, QFileDialog
-from specscope.app.desktop.main_window import MainWindow
-from specscope.app.session import ViewSettings
-from specscope.compute import StftParams, open_recording
+from specscope.compute import open_recording
 from specscope.compute.annotations import Annotation, measure, read_annotations, write_annotations
 from specscope.widgets.frequency_axis import forward
 from specscope.widgets.measurement_panel import format_value
 
-TIMEOUT_MS = 30000
+from _gui import TIMEOUT_MS, idle, open_and_wait
+
 CTRL = Qt.KeyboardModifier.ControlModifier
 LEFT = Qt.MouseButton.LeftButton
 
 
-def _window(qtbot):
-    w = MainWindow(ViewSettings(stft=StftParams(1024, 256)), interactive=False)
-    qtbot.addWidget(w)
-    w.resize(1300, 900)
-    w.show()
-    return w
+#: the windows of these tests: tall enough for boxes, the list and the measurement panel
+SIZE = (1300, 900)
 
 
 @pytest.fixture
-def window(qtbot):
-    w = _window(qtbot)
-    yield w
-    w.worker.shutdown()
+def window(make_window):
+    return make_window(size=SIZE)
 
 
-def idle(qtbot, w):
-    qtbot.waitUntil(lambda: not w.worker.is_busy(), timeout=TIMEOUT_MS)
-    qtbot.wait(20)  # queued result signals
-
-
-def open_and_wait(qtbot, w, path):
-    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
-        w.open_path(path)
-    idle(qtbot, w)
+def open_idle(w, path):
+    """Open ``path``; wait for its first image and the end of its jobs."""
+    open_and_wait(w, path)
+    idle(w)
 
 
 def pixel(w, t, f) -> QPoint:
@@ -77,13 +65,13 @@ def drag(qtbot, w, a: QPoint, b: QPoint, mods=Qt.KeyboardModifier.NoModifier, st
 def focus_view(qtbot, w):
     w.activateWindow()
     w.view.setFocus()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is w.view, timeout=5000)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is w.view, timeout=TIMEOUT_MS)
 
 
 def select_box(qtbot, w, t0, f0, t1, f1, mods=CTRL):
     a, b = pixel(w, t0, f0), pixel(w, t1, f1)
     drag(qtbot, w, a, b, mods)
-    idle(qtbot, w)
+    idle(w)
     return a, b
 
 
@@ -105,11 +93,11 @@ def annotate(qtbot, w, label, *box):
 @pytest.mark.parametrize("scale", ["linear", "log"])
 def test_ctrl_drag_selects_the_box_and_measures_it(qtbot, window, example_path, scale):
     w = window
-    open_and_wait(qtbot, w, example_path)
+    open_idle(w, example_path)
     if scale != "linear":
         with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
             w.set_frequency_scale(scale)
-        idle(qtbot, w)
+        idle(w)
     w.view.set_time_range(4.0, 9.0)
     w.view.set_frequency_range(100.0, 20000.0)
     qtbot.wait(100)
@@ -148,7 +136,7 @@ def test_ctrl_drag_selects_the_box_and_measures_it(qtbot, window, example_path, 
 
 def test_alt_ctrl_drag_selects_a_time_range(qtbot, window, example_path):
     w = window
-    open_and_wait(qtbot, w, example_path)
+    open_idle(w, example_path)
     select_box(qtbot, w, 2.0, 3000.0, 4.0, 6000.0, CTRL | Qt.KeyboardModifier.AltModifier)
     sel = w.annotations.selection
     assert sel.freq_low_hz is None and sel.freq_high_hz is None
@@ -158,7 +146,7 @@ def test_alt_ctrl_drag_selects_a_time_range(qtbot, window, example_path):
 
 def test_enter_annotates_then_delete_undo_and_search(qtbot, window, example_path):
     w = window
-    open_and_wait(qtbot, w, example_path)
+    open_idle(w, example_path)
     w.view.set_time_range(0.0, 10.0)
     qtbot.wait(100)
     bat = annotate(qtbot, w, "bat", 2.0, 3000.0, 3.0, 8000.0)
@@ -205,7 +193,7 @@ def test_enter_annotates_then_delete_undo_and_search(qtbot, window, example_path
 
 def test_n_and_p_jump_the_view(qtbot, window, example_path):
     w = window
-    open_and_wait(qtbot, w, example_path)
+    open_idle(w, example_path)
     items = [Annotation(t, t + 0.2, 1000.0, 2000.0, label=f"call {k}")
              for k, t in enumerate((3.0, 8.0, 14.0))]
     w.annotations.set_annotations(items)
@@ -237,16 +225,16 @@ def test_n_and_p_jump_the_view(qtbot, window, example_path):
 def test_n_on_the_view_is_the_notch_key_while_the_designer_is_open(qtbot, window,
                                                                      example_path):
     w = window
-    open_and_wait(qtbot, w, example_path)
+    open_idle(w, example_path)
     items = [Annotation(t, t + 0.2, 1000.0, 2000.0, label=f"call {k}")
              for k, t in enumerate((3.0, 8.0))]
     w.annotations.set_annotations(items)
     w.view.set_time_range(0.0, 2.0)
     w.designer_dock.setVisible(True)
-    qtbot.waitUntil(w.designer_dock.isVisible, timeout=5000)
+    qtbot.waitUntil(w.designer_dock.isVisible, timeout=TIMEOUT_MS)
     focus_view(qtbot, w)
     qtbot.keyClick(w.view, Qt.Key.Key_N)  # as the designer's button says: notch mode
-    qtbot.waitUntil(w.designer_panel.notch_mode.isChecked, timeout=5000)  # an animated click
+    qtbot.waitUntil(w.designer_panel.notch_mode.isChecked, timeout=TIMEOUT_MS)  # an animated click
     assert w.view.visible_range()[:2] == pytest.approx((0.0, 2.0))  # no jump
     w.annotations.list.table.setFocus()  # the list keeps N
     qtbot.keyClick(w.annotations.list.table, Qt.Key.Key_N)
@@ -255,7 +243,7 @@ def test_n_on_the_view_is_the_notch_key_while_the_designer_is_open(qtbot, window
 
 def test_dragging_an_edge_moves_it_and_undo_moves_it_back(qtbot, window, example_path):
     w = window
-    open_and_wait(qtbot, w, example_path)
+    open_idle(w, example_path)
     a = Annotation(5.0, 6.0, 2000.0, 6000.0, label="bird")
     w.annotations.set_annotations([a])
     w.view.set_time_range(4.0, 7.0)
@@ -287,7 +275,7 @@ def test_dragging_an_edge_moves_it_and_undo_moves_it_back(qtbot, window, example
 def test_export_through_the_menu_reads_back_equal(qtbot, window, example_path, tmp_path,
                                                   monkeypatch, name):
     w = window
-    open_and_wait(qtbot, w, example_path)
+    open_idle(w, example_path)
     items = [Annotation(1.25, 1.5, 1000.0, 3000.0, label="bat"),
              Annotation(4.0, 4.75, 200.0, 900.0, label="frog"),
              Annotation(9.5, 10.0, 5000.0, 12000.0, label="bat")]
@@ -297,7 +285,7 @@ def test_export_through_the_menu_reads_back_equal(qtbot, window, example_path, t
     chosen = "Audacity labels (*.txt *.labels.txt)"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), chosen))
     w.menu_actions["export_annotations"].trigger()
-    idle(qtbot, w)
+    idle(w)
     assert out.is_file()
     fmt = "raven" if name.endswith(".selections.txt") else "audacity"
     with open_recording(example_path) as rec:
@@ -313,14 +301,14 @@ def test_export_through_the_menu_reads_back_equal(qtbot, window, example_path, t
 def test_import_shows_the_file_annotations(qtbot, window, example_path, tmp_path,
                                            monkeypatch):
     w = window
-    open_and_wait(qtbot, w, example_path)
+    open_idle(w, example_path)
     src = tmp_path / "found.csv"
     items = [Annotation(2.0 + k, 2.5 + k, 500.0, 1500.0, label=f"x{k}", generator="detector")
              for k in range(4)]
     write_annotations(src, items)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(src), ""))
     w.menu_actions["import_annotations"].trigger()
-    idle(qtbot, w)
+    idle(w)
     assert w.annotations.annotations == items
     lst = w.annotations.list
     assert lst.row_count() == 4 and lst.cell(items[2].uuid, 5) == "detector"
@@ -347,14 +335,14 @@ def sigmf_rec(tmp_path):
 def test_sigmf_annotations_show_on_open_and_save_writes_them_back(qtbot, window, sigmf_rec):
     w = window
     meta, _ = sigmf_rec
-    open_and_wait(qtbot, w, meta)
+    open_idle(w, meta)
     got = w.annotations.annotations
     assert [a.label for a in got] == ["hum", "chirp"]
     assert w.annotations.list.row_count() == 2
     assert w.menu_actions["save_annotations"].isEnabled()
     annotate(qtbot, w, "burst", 3.0, 1500.0, 3.5, 3000.0)
     w.menu_actions["save_annotations"].trigger()
-    idle(qtbot, w)
+    idle(w)
     doc = json.loads(meta.read_text())
     assert doc["global"]["core:author"] == "someone"  # the rest of the meta is kept
     back = read_annotations(meta)
@@ -362,29 +350,27 @@ def test_sigmf_annotations_show_on_open_and_save_writes_them_back(qtbot, window,
     assert back[2].start_s == pytest.approx(w.annotations.annotations[2].start_s, abs=1e-3)
 
 
-def test_session_keeps_the_annotations(qtbot, window, example_path, tmp_path, monkeypatch):
+def test_session_keeps_the_annotations(qtbot, window, make_window, example_path, tmp_path,
+                                      monkeypatch):
     w = window
-    open_and_wait(qtbot, w, example_path)
+    open_idle(w, example_path)
     bat = annotate(qtbot, w, "bat", 2.0, 3000.0, 3.0, 8000.0)
     path = tmp_path / "s.json"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
     w.menu_actions["save_session"].trigger()
     assert path.is_file()
-    w2 = _window(qtbot)
-    try:
-        monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
-        with qtbot.waitSignal(w2.imageShown, timeout=TIMEOUT_MS):
-            w2.menu_actions["open_session"].trigger()
-        idle(qtbot, w2)
-        assert w2.annotations.annotations == [bat]
-        assert w2.annotations.list.cell(bat.uuid, 4) == "bat"
-    finally:
-        w2.worker.shutdown()
+    w2 = make_window(size=SIZE)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    with qtbot.waitSignal(w2.imageShown, timeout=TIMEOUT_MS):
+        w2.menu_actions["open_session"].trigger()
+    idle(w2)
+    assert w2.annotations.annotations == [bat]
+    assert w2.annotations.list.cell(bat.uuid, 4) == "bat"
 
 
 def test_thousands_of_annotations_draw_only_those_in_view(qtbot, window, example_path):
     w = window
-    open_and_wait(qtbot, w, example_path)
+    open_idle(w, example_path)
     n = 5000
     items = [Annotation(k * 0.004, k * 0.004 + 0.002, 1000.0 + (k % 7) * 500.0,
                         1400.0 + (k % 7) * 500.0, label=f"c{k % 9}") for k in range(n)]
@@ -396,15 +382,33 @@ def test_thousands_of_annotations_draw_only_those_in_view(qtbot, window, example
     in_view = [a.uuid for a in items if a.stop_s >= 5.0 and a.start_s <= 5.2]
     assert set(layer.drawn()) == set(in_view) and 40 <= len(in_view) <= 60
     focus_view(qtbot, w)
-    t = time.perf_counter()
-    for _ in range(30):
-        qtbot.keyClick(w.view, Qt.Key.Key_Right)
-    per_pan = (time.perf_counter() - t) / 30
+
+    def pan_steps(k):
+        """Seconds of each of ``k`` pan steps (the Right key)."""
+        steps = []
+        for _ in range(k):
+            t = time.perf_counter()
+            qtbot.keyClick(w.view, Qt.Key.Key_Right)
+            steps.append(time.perf_counter() - t)
+        return steps
+
+    # a pan step among 5000 annotations stays within a small multiple of one among none
+    # (about 15 times on an idle machine, the layer looking up what is in view), measured
+    # here under the same load, interleaved; medians (a step the scheduler delayed is one
+    # of many)
+    with_them, without = [], []
+    for _ in range(3):
+        with_them += pan_steps(10)
+        w.annotations.set_annotations([])
+        without += pan_steps(10)
+        w.annotations.set_annotations(items)
     t0, t1, _, _ = w.view.visible_range()
     in_view = {a.uuid for a in items if a.stop_s >= t0 and a.start_s <= t1}
     assert set(layer.drawn()) == in_view
     assert len(layer.items()) <= 2 * len(in_view) + 2 * 64 + 1
-    assert per_pan < 0.05, f"{per_pan * 1000:.1f} ms per pan step"
+    many, none = float(np.median(with_them)), float(np.median(without))
+    assert many < 40 * none, (f"{many * 1000:.1f} ms per pan step among {n} "
+                                     f"annotations, {none * 1000:.1f} ms among none")
     labels = layer.label_items()
     assert labels and len(labels) < len(in_view)  # overlapping labels are left out
     boxes = [(t.sceneBoundingRect()) for t in labels]

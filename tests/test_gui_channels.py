@@ -6,23 +6,22 @@ import pytest
 from PyQt6.QtCore import Qt
 from specscope.compute.annotations import read_annotations
 from specscope.widgets.annotation_list import CHANNEL_COLUMN, COLUMNS
-from test_gui_annotations import CTRL, _window, focus_view, idle, open_and_wait, select_box
 
-TIMEOUT_MS = 30000
+from _gui import TIMEOUT_MS, idle
+from test_gui_annotations import CTRL, focus_view, open_idle, select_box
 
 
 @pytest.fixture
-def stacked(qtbot, stereo_wav):
+def stacked(qtbot, window, stereo_wav):
     path = stereo_wav[0]
-    w = _window(qtbot)
-    open_and_wait(qtbot, w, path)
+    w = window
+    open_idle(w, path)
     w.controls.channel.setValue(-1)  # all (stacked)
     qtbot.waitUntil(lambda: w.engine.__class__.__name__ == "StackedEngine"
                     and w.last_image is not None and not w.worker.is_busy(),
                     timeout=TIMEOUT_MS)
-    idle(qtbot, w)
-    yield w
-    w.worker.shutdown()
+    idle(w)
+    return w
 
 
 def y_of(w, channel, f):
@@ -100,6 +99,6 @@ def test_reimporting_an_exported_audacity_file_adds_nothing(qtbot, stacked, tmp_
     back = read_annotations(out, recording=w.document.recording)
     assert len(back) == 1 and back[0].uuid != made.uuid  # Audacity keeps no ids
     w.annotations.import_from(out)
-    idle(qtbot, w)
+    idle(w)
     assert len(w.annotations.annotations) == 1
     assert e is w.engine

@@ -70,7 +70,7 @@ class EnergyDetector(Detector):
     summary = "Band-limited energy detector: events where the band power exceeds the noise floor"
     REFERENCE = ("Raven Pro band-limited energy detector: STFT band power against a "
                  "percentile noise floor per block, SNR threshold, duration and gap limits")
-    PARAMS = _params(512, 256, 5.0, 0.01, 0.02, 0.5, 5.0, "energy")
+    PARAMS = _params(512, 256, 5.0, 0.01, 0.05, 0.5, 5.0, "energy")
     per_bin = False
 
     def _setup(self) -> None:

@@ -186,9 +186,18 @@ class Match:
     #: per call: (start error, stop error) in seconds of its detection (NaN when missed)
     edge_error_s: np.ndarray
 
+    #: per detection: True when it overlaps a call another detection matched (a fragment)
+    duplicate: np.ndarray
+
     @property
     def n_false(self) -> int:
-        return int(np.sum(self.call < 0))
+        """Detections overlapping no call."""
+        return int(np.sum((self.call < 0) & ~self.duplicate))
+
+    @property
+    def n_duplicate(self) -> int:
+        """Detections overlapping only calls matched to other detections."""
+        return int(np.sum(self.duplicate))
 
 
 def match(events, calls, fs: float) -> Match:
@@ -210,11 +219,14 @@ def match(events, calls, fs: float) -> Match:
     for _, i, j in pairs:
         if found[j] < 0 and call[i] < 0:
             found[j], call[i] = i, j
+    dup = np.zeros(s.size, bool)
+    for _, i, _ in pairs:
+        dup[i] = call[i] < 0
     err = np.full((len(calls), 2), np.nan)
     ok = found >= 0
     err[ok, 0] = (s[found[ok]] - cs[ok]) / fs
     err[ok, 1] = (e[found[ok]] - ce[ok]) / fs
-    return Match(found, call, err)
+    return Match(found, call, err, dup)
 
 
 def iq_bursts(fs: float = 48000.0, seed: int = 0, nfft: int = 1024

@@ -169,14 +169,18 @@ class CenteredStage(Stage):
 
     Streams by recomputing over an overlap of ``r`` samples on each side of a chunk;
     the edge handling of the operator applies only at the true ends of the signal.
+    ``min_input``: the fewest samples the operator takes (``filtfilt``: more than
+    its padding); the stage keeps at least that many and waits for them, so short
+    chunks and a short last chunk work (unless the whole signal is shorter).
     """
 
     def __init__(self, step: Step, fn: Callable[[Any], Any], radius: int,
-                 exact: bool = True) -> None:
+                 exact: bool = True, min_input: int = 0) -> None:
         super().__init__(step)
         self.fn = fn
         self.lookback = self.lookahead = self.latency = int(radius)
         self.exact_split = exact
+        self.min_input = int(min_input)
         self.reset()
 
     def reset(self) -> None:
@@ -193,7 +197,7 @@ class CenteredStage(Stage):
         pos0, e, r = self._pos0, self._emitted, self.lookback
         total = pos0 + buf.shape[0]
         new_e = total if final else max(e, total - r)
-        if new_e <= e:
+        if new_e <= e or (not final and buf.shape[0] < self.min_input):
             self._buf = buf
             return buf[:0]
         y = self._call(lambda: self.fn(buf))
@@ -201,7 +205,7 @@ class CenteredStage(Stage):
             raise self.step.error(f"returned {y.shape[0]} samples for {buf.shape[0]}; "
                                   "expected the same length")
         out = y[e - pos0:new_e - pos0]
-        keep = max(pos0, new_e - r)
+        keep = max(pos0, min(new_e - r, total - self.min_input))
         self._buf, self._pos0, self._emitted = buf[keep - pos0:], keep, new_e
         return out
 
@@ -321,8 +325,21 @@ def filter_stage(step: Step, fs: float) -> tuple[Stage, Designed]:
         return FilterStage(step, stream_filter(d.form, c, settle)), designed
     fn = zero_phase_function(d.form, c)
     if d.form == "fir":
-        return CenteredStage(step, fn, c["b"].size, exact=True), designed
-    return CenteredStage(step, fn, settle, exact=False), designed
+        return CenteredStage(step, fn, c["b"].size, exact=True,
+                             min_input=_filtfilt_min_input(d.form, c)), designed
+    return CenteredStage(step, fn, settle, exact=False,
+                         min_input=_filtfilt_min_input(d.form, c)), designed
+
+
+def _filtfilt_min_input(form: str, c: dict[str, np.ndarray]) -> int:
+    """The fewest samples scipy's ``sosfiltfilt`` / ``filtfilt`` take: one more than
+    their default edge padding."""
+    if form == "sos":
+        sos = c["sos"]
+        ntaps = 2 * sos.shape[0] + 1 - min(int((sos[:, 2] == 0).sum()),
+                                            int((sos[:, 5] == 0).sum()))
+        return 3 * ntaps + 1
+    return 3 * max(c["b"].size, np.size(c.get("a", 1))) + 1
 
 
 def _coefficient_stage(step: Step) -> Stage:

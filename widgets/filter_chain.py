@@ -31,14 +31,15 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from specscope.compute.filters.defaults import STARTER_KINDS
 
 from .list_buttons import ListButtons
 
 __all__ = ["KINDS", "FilterChain"]
 
-#: kinds of filter the Add menu offers, with their menu text
-KINDS = {"bandpass": "Band-pass", "lowpass": "Low-pass", "highpass": "High-pass",
-         "bandstop": "Band-stop", "notch": "Notch"}
+#: kinds of filter the Add menu offers, with their menu text (the core's new filters:
+#: :func:`~specscope.compute.filters.defaults.starter`)
+KINDS = STARTER_KINDS
 
 
 class FilterChain(QWidget):

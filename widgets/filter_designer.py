@@ -11,6 +11,12 @@ field or after :data:`IDLE_MS` without a keystroke, never per keystroke;
 dragged values are rounded to what the plot resolves.  An impossible
 specification is named next to the form and the last valid design stays.
 
+The rules are the core's: the methods and their labels, the first filter, what
+a filter becomes under another method and the form's values
+(:mod:`specscope.compute.filters.defaults`), and what is computed of a design
+(:func:`~specscope.compute.filters.preview.compute_shown`); this module only
+presents them.
+
 Signals
 -------
 specChanged(dict)
@@ -27,8 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -50,34 +55,29 @@ from PyQt6.QtWidgets import (
 )
 from specscope.compute import filters
 from specscope.compute.errors import SpecscopeError
-from specscope.compute.filters.spec import FIR_DESIGNS, IIR_DESIGNS, field_text
+from specscope.compute.filters.defaults import (
+    DEFAULT_SPEC,
+    EDGE_FIELDS,
+    METHODS,
+    beyond_nyquist,
+    convert,
+    form_values,
+    in_force,
+    spec_from_form,
+)
+from specscope.compute.filters.preview import Prepare, Shown, compute_shown
 
 from .param_form import ParamForm
 
-#: methods offered, with a label
-METHODS = {
-    "butter": "IIR Butterworth", "cheby1": "IIR Chebyshev I", "cheby2": "IIR Chebyshev II",
-    "ellip": "IIR elliptic", "bessel": "IIR Bessel", "iirnotch": "Notch",
-    "iirpeak": "Peak", "iircomb": "Comb (hum and harmonics)",
-    "notches": "Notches (frequency and harmonics)", "firwin": "FIR window / Kaiser",
-    "remez": "FIR equiripple (remez)", "firls": "FIR least squares",
-    "firwin2": "FIR frequency sampling",
-}
-#: spec fields drawn as draggable vertical lines on the magnitude plot
-EDGE_FIELDS = ("cutoff", "passband", "stopband", "frequency")
+#: colour of the draggable line of each band-edge field (``EDGE_FIELDS``)
 _EDGE_PENS = {"cutoff": (255, 200, 60), "passband": (90, 220, 120), "stopband": (240, 90, 90),
               "frequency": (255, 200, 60)}
 #: a typed value is taken after this long without a keystroke (or on Enter / leaving)
 IDLE_MS = 300
-#: most points drawn of an impulse or step response
-MAX_DRAWN = 8192
 
 #: ``runner(job, done, failed)``: run ``job()`` elsewhere, then call ``done(result)`` or
 #: ``failed(message)`` on the GUI thread
 Runner = Callable[[Callable[[], Any], Callable[[Any], None], Callable[[str], None]], None]
-#: ``prepare(spec, fs) -> (spec, note)``: completes a spec in the job before it is
-#: designed (e.g. the harmonics of a notch, from the recording)
-Prepare = Callable[[Any, float], tuple[Any, str]]
 #: called on the GUI thread for each design: the ``Prepare`` of its job, or None
 Preparer = Callable[[], Prepare | None]
 
@@ -99,77 +99,6 @@ def round_to_resolution(value: float, resolution: float) -> float:
         return value
     decimals = -math.floor(math.log10(resolution))
     return float(round(value, decimals))
-
-
-@dataclass(frozen=True)
-class Shown:
-    """A design with everything drawn of it, computed off the GUI thread."""
-
-    spec: filters.FilterSpec
-    design: filters.Design
-    analysis: filters.Analysis
-    verdict: filters.Verdict
-    note: str
-    impulse: tuple[np.ndarray, np.ndarray]
-    step: tuple[np.ndarray, np.ndarray]
-    #: magnitude of the whole chain at ``analysis.f`` (None: no chain around this filter)
-    combined: np.ndarray | None = None
-
-
-def compute_shown(spec: filters.FilterSpec, fs: float, prepare: Prepare | None = None,
-                  others: Sequence[filters.FilterSpec] | None = None, in_chain: bool = True
-                  ) -> Shown:
-    """Design ``spec`` and compute every analysis drawn (the designer's job).
-
-    A ``notches`` spec for "every harmonic up to Nyquist" with more harmonics
-    than :data:`~specscope.compute.filters.MAX_NOTCH_HARMONICS` is completed by
-    ``prepare`` (those above the noise floor of the recording) or capped.
-
-    Parameters
-    ----------
-    spec : FilterSpec
-        The filter shown.
-    fs : float
-        The sample rate (Hz).
-    prepare : callable, optional
-        Completes a spec before it is designed (see :data:`Prepare`).
-    others : sequence of FilterSpec, optional
-        The chain's other enabled filters: ``combined`` is the magnitude of
-        them all (and of ``spec`` when ``in_chain``) on the same grid.
-    in_chain : bool
-        Whether ``spec`` itself is enabled in the chain.
-    """
-    note = ""
-    if spec.design == "notches" and spec.harmonics is None:
-        top = math.ceil(fs / 2 / spec.frequency) - 1
-        if top > filters.MAX_NOTCH_HARMONICS:
-            if prepare is not None:
-                spec, note = prepare(spec, fs)
-            else:
-                spec = dataclasses.replace(spec, harmonics=filters.MAX_NOTCH_HARMONICS)
-                note = (f"{top} harmonics lie below Nyquist: notches for the first "
-                        f"{filters.MAX_NOTCH_HARMONICS} only")
-    others = list(others) if others is not None else None
-    # one grid fine enough for every notch of the chain
-    n = max(_grid_points(s, fs) for s in [spec, *(others or [])])
-    d = filters.design(spec, fs)
-    a = filters.analyze(d, n).compute_all()
-    v = filters.verify(d, analysis=a)
-    # computed here, cached on the design (the view's pipeline reuses it: settle)
-    _ = (d.minimum_phase, d.delay_s, d.stable, d.settle)
-    combined = None
-    if others is not None:
-        combined = a.magnitude.copy() if in_chain else np.ones_like(a.magnitude)
-        for other in others:
-            od = filters.design(other, fs)
-            _ = od.settle  # the view's pipeline applies it next
-            combined *= filters.analyze(od, n).magnitude
-    return Shown(spec, d, a, v, note, _thin(*a.impulse), _thin(*a.step), combined)
-
-
-def _thin(t: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    step = max(1, math.ceil(t.size / MAX_DRAWN))
-    return t[::step], h[::step]
 
 
 class FilterForm(QWidget):
@@ -223,7 +152,7 @@ class FilterForm(QWidget):
         if self._form is None or spec.design != self._design:
             self._build_form(spec)
         else:
-            self._form.set_values(_form_values(spec))
+            self._form.set_values(form_values(spec))
         self.spec = spec
 
     def pending(self) -> bool:
@@ -253,7 +182,7 @@ class FilterForm(QWidget):
             self._form.setParent(None)
             self._form.deleteLater()
         self._idle.stop()
-        self._form = ParamForm(filters.field_schema(spec.design), _form_values(spec))
+        self._form = ParamForm(filters.field_schema(spec.design), form_values(spec))
         self._design = spec.design
         # typed values: taken on Enter, on leaving the field or after a pause
         self._form.changed.connect(self._idle.start)
@@ -275,7 +204,7 @@ class FilterForm(QWidget):
     def _method_changed(self) -> None:
         method = self.method.currentData()
         try:
-            spec = _convert(self.spec, method, self.fs)
+            spec = convert(self.spec, method, self.fs)
         except SpecscopeError as exc:
             self._select_method(self._design)
             self.invalid.emit(str(exc))
@@ -294,34 +223,15 @@ class FilterForm(QWidget):
             box.blockSignals(False)
         try:
             values = self._form.values()
-            spec = filters.FilterSpec.from_params({"design": self._design, **{
-                k: v for k, v in values.items() if v is not None}})
+            spec = spec_from_form(self._design, values)
         except SpecscopeError as exc:
             # an edge past Nyquist is the problem to name, not what it then contradicts
-            self.invalid.emit(_beyond_nyquist(values, self.fs) or str(exc))
+            self.invalid.emit(beyond_nyquist(values, self.fs) or str(exc))
             return
         if spec == self.spec:
             return
         self.spec = spec
         self.edited.emit(spec)
-
-
-def _beyond_nyquist(values: dict[str, Any], fs: float) -> str:
-    """The first band edge of a form at or above the Nyquist frequency, said as the design
-    says it; "" when there is none."""
-    nyq = fs / 2.0
-    for name in ("cutoff", "passband", "stopband", "frequency"):
-        v = values.get(name)
-        if v is None:
-            continue
-        try:
-            a = np.atleast_1d(np.asarray(v, dtype=float))
-        except (TypeError, ValueError):
-            continue
-        if a.size and np.any(a >= nyq):
-            return (f"{name}={field_text(v)} Hz must be below the Nyquist frequency "
-                    f"{nyq:g} Hz (sample rate {fs:g} Hz)")
-    return ""
 
 
 class _Line(QLabel):
@@ -337,37 +247,6 @@ class _Line(QLabel):
         self.setVisible(bool(text))
 
 
-def _hz(value: Any) -> str:
-    a = np.atleast_1d(np.asarray(value, dtype=float))
-    return " – ".join(f"{v:g}" for v in a) + " Hz"
-
-
-def in_force(spec: filters.FilterSpec) -> str:
-    """Which of the filled-in fields decide the design, when others could too.
-
-    An order (or a number of taps) with a cutoff, and a passband/stopband
-    specification, may both be filled in: the first designs the filter and the
-    second is only the tolerance it is checked against.  Without an order the
-    specification designs the filter (its minimum order).  Empty for designs
-    with neither an order nor a number of taps.
-    """
-    d = spec.design
-    size = "order" if d in IIR_DESIGNS else "numtaps" if d in FIR_DESIGNS \
-        else None
-    if size is None:
-        return ""
-    n = getattr(spec, size)
-    tolerance = spec.passband is not None or spec.stopband is not None
-    edge = getattr(spec, "cutoff", None)
-    if n is not None and tolerance:
-        what = f"{size} {n}" + (f" and cutoff {_hz(edge)}" if edge is not None else "")
-        return (f"In force: {what}. Passband/stopband are only the tolerance it is checked "
-                f"against; clear {size} to design the minimum {size} from them.")
-    if n is None and tolerance:
-        return f"In force: passband/stopband, rp and rs (the minimum {size} meeting them)."
-    return ""
-
-
 class FilterDesigner(QWidget):
     """The designer panel (see the module documentation)."""
 
@@ -378,8 +257,7 @@ class FilterDesigner(QWidget):
     def __init__(self, fs: float = 48000.0, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.fs = float(fs)
-        self.spec = filters.FilterSpec("butter", btype="bandpass", order=4,
-                                       cutoff=(300.0, 3000.0))
+        self.spec = DEFAULT_SPEC
         self.design: filters.Design | None = None
         self.analysis: filters.Analysis | None = None
         self.verdict: filters.Verdict | None = None
@@ -781,63 +659,3 @@ class FilterDesigner(QWidget):
     def _drag_finished(self, *_: object) -> None:
         # the last position may still be designing: commit that one when it arrives
         self._redesign(self.wanted, emit=True, commit=True)
-
-
-def _grid_points(spec: filters.FilterSpec, fs: float) -> int:
-    """Enough frequency points that a narrow notch is not missed between two of them."""
-    if spec.frequency and spec.q and spec.design in ("iirnotch", "iirpeak", "iircomb",
-                                                     "notches"):
-        width = spec.frequency / spec.q
-        return int(min(1 << 14, max(2048, 4 * (fs / 2) / width)))
-    return 2048
-
-
-def _form_values(spec: filters.FilterSpec) -> dict[str, Any]:
-    out = {}
-    for k, v in spec.to_params().items():
-        out[k] = list(v) if isinstance(v, tuple) else v
-    return out
-
-
-def _convert(spec: filters.FilterSpec, method: str, fs: float) -> filters.FilterSpec:
-    """The current spec under another method, keeping what carries over."""
-    old = spec.to_params()
-    params: dict[str, Any] = {"design": method, "zero_phase": old.get("zero_phase", False)}
-    fields = filters.DESIGNS[method][1]
-    for k in fields:
-        if k in old:
-            params[k] = old[k]
-    centre = old.get("frequency")
-    if centre is None and old.get("cutoff") is not None:
-        c = np.atleast_1d(old["cutoff"]).astype(float)
-        centre = float(f"{np.sqrt(c[0] * c[-1]):.4g}")  # 948.7, not 948.6832980505138
-    if "frequency" in fields:
-        params.setdefault("frequency", centre or 50.0)
-        params.setdefault("q", 30.0)
-        if method == "iircomb":  # a comb's teeth must divide the sample rate: mains hum
-            ratio = fs / params["frequency"]
-            if abs(ratio - round(ratio)) > 1e-9 * ratio:
-                params["frequency"] = 50.0
-    if "cutoff" in fields and params.get("cutoff") is None and "passband" not in params:
-        f0 = centre or fs / 8
-        params["cutoff"] = [f0 / 2, min(f0 * 2, 0.45 * fs)] if old.get("btype") in (
-            "bandpass", "bandstop") else f0
-    if method in ("butter", "cheby1", "cheby2", "ellip", "bessel") and not params.get("order") \
-            and not (params.get("passband") and params.get("rs")):
-        params["order"] = 4
-    if method in ("cheby1", "ellip"):
-        params.setdefault("rp", 1.0)
-    if method in ("cheby2", "ellip"):
-        params.setdefault("rs", 40.0)
-    if method == "firwin":
-        params.setdefault("numtaps", 101)
-    if method in ("remez", "firls"):
-        nyq = fs / 2
-        params = {"design": method, "numtaps": 101, "bands": [0, 0.1 * nyq, 0.15 * nyq, nyq],
-                  "desired": [1, 1, 0, 0] if method == "firls" else [1, 0],
-                  "zero_phase": params["zero_phase"]}
-    if method == "firwin2":
-        nyq = fs / 2
-        params = {"design": method, "numtaps": 101, "freq": [0, 0.1 * nyq, 0.15 * nyq, nyq],
-                  "gain": [1, 1, 0, 0], "zero_phase": params["zero_phase"]}
-    return filters.FilterSpec.from_params({k: v for k, v in params.items() if v is not None})

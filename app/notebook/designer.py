@@ -16,8 +16,9 @@ from specscope.app.notebook.canvas import FrameCanvas
 from specscope.app.notebook.pump import PUMP, qt_app, qt_thread
 from specscope.compute.errors import InputError
 from specscope.compute.filters import FilterSpec
+from specscope.compute.filters.defaults import METHODS
 from specscope.compute.pipeline import Pipeline
-from specscope.widgets.filter_designer import METHODS, FilterDesigner
+from specscope.widgets.filter_designer import FilterDesigner
 
 __all__ = ["DESIGNER_SIZE", "DesignerWidget", "design_filter"]
 

@@ -40,6 +40,7 @@ from .apply import (
     stream_filter,
     zero_phase_function,
 )
+from .defaults import DEFAULT_SPEC, METHODS, convert, in_force, starter
 from .design import (
     COMB_MIN_HARMONICS,
     MAX_NOTCH_HARMONICS,
@@ -59,6 +60,7 @@ from .formats import (
     write_coefficients,
 )
 from .lines import LineFit, find_line, line_spectrum, search_tolerance
+from .preview import Shown, compute_shown
 from .spec import (
     BTYPES,
     DESIGN_PARAM,
@@ -74,6 +76,7 @@ from .spec import (
 __all__ = [
     "BTYPES",
     "COMB_MIN_HARMONICS",
+    "DEFAULT_SPEC",
     "DESIGNS",
     "DESIGN_PARAM",
     "FFT_MIN_TAPS",
@@ -82,6 +85,7 @@ __all__ = [
     "MAX_NOTCH_HARMONICS",
     "MAX_NUMTAPS",
     "MAX_ORDER",
+    "METHODS",
     "SETTLE_TOL",
     "SUFFIXES",
     "VIEW_SETTLE_TOL",
@@ -96,17 +100,21 @@ __all__ = [
     "FilterSpecError",
     "FirFilter",
     "LineFit",
+    "Shown",
     "SosFilter",
     "StreamFilter",
     "Verdict",
     "analyze",
     "block_filter",
     "clear_design_cache",
+    "compute_shown",
+    "convert",
     "design",
     "export_coefficients",
     "field_schema",
     "find_line",
     "impulse_settle",
+    "in_force",
     "line_spectrum",
     "notch_for_line",
     "notch_from_click",
@@ -114,6 +122,7 @@ __all__ = [
     "read_coefficients",
     "remez_length",
     "search_tolerance",
+    "starter",
     "stream_filter",
     "tolerance_bands",
     "verify",

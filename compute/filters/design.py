@@ -29,6 +29,7 @@ from ..errors import InputError
 from ..params import json_types
 from ..spectral import parse_window
 from .analysis import analyze, verify
+from .defaults import DEFAULT_Q
 from .designed import Call, Design
 from .lines import LineFit
 from .spec import (
@@ -382,7 +383,7 @@ def _divisor(frequency: float, fs: float, tolerance_hz: float) -> float | None:
     return None
 
 
-def notch_from_click(frequency: float, fs: float, *, q: float = 30.0,
+def notch_from_click(frequency: float, fs: float, *, q: float = DEFAULT_Q,
                      harmonics: int | str | None = None, zero_phase: bool = False
                      ) -> FilterSpec:
     """A spec that removes a line at exactly ``frequency`` Hz (no measurement).
@@ -416,7 +417,7 @@ def notch_from_click(frequency: float, fs: float, *, q: float = 30.0,
                       zero_phase=zero_phase)
 
 
-def notch_for_line(fit: LineFit, fs: float, *, q: float = 30.0,
+def notch_for_line(fit: LineFit, fs: float, *, q: float = DEFAULT_Q,
                    harmonics: int | str | None = "all", zero_phase: bool = False
                    ) -> FilterSpec:
     """A spec that notches a measured line and only its harmonics above the noise floor.

@@ -54,7 +54,8 @@ _SPEC_OPTIONS = (  # (option, dest, kind, help)
 
 def spec_from_args(args: argparse.Namespace) -> Any:
     """A FilterSpec from ``--spec`` or the design options."""
-    from specscope.compute.filters import FilterSpec
+    from specscope.compute.filters import FilterSpec, FilterSpecError
+    from specscope.compute.filters.defaults import FIELD_DEFAULTS
 
     if args.spec:
         p = Path(args.spec)
@@ -74,10 +75,15 @@ def spec_from_args(args: argparse.Namespace) -> Any:
         params["zero_phase"] = True
     try:
         return FilterSpec.from_params(params)
-    except InputError as exc:
-        field = getattr(exc, "field", None)
-        raise InputError(f"--{field.replace('_', '-')}: {exc}" if field and field != "design"
-                         else str(exc)) from None
+    except FilterSpecError as exc:
+        field = exc.field
+        if not field or field == "design":
+            raise InputError(str(exc)) from None
+        option = f"--{field.replace('_', '-')}"
+        # a field left out that a new filter has a default for: suggest it
+        hint = (f"; e.g. {option} {FIELD_DEFAULTS[field]:g}"
+                if field in FIELD_DEFAULTS and getattr(args, field, None) is None else "")
+        raise InputError(f"{option}: {exc}{hint}") from None
 
 
 def cmd_design(args: argparse.Namespace) -> int:
@@ -199,6 +205,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
 def add_parser(subparsers: Any) -> None:
     """Add ``filter design`` and ``filter apply`` to an argparse subparsers object."""
     from specscope.compute.filters import DESIGNS, FORMATS
+    from specscope.compute.filters.defaults import DEFAULT_Q
 
     top = subparsers.add_parser("filter", help="design filters, export coefficients, "
                                                "filter recordings")
@@ -241,8 +248,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--harmonics", type=_harmonics, default="all", metavar="N|all",
                    help="notch harmonics 1..N that stand above the floor, or all of them "
                         "(default all)")
-    p.add_argument("--q", type=number, default=30.0,
-                   help="quality factor: each notch is frequency/q Hz wide (default 30)")
+    p.add_argument("--q", type=number, default=DEFAULT_Q,
+                   help=f"quality factor: each notch is frequency/q Hz wide (default "
+                        f"{DEFAULT_Q:g})")
     p.add_argument("--start", type=seconds, metavar="TIME",
                    help=f"measure from this time: {SECONDS_FORMS}")
     p.add_argument("--stop", type=seconds, metavar="TIME",

@@ -47,12 +47,14 @@ from specscope.compute.filters import (
     DESIGNS,
     MAX_NOTCH_HARMONICS,
     FilterSpec,
+    Shown,
     find_line,
     notch_for_line,
+    starter,
     write_coefficients,
 )
 from specscope.widgets.filter_chain import FilterChain
-from specscope.widgets.filter_designer import FilterDesigner, Shown, round_to_resolution
+from specscope.widgets.filter_designer import FilterDesigner, round_to_resolution
 from specscope.widgets.frequency_axis import forward, inverse
 
 __all__ = ["COEFFICIENT_FILTER", "DesignerController"]
@@ -323,20 +325,7 @@ class DesignerController(QObject):
 
     def add_filter(self, kind: str) -> None:
         """Add a filter of ``kind`` (one of ``filter_chain.KINDS``) after the others."""
-        fs = self.designer.fs
-        top = 0.45 * fs  # below Nyquist at any sample rate
-        params: dict[str, Any] = {
-            "bandpass": {"design": "butter", "btype": "bandpass", "order": 4,
-                         "cutoff": [min(300.0, top / 10), min(3000.0, top)]},
-            "lowpass": {"design": "butter", "btype": "lowpass", "order": 4,
-                        "cutoff": min(3000.0, top)},
-            "highpass": {"design": "butter", "btype": "highpass", "order": 4,
-                         "cutoff": min(300.0, top)},
-            "bandstop": {"design": "butter", "btype": "bandstop", "order": 4,
-                         "cutoff": [min(1000.0, top / 2), min(2000.0, top)]},
-            "notch": {"design": "iirnotch", "frequency": min(50.0, top), "q": 30.0},
-        }[kind]
-        self.add_spec(FilterSpec.from_params(params))
+        self.add_spec(starter(kind, self.designer.fs))
 
     def add_spec(self, spec: FilterSpec, **kw: Any) -> None:
         """Add ``spec`` after the chain's filters and select it (one undoable step)."""

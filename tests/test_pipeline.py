@@ -453,8 +453,15 @@ def test_stft_frames_of_rows_equal_each_row():
     assert stft_frames(x[0], StftParams(256, 100), FS, first=5, last=5).shape == (129, 0)
 
 
-@pytest.mark.parametrize("op, kind", [("onsets.detect", "events"),
-                                      ("scalogram.morlet", "image")])
+@pytest.mark.parametrize("op, kind", [("scalogram.morlet", "image")])
 def test_a_step_that_gives_no_signal_is_refused_before_any_read(op, kind):
     with pytest.raises(InputError, match=rf"steps\[0\] \({op}\): {op} gives {kind}, not a signal"):
         Pipeline.from_steps([{"op": op}])
+
+
+def test_an_events_step_is_taken_only_as_the_last_step():
+    # a plugin operator declaring events ends a pipeline (tests/test_detect_pipeline.py)
+    assert Pipeline.from_steps([{"op": "onsets.detect"}]).event_step.op == "onsets.detect"
+    with pytest.raises(InputError, match=r"steps\[0\] \(onsets.detect\): a detector must be "
+                                         r"the last step.*steps\[1\] \(gain\)"):
+        Pipeline.from_steps([{"op": "onsets.detect"}, {"op": "gain", "params": {"factor": 2}}])

@@ -5,7 +5,8 @@ chunked, on recordings; :meth:`Pipeline.bind` gives a :class:`BoundPipeline`
 (the stages for one sample rate, streaming, the tile engine's block
 function).  Modules: :mod:`.model` (the document and :class:`Pipeline`),
 :mod:`.step` (:class:`Step`), :mod:`.stages` (each step as a stream),
-:mod:`.binding` (:class:`BoundPipeline`, :class:`PipelineResult`).
+:mod:`.binding` (:class:`BoundPipeline`, :class:`PipelineResult`), :mod:`.events`
+(a pipeline ending in a detector: :meth:`Pipeline.detect` gives its events).
 """
 
 from ..filters import FILTER_DESIGNS, SETTLE_TOL

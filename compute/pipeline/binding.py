@@ -45,10 +45,11 @@ class PipelineResult:
 
     Attributes
     ----------
-    kind : {"signal", "spectrogram"}
+    kind : {"signal", "spectrogram", "events"}
     data : ndarray
         ``signal``: shaped (channels, samples); ``spectrogram``: (channels,
-        frequencies, frames), power (``psd``, ``spectrum``) or amplitude.
+        frequencies, frames), power (``psd``, ``spectrum``) or amplitude;
+        ``events``: empty, shaped (channels, 0) (the table is ``events``).
     sample_rate : float
     first_sample : int
         Recording sample of the first output sample, or where frame 0 starts.
@@ -68,6 +69,8 @@ class PipelineResult:
     times: np.ndarray
     frequencies: np.ndarray | None
     coefficients: dict[int, Designed]
+    #: what the detector of an event pipeline found (kind ``events``), else None
+    events: Any = None
 
 
 class BlockChain:
@@ -101,8 +104,12 @@ class BoundPipeline:
         self.designed: dict[int, Designed] = {}
         self.spectrogram: SpectrogramStage | None = None
         spectrogram = None
+        #: the detector ending an event pipeline (see :mod:`.events`), or None
+        self.event_step = None
         for step in pipeline.steps:
-            if step.op == "filter":
+            if getattr(pipeline, "event_step", None) is step:
+                self.event_step = step
+            elif step.op == "filter":
                 stage, d = filter_stage(step, self.sample_rate)
                 self.designed[step.index] = d
                 self.stages.append(stage)
@@ -128,6 +135,9 @@ class BoundPipeline:
     # -- what chunked runs need ---------------------------------------------------------
     @property
     def kind(self) -> str:
+        """``signal``, ``spectrogram``, or ``events`` for a pipeline ending in a detector."""
+        if self.event_step is not None:
+            return "events"
         return "spectrogram" if self.spectrogram is not None else "signal"
 
     @property
@@ -214,7 +224,9 @@ class BoundPipeline:
         time-domain signal leaves the stages, loses its first ``skip`` samples
         and is cut after ``take`` samples; then it is yielded, shaped
         (channels, samples), or transformed into spectrogram frames, shaped
-        (channels, frequencies, frames).
+        (channels, frequencies, frames).  For an event pipeline the blocks are
+        the signal its detector searches (:func:`.events.run_events` pushes
+        them into the detectors).
         """
         if chunk_samples < 1:
             raise InputError(f"chunk_samples={chunk_samples} must be >= 1")

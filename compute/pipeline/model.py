@@ -44,6 +44,15 @@ any registry operator
     ``{"op": "gain", "params": {"factor": 2.0}}``.  Operators with a namespace,
     ``"myplugin.op"``, load the plugin ``myplugin`` on demand.  A step must map
     a signal to a signal of the same sample rate.
+an event step (a detector)
+    ``{"op": "detect.energy", "params": {"band_low_hz": 2000, "snr_db": 8}}``:
+    a built-in detector (``detect.energy``, ``detect.template``,
+    ``detect.bursts``) or an operator whose plugin declares ``events``
+    (``onsets.detect``).  It must be the last step; the pipeline's result is
+    then a table of detections, :class:`~specscope.compute.detect.Events`
+    (:meth:`Pipeline.detect`), which become annotations with ``generator`` set
+    to the detector.  A chunked run finds the same events as a whole run (see
+    :mod:`.events`).
 
 Chunked runs
 ------------
@@ -98,6 +107,7 @@ from ..filters import DESIGN_PARAM, FILTER_DESIGNS, Design, FilterSpec
 from ..params import MAX_FRAME, Param, json_types
 from ..spectral import SCALINGS, StftParams
 from .binding import DEFAULT_CHUNK_SAMPLES, BoundPipeline, PipelineResult
+from .events import is_event_operator, run_events
 from .stages import strip_op_prefix
 from .step import Step
 
@@ -206,9 +216,10 @@ def _parse_step(raw: Any, index: int) -> Step:
             raise InputError(f"{where}: {op} does not take a signal; a pipeline step must "
                              "map a signal to a signal")
         kind = output_kind(operator.name)
-        if kind not in ("array", "same"):  # declared by its plugin: events, an image, ...
+        # declared by its plugin: an image, ...; events end a pipeline (an event step)
+        if kind not in ("array", "same") and not is_event_operator(operator.name):
             raise InputError(f"{where}: {op} gives {kind}, not a signal; a pipeline step must "
-                             "map a signal to a signal")
+                             "map a signal to a signal (or, as the last step, find events)")
         if "zi" in params:
             raise InputError(f"{where}: zi is managed by the pipeline (state carried across "
                              "chunks); remove it")
@@ -239,6 +250,11 @@ class Pipeline:
         self.description = description
         #: the file it was loaded from, if any
         self.source = source
+        last = self.steps[-1] if self.steps else None
+        #: the detector ending the pipeline (its result is then events), or None
+        self.event_step: Step | None = (
+            last if last is not None and last.op not in ("filter", "spectrogram")
+            and is_event_operator(last.op) else None)
         self._bound: dict[tuple[float, bool], BoundPipeline] = {}
 
     # -- construction -------------------------------------------------------------------
@@ -282,6 +298,10 @@ class Pipeline:
             if s.op == "spectrogram":
                 raise InputError(f"{s.label}: the spectrogram must be the last step; "
                                  f"{steps[s.index + 1].label} follows it")
+            if is_event_operator(s.op):
+                raise InputError(f"{s.label}: a detector must be the last step (its result "
+                                 f"is events, not a signal); {steps[s.index + 1].label} "
+                                 "follows it")
         return cls(steps, name, desc, source)
 
     @classmethod
@@ -397,9 +417,9 @@ class Pipeline:
         return StftParams(v["nfft"], v["hop"], v["window"], v["scaling"])
 
     def signal_part(self) -> Pipeline:
-        """The steps before the spectrogram, as a pipeline (the time-domain part)."""
+        """The steps before the spectrogram or detector, as a pipeline (the time-domain part)."""
         d = self.to_dict()
-        if self.stft_params is not None:
+        if self.stft_params is not None or self.event_step is not None:
             d["steps"] = d["steps"][:-1]
         return Pipeline.from_dict(d)
 
@@ -426,7 +446,9 @@ class Pipeline:
 
         Returns the processed signal, or for a pipeline ending with a
         spectrogram the spectra shaped (..., frequencies, frames), like
-        :func:`~specscope.compute.spectral.spectrogram`.
+        :func:`~specscope.compute.spectral.spectrogram`; for an event pipeline
+        the :class:`~specscope.compute.detect.Events` of every row (``channel``
+        = the row of ``x`` flattened to (rows, samples)).
         """
         if not _backend.is_device_array(x):
             x = np.asarray(x)
@@ -436,6 +458,12 @@ class Pipeline:
             raise InputError(f"expected numeric samples, got dtype {x.dtype}")
         if x.dtype.kind in "biu":
             x = x.astype(np.float32)
+        if self.event_step is not None:
+            from ..io import ArrayRecording
+
+            rows = np.asarray(_backend.to_host(x)).reshape(-1, x.shape[-1])
+            rec = ArrayRecording(rows.T, fs)
+            return self.detect(rec, chunk_samples=max(1, rows.shape[-1]))
         bound = self.bind(fs, x.dtype.kind == "c")
         lead = x.shape[:-1]
         flat = x.reshape(-1, x.shape[-1])
@@ -471,6 +499,12 @@ class Pipeline:
         a, b, _ = slice(start, stop).indices(recording.n_samples)
         b = max(a, b)
         chans = recording.channel_list(channels)
+        if self.event_step is not None:
+            events = run_events(bound, recording, a, b, chans, chunk_samples=chunk_samples,
+                                progress=progress, cancelled=cancelled)
+            return PipelineResult("events", np.zeros((len(chans), 0)), bound.sample_rate,
+                                  a + bound.drop, np.zeros(0), None, bound.coefficients(),
+                                  events)
         if bound.stft is not None:
             bound.stft.check_length(bound.signal_length(b - a),
                                     f"the range {a}:{b} of {recording.path.name}")
@@ -492,6 +526,38 @@ class Pipeline:
             freqs = bound.frequencies(recording.center_frequency)
         return PipelineResult(bound.kind, data, fs, first, times, freqs, bound.coefficients())
 
+
+    def detect(self, recording: Any, start: int | None = None, stop: int | None = None, *,
+               chunk_samples: int = DEFAULT_CHUNK_SAMPLES,
+               channels: int | list[int] | None = None,
+               progress: Callable[[float], None] | None = None,
+               cancelled: Callable[[], bool] | None = None, backend: str = "auto") -> Any:
+        """The events of an event pipeline over samples ``start:stop`` of a recording.
+
+        ``recording`` is a :class:`~specscope.compute.io.Recording` or a path.
+        The steps before the detector stream over the range in chunks of
+        ``chunk_samples``; each channel has its own detector stream.  Returns
+        :class:`~specscope.compute.detect.Events` sorted by start, then
+        channel, with recording sample edges; the same for every chunk size
+        (:meth:`Events.to_annotations` gives annotations with ``generator``
+        = the detector, :meth:`Events.to_dataframe` a pandas table).
+        """
+        if self.event_step is None:
+            last = self.steps[-1].label if self.steps else "no step"
+            raise InputError(f"the pipeline does not end in a detector ({last}); add an "
+                             "event step such as {\"op\": \"detect.energy\"}")
+        if isinstance(recording, (str, os.PathLike)):
+            from ..io import open_recording
+
+            with open_recording(recording) as rec:
+                return self.detect(rec, start, stop, chunk_samples=chunk_samples,
+                                   channels=channels, progress=progress,
+                                   cancelled=cancelled, backend=backend)
+        bound = self.bind(recording.sample_rate, recording.is_complex)
+        a, b, _ = slice(start, stop).indices(recording.n_samples)
+        return run_events(bound, recording, a, max(a, b), recording.channel_list(channels),
+                          chunk_samples=chunk_samples, progress=progress,
+                          cancelled=cancelled, backend=backend)
 
 def load(path: str | os.PathLike[str]) -> Pipeline:
     """Shorthand for :meth:`Pipeline.load`."""

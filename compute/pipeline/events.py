@@ -1,0 +1,158 @@
+"""A pipeline that ends in an event step: its signal steps, then a detector, as a stream.
+
+The last step of a pipeline may be a detector: a built-in ``detect.*``
+operator (``detect.energy``, ``detect.template``, ``detect.bursts``) or an
+operator whose plugin declares ``events`` (``onsets.detect``).  The steps
+before it stream as in every pipeline (:meth:`BoundPipeline.stream` gives
+the signal the detector takes); each channel's signal is pushed into its own
+detector stream (:class:`specscope.compute.detect.Detector`), which keeps the
+history it needs itself, so the events of a chunked run are those of a whole
+run: an event crossing a chunk boundary is found once, with the same edges
+and score.
+
+A template box (``detect.template``) is cut from the signal the detector
+searches: after the pipeline's steps, computed over the box and the
+history the steps declare before it (``lookback``), so every run of the
+pipeline (chunked, in a pool, on a cluster) correlates with the same
+template.  Without steps before the detector that is the recording itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..detect import DETECTORS, Detector, Events, make_detector
+from ..errors import InputError
+from ..extensions import output_kind
+from .step import Step
+
+__all__ = ["EventStream", "ProcessedView", "is_event_operator", "run_events"]
+
+
+def is_event_operator(name: str) -> bool:
+    """Whether operator ``name`` gives events (a built-in detector or a plugin's)."""
+    return name in DETECTORS or output_kind(name) == "events"
+
+
+class ProcessedView:
+    """A recording as the event step sees it: samples after the pipeline's signal steps.
+
+    ``read(a, b, channels)`` (recording sample numbers) runs the signal steps
+    over ``a - lookback .. b + lookahead`` and returns samples ``a:b`` shaped
+    ``(samples, channels)``, like :meth:`Recording.read`; samples before the
+    first output of a valid-mode step are zeros.
+    """
+
+    def __init__(self, bound: Any, recording: Any) -> None:
+        self.bound = bound
+        self.recording = recording
+        self.sample_rate = recording.sample_rate
+        self.n_samples = recording.n_samples
+        self.center_frequency = recording.center_frequency
+        self.is_complex = bound.complex_output
+
+    def read(self, start: int = 0, stop: int | None = None,
+             channels: list[int] | None = None) -> np.ndarray:
+        rec, bound = self.recording, self.bound
+        n = rec.n_samples
+        a = max(0, int(start))
+        b = n if stop is None else min(n, int(stop))
+        b = max(a, b)
+        chans = rec.channel_list(channels)
+        r0 = max(0, a - bound.lookback - bound.drop)
+        r1 = min(n, b + bound.lookahead)
+        first = r0 + bound.drop  # recording sample of the first signal sample
+        pad = max(0, first - a)
+        skip = max(0, a - first)
+        blocks = list(bound.stream(lambda i, j: rec.read(i, j, chans), r0, r1,
+                                   chunk_samples=max(1, r1 - r0), skip=skip,
+                                   take=b - a - pad))
+        dtype = np.complex128 if bound.complex_output else np.float64
+        y = (np.concatenate(blocks, axis=-1) if blocks
+             else np.zeros((len(chans), 0), dtype))
+        if pad:
+            y = np.concatenate([np.zeros((len(chans), pad), y.dtype), y], axis=-1)
+        return y.T
+
+
+class EventStream:
+    """The event step over chunks shaped ``(channels, n)``: one detector per channel.
+
+    ``push(x, final)`` returns the events the chunk finished, with recording
+    sample edges (``offset``: the recording sample of the first signal
+    sample) and the recording's channel numbers.
+    """
+
+    def __init__(self, step: Step, detectors: list[Detector], channels: list[int],
+                 offset: int) -> None:
+        self.step = step
+        self.detectors = detectors
+        self.channels = list(channels)
+        self.offset = int(offset)
+        first = detectors[0] if detectors else None
+        self.name = step.op if first is None else first.name
+        self.fs = None if first is None else first.fs
+        self.params = {} if first is None else first.params
+
+    def push(self, x: np.ndarray, final: bool) -> Events:
+        parts = []
+        for i, (det, c) in enumerate(zip(self.detectors, self.channels, strict=True)):
+            try:
+                ev = det.push(x[i], final)
+            except InputError as exc:
+                raise self.step.error(_strip(str(exc), det.name)) from None
+            parts.append(ev.with_channel(c))
+        return Events.concat(parts, fs=self.fs or 1.0, detector=self.name,
+                             params=self.params).shifted(self.offset)
+
+
+def _strip(msg: str, name: str) -> str:
+    return msg[len(name) + 2:] if msg.startswith(name + ": ") else msg
+
+
+def _make(step: Step, fs: float, center_frequency: float | None, backend: str,
+          source: Any, channel: int) -> Detector:
+    try:
+        det = make_detector(step.op, step.params, fs=fs, center_frequency=center_frequency,
+                            backend=backend)
+        det.prepare(source, channel)
+    except InputError as exc:
+        raise step.error(_strip(str(exc), step.op)) from None
+    return det
+
+
+def run_events(bound: Any, recording: Any, start: int, stop: int, channels: list[int], *,
+               chunk_samples: int, progress: Callable[[float], None] | None = None,
+               cancelled: Callable[[], bool] | None = None,
+               backend: str = "auto") -> Events:
+    """The events of samples ``start:stop`` of ``recording`` through a bound event pipeline.
+
+    Sorted by start, then channel; edges in recording samples; the same for
+    every ``chunk_samples``.
+    """
+    step = bound.event_step
+    if step is None:
+        raise InputError("the pipeline has no event step (its last step is not a detector)")
+    fs = bound.sample_rate
+    has_steps = bool(bound.stages)
+    source = ProcessedView(bound, recording) if has_steps else recording
+    detectors = [_make(step, fs, recording.center_frequency, backend, source, c)
+                 for c in channels]
+    offset = start + bound.drop
+    stream = EventStream(step, detectors, channels, offset)
+    found: list[Events] = []
+    dtype = np.complex64 if bound.complex_output else np.float32
+    for block in bound.stream(lambda i, j: recording.read(i, j, channels), start, stop,
+                              chunk_samples=chunk_samples, progress=progress,
+                              cancelled=cancelled):
+        found.append(stream.push(block, False))
+        dtype = block.dtype
+    if channels:
+        found.append(stream.push(np.zeros((len(channels), 0), dtype), True))
+    name = detectors[0].name if detectors else step.op
+    params = detectors[0].params if detectors else dict(step.values)
+    return Events.concat(found, fs=fs, detector=name, params=params).sorted()
+

@@ -123,24 +123,37 @@ class BlockFloor:
         self.partial: list[np.ndarray] = []
         self.n_partial = 0
         self.blocks: deque[np.ndarray] = deque()  # complete blocks not yet released
-        self.stats: list[np.ndarray] = []  # percentile of every block so far
+        #: percentiles of the blocks from ``stats_base`` on, shaped (blocks, d)
+        self.stats: np.ndarray | None = None
+        self.stats_base = 0
         self.released = 0
 
     def _close(self, values: np.ndarray) -> None:
-        self.blocks.append(values)
-        self.stats.append(np.percentile(values, self.percentile, axis=0))
+        """Close the blocks in ``values``: whole blocks, or one shorter last block."""
+        n = values.shape[0]
+        if n == 0:
+            return
+        if n % self.block == 0:
+            blocks = values.reshape(n // self.block, self.block, values.shape[1])
+            stats = np.percentile(blocks, self.percentile, axis=1)
+            self.blocks.extend(blocks)
+        else:
+            stats = np.percentile(values, self.percentile, axis=0)[None]
+            self.blocks.append(values)
+        self.stats = stats if self.stats is None else np.concatenate([self.stats, stats])
 
     def feed(self, values: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
         values = np.asarray(values, dtype=np.float64)
-        i = 0
-        while i < values.shape[0]:
-            take = min(self.block - self.n_partial, values.shape[0] - i)
-            self.partial.append(values[i:i + take])
-            self.n_partial += take
-            i += take
-            if self.n_partial == self.block:
-                self._close(np.concatenate(self.partial))
-                self.partial, self.n_partial = [], 0
+        if values.shape[0] == 0:
+            return []
+        self.partial.append(values)
+        self.n_partial += values.shape[0]
+        whole = self.n_partial // self.block * self.block
+        if whole:
+            buf = np.concatenate(self.partial) if len(self.partial) > 1 else self.partial[0]
+            self._close(buf[:whole])
+            self.partial = [buf[whole:]] if buf.shape[0] > whole else []
+            self.n_partial -= whole
         return self._release(final=False)
 
     def finish(self) -> list[tuple[int, np.ndarray, np.ndarray]]:
@@ -150,13 +163,33 @@ class BlockFloor:
         return self._release(final=True)
 
     def _release(self, final: bool) -> list[tuple[int, np.ndarray, np.ndarray]]:
-        out = []
-        while self.blocks and (final or len(self.stats) > self.released + self.half):
-            j = self.released
-            lo, hi = max(0, j - self.half), min(len(self.stats), j + self.half + 1)
-            floor = np.median(np.stack(self.stats[lo:hi]), axis=0)
-            out.append((j * self.block, self.blocks.popleft(), floor))
-            self.released += 1
+        if self.stats is None:
+            return []
+        base, h = self.stats_base, self.half
+        stats = self.stats
+        n = base + stats.shape[0]  # blocks closed so far
+        stop = n if final else n - h  # blocks whose floor is known
+        first = self.released
+        if stop <= first:
+            return []
+        floors = np.empty((stop - first, stats.shape[1]))
+        # blocks with all 2*half+1 neighbours: one vectorised median
+        lo, hi = max(first, h), min(stop, n - h)
+        if hi > lo:
+            win = np.lib.stride_tricks.sliding_window_view(
+                stats[lo - h - base:hi + h - base], 2 * h + 1, axis=0)
+            floors[lo - first:hi - first] = np.median(win, axis=-1)
+        for j in range(first, stop):
+            if not lo <= j < hi:
+                floors[j - first] = np.median(stats[max(0, j - h) - base:j + h + 1 - base],
+                                              axis=0)
+        out = [(j * self.block, self.blocks.popleft(), floors[j - first])
+               for j in range(first, stop)]
+        self.released = stop
+        # later floors look back `half` blocks at most
+        drop = max(0, stop - h - base)
+        if drop:
+            self.stats, self.stats_base = stats[drop:], base + drop
         return out
 
 

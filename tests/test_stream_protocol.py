@@ -99,6 +99,22 @@ def test_each_filter_alone_in_random_chunks_matches_its_scipy_reference():
                                        err_msg=type(f).__name__)
 
 
+@pytest.mark.parametrize("index", range(4))
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128])
+def test_an_empty_chunk_in_mid_stream_changes_nothing(index, dtype):
+    """A live session ends with an empty final block; a complex one reached scipy's
+    wrapper, which refuses an empty row."""
+    x = (_signal(1500, channels=2) + (1j * _signal(1500, channels=2, seed=1)
+                                       if np.dtype(dtype).kind == "c" else 0)).astype(dtype)
+    f = _filters()[index]
+    rows = f.for_channels(2)
+    parts = [rows.push(x[:, :600], False), rows.push(x[:, 600:600], False),
+             rows.push(x[:, 600:], False), rows.push(x[:, :0], True)]
+    assert parts[1].shape == (2, 0) and parts[3].shape == (2, 0)
+    np.testing.assert_allclose(np.concatenate(parts, axis=1), f.whole(x), rtol=0,
+                               atol=1e-5 if dtype == np.float32 else TOL)
+
+
 # -- spawning -------------------------------------------------------------------------------
 
 

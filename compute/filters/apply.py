@@ -165,6 +165,9 @@ class SosFilter(StreamFilter):
         return new
 
     def push(self, x: Any, final: bool) -> Any:
+        if x.shape[-1] == 0:  # nothing to filter (scipy's wrapper refuses an empty row)
+            xp = _backend.get_xp(_backend.backend_of(x))
+            return xp.zeros(x.shape, np.result_type(self.sos, x.dtype))
         if not self.rows:
             if _backend.backend_of(x) == "cupy" and self._zi is None and final:
                 return operators.call("sosfilt", x, backend="cupy", sos=self.sos)

@@ -1,10 +1,22 @@
-"""Time to first sound and the play cursor's error, through a private PulseAudio null sink.
+"""Time to first sound from Space and the play cursor's error, through a private PulseAudio.
 
 Run: ``.venv/bin/python scripts/listening_figures.py`` (needs pulseaudio, parec,
-libportaudio2, libasound2-plugins and sounddevice).  The monitor's recording is
-read while it grows: its frame count at a moment, less the frames at the start,
-is the sink's clock; parec's own latency (20 ms asked) is not subtracted, so the
-figures are upper bounds.
+libportaudio2, libasound2-plugins and sounddevice; the window is drawn offscreen).
+
+The app's window opens a recording (which opens the sound card ahead, on a
+thread of its own) and Space is pressed; the null sink's monitor is recorded.
+The monitor's clock is read off the recording as it grows
+(``sound_server.MonitorClock``: the earliest arrival of its frames over the run
+places frame 0 on the monotonic clock).  parec records with a 5 ms latency: the
+null sink renders that far ahead of its clock, so the monitor hears each frame
+up to 5 ms before it is played; that is not corrected for.
+
+* first sound: the first frame above 1e-3 after the press, less the press, for
+  the first playback in the process and for later ones; then the same with a
+  stream opened at each Space (the output not held), for comparison;
+* cursor: over a whole x0.1 playback, the recording time the play cursor was
+  drawn at, against the recording time heard at that moment (the renderer's
+  output found in the monitor by cross-correlation), in output milliseconds.
 """
 
 from __future__ import annotations
@@ -18,52 +30,113 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from sound_server import RATE, SoundServer, align, sound_span
+from sound_server import RATE, MonitorClock, SoundServer, align, sound_span
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+#: parec's latency (ms): the null sink renders that far ahead, so the monitor hears
+#: each frame up to that much before it is played (20 ms shifts the cursor by 20 ms)
+MONITOR_MS = 5
 
 
 def main() -> None:
     root = Path(tempfile.mkdtemp())
     srv = SoundServer(root / "pulse")
     os.environ.update(srv.env())
-    from specscope.compute.io import ArrayRecording
-    from specscope.compute.playback import Player, Renderer
+    os.environ.pop("SPECSCOPE_AUDIO_OUTPUT", None)
+    import soundfile
+    from PyQt6.QtCore import Qt
+    from PyQt6.QtTest import QTest
+    from PyQt6.QtWidgets import QApplication
+    from specscope.app.desktop.main_window import MainWindow
+    from specscope.app.session import ViewSettings
+    from specscope.compute import StftParams
+    from specscope.compute.playback import Renderer, SoundDeviceOutput
 
     fs = 96000
     t = np.arange(2 * fs) / fs
     x = sum(0.2 * np.sin(2 * np.pi * f / 0.1 * t + k) for k, f in enumerate((441.3, 1003.7)))
-    rec = ArrayRecording(x.astype(np.float32)[:, None], fs)
-    firsts, errors = [], []
-    for trial in range(3):
-        r = Renderer(rec, 0.0, 0.3 if trial else 2.0, speed=0.1)
-        with srv.record(root / f"m{trial}.raw") as mon:
+    wav = root / "tones.wav"
+    soundfile.write(str(wav), x.astype(np.float32), fs, subtype="FLOAT")
+    app = QApplication.instance() or QApplication([])
+    w = MainWindow(ViewSettings(stft=StftParams(1024, 256)), interactive=False)
+    w.show()
+    shown = []
+    w.imageShown.connect(lambda *_: shown.append(1))
+    w.open_path(str(wav))
+    pb = w.playback
+
+    def spin(until, timeout=60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not until():
+            app.processEvents()
+            time.sleep(0.002)
+            if time.monotonic() > deadline:
+                raise RuntimeError("timed out")
+
+    spin(lambda: shown and getattr(pb.backend(), "is_open", False))
+    drawn: list[tuple[float, float]] = []
+    what: list = []
+
+    def on_cursor(pos: float) -> None:
+        drawn.append((time.monotonic(), pos))
+        if not what:
+            what.append((pb.range, pb.renderer.speed))
+    pb.cursorMoved.connect(on_cursor)
+
+    def trial(name: str, seconds: float | None) -> tuple[float, np.ndarray, float]:
+        """Space, play ``seconds`` (None: to the end), Space; first sound (s), monitor, zero."""
+        drawn.clear()
+        what.clear()
+        with srv.record(root / f"{name}.raw", MONITOR_MS) as mon:
+            clock = MonitorClock(mon)
             n0 = mon.samples().shape[0]
-            t0 = time.monotonic()
-            p = Player(r)
-            p.start()
-            marks = []  # (frames recorded, cursor s) sampled while playing
-            while not p.finished:
-                marks.append((mon.samples().shape[0], p.position_s))
-                time.sleep(0.016)
-            p.stop()
+            w.view.setFocus()
+            t_press = time.monotonic()
+            QTest.keyClick(w.view, Qt.Key.Key_Space)
+            spin(lambda: pb.player is not None)
+            if seconds is None:
+                spin(lambda: pb.player is None, 120.0)
+            else:
+                t_end = time.monotonic() + seconds
+                spin(lambda: time.monotonic() > t_end)
+                QTest.keyClick(w.view, Qt.Key.Key_Space)
+            spin(lambda: pb.backend() is None or not getattr(pb.backend(), "lent", False))
             mon.wait_for(mon.samples().shape[0] + RATE // 4)
-        y = mon.samples()[:, 0].astype(float)
-        a, _ = sound_span(y)
-        k = align(y[max(0, a - 4800):], r.render()) + max(0, a - 4800)
-        firsts.append((k - n0) / RATE)
-        if trial == 0:
-            m = np.array(marks[5:-5], float)
-            heard = r.position_of(np.clip(m[:, 0] - k, 0, r.length))
-            errors = np.abs(m[:, 1] - heard) / r.speed * 1e3  # output ms
-            print(f"latency reported {p.latency_s * 1e3:.0f} ms, dropouts {p.dropouts}")
-        print(f"trial {trial}: first sound {firsts[-1] * 1e3:.0f} ms after Player() "
-              f"(the first in a process opens PortAudio); {time.monotonic() - t0:.1f} s in all")
+            zero = clock.stop()
+            y = mon.samples()[:, 0].astype(float)
+        a, _ = sound_span(y[n0:])
+        return zero + (n0 + a) / RATE - t_press, y, zero
+
+    pb.transport.speed.setEditText("×1")
+    firsts = [trial(f"first{i}", 0.6)[0] for i in range(4)]
+    print(f"first sound after Space, output held open: first playback in the process "
+          f"{firsts[0] * 1e3:.0f} ms, later ones "
+          + ", ".join(f"{f * 1e3:.0f}" for f in firsts[1:]) + " ms")
+    held = pb.output
+    pb.output = SoundDeviceOutput()  # a stream opened at each Space
+    opened = [trial(f"open{i}", 0.6)[0] for i in range(3)]
+    pb.output = held
+    print("first sound after Space, a stream opened at each Space (later playbacks): "
+          + ", ".join(f"{f * 1e3:.0f}" for f in opened) + " ms")
+
+    pb.transport.speed.setEditText("0.1")
+    _, y, zero = trial("cursor", None)
+    (rng, speed), = what
+    r = Renderer(w.document.recording, rng.start_s, rng.stop_s, channel=rng.channel,
+                 options=rng.options)
+    ref = r.render()
+    ref = ref if ref.ndim == 1 else ref[:, 0]
+    k = align(y, ref)
+    m = np.array(drawn[5:-5], float)
+    heard = r.position_of(np.clip((m[:, 0] - zero) * RATE - k, 0, r.length))
+    signed = (m[:, 1] - heard) / speed * 1e3
+    err = np.abs(signed)
+    print(f"cursor minus sound: mean {signed.mean():+.1f} ms, sd {signed.std():.1f} ms")
+    print(f"play cursor vs sound over a x{speed:g} playback ({len(m)} cursor draws): median "
+          f"{np.median(err):.1f} ms, 95th percentile {np.percentile(err, 95):.1f} ms, "
+          f"max {err.max():.1f} ms (output time)")
+    w.close()
     srv.close()
-    print(f"time to first sound: median {np.median(firsts) * 1e3:.0f} ms "
-          f"(max {max(firsts) * 1e3:.0f} ms)")
-    out_ms = errors
-    print(f"cursor vs sound over a x0.1 playback: median {np.median(out_ms):.1f} ms, "
-          f"95th percentile {np.percentile(out_ms, 95):.1f} ms, max {out_ms.max():.1f} ms "
-          "(output time; parec's latency included)")
 
 
 if __name__ == "__main__":

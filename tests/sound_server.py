@@ -94,11 +94,17 @@ class SoundServer:
             monkeypatch.setenv(k, self._base_env[k])
         monkeypatch.setenv("SPECSCOPE_AUDIO_DEVICE", "pulse")
         monkeypatch.delenv("SPECSCOPE_AUDIO_OUTPUT", raising=False)
+        restart_portaudio()
+
 
     @contextmanager
-    def record(self, path: Path) -> Iterator[Recorder]:
-        """Record the sink's monitor into ``path`` (raw float32, stereo) while inside."""
-        rec = Recorder(self, Path(path))
+    def record(self, path: Path, latency_ms: int = 20) -> Iterator[Recorder]:
+        """Record the sink's monitor into ``path`` (raw float32, stereo) while inside.
+
+        ``latency_ms`` is parec's: the null sink renders that far ahead of its clock,
+        so the monitor hears each frame up to that much before it is played.
+        """
+        rec = Recorder(self, Path(path), latency_ms)
         try:
             yield rec
         finally:
@@ -114,15 +120,24 @@ class SoundServer:
                 self.proc.wait(5)
 
 
+def restart_portaudio() -> None:
+    """Start PortAudio again (sounddevice's documented way) so it lists the devices of the
+    environment now; it read them when sounddevice was first imported."""
+    import sounddevice as sd
+
+    sd._terminate()
+    sd._initialize()
+
+
 class Recorder:
     """``parec`` on the monitor of the null sink; :meth:`samples` reads what it has."""
 
-    def __init__(self, server: SoundServer, path: Path) -> None:
+    def __init__(self, server: SoundServer, path: Path, latency_ms: int = 20) -> None:
         self.path = path
         self._fh = open(path, "wb")  # noqa: SIM115 -- parec writes it until stop()
         self.proc = subprocess.Popen(
             ["parec", f"--device={SINK}.monitor", "--format=float32le", f"--rate={RATE}",
-             "--channels=2", "--raw", "--latency-msec=20"],
+             "--channels=2", "--raw", f"--latency-msec={int(latency_ms)}"],
             env=server.env(), stdout=self._fh, stderr=subprocess.DEVNULL)
         # the monitor runs on the sink's clock: wait for its first samples
         deadline = time.monotonic() + 10
@@ -151,10 +166,44 @@ class Recorder:
                                    f"{frames} frames")
             time.sleep(0.01)
 
+    def frames(self) -> int:
+        """Frames recorded so far."""
+        return self.path.stat().st_size // 8
+
     def samples(self) -> np.ndarray:
         """Everything recorded so far, ``(n, 2)`` float32."""
         raw = np.fromfile(self.path, np.float32)
         return raw[:raw.size // 2 * 2].reshape(-1, 2)
+
+
+class MonitorClock:
+    """Where the monitor's frames fall on ``time.monotonic()``.
+
+    A thread samples (time, frames recorded) every 2 ms while inside; frames
+    reach the file only after they were rendered, so the earliest arrival over
+    the run, ``min(t - frames / RATE)``, is the time of frame 0 (parec's
+    remaining latency not subtracted: an upper bound).
+    """
+
+    def __init__(self, recorder: Recorder) -> None:
+        import threading
+
+        self.recorder, self.marks = recorder, []
+        self._halt = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._halt.is_set():
+            self.marks.append((time.monotonic(), self.recorder.frames()))
+            time.sleep(0.002)
+
+    def stop(self) -> float:
+        """Stop sampling; the monotonic time of the monitor's frame 0."""
+        self._halt.set()
+        self._thread.join()
+        m = np.array(self.marks, float)
+        return float(np.min(m[:, 0] - m[:, 1] / RATE))
 
 
 # -- analysis ------------------------------------------------------------------------------

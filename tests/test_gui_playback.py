@@ -267,3 +267,55 @@ def test_a_stereo_recording_plays_in_stereo_and_the_volume_acts_at_once(
     assert np.abs(early[:, 0]).max() == pytest.approx(0.125, rel=0.05)
     assert np.abs(early[:, 1]).max() == pytest.approx(0.0625, rel=0.05)
     assert np.abs(y[at + 2048:at + 4096]).max() == 0.0  # muted
+
+
+class CountingOutput:
+    """A backend that counts the streams it opens (each a FakeOutput) and their starts."""
+
+    sound_card = False
+
+    def __init__(self):
+        self.opened: list[FakeOutput] = []
+        self.starts = 0
+
+    def __call__(self, sample_rate, blocksize, callback, channels=1):
+        out = FakeOutput(latency_s=LATENCY_S, rate=1.0, device_name="held output")
+        stream = out(sample_rate, blocksize or BLOCK_FOR_FAKE, callback, channels=channels)
+        start = stream.start
+
+        def counted_start():
+            self.starts += 1
+            start()
+        stream.start = counted_start
+        self.opened.append(stream)
+        return stream
+
+
+BLOCK_FOR_FAKE = 512
+
+
+def test_the_output_is_opened_when_a_recording_opens_and_space_only_starts_it(
+        qtbot, window, example_path):
+    from specscope.compute.playback.held import HeldOutput
+
+    backend = CountingOutput()
+    held = HeldOutput(backend)
+    window.playback.output = held
+    open_and_wait(qtbot, window, example_path)
+    # opened ahead, on a thread of its own, before any Space: the stream waits, stopped
+    qtbot.waitUntil(lambda: held.opens == 1, timeout=TIMEOUT_MS)
+    assert held.is_open and backend.starts == 0
+    assert backend.opened[0].sample_rate == 48000.0 and backend.opened[0].channels == 2
+    show_span(qtbot, window, 5.0, 6.0)
+    for n in (1, 2):  # the first playback and a later one: started, never opened again
+        press_space(qtbot, window)
+        wait_playing(qtbot, window)
+        assert len(backend.opened) == 1 and held.opens == 1 and backend.starts == n
+        stream = backend.opened[0]
+        qtbot.waitUntil(lambda s=stream: s.consumed > 4096, timeout=TIMEOUT_MS)
+        press_space(qtbot, window)  # stop: the stream goes back to the held output
+        qtbot.waitUntil(lambda: not held.lent, timeout=TIMEOUT_MS)
+    # a mono recording on the stereo stream: the sound on both channels
+    y = backend.opened[0].samples()
+    assert y.ndim == 2 and y.shape[1] == 2 and np.abs(y).max() > 0
+    np.testing.assert_array_equal(y[:, 0], y[:, 1])

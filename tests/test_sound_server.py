@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -122,3 +123,54 @@ def test_a_stereo_recording_is_heard_in_stereo(server, tmp_path):
         heard = y[:, side].astype(float)
         k = align(heard, ref[:, side])
         np.testing.assert_allclose(heard[k:k + ref.shape[0]], ref[:, side], atol=2e-4)
+
+
+#: the play cursor's error allowed against the sound heard (output s)
+CURSOR_S = 0.020
+#: parec's latency for the clock tests (ms): the monitor hears each frame up to this early
+MONITOR_MS = 5
+
+
+def test_the_play_cursor_follows_the_device_clock_and_a_held_stream_is_reused(
+        server, tmp_path, monkeypatch):
+    """Over a x0.1 playback the position, sampled, is within 20 ms of what the monitor
+    heard at that moment; the output opened ahead plays twice without opening again."""
+    from sound_server import MonitorClock
+    from specscope.compute.io import ArrayRecording
+    from specscope.compute.playback import Player
+    from specscope.compute.playback.held import HeldOutput
+
+    server.apply(monkeypatch)
+    fs = 96000
+    t = np.arange(round(0.3 * fs)) / fs
+    x = sum(0.2 * np.sin(2 * np.pi * f / 0.1 * t + k) for k, f in enumerate(PLAYED_HZ))
+    rec = ArrayRecording(x.astype(np.float32)[:, None], fs)
+    held = HeldOutput()
+    held.prepare(48000.0)
+    assert held.opens == 1 and held.is_open
+    for trial in range(2):
+        r = Renderer(rec, speed=0.1)
+        with server.record(tmp_path / f"m{trial}.raw", MONITOR_MS) as mon:
+            clock = MonitorClock(mon)
+            p = Player(r, output=held, block=512)
+            p.start()
+            marks = []
+            while not p.finished:
+                now = time.monotonic()
+                marks.append((now, p.position))
+                time.sleep(0.01)
+            p.stop()
+            mon.wait_for(mon.frames() + RATE // 4)
+            zero = clock.stop()
+            y = mon.samples()[:, 0].astype(float)
+        assert held.opens == 1 and not held.lent  # the same stream, started again
+        assert p.dropouts == 0
+        k = align(y, r.render())
+        m = np.array(marks[10:-10], float)
+        heard = np.clip((m[:, 0] - zero) * RATE - k, 0, r.length)
+        err = np.abs(m[:, 1] - heard) / RATE
+        print(f"trial {trial}: cursor error median {np.median(err) * 1e3:.1f} ms, "
+              f"95th percentile {np.percentile(err, 95) * 1e3:.1f} ms")
+        assert np.percentile(err, 95) < CURSOR_S
+    held.close()
+    assert not held.is_open

@@ -21,6 +21,7 @@ tests and headless runs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -50,6 +51,9 @@ HEAD_START_S = 0.05
 LEAD_S = 0.02
 #: the latency asked of the audio output (s): long enough for a loaded machine
 OUTPUT_LATENCY_S = 0.2
+
+#: callbacks whose device times give the play cursor's clock (their median)
+CLOCK_CALLBACKS = 16
 
 Callback = Callable[[np.ndarray, int], None]
 
@@ -162,7 +166,7 @@ class Player:
                                max(self.block, round(HEAD_START_S * self.sample_rate)))
         # silence the stream starts with (not counted in the position)
         self._lead = (round(LEAD_S * self.sample_rate)
-                      if isinstance(self._output, SoundDeviceOutput) else 0)
+                      if getattr(self._output, "sound_card", False) else 0)
         n_fade = max(1, round(STOP_FADE_S * self.sample_rate))
         self._fade = np.linspace(1.0, 0.0, n_fade, dtype=np.float32)
         self._fade_pos = 0
@@ -177,6 +181,11 @@ class Player:
         self._drained = 0  # silent frames handed over after the end
         self._end: int | None = None  # frames to hand over in all, when cut short
         self._drain = 0  # ... needed before the end is heard (set at start)
+        self._running = False  # the output was started (and not stopped by us)
+        # the device's clock: monotonic times at which output sample 0 would be heard,
+        # one per callback (its buffer's DAC time less the samples before it)
+        self._zeros = np.zeros(CLOCK_CALLBACKS)
+        self._n_zeros = 0
         self.underruns = 0
         self.xruns = 0
 
@@ -198,6 +207,10 @@ class Player:
             if self._measured_latency is None:
                 raise_priority()  # the device's thread, on its first callback
             self._measured_latency = latency
+            # this buffer's first frame is heard `latency` from now: the clock of the cursor
+            self._zeros[self._n_zeros % CLOCK_CALLBACKS] = (
+                time.monotonic() + latency - self._consumed / self.sample_rate)
+            self._n_zeros += 1
         if self._stopping:  # fade out what is left, then silence
             k = min(n, self._fade.size - self._fade_pos)
             fade = self._fade[self._fade_pos:self._fade_pos + k]
@@ -299,6 +312,7 @@ class Player:
             self._ring.closed = True
         self._stream = stream
         stream.start()
+        self._running = True
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until everything was handed to the output; True when it was."""
@@ -330,10 +344,14 @@ class Player:
             self._stopping = True
             self._done.wait(STOP_FADE_S * 4 + 4 * self.block / self.sample_rate)
         self._halt.set()
-        try:
-            self._stream.stop()
-        finally:
-            self._stream.close()
+        self._running = False
+        stream = self._stream
+        # played out or faded already: no need to wait for the device's buffer; a device
+        # gone away cannot be stopped or closed, and says so itself (Player.lost)
+        with contextlib.suppress(Exception):
+            (getattr(stream, "abort", None) or stream.stop)()
+        with contextlib.suppress(Exception):
+            stream.close()
         if self._feeder is not None:
             self._feeder.join(2.0)
 
@@ -359,6 +377,12 @@ class Player:
         return float(self._stream.latency) if self._stream is not None else 0.0
 
     @property
+    def lost(self) -> bool:
+        """Whether the output stopped by itself before the end (its device went away)."""
+        return (self._running and not self._done.is_set()
+                and getattr(self._stream, "active", True) is False)
+
+    @property
     def dropouts(self) -> int:
         """Gaps heard: callbacks the ring could not fill and device underruns."""
         return self.underruns + self.xruns
@@ -375,8 +399,23 @@ class Player:
 
     @property
     def position(self) -> int:
-        """Output samples heard so far: handed to the output, less its latency."""
-        heard = self._consumed - self._lead - round(self.latency_s * self.sample_rate)
+        """Output samples heard now.
+
+        From the device's clock where the output has one: each callback says when
+        its first frame reaches the converter, which gives the time output sample 0
+        was heard (the median of the last :data:`CLOCK_CALLBACKS` callbacks, so one
+        late callback does not move it); the position is interpolated from it to
+        this moment, never past what was handed over.  Other outputs: handed to
+        the output, less its latency.
+        """
+        handed = self._consumed - self._lead
+        n = min(self._n_zeros, CLOCK_CALLBACKS)
+        if n:
+            zero = float(np.median(self._zeros[:n]))
+            heard = min(round((time.monotonic() - zero) * self.sample_rate) - self._lead,
+                        handed)
+        else:
+            heard = handed - round(self.latency_s * self.sample_rate)
         return min(max(heard, 0), self.renderer.length)
 
     @property
@@ -467,6 +506,9 @@ class SoundDeviceOutput:
     SpecscopeError
         No sounddevice, no PortAudio, or no such output device (one line).
     """
+
+    #: a sound card: a player starts its stream with a short silence (:data:`LEAD_S`)
+    sound_card = True
 
     def __init__(self, device: str | int | None = None,
                  latency: float = OUTPUT_LATENCY_S) -> None:

@@ -12,10 +12,15 @@ spectrogram and the overview.
 The audio backend is :attr:`PlaybackController.output`: None plays on the
 sound card (``SPECSCOPE_AUDIO_DEVICE`` chooses it; ``SPECSCOPE_AUDIO_OUTPUT=fake``
 a silent fake), or any backend a ``Player`` accepts, such as ``FakeOutput``.
+The sound card is opened ahead, on a background thread when a recording is
+opened, and kept open between playbacks (a :class:`HeldOutput`), so Space only
+starts rendering into a stream that is already open.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +30,15 @@ from PyQt6.QtGui import QAction
 from specscope.app.qt.shell import Shell
 from specscope.app.qt.worker import JobCallbacks, JobResult, TaskControl
 from specscope.compute.errors import InputError, SpecscopeError
-from specscope.compute.playback import Looping, PlaybackOptions, Player, Renderer
+from specscope.compute.playback import (
+    AUDIO_OUTPUT_ENV,
+    DEFAULT_CHUNK,
+    Looping,
+    PlaybackOptions,
+    Player,
+    Renderer,
+)
+from specscope.compute.playback.held import HeldOutput
 from specscope.widgets.transport import TransportBar
 
 __all__ = ["PlayRange", "PlaybackController"]
@@ -34,6 +47,17 @@ __all__ = ["PlayRange", "PlaybackController"]
 POLL_MS = 16
 #: samples per output callback: short, so the position is fine-grained
 BLOCK = 512
+#: seconds of output each chunk of the recording gives at most: the first chunk is
+#: rendered between Space and the first sound, so it is kept short
+CHUNK_OUT_S = 0.1
+#: recording samples per chunk at least (fewer would cost more in overhead than they save)
+MIN_CHUNK = 4096
+
+
+def playback_chunk(sample_rate: float, speed: float) -> int:
+    """Recording samples per rendered chunk: :data:`CHUNK_OUT_S` of output, within
+    :data:`MIN_CHUNK` and the renderer's default."""
+    return int(min(DEFAULT_CHUNK, max(MIN_CHUNK, round(sample_rate * speed * CHUNK_OUT_S))))
 
 
 @dataclass(frozen=True)
@@ -71,8 +95,9 @@ class PlaybackController(QObject):
         self.shell = shell
         self.view = shell.view
         self.transport = TransportBar()
-        #: the audio backend given to each Player; None: the sound card
+        #: the audio backend given to each Player; None: the sound card, held open
         self.output: Any = None
+        self._held: HeldOutput | None = None
         #: the running Player, its looping source and renderer (None while stopped)
         self.player: Player | None = None
         self.source: Looping | None = None
@@ -123,9 +148,38 @@ class PlaybackController(QObject):
         return self.player is not None or self._pending
 
     def document_opened(self, recording: Any) -> None:
-        """A new recording: stop, and show the controls its kind needs."""
+        """A new recording: stop, show the controls its kind needs, open the output ahead."""
         self.stop()
         self.transport.set_complex(bool(recording.is_complex))
+        self.prepare_output()
+
+    def backend(self) -> Any:
+        """The output each player gets: :attr:`output` when set, else the held sound card
+        (None where ``SPECSCOPE_AUDIO_OUTPUT=fake``: the player's default)."""
+        if self.output is not None:
+            return self.output
+        if os.environ.get(AUDIO_OUTPUT_ENV, "").strip().lower() == "fake":
+            return None
+        if self._held is None:
+            self._held = HeldOutput()
+        return self._held
+
+    def prepare_output(self) -> threading.Thread | None:
+        """Open the output on a background thread (the audio library's first start is
+        slow); no device is said by Space, in one line.  Returns the thread."""
+        prepare = getattr(self.backend(), "prepare", None)
+        if prepare is None:
+            return None
+        rate = PlaybackOptions().device_rate
+
+        def run() -> None:
+            # no device (or a failing one): Play opens it again and says what is wrong
+            with contextlib.suppress(Exception):
+                prepare(rate)
+
+        thread = threading.Thread(target=run, name="specscope-output-prepare", daemon=True)
+        thread.start()
+        return thread
 
     # -- what to play ------------------------------------------------------------------
     def plan(self) -> PlayRange:
@@ -196,12 +250,13 @@ class PlaybackController(QObject):
             return
         self._request += 1
         req = self._request
-        rec, output, loop = self.shell.document.recording, self.output, self.loop
+        rec, output, loop = self.shell.document.recording, self.backend(), self.loop
         volume = self.transport.gain()
 
         def job(control: TaskControl) -> tuple[Player, Looping, Renderer]:
             r = Renderer(rec, what.start_s, what.stop_s, channel=what.channel,
-                         options=what.options)
+                         options=what.options,
+                         chunk=playback_chunk(rec.sample_rate, what.options.speed))
             control.check()
             source = Looping(r, loop)
             player = Player(source, output=output, block=BLOCK,  # no device: one line
@@ -215,7 +270,7 @@ class PlaybackController(QObject):
         self.shell.worker.submit("playback", job, label="Starting playback",
                                  callbacks=JobCallbacks(
                                      done=lambda res: self._started(req, res),
-                                     failed=lambda msg: self._failed(req, msg),
+                                     failed=lambda e: self._failed(req, e.message),
                                      cancelled=lambda: self._failed(req, "")))
 
     def _started(self, req: int, result: JobResult) -> None:
@@ -306,6 +361,11 @@ class PlaybackController(QObject):
     def _tick(self) -> None:
         player = self.player
         if player is None:
+            return
+        if player.lost:  # the device went away while playing
+            self.shell.show_error(f"Playback stopped: the audio output {player.device_name} "
+                                  "went away", dialog=False)
+            self.stop()
             return
         if player.finished:
             try:

@@ -55,12 +55,9 @@ Nothing here imports Qt.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
 import tempfile
-import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -72,7 +69,8 @@ import numpy as np
 
 from . import extensions, jsonsafe
 from .batch_compare import RerunResult, compare_outputs
-from .batch_dask import DaskPool, plugin_copy, still_wanted, worker_name
+from .batch_dask import plugin_copy, still_wanted, worker_name
+from .batch_pool import make_pool
 from .errors import InputError, RecordingError, SpecscopeError
 from .files import clean_stale_partials, os_error_cause, owner_tag, refuse_overwriting_inputs
 from .io import open_recording, split_member
@@ -351,78 +349,6 @@ def _assemble(spec: dict[str, Any], part_paths: Sequence[Path]) -> None:
                           _iter_part_blocks(part_paths), prov, annotations=annotations)
 
 
-# -- executors ----------------------------------------------------------------------------
-
-
-class _Inline:
-    name = "inline"
-
-    def __init__(self) -> None:
-        self._done: list[tuple[Any, dict[str, Any]]] = []
-
-    def submit(self, spec: dict[str, Any]) -> Any:
-        return spec
-
-    def results(self, handles: list[Any]) -> Iterator[tuple[Any, dict[str, Any]]]:
-        for spec in handles:
-            yield spec, _task(spec)
-
-    def close(self) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def _sigint_ignored(active: bool) -> Iterator[None]:
-    """Ignore Ctrl+C while worker processes start, so that they ignore it for life.
-
-    A terminal sends Ctrl+C to every process of the command; the submitting
-    process alone handles it (it cancels, then ends its workers), so a worker
-    never prints a KeyboardInterrupt traceback of its own.
-    """
-    if not active or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
-class _Futures:
-    def __init__(self, workers: int, kind: str) -> None:
-        import concurrent.futures as cf
-
-        self._cf = cf
-        if kind == "threads":
-            self.pool: Any = cf.ThreadPoolExecutor(workers)
-        else:
-            import multiprocessing
-
-            self.pool = cf.ProcessPoolExecutor(workers,
-                                               mp_context=multiprocessing.get_context("spawn"))
-        self.name = f"{workers} {kind}"
-        self._processes = kind != "threads"
-        self._specs: dict[Any, dict[str, Any]] = {}
-
-    def submit(self, spec: dict[str, Any]) -> Any:
-        with _sigint_ignored(self._processes):
-            fut = self.pool.submit(_task, spec)  # a worker process may start here
-        self._specs[fut] = spec
-        return fut
-
-    def results(self, handles: list[Any]) -> Iterator[tuple[Any, dict[str, Any]]]:
-        for fut in self._cf.as_completed(handles):
-            try:
-                res = fut.result()
-            except Exception as exc:  # noqa: BLE001 - a dead worker fails its task only
-                res = {"ok": False, "error": f"worker failed: {_one_line(exc)}", "seconds": 0.0}
-            yield self._specs[fut], res
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
-
-
 # -- the batch ----------------------------------------------------------------------------
 
 
@@ -525,6 +451,10 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
         pipeline = (Pipeline.from_dict(pipeline) if isinstance(pipeline, dict)
                     else Pipeline.load(pipeline))
     _check_args(workers, chunk_samples, task_samples, executor)
+    if pipeline.event_step is not None:
+        raise InputError(f"{pipeline.event_step.label}: the pipeline ends in a detector, "
+                         "so its result is events, not HDF5 signal files; run it with "
+                         "'specscope detect' (run_detect)")
     options = {k: v for k, v in (recording_options or {}).items() if v is not None}
     if not inputs:
         raise InputError("no inputs given")
@@ -558,12 +488,7 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
             progress(done, total, r)
 
     t_setup = time.perf_counter()
-    if dask is not None:
-        pool: Any = DaskPool(dask, workers, dict(dask_options or {}), _task, _one_line)
-    elif workers == 1:
-        pool = _Inline()
-    else:
-        pool = _Futures(workers, executor)
+    pool = make_pool(workers, executor, dask, dask_options, _task, _one_line)
     setup = time.perf_counter() - t_setup
     handles: list[Any] = []
     unfinished = set(jobs)

@@ -1,0 +1,296 @@
+"""Detectors over many recordings: the batch's detect mode.
+
+:func:`run_detect` runs a pipeline ending in an event step (a detector, see
+:mod:`specscope.compute.pipeline.events`) over every input and writes, per
+input, its detections as an annotation table, ``OUTDIR/<input stem><suffix>``
+(:data:`TABLE_FORMATS`: a Raven selection table by default, Audacity labels,
+CSV, SigMF metadata or the HDF5 ``/annotations`` table), and one
+``OUTDIR/summary.csv`` with a row per input: its output, status, number of
+detections, detections per label, compute time, the recording's duration and
+the error of a failed input.
+
+The tasks run on the executors of the batch
+(:func:`specscope.compute.batch_pool.make_pool`): this process, a pool of
+processes or threads, or a Dask cluster.  A task carries paths and the
+pipeline as JSON; each worker opens its recording, runs the detector over
+it in chunks and writes the table atomically.  A recording is never split
+into part tasks: the detector runs over it as one stream, so the detections
+are those of a whole run on every executor.  A failing input is reported in
+the summary and the others go on.
+
+Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import extensions
+from .batch import EXECUTORS, InputResult, Summary
+from .batch_dask import plugin_copy, still_wanted, worker_name
+from .batch_pool import make_pool
+from .errors import Cancelled, InputError, RecordingError, SpecscopeError
+from .files import atomic_write_text, os_error_cause, refuse_overwriting_inputs
+from .io import open_recording, split_member
+from .pipeline import DEFAULT_CHUNK_SAMPLES, Pipeline
+
+__all__ = ["SUMMARY_NAME", "TABLE_FORMATS", "DetectResult", "DetectSummary", "detect_task",
+           "run_detect", "table_path"]
+
+#: the tables a detect run writes, by format name: the file name's ending
+TABLE_FORMATS = {"raven": ".selections.txt", "audacity": ".labels.txt", "csv": ".csv",
+                 "sigmf": ".sigmf-meta", "hdf5": ".h5"}
+#: the run's summary, in the output folder
+SUMMARY_NAME = "summary.csv"
+
+
+@dataclass
+class DetectResult(InputResult):
+    """What happened to one input of a detect run."""
+
+    detections: int = 0
+    #: detections per label
+    labels: dict[str, int] = field(default_factory=dict)
+    duration_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d.update(detections=self.detections, labels=dict(self.labels),
+                 duration_s=round(self.duration_s, 6))
+        return d
+
+
+@dataclass
+class DetectSummary(Summary):
+    """The outcome of :func:`run_detect`; ``summary_csv`` is the summary's path."""
+
+    summary_csv: str = ""
+
+    @property
+    def detections(self) -> int:
+        return sum(r.detections for r in self.results if isinstance(r, DetectResult))
+
+    def text(self) -> str:
+        return f"{self.detections} detection(s); " + super().text()
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d.update(detections=self.detections, summary_csv=self.summary_csv)
+        return d
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) if isinstance(exc, SpecscopeError) else f"{type(exc).__name__}: {exc}"
+    return " ".join(text.split()) or type(exc).__name__
+
+
+def table_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[str],
+               format: str = "raven") -> Path:
+    """``OUTDIR/<stem><suffix>`` of an input's table (``FILE.h5:/dataset``: FILE's stem)."""
+    p, _ = split_member(input_path)
+    return Path(outdir) / f"{p.stem}{TABLE_FORMATS[format]}"
+
+
+# -- the task (runs in a worker: module level, a picklable spec) --------------------------
+
+
+def detect_task(spec: dict[str, Any]) -> dict[str, Any]:
+    """One input: its detections into its table; a small dict (never the events)."""
+    t0 = time.perf_counter()
+    try:
+        known = {str(p) for p in extensions.search_paths()}
+        missing = [c for c in (plugin_copy(p) for p in spec.get("plugin_paths", ()))
+                   if c not in known]
+        if missing:
+            extensions.add_search_path(*missing)
+        pipeline = Pipeline.from_dict(spec["pipeline"])
+        with open_recording(spec["path"], **spec["options"]) as rec:
+            events = pipeline.detect(rec, spec["start"], spec["stop"],
+                                     chunk_samples=spec["chunk_samples"],
+                                     channels=spec["channels"],
+                                     cancelled=lambda: not still_wanted())
+            events.write(spec["out"], format=spec["format"], recording=rec)
+        return {"ok": True, "seconds": time.perf_counter() - t0, "worker": worker_name(),
+                "detections": len(events), "labels": dict(sorted(Counter(events.label).items()))}
+    except Cancelled:
+        return {"ok": False, "error": "cancelled", "seconds": time.perf_counter() - t0,
+                "worker": worker_name()}
+    except Exception as exc:  # noqa: BLE001 - reported per input, the run goes on
+        return {"ok": False, "error": _one_line(exc), "seconds": time.perf_counter() - t0,
+                "traceback": None if isinstance(exc, SpecscopeError) else traceback.format_exc(),
+                "worker": worker_name()}
+
+
+# -- the run ------------------------------------------------------------------------------
+
+
+def _prepare(pipeline: Pipeline, path: str, out: Path, fmt: str, options: dict[str, Any],
+             chunk_samples: int, start: int | None, stop: int | None,
+             channels: list[int] | None) -> dict[str, Any]:
+    """The task spec of one input (opens the file for its metadata only)."""
+    with open_recording(path, **options) as rec:
+        fs = float(rec.sample_rate)
+        bound = pipeline.bind(fs, rec.is_complex)
+        a, b, _ = slice(start, stop).indices(rec.n_samples)
+        b = max(a, b)
+        chans = rec.channel_list(channels)
+        if not bound.streams and b - a > chunk_samples:
+            bad = next(s for s in bound.stages if not s.streams)
+            raise bad.step.error(f"needs the whole signal at once; {Path(path).name} has "
+                                 f"{b - a} samples, more than chunk_samples={chunk_samples}")
+    return {"mode": "detect", "pipeline": pipeline.to_dict(), "path": str(path),
+            "options": dict(options), "out": str(out), "format": fmt, "start": a, "stop": b,
+            "channels": chans, "chunk_samples": int(chunk_samples),
+            "duration_s": (b - a) / fs, "n_samples": b - a,
+            "plugin_paths": [str(p) for p in extensions.search_paths()]}
+
+
+def _summary_text(results: Sequence[InputResult]) -> str:
+    labels = sorted({k for r in results if isinstance(r, DetectResult) for k in r.labels})
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["input", "output", "status", "detections",
+                *[f"count:{k}" for k in labels], "seconds", "duration_s", "error"])
+    for r in results:
+        d = r if isinstance(r, DetectResult) else None
+        w.writerow([r.input, r.output or "", "ok" if r.ok else "failed",
+                    d.detections if d and r.ok else "",
+                    *[(d.labels.get(k, 0) if d and r.ok else "") for k in labels],
+                    f"{r.seconds:.3f}", f"{d.duration_s:.6f}" if d else "", r.error or ""])
+    return buf.getvalue()
+
+
+def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
+               inputs: Sequence[str | os.PathLike[str]], outdir: str | os.PathLike[str], *,
+               format: str = "raven", workers: int = 1, executor: str = "processes",
+               dask: str | None = None, chunk_samples: int = DEFAULT_CHUNK_SAMPLES,
+               recording_options: dict[str, Any] | None = None,
+               start: int | None = None, stop: int | None = None,
+               channels: list[int] | None = None,
+               progress: Callable[[int, int, InputResult | None], None] | None = None,
+               dask_options: dict[str, Any] | None = None) -> DetectSummary:
+    """Run an event pipeline over every input: a table per input and a summary CSV.
+
+    Parameters
+    ----------
+    pipeline : Pipeline, dict or path
+        A pipeline ending in a detector; validated before anything runs.
+    inputs : sequence of paths
+    outdir : path
+        Created when missing; gets ``<stem><suffix>`` per input and ``summary.csv``.
+    format : {"raven", "audacity", "csv", "sigmf", "hdf5"}
+        The tables' format (:data:`TABLE_FORMATS`).
+    workers, executor, dask, dask_options
+        Where the tasks run, as for :func:`specscope.compute.batch.run_batch`.
+    chunk_samples : int
+        Samples read at a time; the detections do not depend on it.
+    recording_options : dict, optional
+        Passed to :func:`open_recording` (raw files).
+    start, stop, channels
+        Range (samples) and channels of each recording (all by default).
+    progress : callable, optional
+        ``progress(done, total, result)`` after each input.
+    """
+    t0 = time.perf_counter()
+    pipeline_path = pipeline if isinstance(pipeline, (str, os.PathLike)) else None
+    if not isinstance(pipeline, Pipeline):
+        pipeline = (Pipeline.from_dict(pipeline) if isinstance(pipeline, dict)
+                    else Pipeline.load(pipeline))
+    if pipeline.event_step is None:
+        last = pipeline.steps[-1].label if pipeline.steps else "it has no steps"
+        raise InputError(f"the pipeline does not end in a detector ({last}); its last step "
+                         "must be an event step such as detect.energy")
+    if format not in TABLE_FORMATS:
+        raise InputError(f"format={format!r} must be one of {', '.join(TABLE_FORMATS)}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers={workers!r} must be a whole number >= 1")
+    if isinstance(chunk_samples, bool) or not isinstance(chunk_samples, int) or \
+            chunk_samples < 1:
+        raise InputError(f"chunk_samples={chunk_samples!r} must be a whole number >= 1")
+    if executor not in EXECUTORS:
+        raise InputError(f"executor={executor!r} must be one of {', '.join(EXECUTORS)}")
+    if not inputs:
+        raise InputError("no inputs given")
+    options = {k: v for k, v in (recording_options or {}).items() if v is not None}
+    out_dir = Path(outdir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"{out_dir}: the output folder is a file")
+    summary_path = out_dir / SUMMARY_NAME
+    outs: dict[Path, str] = {summary_path: "the summary"}
+    for inp in inputs:
+        o = table_path(inp, out_dir, format)
+        if o in outs:
+            raise InputError(f"{outs[o]} and {inp} would both write {o.name}; give inputs "
+                             "with different names or run them separately")
+        outs[o] = str(inp)
+    refuse_overwriting_inputs(outs, list(inputs) + [pipeline_path])
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RecordingError(f"{out_dir}: cannot create the output folder "
+                             f"({os_error_cause(exc)})") from None
+
+    order = [str(i) for i in inputs]
+    results: dict[str, InputResult] = {}
+    specs: dict[str, dict[str, Any]] = {}
+    for o, inp in outs.items():
+        if o == summary_path:
+            continue
+        try:
+            specs[inp] = _prepare(pipeline, inp, o, format, options, chunk_samples, start,
+                                  stop, channels)
+        except Exception as exc:  # noqa: BLE001 - this input fails, the others go on
+            results[inp] = DetectResult(inp, None, False, _one_line(exc))
+    total, done = len(order), len(results)
+    if progress is not None:
+        for r in results.values():
+            progress(done, total, r)
+    t_setup = time.perf_counter()
+    pool = make_pool(workers, executor, dask, dask_options, detect_task, _one_line)
+    setup = time.perf_counter() - t_setup
+    try:
+        handles = [pool.submit(spec) for spec in specs.values()]
+        for spec, res in pool.results(handles):
+            inp = spec["path"]
+            ok = bool(res.get("ok"))
+            r = DetectResult(inp, spec["out"] if ok else None, ok, res.get("error"),
+                             float(res.get("seconds") or 0.0), spec["n_samples"],
+                             len(spec["channels"]),
+                             workers=[res["worker"]] if res.get("worker") else [],
+                             detections=int(res.get("detections") or 0),
+                             labels=dict(res.get("labels") or {}),
+                             duration_s=spec["duration_s"])
+            results[inp] = r
+            done += 1
+            if progress is not None:
+                progress(done, total, r)
+    except BaseException:
+        if hasattr(pool, "cancel"):
+            pool.cancel()
+        raise
+    finally:
+        if hasattr(pool, "retried"):
+            for inp, n_again in pool.retried().items():
+                if inp in results:
+                    results[inp].retried = n_again
+        pool.close()
+    ordered = [results[i] for i in order]
+    atomic_write_text(summary_path, _summary_text(ordered), what="summary file name")
+    if dask is not None:
+        name, n_workers, n_threads, cluster = pool.name, pool.n_workers, pool.n_threads, \
+            pool.info()
+    else:
+        name = pool.name if workers > 1 else "in process"
+        n_workers = n_threads = workers
+        cluster = {}
+    return DetectSummary(ordered, time.perf_counter() - t0, n_workers, name, n_threads,
+                         setup, cluster, str(summary_path))

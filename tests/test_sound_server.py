@@ -174,3 +174,64 @@ def test_the_play_cursor_follows_the_device_clock_and_a_held_stream_is_reused(
         assert np.percentile(err, 95) < CURSOR_S
     held.close()
     assert not held.is_open
+
+
+def test_a_device_that_goes_away_mid_playback_is_one_status_line(
+        qtbot, tmp_path, monkeypatch, capfd):
+    """The null sink is unloaded while the app plays into it: one status line, playback
+    stops, no traceback; without a sink Space says so in one line; with one again it plays."""
+    from PyQt6.QtCore import Qt
+    from specscope.app.desktop.main_window import MainWindow
+    from specscope.app.session import ViewSettings
+    from specscope.compute import StftParams
+
+    srv = SoundServer(tmp_path / "pulse")
+    try:
+        srv.apply(monkeypatch)
+        wav = tones(tmp_path / "t.wav", 4.0, 1.0, fs=48000)
+        w = MainWindow(ViewSettings(stft=StftParams(1024, 256)), interactive=False)
+        qtbot.addWidget(w)
+        w.show()
+        with qtbot.waitSignal(w.imageShown, timeout=30000):
+            w.open_path(wav)
+        pb = w.playback
+        qtbot.waitUntil(lambda: pb.backend().is_open, timeout=30000)
+
+        def space():
+            w.view.setFocus()
+            qtbot.keyClick(w.view, Qt.Key.Key_Space)
+
+        space()
+        qtbot.waitUntil(lambda: pb.player is not None and pb.player.position > 4800,
+                        timeout=30000)
+        modules = subprocess.run(["pactl", "list", "short", "modules"], env=srv.env(),
+                                 check=True, capture_output=True, text=True).stdout
+        sink_module = next(line.split()[0] for line in modules.splitlines()
+                           if "module-null-sink" in line)
+        with qtbot.waitSignal(w.errorShown, timeout=10000):
+            subprocess.run(["pactl", "unload-module", sink_module], env=srv.env(), check=True)
+        assert w.last_error.startswith("Playback stopped: the audio output")
+        assert "went away" in w.last_error and "\n" not in w.last_error
+        assert pb.player is None and not pb.playing
+        assert w.transport_bar.play_button.text().endswith("Play")
+        # no sink at all: Space is one line, nothing plays
+        with qtbot.waitSignal(w.errorShown, timeout=30000):
+            space()
+        assert w.last_error.startswith("Playback: ") and "\n" not in w.last_error
+        assert pb.player is None and not pb.playing
+        # a sink again: the app plays into it
+        subprocess.run(["pactl", "load-module", "module-null-sink", f"sink_name={ss_.SINK}",
+                        f"rate={RATE}", "channels=2"], env=srv.env(), check=True,
+                       capture_output=True)
+        with srv.record(tmp_path / "again.raw") as mon:
+            space()
+            qtbot.waitUntil(lambda: pb.player is not None and pb.player.position > 9600,
+                            timeout=30000)
+            qtbot.waitUntil(lambda: np.abs(mon.samples()[:, 0]).max(initial=0) > 0.1,
+                            timeout=30000)
+        pb.stop()
+        w.worker.shutdown()
+    finally:
+        srv.close()
+    # (PortAudio's own "Expression ... failed" lines come from its C library, built to print them)
+    assert "Traceback" not in capfd.readouterr().err

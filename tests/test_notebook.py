@@ -356,3 +356,57 @@ def test_the_waveform_row_at_deep_zoom_does_not_squeeze_the_spectrogram(explorer
     w.set_view(0.0, w.recording.duration)
     w.snapshot()
     assert not w.view.waveform.isVisible() and w.canvas.size[1] == canvas_h
+
+
+def test_the_notebooks_boxes_are_the_annotation_layers_items(explorer):
+    """The explorer draws annotations and the selection with the desktop app's
+    AnnotationLayer: its items, in the view's scene, at the data coordinates."""
+    from specscope.widgets.annotation_layer import AnnotationLayer, label_color
+
+    w = explorer
+    w.set_view(4.0, 6.0, 0.0, 12000.0)
+    plain = w.snapshot()
+    a = Annotation(4.2, 4.8, 3000.0, 6000.0, label="call")
+    w.annotations = [a]
+    assert isinstance(w.layer, AnnotationLayer) and w.layer.view is w.view
+    assert w.layer.drawn() == [a.uuid]
+    r = w.layer.rect_of(a.uuid)
+    assert (r.left(), r.right(), r.top(), r.bottom()) == pytest.approx((4.2, 4.8, 3000, 6000))
+    shown = [item for item in w.layer.items() if item.isVisible()]
+    assert shown and all(item.scene() is w.view.scene() for item in shown)
+    # the box's left edge is drawn in the label's colour where to_pixel puts it
+    img = w.snapshot()
+    x, y_top = w.to_pixel(4.2, 6000.0)
+    _, y_bottom = w.to_pixel(4.2, 3000.0)
+    column = img[int(y_top) + 8:int(y_bottom) - 8, round(x) - 1:round(x) + 2, :3]
+    assert np.abs(column.astype(int) - label_color("call")).max(axis=2).min(axis=1).max() < 60
+    assert not np.array_equal(img, plain)
+
+    # a log axis moves the box to log10 of its edges
+    w.freq_scale = "log"
+    r = w.layer.rect_of(a.uuid)
+    assert (r.top(), r.bottom()) == pytest.approx((np.log10(3000.0), np.log10(6000.0)))
+    w.freq_scale = "linear"
+    w.set_view(4.0, 6.0, 0.0, 12000.0)
+
+    # a drag on the left edge (Select off) moves it: the layer's gesture
+    start = w.to_pixel(4.2, 4500.0)
+    drag(w.canvas, start, w.to_pixel(4.05, 4500.0))
+    moved = w.annotations[0]
+    assert moved.uuid == a.uuid and moved.start_s == pytest.approx(4.05, abs=0.01)
+    assert (moved.stop_s, moved.freq_low_hz, moved.freq_high_hz) == (4.8, 3000.0, 6000.0)
+    assert w.layer.rect_of(a.uuid).left() == pytest.approx(moved.start_s)
+    assert w.visible_range[:2] == pytest.approx((4.0, 6.0))  # the edge moved, no pan
+
+    # the selection dragged with Select on is the layer's selection box
+    w.select_button.value = True
+    unselected = w.snapshot()
+    drag(w.canvas, w.to_pixel(5.0, 9000.0), w.to_pixel(5.5, 7000.0))
+    sel = w.selection
+    assert w.layer.selection == (sel.start_s, sel.stop_s, sel.freq_low_hz, sel.freq_high_hz)
+    assert (sel.start_s, sel.stop_s) == pytest.approx((5.0, 5.5), abs=0.01)
+    assert (w.snapshot() != unselected).any(axis=2).mean() > 0.002
+    w.selection = None
+    w.annotations = []
+    assert not any(item.isVisible() for item in w.layer.items())
+    assert np.array_equal(w.snapshot(), plain)

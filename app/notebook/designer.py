@@ -92,9 +92,11 @@ class DesignerWidget(ipywidgets.VBox):
 
     @qt_thread
     def close(self) -> None:
-        """Close the designer and the widget."""
-        self.canvas.close()
-        sip.delete(self.designer)
+        """Close the designer and the widget (once: the widget's finaliser closes it again)."""
+        if not getattr(self, "_closed", False):
+            self._closed = True
+            self.canvas.close()
+            sip.delete(self.designer)
         super().close()
 
     @qt_thread

@@ -45,10 +45,9 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
     raise ImportError("the notebook explorer needs the notebook extra: "
                       "pip install 'specscope[notebook]'") from exc
 
-import pyqtgraph as pg
 from PyQt6 import sip
-from PyQt6.QtCore import QPoint, QPointF, QRectF, Qt
-from PyQt6.QtWidgets import QGraphicsRectItem, QWidget
+from PyQt6.QtCore import QPointF, Qt
+from PyQt6.QtWidgets import QWidget
 from specscope.app.notebook.canvas import FrameCanvas
 from specscope.app.notebook.designer import DesignerWidget, design_filter
 from specscope.app.notebook.pump import PUMP, process_qt_events, qt_app, qt_thread
@@ -60,7 +59,8 @@ from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.io import ArrayRecording, Recording, open_recording
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.view.scales import check_freq_scale
-from specscope.widgets.frequency_axis import SCALES, forward, inverse
+from specscope.widgets.annotation_layer import AnnotationLayer
+from specscope.widgets.frequency_axis import SCALES, forward
 from specscope.widgets.spectrogram_view import COLORMAPS, SpectrogramView
 
 __all__ = ["DesignerWidget", "Explorer", "FrameCanvas", "NotebookShell", "design_filter",
@@ -252,8 +252,13 @@ class Explorer(ipywidgets.VBox):
         self.canvas = FrameCanvas(self.view, *size)
         self._selection: Annotation | None = None
         self._annotations: list[Annotation] = []
-        self._boxes: list[Any] = []
-        self._drag_from: tuple[float, float] | None = None
+        #: the annotations and the selection over the view: the desktop app's layer, whose
+        #: gestures arrive as the canvas's Qt events (Select on, or Ctrl: a drag selects;
+        #: a drag on an annotation's edge moves it)
+        self.layer = AnnotationLayer(self.view)
+        self.layer.selectionDrawn.connect(self._selection_drawn)
+        self.layer.selectionCleared.connect(self._selection_cleared)
+        self.layer.edgeMoved.connect(self._edge_moved)
         narrow = ipywidgets.Layout(width="190px")
         #: the toolbar: frequency axis, colour map, box selection (on: a drag selects)
         self.freq_picker = ipywidgets.Dropdown(options=list(SCALES), description="Frequency",
@@ -438,9 +443,12 @@ class Explorer(ipywidgets.VBox):
 
     @qt_thread
     def close(self) -> None:
-        """Stop the compute thread, close the recording and the widget."""
-        self.canvas.close()
-        self.shell.close()
+        """Stop the compute thread, close the recording and the widget (once: the widget's
+        finaliser closes it again)."""
+        if not getattr(self, "_closed", False):
+            self._closed = True
+            self.canvas.close()
+            self.shell.close()
         super().close()
 
     # -- toolbar and readout ---------------------------------------------------------
@@ -504,56 +512,50 @@ class Explorer(ipywidgets.VBox):
     # -- selection and annotations -----------------------------------------------------
     @qt_thread
     def _select_toggled(self, change: dict) -> None:
-        self.canvas.intercept = self._select_event if change["new"] else None
+        self.layer.select_mode = bool(change["new"])
 
-    def _to_data(self, event: dict) -> tuple[float, float]:
-        """Time (s) and frequency (Hz) under a canvas event's pointer."""
-        vp = self.view.viewport()
-        p = vp.mapFrom(self.view, QPoint(int(event["x"]), int(event["y"])))
-        q = self.view.plot.getViewBox().mapSceneToView(self.view.mapToScene(p))
-        return float(q.x()), float(inverse(self.view.freq_scale, q.y()))
+    def _selection_drawn(self, t0: float, t1: float, f0: float | None,
+                         f1: float | None) -> None:
+        """A box dragged on the layer: the selection, its times inside the recording."""
+        duration = self.recording.duration
+        t0, t1 = (min(max(t, 0.0), duration) for t in (t0, t1))
+        self._selection = Annotation(t0, t1, f0, f1, label="selection")
+        self._draw_boxes()
+        self._changed()
 
-    def _select_event(self, event: dict) -> bool:
-        kind = event.get("event_type") or event.get("type")
-        if kind == "pointer_down" and int(event.get("button", 0)) == 1:
-            self._drag_from = self._to_data(event)
-            return True
-        if kind in ("pointer_move", "pointer_up") and self._drag_from is not None:
-            (ta, fa), (tb, fb) = self._drag_from, self._to_data(event)
-            duration = self.recording.duration
-            t0, t1 = sorted((min(max(ta, 0.0), duration), min(max(tb, 0.0), duration)))
-            f0, f1 = sorted((fa, fb))
-            self._selection = Annotation(t0, t1, f0, f1, label="selection")
-            if kind == "pointer_up":
-                self._drag_from = None
+    def _selection_cleared(self) -> None:
+        self._selection = None
+        self._draw_boxes()
+        self._changed()
+
+    def _edge_moved(self, uuid: str, edge: str, value: float) -> None:
+        """An annotation's edge dragged on the layer: that annotation, the edge moved (kept
+        inside the recording and on its side of the box)."""
+        rec = self.recording
+        for k, a in enumerate(self._annotations):
+            if a.uuid != uuid:
+                continue
+            if edge == "start":
+                new = a.replace(start_s=min(max(value, 0.0), a.stop_s))
+            elif edge == "stop":
+                new = a.replace(stop_s=max(min(value, rec.duration), a.start_s))
+            elif not a.has_band:
+                return
+            elif edge == "low":
+                new = a.replace(freq_low_hz=min(value, a.freq_high_hz))
+            else:
+                new = a.replace(freq_high_hz=max(value, a.freq_low_hz))
+            self._annotations[k] = new
             self._draw_boxes()
-            return True
-        return False
+            self._changed()
+            return
 
     def _draw_boxes(self) -> None:
-        for item in self._boxes:
-            self.view.plot.removeItem(item)
-        self._boxes = []
-        plot, scale = self.view.plot, self.view.freq_scale
-        _, _, g0, g1 = self.view.visible_range()
-        shown = [(a, (120, 220, 255)) for a in self._annotations]
-        if self._selection is not None:
-            shown.append((self._selection, (255, 255, 255)))
-        for a, color in shown:
-            lo = a.freq_low_hz if a.freq_low_hz is not None else g0
-            hi = a.freq_high_hz if a.freq_high_hz is not None else g1
-            y0, y1 = (float(v) for v in forward(scale, [max(lo, 1e-3) if scale == "log" else lo,
-                                                       hi]))
-            rect = QGraphicsRectItem(QRectF(a.start_s, y0, a.stop_s - a.start_s, y1 - y0))
-            rect.setPen(pg.mkPen(color, width=2, style=Qt.PenStyle.DashLine
-                                 if a is self._selection else Qt.PenStyle.SolidLine))
-            plot.addItem(rect, ignoreBounds=True)
-            self._boxes.append(rect)
-            if a.label and a is not self._selection:
-                text = pg.TextItem(a.label, color=color, anchor=(0, 1))
-                text.setPos(a.start_s, y1)
-                plot.addItem(text, ignoreBounds=True)
-                self._boxes.append(text)
+        """The annotations and the selection, drawn by the app's annotation layer."""
+        self.layer.set_annotations(self._annotations)
+        sel = self._selection
+        self.layer.set_selection(None if sel is None else (
+            sel.start_s, sel.stop_s, sel.freq_low_hz, sel.freq_high_hz))
 
 
 def explore(source: Any, *, fs: float | None = None, pipeline: Any = None,

@@ -84,3 +84,54 @@ def test_bursts_chunked_equal_whole():
         _same(detect(rec, "bursts", params, chunk=chunk), whole)
     assert _cut(whole, 1001) == len(whole)
 
+
+
+CLICKS = '''
+import numpy as np
+from specscope.compute.operators import Param, operator
+
+SPECSCOPE_PLUGIN = {"summary": "clicks over a level", "outputs": {"find": "events"}}
+
+
+@operator("find", family="analysis", summary="samples where a 32-sample mean of |x| peaks",
+          params=[Param("level", float, 0.5)], history=64)
+def find(x, *, level, fs):
+    m = np.convolve(np.abs(x), np.ones(32) / 32, mode="same")
+    k = np.flatnonzero((m[1:-1] >= level) & (m[1:-1] > m[:-2]) & (m[1:-1] >= m[2:])) + 1
+    return {"times": k / fs, "sample": k.astype(np.int64), "strength": m[k]}
+'''
+
+
+def test_an_events_plugin_with_history_runs_in_blocks_like_a_whole_run(tmp_path, monkeypatch):
+    from specscope.compute import extensions
+    from specscope.compute.detect import plugin
+
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "clicks.py").write_text(CLICKS)
+    monkeypatch.setenv("SPECSCOPE_PLUGINS", str(folder))
+    monkeypatch.setenv("SPECSCOPE_DATA_DIR", str(tmp_path / "data"))
+    extensions.reset()
+    monkeypatch.setattr(plugin, "BLOCK", 5000)  # blocks that cut clicks
+    try:
+        rng = np.random.default_rng(4)
+        x = rng.standard_normal(60_000).astype(np.float32) * 0.05
+        at = rng.choice(np.arange(100, 59_000, 150), 40, replace=False)
+        at = np.concatenate([at, [4990, 5003, 9999, 10_001]])  # on the block edges
+        for k in at:
+            x[k:k + 20] += 1.5
+        direct = operators_call("clicks.find", x)
+        rec = ArrayRecording(x, FS)
+        for chunk in (None, 777, 5000, 12_345):
+            ev = detect(rec, "clicks.find", {"level": 0.5}, chunk=chunk)
+            np.testing.assert_array_equal(ev.start_sample, direct["sample"])
+            np.testing.assert_allclose(ev.score, direct["strength"], rtol=0, atol=1e-9)
+        assert len(ev) >= 40 and ev.detector == "clicks.find" and ev.label[0] == "find"
+    finally:
+        extensions.reset()
+
+
+def operators_call(name, x):
+    from specscope.compute import operators
+
+    return operators.call(name, x, fs=FS, level=0.5)

@@ -273,17 +273,15 @@ class Events:
                    result.get("low_hz"), result.get("high_hz"), score,
                    (label,) * sample.size, None, detector, params or {})
 
-    def to_annotations(self, *, center_frequency: float | None = None,
-                       with_params: bool = False) -> list[Annotation]:
+    def to_annotations(self, *, with_params: bool = False) -> list[Annotation]:
         """One annotation per event, ``generator`` = the detector's name.
 
         The comment is ``score=<value>`` (with ``params=<json>`` appended when
         ``with_params``); the annotation's ``extra`` holds the sample edges and
         the score.  Uuids are derived from the detector and the event, so the
-        same detection gives the same uuid in every run.
-        ``center_frequency`` is not added: event bands are already absolute.
+        same detection gives the same uuid in every run.  Bands are absolute
+        Hz already (RF for IQ), as annotations keep them.
         """
-        del center_frequency  # bands are absolute already; kept for symmetry with readers
         params = json.dumps(self.params, sort_keys=True, separators=(",", ":"))
         out = []
         for e in self:

@@ -4,10 +4,10 @@
 ``events`` for it through the same stream as the built-in detectors.  An
 operator that needs the whole signal (``history=None``, like
 ``onsets.detect``, whose threshold is relative to the strongest onset) is
-given the whole stream at ``final``; one with a finite history runs on
+given the whole stream at ``final``; one with a finite history ``h`` runs on
 blocks of :data:`BLOCK` samples counted from the first sample, each with
-its history before it, and keeps the events whose sample falls in the
-block, so chunked runs equal whole runs for it too.
+``h`` samples before and after it, and keeps the events whose sample falls
+in the block, so chunked runs equal whole runs for it too.
 """
 
 from __future__ import annotations
@@ -100,11 +100,13 @@ class OperatorDetector(Detector):
         lead = self.samples_in - buf.size  # absolute sample of buf[0]
         while True:
             avail = lead + buf.size - start
-            take = BLOCK if avail >= BLOCK else (avail if final else 0)
+            # a block is run with its history before it and as much after it (the
+            # operator may look ahead as far as back: a centred frame or filter)
+            take = BLOCK if avail >= BLOCK + h else (min(avail, BLOCK) if final else 0)
             if take <= 0:
                 break
             lo = max(0, start - h)
-            seg = buf[lo - lead:start + take - lead]
+            seg = buf[lo - lead:start + take + h - lead]
             ev = self._call(seg).shifted(lo)
             keep = (ev.start_sample >= start) & (ev.start_sample < start + take)
             out.append(ev.take(keep))

@@ -19,6 +19,7 @@ Nothing here imports Qt.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import io
@@ -30,6 +31,7 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Callable, Iterator
+from concurrent import futures
 from pathlib import Path
 from typing import Any
 
@@ -313,10 +315,12 @@ class DaskPool:
             try:
                 res = fut.result()
             except Exception as exc:  # noqa: BLE001 - a lost worker or scheduler fails the task
+                # distributed's cancellation says why in a field (``reason``), a code
                 reason = str(getattr(exc, "reason", "") or "")
-                if "scheduler-connection-lost" in reason or self.client.status != "running":
+                if reason == "scheduler-connection-lost" or self.client.status != "running":
                     error = f"unfinished: the connection to the scheduler {self.address} was lost"
-                elif fut.status == "cancelled" or "cancel" in type(exc).__name__.lower():
+                elif fut.status == "cancelled" or isinstance(exc, (asyncio.CancelledError,
+                                                                   futures.CancelledError)):
                     error = f"unfinished: cancelled on the cluster ({reason or 'no reason given'})"
                 else:
                     error = f"worker failed: {self._one_line(exc)}"

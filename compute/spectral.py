@@ -35,6 +35,8 @@ SCALINGS = ("psd", "spectrum", "magnitude")
 #: window names offered in menus; any name scipy.signal.get_window knows works
 COMMON_WINDOWS = ("hann", "hamming", "blackman", "blackmanharris", "nuttall",
                   "flattop", "bartlett", "boxcar", "cosine", "tukey", "kaiser,8")
+#: the window functions of scipy.signal.windows, by name (get_window knows some aliases too)
+_SCIPY_WINDOWS = frozenset(n.lower() for n in scipy.signal.windows.__all__) - {"get_window"}
 #: frames transformed per block: bounds memory and gives cancellation points
 FRAMES_PER_BLOCK = 2048
 
@@ -51,8 +53,11 @@ def get_window(window: str | tuple, nfft: int) -> np.ndarray:
         with np.errstate(all="ignore"):  # nonsense parameters are refused below
             w = scipy.signal.get_window(spec, nfft, fftbins=True)
     except (ValueError, TypeError) as exc:
-        detail = str(exc).splitlines()[0] if str(exc) else ""
-        detail = "" if "window name" in detail or "window type" in detail else f" ({detail})"
+        # a window scipy has, with parameters it refused: its words say which
+        name = spec[0] if isinstance(spec, tuple) and spec else spec
+        known = isinstance(name, str) and name.lower() in _SCIPY_WINDOWS
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        detail = f" ({first})" if known and first else ""
         raise InputError(
             f"window={window!r} is not a window scipy.signal.get_window knows{detail}; "
             f"try one of: {', '.join(COMMON_WINDOWS)}") from None

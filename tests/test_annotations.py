@@ -757,7 +757,8 @@ def test_cli_measure_json_equals_the_library(capsys, bird_wav):
 
 @pytest.mark.parametrize("argv, words", [
     (["measure", "{wav}", "--start", "1", "--stop", "0.5"], ["stop_s"]),
-    (["measure", "{wav}", "--start", "1", "--stop", "2", "--fmin", "100"], ["both"]),
+    (["measure", "{wav}", "--start", "1", "--stop", "2", "--fmin", "100"],
+     ["both --fmin and --fmax"]),
     (["measure", "{wav}", "--start", "1", "--stop", "2", "--channel", "5"], ["channel=5"]),
     (["annotations", "list", "{bad}"], ["bad.selections.txt", "line 2", "End Time (s)"]),
     (["annotations", "list", "{meta}"], ["nolist.sigmf-meta", "annotations"]),

@@ -68,20 +68,22 @@ def test_libsndfile_notes_are_silenced_even_past_the_header_check(tmp_path, capf
     ("x.cfile", "cf32"), ("x.cf32", "cf32"), ("x.ci32", "ci32")])
 def test_raw_dialog_takes_the_sample_type_from_the_extension(qtbot, tmp_path, name, expected):
     from PyQt6.QtWidgets import QLabel
-    from specscope.compute import InputError
-    from specscope.widgets.recording_options import RecordingOptionsDialog
+    from specscope.compute.errors import MissingOption
+    from specscope.widgets.recording_options import RecordingOptionsDialog, option_message
 
     path = tmp_path / name
     path.write_bytes(bytes(64))
-    with pytest.raises(InputError) as err:  # what the app shows the dialog
+    with pytest.raises(MissingOption) as err:  # what the app shows the dialog
         open_recording(path)
-    dlg = RecordingOptionsDialog(path.name, str(err.value))
+    assert err.value.option == "sample_rate"
+    dlg = RecordingOptionsDialog(path.name, option_message(err.value))
     qtbot.addWidget(dlg)
     assert dlg.dtype.currentText() == expected
     qtbot.keyClicks(dlg.sample_rate, "2.4M")
     assert dlg.options()["dtype"] == expected
     note = " ".join(w.text() for w in dlg.findChildren(QLabel))
-    assert "sample rate" in note and "--" not in note and "sample_rate=" not in note
+    assert "give the sample rate (e.g. 2.4M)" in note
+    assert "--" not in note and "sample_rate=" not in note
     assert "Sample rate (Hz)" in note
     with open_recording(path, **dlg.options()) as rec:
         assert rec.sample_rate == 2.4e6 and rec.is_complex
@@ -90,7 +92,7 @@ def test_raw_dialog_takes_the_sample_type_from_the_extension(qtbot, tmp_path, na
 def test_raw_dialog_without_a_typed_extension_keeps_the_first_type(qtbot):
     from specscope.widgets.recording_options import SAMPLE_TYPES, RecordingOptionsDialog
 
-    dlg = RecordingOptionsDialog("x.iq", "x.iq: give dtype= (--dtype TYPE)")
+    dlg = RecordingOptionsDialog("x.iq", "x.iq: give the sample type")
     qtbot.addWidget(dlg)
     assert dlg.dtype.currentText() == SAMPLE_TYPES[0]
 

@@ -4,8 +4,8 @@ import threading
 import time
 
 import pytest
-from specscope.app.qt.worker import ComputeWorker, JobCallbacks
-from specscope.compute.errors import InputError
+from specscope.app.qt.worker import ComputeWorker, JobCallbacks, JobError
+from specscope.compute.errors import InputError, MissingOption
 
 
 @pytest.fixture
@@ -56,20 +56,29 @@ def test_pending_request_is_dropped(qtbot, worker):
     assert "older" not in values
 
 
-def test_errors_come_back_as_messages(qtbot, worker):
+def test_errors_come_back_as_the_exception_and_a_line(qtbot, worker, capfd):
     def bad(control):
-        raise InputError("hop=0 must be an integer >= 1")
+        raise MissingOption("sample_rate", "raw samples carry no sample rate", path="a.iq")
 
     with qtbot.waitSignal(worker.failed, timeout=5000) as b:
         worker.submit("k", bad)
-    assert b.args[2] == "hop=0 must be an integer >= 1"
+    error = b.args[2]
+    assert isinstance(error, JobError) and not error.is_bug
+    assert error.message == "a.iq: raw samples carry no sample rate; give sample_rate="
+    assert isinstance(error.exception, MissingOption)
+    assert (error.exception.option, error.exception.path) == ("sample_rate", "a.iq")
+    assert error.exception.__traceback__ is None  # the job's frames are not kept
 
     def bug(control):
         raise ZeroDivisionError("division by zero")
 
     with qtbot.waitSignal(worker.failed, timeout=5000) as b:
         worker.submit("k", bug, label="Computing")
-    assert b.args[2] == "Computing failed: ZeroDivisionError: division by zero"
+    error = b.args[2]
+    assert error.message == "Computing failed: ZeroDivisionError: division by zero"
+    assert isinstance(error.exception, ZeroDivisionError) and error.is_bug
+    err = capfd.readouterr().err  # a bug's traceback goes to stderr
+    assert "Traceback" in err and "in bug" in err and "ZeroDivisionError" in err
     with qtbot.waitSignal(worker.finished, timeout=5000):  # the thread survived
         worker.submit("k", lambda c: 0)
 
@@ -93,7 +102,8 @@ def test_callbacks_of_a_job_run_on_the_gui_thread(qtbot, worker):
     gui = threading.get_ident()
     seen = []
     done = JobCallbacks(done=lambda r: seen.append(("done", r.value, threading.get_ident())))
-    failed = JobCallbacks(failed=lambda m: seen.append(("failed", m, threading.get_ident())))
+    failed = JobCallbacks(failed=lambda e: seen.append(("failed", e.message,
+                                                        threading.get_ident())))
     with qtbot.waitSignal(worker.finished, timeout=5000):
         worker.submit("a", lambda c: 42, callbacks=done)
     with qtbot.waitSignal(worker.failed, timeout=5000):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from PyQt6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -15,6 +13,7 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from specscope.compute.errors import OptionError
 from specscope.compute.io import extension_sample_type
 
 #: sample types offered (the reader accepts more spellings, and _be for big-endian)
@@ -22,23 +21,19 @@ SAMPLE_TYPES = ("cf32", "cf64", "ci16", "ci8", "cu8", "cu16", "rf32", "rf64", "r
                 "ru8", "cf32_be", "ci16_be", "rf32_be", "ri16_be")
 
 #: plain words for the reader's option names
-_OPTION_WORDS = {"sample_rate": "the sample rate", "dtype": "the sample type",
-                 "center_frequency": "the centre frequency", "offset": "the header size",
-                 "n_channels": "the number of channels", "dataset": "the dataset"}
+OPTION_WORDS = {"sample_rate": "the sample rate", "dtype": "the sample type",
+                "center_frequency": "the centre frequency", "offset": "the header size",
+                "n_channels": "the number of channels", "dataset": "the dataset",
+                "variable": "the variable"}
 
 
-def plain_message(message: str) -> str:
-    """A reader's message in the words of this dialog, without command-line spellings.
+def option_message(error: OptionError) -> str:
+    """An option's error in the words of this dialog: "give the sample rate".
 
-    ``give sample_rate= (--sample-rate HZ, e.g. --sample-rate 2.4M)`` becomes
-    ``give the sample rate``.
+    The error names its option by its fields, so no message text is rewritten.
     """
-    text = re.sub(r"\s*\(--[^()]*\)", "", message)
-    text = re.sub(r"\b([a-z_]+)=(?=[\s,;.)]|$)",
-                  lambda m: _OPTION_WORDS.get(m[1], m[0]), text)
-    # name='value' -> the sample type 'value'
-    return re.sub(r"\b([a-z_]+)=(?=['\"\d-])",
-                  lambda m: _OPTION_WORDS[m[1]] + " " if m[1] in _OPTION_WORDS else m[0], text)
+    words = OPTION_WORDS.get(error.option)
+    return error.text(words) if words else str(error)
 
 
 class RecordingOptionsDialog(QDialog):
@@ -53,7 +48,7 @@ class RecordingOptionsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Open {file_name}")
         lay = QVBoxLayout(self)
-        note = QLabel(f"{plain_message(message)}\n\n"
+        note = QLabel(f"{message}\n\n"
                       "specscope does not guess these: please give them.")
         note.setWordWrap(True)
         lay.addWidget(note)

@@ -75,7 +75,7 @@ def add_recording_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--dtype", metavar="TYPE", help="raw sample type, e.g. cf32, ci16, cu8")
     g.add_argument("--center-freq", metavar="HZ",
                    help="centre frequency of an RF capture in Hz")
-    g.add_argument("--dataset", metavar="PATH", help="HDF5/MAT dataset or variable")
+    g.add_argument("--dataset", metavar="NAME", help="HDF5/MAT dataset or variable")
     g.add_argument("--offset", type=int, metavar="BYTES", help="header bytes to skip")
     g.add_argument("--raw-channels", type=int, metavar="N", dest="n_channels",
                    help="interleaved channels in a raw file (default 1)")

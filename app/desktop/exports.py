@@ -17,7 +17,7 @@ from PyQt6.QtCore import QObject
 from PyQt6.QtWidgets import QFileDialog
 from specscope.app.qt.shell import Shell
 from specscope.app.qt.view_controller import ViewController
-from specscope.app.qt.worker import JobCallbacks, JobResult, TaskControl
+from specscope.app.qt.worker import JobCallbacks, JobError, JobResult, TaskControl
 from specscope.compute.output import (
     export_range,
     export_recording,
@@ -67,8 +67,8 @@ class Exports(QObject):
     def _done(self, result: JobResult) -> None:
         self.shell.show_message(f"Exported {result.value}", 10000)
 
-    def _failed(self, message: str) -> None:
-        self.shell.show_error(message)
+    def _failed(self, error: JobError) -> None:
+        self.shell.show_error(error.message)
 
     def _cancelled(self) -> None:
         self.shell.show_message("Export cancelled; nothing was written", 5000)

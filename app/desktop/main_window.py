@@ -41,7 +41,7 @@ from specscope.app.desktop.status_labels import ElidedLabel
 from specscope.app.desktop.unsaved import UnsavedAnnotations
 from specscope.app.qt.shell import SettingsChange
 from specscope.app.qt.view_controller import ViewController
-from specscope.app.qt.worker import ComputeWorker, JobCallbacks, JobResult, TaskControl
+from specscope.app.qt.worker import ComputeWorker, JobCallbacks, JobError, JobResult, TaskControl
 from specscope.app.session import (
     Document,
     ViewSettings,
@@ -57,13 +57,13 @@ from specscope.app.session import (
 )
 from specscope.compute import __version__
 from specscope.compute import backend as compute_backend
-from specscope.compute.errors import InputError, RecordingError, SpecscopeError
-from specscope.compute.io import Recording, list_datasets, open_recording, readers
+from specscope.compute.errors import InputError, MissingOption, RecordingError, SpecscopeError
+from specscope.compute.io import Recording, open_recording, readers
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.spectral import StftParams
 from specscope.compute.timefmt import format_time
 from specscope.compute.view.scales import freq_scale_problem
-from specscope.widgets.recording_options import RecordingOptionsDialog
+from specscope.widgets.recording_options import RecordingOptionsDialog, option_message
 from specscope.widgets.shortcuts_dialog import ShortcutsDialog
 from specscope.widgets.spectrogram_controls import SpectrogramControls
 from specscope.widgets.spectrogram_view import SpectrogramView
@@ -317,7 +317,7 @@ class MainWindow(QMainWindow):
         self.worker.submit("open", lambda control: self._open_checked(path, options),
                            label=f"Opening {path.name}", callbacks=JobCallbacks(
                                done=lambda r: self._document_opened(r.value, options),
-                               failed=lambda m: self._open_failed(path, options, m)))
+                               failed=lambda e: self._open_failed(path, options, e)))
 
     @staticmethod
     def _open_checked(path: Path, options: dict) -> Recording:
@@ -334,48 +334,39 @@ class MainWindow(QMainWindow):
         self.worker.submit("open", lambda control: recording, label="Opening",
                            callbacks=JobCallbacks(
                                done=lambda r: self._document_opened(r.value, {}),
-                               failed=lambda m: self.show_error(m)))
+                               failed=lambda e: self.show_error(e.message)))
 
-    def _open_failed(self, path: Path, options: dict, message: str) -> None:
-        if "pick one with dataset=" in message and self._ask_dataset(path, options):
-            return
-        if ("sample_rate" in message or "dtype" in message) \
-                and self._ask_recording_options(path, options, message):
-            return
-        self.show_error(message)
+    def _open_failed(self, path: Path, options: dict, error: JobError) -> None:
+        """A file that needs an option the person can give: ask for it, else say why."""
+        exc = error.exception
+        if isinstance(exc, MissingOption) and self._interactive:
+            if exc.option in ("dataset", "variable") and exc.choices:
+                self._ask_dataset(path, options, exc)
+                return
+            if exc.option in ("sample_rate", "dtype"):
+                self._ask_recording_options(path, options, exc)
+                return
+        self.show_error(error.message)
 
-    def _ask_dataset(self, path: Path, options: dict) -> bool:
+    def _ask_dataset(self, path: Path, options: dict, missing: MissingOption) -> None:
         """An HDF5/MAT file with several signals: let the person choose one, then retry."""
-        if not self._interactive:
-            return False
-        try:
-            items = [d for d in list_datasets(path) if d.plausible]
-        except SpecscopeError:
-            return False
-        if not items:
-            return False
-        labels = [f"{d.path}   ({'x'.join(map(str, d.shape))} {d.dtype}"
-                  + (f", {d.sample_rate:g} Hz)" if d.sample_rate else ")") for d in items]
+        labels = list(missing.labels)
         choice, ok = QInputDialog.getItem(self, f"Open {path.name}",
                                           "This file holds several signals; open which?",
                                           labels, 0, False)
         if ok:
-            self.open_path(path, **{**options, "dataset": items[labels.index(choice)].path})
-        return True
+            picked = missing.choices[labels.index(choice)]
+            self.open_path(path, **{**options, missing.option: picked})
 
-    def _ask_recording_options(self, path: Path, options: dict, message: str) -> bool:
-        """For raw or .npy files: ask for sample type and rate, then retry."""
-        if not self._interactive:
-            return False
+    def _ask_recording_options(self, path: Path, options: dict,
+                               missing: MissingOption) -> None:
+        """For raw, .npy, HDF5/MAT or SigMF files: ask for sample type and rate, then retry."""
         spec = next((r for r in readers() if r.accepts(path)), None)
-        if spec is None or spec.name not in ("raw", "npy", "hdf5", "mat"):
-            return False
-        dlg = RecordingOptionsDialog(path.name, message, need_dtype=spec.name == "raw",
+        raw = missing.option == "dtype" or (spec is not None and spec.name == "raw")
+        dlg = RecordingOptionsDialog(path.name, option_message(missing), need_dtype=raw,
                                      parent=self)
-        if dlg.exec() != RecordingOptionsDialog.DialogCode.Accepted:
-            return True
-        self.open_path(path, **{**options, **dlg.options()})
-        return True
+        if dlg.exec() == RecordingOptionsDialog.DialogCode.Accepted:
+            self.open_path(path, **{**options, **dlg.options()})
 
     def _fill_recent_menu(self) -> None:
         """File › Recent files: the last recordings opened; vanished ones are dropped."""

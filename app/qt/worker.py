@@ -6,7 +6,10 @@ asked to cancel).  A job is a callable taking a :class:`TaskControl`, through
 which it reports progress (throttled) and checks for cancellation between
 chunks.  Results, errors and progress come back as Qt signals, delivered on
 the GUI thread, and to the :class:`JobCallbacks` given with the job; the job
-itself never touches a Qt object.
+itself never touches a Qt object.  A failure comes back as a :class:`JobError`:
+the exception itself (the GUI chooses what to do from its type and fields, e.g.
+a :class:`~specscope.compute.errors.MissingOption` opens a chooser) and the
+one line a person reads.
 
 Every submitted job ends with exactly one of ``finished``, ``failed`` or
 ``cancelled``.  The worker counts the jobs that have not ended on the GUI
@@ -83,13 +86,13 @@ class Job:
 class JobCallbacks:
     """What to call on the GUI thread when a job ends or hands over a partial result.
 
-    Each is optional: ``done(JobResult)``, ``partial(value)``, ``failed(message)``,
+    Each is optional: ``done(JobResult)``, ``partial(value)``, ``failed(JobError)``,
     ``cancelled()``.
     """
 
     done: Callable[[JobResult], None] | None = None
     partial: Callable[[object], None] | None = None
-    failed: Callable[[str], None] | None = None
+    failed: Callable[[JobError], None] | None = None
     cancelled: Callable[[], None] | None = None
 
 
@@ -105,6 +108,28 @@ class JobResult:
     profile: Profile | None = None
 
 
+@dataclass(frozen=True)
+class JobError:
+    """Why a job failed: the exception raised and the one line a person reads.
+
+    ``exception`` is a :class:`~specscope.compute.errors.SpecscopeError` for bad
+    input (branch on its type and fields, never on ``message``), a
+    :class:`MemoryError`, or another exception: a bug, whose traceback went to
+    stderr.  Its traceback is dropped, so the frames of the job are not kept.
+    """
+
+    message: str
+    exception: BaseException
+
+    def __str__(self) -> str:
+        return self.message
+
+    @property
+    def is_bug(self) -> bool:
+        """Whether the job failed on a bug rather than on its input or memory."""
+        return not isinstance(self.exception, (SpecscopeError, MemoryError))
+
+
 class ComputeWorker(QObject):
     """Owner of the compute thread.
 
@@ -114,7 +139,7 @@ class ComputeWorker(QObject):
     progress(int, str, float)    job id, kind, fraction done
     partial(int, str, object)    job id, kind, an intermediate result
     finished(int, str, object)   job id, kind, :class:`JobResult`
-    failed(int, str, str)        job id, kind, one-line message
+    failed(int, str, object)     job id, kind, :class:`JobError`
     cancelled(int, str)          job id, kind
     idle()                       the last job that had not ended has ended
     slow(int, str, str)          job id, kind, "plugin op x.y running for 30 s…" while
@@ -129,7 +154,7 @@ class ComputeWorker(QObject):
     progress = pyqtSignal(int, str, float)
     partial = pyqtSignal(int, str, object)
     finished = pyqtSignal(int, str, object)
-    failed = pyqtSignal(int, str, str)
+    failed = pyqtSignal(int, str, object)
     cancelled = pyqtSignal(int, str)
     idle = pyqtSignal()
     slow = pyqtSignal(int, str, str)
@@ -250,10 +275,10 @@ class ComputeWorker(QObject):
         if cb is not None and cb.done is not None:
             cb.done(result)
 
-    def _call_failed(self, job_id: int, kind: str, message: str) -> None:
+    def _call_failed(self, job_id: int, kind: str, error: JobError) -> None:
         cb = self._callbacks.pop(job_id, None)
         if cb is not None and cb.failed is not None:
-            cb.failed(message)
+            cb.failed(error)
 
     def _call_cancelled(self, job_id: int, kind: str) -> None:
         cb = self._callbacks.pop(job_id, None)
@@ -292,14 +317,16 @@ class ComputeWorker(QObject):
         except Cancelled:
             self.cancelled.emit(job.id, job.kind)
         except SpecscopeError as exc:
-            self.failed.emit(job.id, job.kind, str(exc))
-        except MemoryError:
-            self.failed.emit(job.id, job.kind, f"{job.label or job.kind}: out of memory")
-        except Exception as exc:  # a bug: report it, keep the thread alive
+            self.failed.emit(job.id, job.kind, JobError(str(exc), exc.with_traceback(None)))
+        except MemoryError as exc:
+            self.failed.emit(job.id, job.kind, JobError(f"{job.label or job.kind}: out of memory",
+                                                        exc.with_traceback(None)))
+        except Exception as exc:  # noqa: BLE001 - a bug: report it, keep the thread alive
             traceback.print_exc(file=sys.stderr)
             first = str(exc).splitlines()[0] if str(exc) else ""
-            self.failed.emit(job.id, job.kind,
-                             f"{job.label or job.kind} failed: {type(exc).__name__}: {first}")
+            self.failed.emit(job.id, job.kind, JobError(
+                f"{job.label or job.kind} failed: {type(exc).__name__}: {first}",
+                exc.with_traceback(None)))
         else:
             self.finished.emit(job.id, job.kind, JobResult(
                 value, threading.get_ident(), threading.current_thread().name,

@@ -86,14 +86,13 @@ def _open_file(path: Path) -> Any:
         return h5py.File(path, "r")
     except OSError as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if "already open for write" in msg or "file locking" in msg.lower():
-            try:  # a live recording in progress, or one whose writer was killed
-                return h5py.File(path, "r", swmr=True)
-            except OSError:
-                pass
-        if "truncated" in msg.lower() or "eof" in msg.lower():
-            raise RecordingError(f"{path}: truncated HDF5 file ({msg})") from None
-        raise RecordingError(f"{path}: not a readable HDF5 file ({msg})") from None
+    try:  # a live recording in progress (locked for writing), or one whose writer was killed
+        return h5py.File(path, "r", swmr=True)
+    except OSError:
+        pass
+    # h5py's first line says what HDF5 found ("truncated file: eof = ...", "file signature
+    # not found"); it has no types of its own to tell them apart
+    raise RecordingError(f"{path}: not a readable HDF5 file ({msg})") from None
 
 
 def _complex_fields(dtype: np.dtype) -> tuple[str, str] | None:

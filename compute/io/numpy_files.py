@@ -74,6 +74,22 @@ class _ArrayRecording(Recording):
         self._arr = np.zeros((0, self.n_channels))
 
 
+def _npy_holds_objects(path: Path) -> bool:
+    """Whether a ``.npy`` header declares Python objects (read only with pickle).
+
+    False when the header cannot be read: loading it then says what is wrong.
+    """
+    fmt = np.lib.format
+    try:
+        with open(path, "rb") as fh:
+            version = fmt.read_magic(fh)
+            read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+            _shape, _fortran, dtype = read(fh)
+    except Exception:  # noqa: BLE001 - a damaged header: np.load names the problem
+        return False
+    return bool(dtype.hasobject)
+
+
 class NpyRecording(_ArrayRecording):
     """A ``.npy`` array, memory-mapped.
 
@@ -92,12 +108,12 @@ class NpyRecording(_ArrayRecording):
                  center_frequency: float | str | None = None) -> None:
         super().__init__(path)
         p = self.path
+        if _npy_holds_objects(p):
+            raise RecordingError(f"{p}: holds Python objects, not numbers")
         try:
             arr = np.load(p, mmap_mode="r", allow_pickle=False)
         except Exception as exc:  # noqa: BLE001 - numpy's header parser fails many ways
             msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            if "pickle" in msg.lower():
-                raise RecordingError(f"{p}: holds Python objects, not numbers") from None
             raise RecordingError(f"{p}: not a readable .npy file ({msg})") from None
         if not isinstance(arr, np.ndarray):
             raise RecordingError(f"{p}: is a .npz archive; save one array with numpy.save")

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, MissingOption
 from ..files import atomic_file
 from ..filters import Design, FilterSpec, design, stream_filter
 from ..params import parse_number
@@ -152,8 +152,8 @@ class Renderer:
                     raise InputError(f"{name} applies to real recordings; for IQ use tune, "
                                      "demod and bandwidth")
             if o.tune is not None and rec.center_frequency is None:
-                raise InputError(f"tune={o.tune:g} Hz needs the recording's centre frequency "
-                                 "(give it, e.g. --center-freq)")
+                raise MissingOption("center_frequency", f"tune={o.tune:g} Hz needs the "
+                                    "recording's centre frequency", path=rec.path)
             if o.demod is not None:
                 want = o.bandwidth if o.bandwidth is not None else DEFAULT_BANDWIDTH[o.demod]
                 if self._fit_bandwidth(o, want) < MIN_BANDWIDTH_HZ:

@@ -11,10 +11,10 @@ import json
 from typing import Any
 
 from specscope.app.cli.common import add_recording_options, open_input, recording_options
-from specscope.compute.errors import InputError, SpecscopeError
+from specscope.compute.errors import MissingOption, SpecscopeError
 
 
-def _info_without_rate(args: argparse.Namespace, exc: InputError) -> dict:
+def _info_without_rate(args: argparse.Namespace, exc: MissingOption) -> dict:
     """What is known of a file that opens once a sample rate is given (.npy, raw, ...).
 
     The file is opened again with a placeholder rate; when that fails too, the
@@ -41,8 +41,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     try:
         with open_input(args) as rec:
             info = rec.info()
-    except InputError as exc:
-        if recording_options(args).get("sample_rate") is not None:
+    except MissingOption as exc:
+        if exc.option != "sample_rate":
             raise
         info = _info_without_rate(args, exc)
     if args.json:

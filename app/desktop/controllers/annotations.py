@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from PyQt6.QtCore import QEvent, QObject, Qt, pyqtSignal
 from PyQt6.QtGui import QKeyEvent, QUndoCommand, QUndoStack
 from PyQt6.QtWidgets import QFileDialog, QInputDialog
-from specscope.app.qt.worker import JobCallbacks, JobResult, TaskControl
+from specscope.app.qt.worker import JobCallbacks, JobError, JobResult, TaskControl
 from specscope.compute.annotations import (
     FORMATS,
     Annotation,
@@ -341,7 +341,7 @@ class AnnotationsController(QObject):
         self.shell.worker.submit("measure", job, label="Measuring the selection",
                                  callbacks=JobCallbacks(
                                      done=lambda r: self._measured(s, r),
-                                     failed=lambda m: self._measure_failed(s, m)))
+                                     failed=lambda e: self._measure_failed(s, e)))
 
     def _measured(self, selection: Selection, result: JobResult) -> None:
         if selection is not self.selection:
@@ -349,9 +349,9 @@ class AnnotationsController(QObject):
         self.measurement = result.value
         self.panel.show_measurement(result.value.to_dict())
 
-    def _measure_failed(self, selection: Selection, message: str) -> None:
+    def _measure_failed(self, selection: Selection, error: JobError) -> None:
         if selection is self.selection:
-            self.panel.show_error(message)
+            self.panel.show_error(error.message)
 
     def clear_selection(self) -> None:
         """No selection (a click with Ctrl, or in select mode)."""
@@ -566,7 +566,7 @@ class AnnotationsController(QObject):
         return self.shell.worker.submit("annotations", job, label=f"Reading {path.name}",
                                         callbacks=JobCallbacks(
                                             done=lambda r: self._imported(path, r.value),
-                                            failed=self.shell.show_error))
+                                            failed=self._job_failed))
 
     def _imported(self, path: Path, found: list[Annotation]) -> None:
         # formats without ids (Audacity) get new uuids on every read: a mark already
@@ -636,7 +636,10 @@ class AnnotationsController(QObject):
 
         return self.shell.worker.submit("annotations", job, label=f"Writing {path.name}",
                                         callbacks=JobCallbacks(done=done,
-                                                               failed=self.shell.show_error))
+                                                               failed=self._job_failed))
+
+    def _job_failed(self, error: JobError) -> None:
+        self.shell.show_error(error.message)
 
     def recover(self, items: Sequence[Annotation]) -> None:
         """Put back annotations an earlier run did not save (one undoable step, unsaved)."""

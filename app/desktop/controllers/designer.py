@@ -145,7 +145,8 @@ class DesignerController(QObject):
         # a cancelled design (Cancel, or a newer one) leaves the last design shown
         self.shell.worker.submit("design", run, label="Designing the filter",
                                  callbacks=JobCallbacks(
-                                     done=lambda r: done(r.value), failed=failed,
+                                     done=lambda r: done(r.value),
+                                     failed=lambda e: failed(e.message),
                                      cancelled=lambda: failed("design cancelled")))
 
     def _span(self) -> tuple[Any, int, int, Any] | None:
@@ -371,7 +372,8 @@ class DesignerController(QObject):
 
         self.shell.worker.submit("line", measure, label="Measuring the line",
                                  callbacks=JobCallbacks(done=self._line_found,
-                                                        failed=self._line_failed))
+                                                        failed=lambda e: self._line_failed(
+                                                            e.message)))
         return True
 
     def _line_found(self, result: JobResult) -> None:

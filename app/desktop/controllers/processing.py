@@ -100,7 +100,8 @@ class ProcessingController(QObject):
 
         self.shell.worker.submit("processing", check, label="Designing the processing",
                                  callbacks=JobCallbacks(done=self._checked,
-                                                        failed=self.editor.show_error))
+                                                        failed=lambda e: self.editor.show_error(
+                                                            e.message)))
 
     def _checked(self, result: JobResult) -> None:
         self.shell.change_settings(self.shell.settings.with_changes(

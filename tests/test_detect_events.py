@@ -140,3 +140,23 @@ def test_progress_reaches_one_and_cancel_stops():
     with pytest.raises(Cancelled):
         detect(rec, "energy", chunk=100_000, progress=progress, cancel=stop)
     assert len(calls) == 2
+
+
+def test_channel_streams_are_the_event_step_of_a_stream():
+    from specscope.compute.detect import ChannelStreams
+
+    plan = synth.plan_calls(12.0, FS, 3, seed=2)
+    x = synth.render_all(plan)
+    two = np.stack([x, np.roll(x, 24000)], axis=1)
+    params = {"band_low_hz": 2500.0, "band_high_hz": 12500.0}
+    streams = ChannelStreams("energy", params, fs=FS, channels=[3, 5])
+    got = Events.concat([streams.push(two[a:a + 7000], final=a + 7000 >= len(two))
+                         for a in range(0, len(two), 7000)], fs=FS).sorted()
+    want = detect(ArrayRecording(np.stack([np.zeros_like(x)] * 3 + [two[:, 0], x * 0,
+                                           two[:, 1]], axis=1), FS), "energy", params,
+                  channels=[3, 5])
+    np.testing.assert_array_equal(got.start_sample, want.start_sample)
+    np.testing.assert_array_equal(got.channel, want.channel)
+    assert set(got.channel) == {3, 5} and len(got) == 6
+    with pytest.raises(InputError, match=r"push blocks shaped \(samples, 2\) for channels"):
+        streams.push(np.zeros((10, 3)))

@@ -12,7 +12,10 @@
   bursts with centre frequency and bandwidth); any plugin operator declaring
   ``events`` (``onsets.detect``) runs as an :class:`OperatorDetector`;
 - :func:`detect`: a detector over a recording in chunks; the events do not
-  depend on the chunk size.
+  depend on the chunk size; :class:`ChannelStreams`: one stream per channel,
+  for a pipeline's event step or a live monitor;
+- :mod:`.synth`: generated recordings with known calls and bursts, and
+  :func:`.synth.match` to compare detections with them.
 
 Importing this package declares the detector operators (``specscope.compute``
 imports it).
@@ -22,9 +25,17 @@ from .core import DETECTORS, Detector
 from .energy import BurstDetector, EnergyDetector
 from .events import COLUMNS, Event, Events, read_events
 from .plugin import OperatorDetector
-from .runner import ALIASES, DEFAULT_CHUNK, detect, detector_names, make_detector
+from .runner import (
+    ALIASES,
+    DEFAULT_CHUNK,
+    ChannelStreams,
+    detect,
+    detector_names,
+    make_detector,
+)
 from .template import TemplateDetector, ncc
 
-__all__ = ["ALIASES", "COLUMNS", "DEFAULT_CHUNK", "DETECTORS", "BurstDetector", "Detector",
+__all__ = ["ALIASES", "COLUMNS", "DEFAULT_CHUNK", "DETECTORS", "BurstDetector", "ChannelStreams",
+           "Detector",
            "EnergyDetector", "Event", "Events", "OperatorDetector", "TemplateDetector",
            "detect", "detector_names", "make_detector", "ncc", "read_events"]

@@ -24,6 +24,8 @@ of a chunked run are those of a whole run.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import scipy.fft
 
@@ -43,6 +45,15 @@ BLOCK_LAGS = 4096
 
 def _next_fast_len(n: int) -> int:
     return int(scipy.fft.next_fast_len(int(n), real=True))
+
+
+def _ffts(xp):
+    """``(rfft, irfft)`` of ``xp``; on NumPy scipy.fft's, rows spread over the cores."""
+    if xp is np:
+        workers = spectral.kernel_threads()
+        return (functools.partial(scipy.fft.rfft, workers=workers),
+                functools.partial(scipy.fft.irfft, workers=workers))
+    return xp.fft.rfft, xp.fft.irfft
 
 
 with registry.namespace(None):
@@ -71,8 +82,9 @@ with registry.namespace(None):
         tz = t - xp.mean(t)
         norm_t = xp.sqrt(xp.sum(tz * tz))
         size = _next_fast_len(n)
-        spec = xp.fft.rfft(d, n=size, axis=-1) * xp.conj(xp.fft.rfft(tz, n=size, axis=-1))
-        num = xp.fft.irfft(xp.sum(spec, axis=-2), n=size, axis=-1)[..., :lags]
+        rfft, irfft = _ffts(xp)
+        spec = rfft(d, n=size, axis=-1) * xp.conj(rfft(tz, n=size, axis=-1))
+        num = irfft(xp.sum(spec, axis=-2), n=size, axis=-1)[..., :lags]
         zero = xp.zeros((*d.shape[:-2], 1), dtype=xp.float64)
         c1 = xp.concatenate([zero, xp.cumsum(xp.sum(d, axis=-2), axis=-1)], axis=-1)
         c2 = xp.concatenate([zero, xp.cumsum(xp.sum(d * d, axis=-2), axis=-1)], axis=-1)

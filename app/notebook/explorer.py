@@ -162,7 +162,9 @@ class NotebookShell:
         self.document = Document(recording, self.settings)
         self._viewport = None
         if not self.views.document_opened():
-            raise InputError(self.last_error or f"{recording.path.name}: cannot be shown")
+            if self.views.error is not None:
+                raise self.views.error  # the core's own error, with its type and fields
+            raise InputError(f"{recording.path.name}: cannot be shown")
         PUMP.wake()
 
     def _viewport_changed(self, t0: float, t1: float, f0: float, f1: float, width: int,

@@ -180,6 +180,8 @@ class ViewController(QObject):
         self.shown_representation = ""
         #: why the view shows the recording without its processing ("" when it does not)
         self.view_note = ""
+        #: why the document's settings cannot be shown (the core's exception), or None
+        self.error: InputError | None = None
         self.levels_set = False
         self._engine_key: tuple | None = None
         self._overview_ready = False
@@ -221,11 +223,13 @@ class ViewController(QObject):
         designer's filter (for before/difference)."""
         s = self.shell.document.settings
         self.view_note = ""
+        self.error = None
         try:
             self.engine = self.engine_for(s.steps)
             self.base_engine = self.engine_for(s.base_steps) if s.chain_steps else self.engine
         except InputError as exc:
             self.engine = None
+            self.error = exc
             self.shell.show_error(str(exc), dialog=False)
             return False
         return True

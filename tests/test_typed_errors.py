@@ -287,9 +287,10 @@ def _text_matches(tree: ast.AST) -> list[int]:
     return sorted(set(bad))
 
 
-#: what is left: an operator's name cut from the front of its own message before another
-#: prefix goes on ("design: butter: ..." -> "design: ..."); to go once operator errors
-#: carry the operator and the bare message as fields
+#: what is left: a prefix cut from the front of a message before another goes on
+#: ("design: butter: ..." -> "design: ...", as ``pipeline.stages.strip_op_prefix`` and
+#: ``pipeline.events._strip`` do too); it changes the words shown, never what is done, and
+#: goes once operator errors carry the operator and the bare message as fields
 KNOWN = {("compute/filters/design.py", "_call"), ("app/review.py", "from_dict")}
 
 

@@ -102,6 +102,9 @@ def test_bad_input_gives_one_line_errors():
         detect(x, "template", {"template_start_s": 0.2, "template_stop_s": 0.4}, fs=FS)
     with pytest.raises(InputError, match="chunk=0 must be a whole number"):
         detect(x, "energy", fs=FS, chunk=0)
+    with pytest.raises(InputError, match=r"detector='nope' is not a detector; built-in: "
+                       r"detect.bursts, detect.energy, detect.template, or bled, burst"):
+        detect(x, "nope", fs=FS)
     with pytest.raises(InputError, match="an array needs fs="):
         detect(x, "energy")
     det = make_detector("energy", fs=FS)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import Cancelled, InputError
 from ..io import ArrayRecording, Recording, open_recording
-from ..operators import Operator
+from ..operators import Operator, dispatch
 from .core import DETECTORS, Detector
 from .events import Events
 from .plugin import OperatorDetector
@@ -62,6 +62,13 @@ def make_detector(detector: str | Operator | Detector, params: Mapping[str, Any]
     cls = DETECTORS.get(name)
     if cls is not None:
         return cls(params, fs=fs, center_frequency=center_frequency, backend=backend)
+    try:
+        dispatch.get(name)
+    except InputError:
+        raise InputError(f"detector={name!r} is not a detector; built-in: "
+                         f"{', '.join(detector_names())}, or "
+                         f"{', '.join(sorted(ALIASES))}, or a plugin operator declaring "
+                         "'events' (see 'specscope ops')") from None
     return OperatorDetector(name, params, fs=fs, center_frequency=center_frequency,
                             backend=backend)
 

@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 from PyQt6.QtCore import QPoint, QPointF, Qt
-from PyQt6.QtWidgets import QApplication
+from PyQt6.QtWidgets import QApplication, QComboBox
 from specscope.app.desktop.actions import shortcut_rows
 from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
@@ -154,9 +154,12 @@ def test_fields_take_typing_and_set_what_is_heard(qtbot, window, fake, example_p
     qtbot.mouseClick(speed, Qt.MouseButton.LeftButton)
     speed.selectAll()
     qtbot.keyClicks(speed, "x0.1")
-    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Space)  # typed, never Play
-    assert window.playback.player is None and not window.playback.playing
-    assert speed.text() == "x0.1 "
+    # the speed box is a setting, not a text field: Space plays at the speed typed
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Space)
+    wait_playing(qtbot, window)
+    assert speed.text() == "x0.1"
+    assert window.playback.renderer.speed == pytest.approx(0.1, rel=1e-6)
+    window.playback.stop()
     qtbot.mouseClick(bar.het_box, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(bar.het_freq, Qt.MouseButton.LeftButton)
     qtbot.keyClicks(bar.het_freq, "10k")
@@ -224,9 +227,10 @@ def test_iq_tune_by_clicking_a_carrier_and_demodulate(qtbot, window, fake):
 
 
 def test_f1_lists_the_play_keys(window):
-    rows = {r.keys: r for r in shortcut_rows(window.menuBar())}
-    assert "Space" in rows and "Play" in rows["Space"].text and rows["Space"].where == "View"
-    assert "L" in rows and "T" in rows
+    rows = shortcut_rows(window.menuBar())
+    assert any(r.keys == "Space" and "Play" in r.text and r.where == "View" for r in rows)
+    keys = {r.keys for r in rows}
+    assert "L" in keys and "T" in keys
 
 
 def test_space_plays_the_selection_in_its_band(qtbot, window, fake, example_path):
@@ -319,3 +323,64 @@ def test_the_output_is_opened_when_a_recording_opens_and_space_only_starts_it(
     y = backend.opened[0].samples()
     assert y.ndim == 2 and y.shape[1] == 2 and np.abs(y).max() > 0
     np.testing.assert_array_equal(y[:, 0], y[:, 1])
+
+
+def _kinds_in(window):
+    """One focusable, visible widget of each kind in the window: {kind: widget}."""
+    from PyQt6.QtWidgets import (
+        QAbstractButton,
+        QAbstractItemView,
+        QAbstractSlider,
+        QAbstractSpinBox,
+        QLineEdit,
+        QPlainTextEdit,
+        QTabBar,
+        QTextEdit,
+        QWidget,
+    )
+    kinds = {}
+    for wdg in window.findChildren(QWidget):
+        if not wdg.isVisible() or wdg.focusPolicy() == Qt.FocusPolicy.NoFocus \
+                or not wdg.isEnabled() or wdg.window() is not window:
+            continue
+        parent = wdg.parentWidget()
+        if isinstance(wdg, QLineEdit) and isinstance(parent, (QAbstractSpinBox, QComboBox)):
+            continue  # the editor inside: its spin or combo box is the widget
+        if isinstance(wdg, QComboBox):
+            kind = "editable combo" if wdg.isEditable() else "combo"
+        elif isinstance(wdg, (QLineEdit, QTextEdit, QPlainTextEdit)):
+            if getattr(wdg, "isReadOnly", lambda: False)():
+                continue
+            kind = "text field"
+        else:
+            kind = next((k.__name__ for k in (QAbstractSpinBox, QAbstractButton,
+                                              QAbstractSlider, QAbstractItemView, QTabBar)
+                         if isinstance(wdg, k)), type(wdg).__name__)
+        kinds.setdefault(kind, wdg)
+    return kinds
+
+
+def test_space_plays_wherever_the_focus_is_except_in_a_text_field(
+        qtbot, window, fake, example_path):
+    open_and_wait(qtbot, window, example_path)
+    kinds = _kinds_in(window)
+    # what a person finds in the window: the view, the transport's and the panels' controls
+    for kind in ("text field", "editable combo", "combo", "QAbstractSpinBox",
+                 "QAbstractButton", "QAbstractSlider"):
+        assert kind in kinds, sorted(kinds)
+    print(sorted(kinds))
+    pb = window.playback
+    for kind, wdg in sorted(kinds.items()):
+        wdg.setFocus()
+        qtbot.waitUntil(lambda w=wdg: QApplication.focusWidget() in (w, w.focusProxy()),
+                        timeout=2000)
+        before = wdg.lineEdit().text() if isinstance(wdg, QComboBox) and wdg.isEditable() \
+            else None
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Space)
+        if kind == "text field":
+            assert not pb.playing, f"Space in a {kind} ({wdg.objectName() or wdg}) played"
+        else:
+            assert pb.playing, f"Space in a {kind} ({type(wdg).__name__}) did not play"
+            if before is not None:
+                assert wdg.lineEdit().text() == before  # nothing typed into the combo
+            pb.stop()

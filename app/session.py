@@ -30,9 +30,10 @@ from specscope.compute.paths import cache_dir
 from specscope.compute.spectral import StftParams, window_text
 from specscope.compute.timefmt import format_time
 
-__all__ = ["RECENT_LIMIT", "SESSION_FORMAT", "Document", "ViewSettings", "annotations_from_session",
-           "config_dir", "describe_chain_change",
-           "describe_change", "filter_label", "forget_recent", "last_session_path", "load_session",
+__all__ = ["RECENT_LIMIT", "SESSION_FORMAT", "Document", "Listening", "ViewSettings",
+           "annotations_from_session", "config_dir", "describe_chain_change",
+           "describe_change", "filter_label", "forget_recent", "last_session_path",
+           "listening_from_session", "load_session",
            "recent_files", "remember_recent", "session_state", "settings_from_session",
            "write_session"]
 
@@ -312,6 +313,7 @@ def load_session(path: str | Path) -> dict[str, Any]:
         if not state.get("file"):
             raise InputError(f"{p}: the session names no recording")
         _check_views(p, state)
+        state["listening"] = Listening.from_dict(state.get("listening"), str(p)).to_dict()
         if "annotations" in state:
             items = state["annotations"]
             if not isinstance(items, list):
@@ -356,6 +358,42 @@ def annotations_from_session(state: dict[str, Any]) -> list[Annotation] | None:
     so the recording's own are shown)."""
     items = state.get("annotations")
     return None if items is None else list(items)
+
+
+@dataclass(frozen=True)
+class Listening:
+    """How loud playback is: the transport's volume slider (0..100) and its mute.
+
+    Kept in the session file as ``"listening": {"volume": 100, "muted": false}``
+    (sessions without it get these defaults).
+    """
+
+    volume: int = 100
+    muted: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"volume": self.volume, "muted": self.muted}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str = "session") -> Listening:
+        """From a session's ``listening`` object (None: the defaults); InputError names
+        what is wrong."""
+        if d is None:
+            return cls()
+        if not isinstance(d, dict):
+            raise InputError(f"{where}: listening must be an object with volume and muted")
+        vol, muted = d.get("volume", 100), d.get("muted", False)
+        if isinstance(vol, bool) or not isinstance(vol, (int, float)) or not 0 <= vol <= 100:
+            raise InputError(f"{where}: listening.volume={vol!r} must be a number from 0 "
+                             "to 100")
+        if not isinstance(muted, bool):
+            raise InputError(f"{where}: listening.muted={muted!r} must be true or false")
+        return cls(round(vol), muted)
+
+
+def listening_from_session(state: dict[str, Any]) -> Listening:
+    """The volume and mute of a session read by :func:`load_session`."""
+    return Listening.from_dict(state.get("listening"))
 
 
 def settings_from_session(state: dict[str, Any]) -> ViewSettings:

@@ -384,3 +384,36 @@ def test_space_plays_wherever_the_focus_is_except_in_a_text_field(
             if before is not None:
                 assert wdg.lineEdit().text() == before  # nothing typed into the combo
             pb.stop()
+
+
+def test_the_volume_and_mute_are_kept_in_the_session(qtbot, window, fake, example_path,
+                                                     tmp_path):
+    import json
+
+    from specscope.app.session import Listening
+
+    open_and_wait(qtbot, window, example_path)
+    bar = window.transport_bar
+    bar.volume.setValue(40)
+    bar.mute.setChecked(True)
+    path = tmp_path / "s.specscope.json"
+    assert window.save_session(path)
+    assert json.loads(path.read_text())["listening"] == {"volume": 40, "muted": True}
+    bar.volume.setValue(100)
+    bar.mute.setChecked(False)
+    with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
+        assert window.open_session(path)
+    assert bar.volume.value() == 40 and bar.mute.isChecked() and bar.gain() == 0.0
+    assert window.playback.listening() == Listening(40, True)
+    # a session written before volume was kept: the defaults; a bad one: one line
+    state = json.loads(path.read_text())
+    del state["listening"]
+    path.write_text(json.dumps(state))
+    with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
+        assert window.open_session(path)
+    assert bar.volume.value() == 100 and not bar.mute.isChecked()
+    state["listening"] = {"volume": 140, "muted": False}
+    path.write_text(json.dumps(state))
+    assert not window.open_session(path)
+    assert "listening.volume=140 must be a number from 0 to 100" in window.last_error
+    assert "\n" not in window.last_error

@@ -48,6 +48,7 @@ from specscope.app.session import (
     annotations_from_session,
     forget_recent,
     last_session_path,
+    listening_from_session,
     load_session,
     recent_files,
     remember_recent,
@@ -512,10 +513,12 @@ class MainWindow(QMainWindow):
 
     # -- sessions --------------------------------------------------------------------
     def session(self) -> dict:
-        """The state a session file keeps: file, analysis, view, display."""
-        return session_state(self.document.path if self.document else None, self.settings,
-                             self.view.visible_range(), self.view.levels(),
-                             self.view.colormap_name, self.annotations.annotations)
+        """The state a session file keeps: file, analysis, view, display, listening."""
+        state = session_state(self.document.path if self.document else None, self.settings,
+                              self.view.visible_range(), self.view.levels(),
+                              self.view.colormap_name, self.annotations.annotations)
+        state["listening"] = self.playback.listening().to_dict()
+        return state
 
     def save_session_dialog(self) -> None:
         """Ask for a file and save the session to it."""
@@ -554,6 +557,7 @@ class MainWindow(QMainWindow):
             return False
         a, d = state["analysis"], state["display"]
         self.settings = settings_from_session(state)
+        self.playback.set_listening(listening_from_session(state))
         self.processing.editor.set_steps(self.settings.base_steps)
         self.processing.representation_changed()
         self.designer_panel.sync()

@@ -28,6 +28,7 @@ from typing import Any
 from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction
 from specscope.app.qt.shell import Shell
+from specscope.app.session import Listening
 from specscope.app.qt.worker import JobCallbacks, JobResult, TaskControl
 from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.playback import (
@@ -317,6 +318,15 @@ class PlaybackController(QObject):
             _halt(player)
         if was:
             self.playingChanged.emit(False)
+
+    def listening(self) -> Listening:
+        """The volume slider and mute as the session keeps them."""
+        return Listening(self.transport.volume.value(), self.transport.mute.isChecked())
+
+    def set_listening(self, listening: Listening) -> None:
+        """Set the volume slider and mute (from a session); a player hears it at once."""
+        self.transport.volume.setValue(int(listening.volume))
+        self.transport.mute.setChecked(bool(listening.muted))
 
     def _volume(self, gain: float) -> None:
         if self.player is not None:

@@ -235,3 +235,41 @@ def test_a_device_that_goes_away_mid_playback_is_one_status_line(
         srv.close()
     # (PortAudio's own "Expression ... failed" lines come from its C library, built to print them)
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_the_volume_is_applied_after_the_limiter_and_mute_is_silence(
+        server, tmp_path, monkeypatch):
+    """A tone limited to the ceiling, played at 0, -6.02 and -20 dB and muted: the monitor's
+    level follows the volume to within 0.5 dB (so it acts after the limiter: the limited
+    peak comes down with it), and mute records silence."""
+    from specscope.compute.io import ArrayRecording
+    from specscope.compute.playback import Player
+
+    server.apply(monkeypatch)
+    fs = 48000
+    t = np.arange(round(0.6 * fs)) / fs
+    rec = ArrayRecording((0.5 * np.sin(2 * np.pi * 441.3 * t)).astype(np.float32)[:, None], fs)
+    levels = {}
+    for db in (0.0, -6.02, -20.0, None):  # None: muted
+        r = Renderer(rec, gain_db=12.0)  # 2.0 before the limiter, 0.98 after
+        with server.record(tmp_path / f"v{db}.raw") as mon:
+            p = Player(r, volume=0.0 if db is None else 10 ** (db / 20))
+            p.start()
+            assert p.wait(30)
+            p.stop()
+            mon.wait_for(mon.frames() + RATE // 4)
+            y = mon.samples()[:, 0].astype(float)
+        levels[db] = y
+    ref = Renderer(rec, gain_db=12.0).render()
+    assert np.abs(ref).max() == pytest.approx(0.98, abs=0.005)  # the limiter acted
+    full = levels[0.0]
+    k = align(full, ref)
+    core = slice(k + 4800, k + ref.size - 4800)
+    rms0 = np.sqrt(np.mean(full[core] ** 2))
+    for db in (-6.02, -20.0):
+        y = levels[db]
+        kk = align(y, ref)
+        rms = np.sqrt(np.mean(y[kk + 4800:kk + ref.size - 4800] ** 2))
+        assert 20 * np.log10(rms / rms0) == pytest.approx(db, abs=0.5)
+        assert np.abs(y).max() == pytest.approx(0.98 * 10 ** (db / 20), rel=0.06)
+    assert np.abs(levels[None]).max() < 1e-4

@@ -80,7 +80,9 @@ class DetectSummary(Summary):
         return sum(r.detections for r in self.results if isinstance(r, DetectResult))
 
     def text(self) -> str:
-        return f"{self.detections} detection(s); " + super().text()
+        lines = super().text().splitlines()
+        lines[-1] = f"{self.detections} detection(s); {lines[-1]}"
+        return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()

@@ -47,6 +47,8 @@ COMMANDS: dict[str, Command] = {
     "bench": Command("bench", "spectrogram and FFT benchmark against peers"),
     "run": Command("run", "run a pipeline over recordings, one HDF5 file per input"),
     "rerun": Command("rerun", "run the pipeline stored in an output again on its source"),
+    "detect": Command("detect", "run a detector over recordings, a table of detections per "
+                                "input"),
     "export": Command("export", "export a time range and channels, processed, to HDF5, "
                                 "WAV/FLAC or SigMF"),
     "filter": Command("filter", "design filters, export coefficients, filter recordings"),

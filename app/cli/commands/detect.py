@@ -1,0 +1,178 @@
+"""``specscope detect``: a detector over recordings, a table of detections per input.
+
+``specscope detect PIPELINE.json INPUT... -o OUTDIR`` runs a pipeline ending
+in an event step; ``specscope detect --detector detect.energy --param
+band_low_hz=2000 INPUT... -o OUTDIR`` runs one detector without a pipeline
+file.  Each input gets ``OUTDIR/<stem>.selections.txt`` (``--format``: a
+Raven selection table by default, Audacity labels, CSV, SigMF or HDF5) and
+the run ``OUTDIR/summary.csv``; ``--workers`` and ``--dask`` spread the
+inputs as ``specscope run`` does (:func:`specscope.compute.batch_detect.run_detect`).
+Exit status 0 when every input was done, 1 when one failed (the others are
+written), 2 for a bad pipeline or bad arguments.  Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from specscope.app.cli.common import (
+    ProgressBar,
+    add_recording_options,
+    recording_options,
+    require_at_least,
+)
+from specscope.app.cli.types import at_least, channel_list
+from specscope.compute.errors import InputError
+
+#: table formats, as ``--format`` takes them (the names of
+#: :data:`specscope.compute.batch_detect.TABLE_FORMATS`)
+FORMAT_NAMES = ("raven", "audacity", "csv", "sigmf", "hdf5")
+
+
+class _Progress:
+    """Inputs done (and failed) and detections so far, on the one progress bar."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.bar = ProgressBar(enabled)
+        self.failed = 0
+        self.found = 0
+        self.t0 = time.perf_counter()
+
+    def __call__(self, done: int, total: int, result: Any) -> None:
+        if result is not None and not result.ok:
+            self.failed += 1
+        elif result is not None:
+            self.found += getattr(result, "detections", 0)
+        extra = f", {self.failed} failed" if self.failed else ""
+        self.bar.draw(done / max(1, total),
+                      f"{done}/{total} inputs, {self.found} detections{extra}", force=True)
+        if done == total:
+            self.bar.close()
+
+
+def param_value(text: str) -> Any:
+    """A ``--param`` value: JSON (numbers, true/false, null, lists) or else the text."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def detector_params(pairs: list[str]) -> dict[str, Any]:
+    """``["band_low_hz=2000", ...]`` as a dict (InputError naming a malformed pair)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise InputError(f"--param {pair!r}: expected NAME=VALUE (e.g. band_low_hz=2000)")
+        if key in out:
+            raise InputError(f"--param {key} is given twice")
+        out[key] = param_value(value.strip())
+    return out
+
+
+def pipeline_of(args: argparse.Namespace) -> tuple[Any, list[str]]:
+    """The pipeline (from the file or ``--detector``) and the inputs."""
+    from specscope.compute.pipeline import Pipeline
+
+    words = list(args.paths)
+    if args.detector:
+        from specscope.compute.detect import ALIASES
+
+        if words and words[0].lower().endswith(".json"):
+            raise InputError(f"{words[0]}: give either a PIPELINE.json or --detector, not both")
+        if not words:
+            raise InputError("no inputs given (specscope detect --detector NAME INPUT... -o OUT)")
+        op = ALIASES.get(args.detector, args.detector)
+        pipeline = Pipeline.from_steps([{"op": op, "params": detector_params(args.param)}],
+                                       name=op)
+        return pipeline, words
+    if args.param:
+        raise InputError("--param sets a parameter of --detector NAME; with a pipeline file "
+                         "set the parameters in the file")
+    if len(words) < 2:
+        raise InputError("give PIPELINE.json and at least one INPUT (or --detector NAME "
+                         "INPUT...)")
+    return Pipeline.load(words[0]), words[1:]
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    from specscope.compute.batch_detect import run_detect
+
+    require_at_least("--workers", args.workers, 1)
+    require_at_least("--chunk-samples", args.chunk_samples, 1)
+    pipeline, inputs = pipeline_of(args)
+    progress = _Progress(not args.quiet and sys.stderr.isatty())
+    summary = run_detect(pipeline, inputs, args.output, format=args.table_format,
+                         workers=args.workers,
+                         executor="threads" if args.threads else "processes",
+                         dask=args.dask, chunk_samples=args.chunk_samples,
+                         recording_options=recording_options(args), channels=args.channels,
+                         progress=progress)
+    for r in summary.failed:
+        print(f"specscope: failed: {r.input}: {r.error}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(summary.to_dict(), indent=1))
+        return 0 if summary.ok else 1
+    if not args.quiet:
+        for r in summary.done:
+            print(f"{r.output}\t{r.detections}")
+        print(summary.summary_csv)
+        for line in summary.text().splitlines():
+            if not line.startswith("failed: "):  # printed above
+                print(line, file=sys.stderr)
+    return 0 if summary.ok else 1
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add ``detect`` to the main CLI's subparsers."""
+    from specscope.compute.pipeline import DEFAULT_CHUNK_SAMPLES
+
+    p = subparsers.add_parser(
+        "detect", help="run a detector over recordings, a table of detections per input",
+        conflict_handler="resolve",
+        description="Run PIPELINE.json (a pipeline ending in a detector) over each INPUT, "
+                    "or one detector with --detector NAME --param NAME=VALUE..., and write "
+                    "OUTDIR/<input stem>.selections.txt (or the --format's table) per input "
+                    "and OUTDIR/summary.csv (input, output, status, detections, count per "
+                    "label, seconds, duration).  Exit status 1 when an input failed (the "
+                    "others are written), 2 for a bad pipeline or bad arguments.")
+    p.add_argument("paths", nargs="+", metavar="PIPELINE.json|INPUT",
+                   help="the pipeline file, then the inputs (only inputs with --detector)")
+    p.add_argument("-o", "--output", required=True, metavar="OUTDIR",
+                   help="folder for the tables and the summary (created when missing)")
+    p.add_argument("--detector", metavar="NAME",
+                   help="run this detector without a pipeline file: detect.energy, "
+                        "detect.template, detect.bursts, onsets.detect (or energy, template, "
+                        "bursts, onsets)")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="a parameter of --detector (repeatable); see 'specscope ops'")
+    p.add_argument("--channels", type=channel_list, metavar="0,1",
+                   help="channels to search, each on its own (default: all)")
+    p.add_argument("--workers", type=at_least(0), default=1, metavar="N",
+                   help="parallel workers (default 1: in this process)")
+    p.add_argument("--threads", action="store_true",
+                   help="use threads instead of processes for the local pool")
+    p.add_argument("--dask", metavar="local|ADDRESS",
+                   help="run on Dask: 'local' starts a LocalCluster of --workers workers; "
+                        "tcp://host:port uses a running scheduler")
+    p.add_argument("--chunk-samples", type=at_least(0), default=DEFAULT_CHUNK_SAMPLES,
+                   metavar="N", help=f"samples read at a time (default {DEFAULT_CHUNK_SAMPLES}; "
+                                     "the detections do not depend on it)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    p.add_argument("--json", action="store_true",
+                   help="print the summary as JSON: per input its detections, counts per "
+                        "label, time and workers")
+    add_recording_options(p)
+    # --format names the tables written; the reader's format is --input-format here
+    p.add_argument("--format", dest="table_format", choices=FORMAT_NAMES, default="raven",
+                   help="table per input: raven (default, .selections.txt), audacity "
+                        "(.labels.txt), csv, sigmf (.sigmf-meta) or hdf5 (.h5)")
+    p.add_argument("--input-format", dest="rec_format", metavar="NAME",
+                   help="reader of the inputs, instead of detecting it")
+    p.set_defaults(func=cmd_detect)

@@ -152,8 +152,10 @@ def test_channel_streams_are_the_event_step_of_a_stream():
     x = synth.render_all(plan)
     two = np.stack([x, np.roll(x, 24000)], axis=1)
     params = {"band_low_hz": 2500.0, "band_high_hz": 12500.0}
-    streams = ChannelStreams("energy", params, fs=FS, channels=[3, 5])
-    got = Events.concat([streams.push(two[a:a + 7000], final=a + 7000 >= len(two))
+    streams = make_detector("energy", params, fs=FS).for_channels([3, 5])
+    assert isinstance(streams, ChannelStreams) and streams.lookahead > 0
+    rows = two.T
+    got = Events.concat([streams.push(rows[:, a:a + 7000], final=a + 7000 >= len(two))
                          for a in range(0, len(two), 7000)], fs=FS).sorted()
     want = detect(ArrayRecording(np.stack([np.zeros_like(x)] * 3 + [two[:, 0], x * 0,
                                            two[:, 1]], axis=1), FS), "energy", params,
@@ -161,5 +163,12 @@ def test_channel_streams_are_the_event_step_of_a_stream():
     np.testing.assert_array_equal(got.start_sample, want.start_sample)
     np.testing.assert_array_equal(got.channel, want.channel)
     assert set(got.channel) == {3, 5} and len(got) == 6
-    with pytest.raises(InputError, match=r"push blocks shaped \(samples, 2\) for channels"):
-        streams.push(np.zeros((10, 3)))
+    with pytest.raises(InputError, match=r"push chunks shaped \(2, samples\) for channels"):
+        streams.push(np.zeros((3, 10)))
+    # the stream protocol: a spawned stage is fresh and independent
+    again = streams.spawn()
+    first = again.push(rows, final=True)
+    np.testing.assert_array_equal(first.sorted().start_sample, got.start_sample)
+    np.testing.assert_array_equal(
+        make_detector("energy", params, fs=FS).whole(rows).sorted().start_sample,
+        got.start_sample)

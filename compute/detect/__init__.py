@@ -21,14 +21,13 @@ Importing this package declares the detector operators (``specscope.compute``
 imports it).
 """
 
-from .core import DETECTORS, Detector
+from .core import DETECTORS, ChannelStreams, Detector
 from .energy import BurstDetector, EnergyDetector
 from .events import COLUMNS, Event, Events, read_events
 from .plugin import OperatorDetector
 from .runner import (
     ALIASES,
     DEFAULT_CHUNK,
-    ChannelStreams,
     detect,
     detector_names,
     make_detector,

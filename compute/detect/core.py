@@ -1,9 +1,11 @@
 """What the built-in detectors share: the streaming protocol, STFT frames, the noise floor.
 
-A detector is a stream: :meth:`Detector.push` takes the next samples of one
-channel (``final=True`` with the last) and returns the events it has
-finished.  Chunked runs equal whole runs because nothing depends on where
-the chunks end:
+A detector is a :class:`~specscope.compute.stream.Stage`: :meth:`Detector.push`
+takes the next samples of one channel (``final=True`` with the last) and
+returns the events it has finished (an :class:`Events` table), and
+:meth:`Detector.for_channels` gives a :class:`ChannelStreams` stage taking
+``(channels, samples)`` chunks.  Chunked runs equal whole runs because
+nothing depends on where the chunks end:
 
 - :class:`FrameStream` keeps the last ``nfft - hop`` samples and makes the
   STFT frames at absolute positions ``k * hop`` through the ``stft_power``
@@ -33,10 +35,11 @@ from .. import backend as _backend
 from .. import spectral
 from ..errors import InputError
 from ..operators import dispatch, registry
+from ..stream import Stage
 from .events import Events
 
-__all__ = ["BlockFloor", "Detector", "FrameStream", "Segment", "Segmenter", "band_bins",
-           "pinned_backend"]
+__all__ = ["BlockFloor", "ChannelStreams", "Detector", "FrameStream", "Segment", "Segmenter",
+           "band_bins", "pinned_backend"]
 
 
 def pinned_backend(backend: str) -> str:
@@ -264,12 +267,15 @@ class Segmenter:
         return out
 
 
-class Detector:
-    """A detector running on one channel as a stream (see the module doc).
+class Detector(Stage):
+    """A detector running on one channel as a stream stage (see the module doc).
 
     Subclasses declare :attr:`name` (their operator's name), :attr:`PARAMS`
-    and :attr:`REFERENCE`, and implement :meth:`_push`.  Events come back
-    with sample edges counted from the first sample pushed.
+    and :attr:`REFERENCE`, and implement :meth:`_setup` (the state at rest)
+    and :meth:`_push`.  Events come back with sample edges counted from the
+    first sample pushed.  Blocks are counted from the first sample, so a
+    stream started elsewhere frames differently (``exact_split`` is False); an
+    event is held back until it has ended, beyond :attr:`latency`.
 
     Parameters
     ----------
@@ -288,6 +294,7 @@ class Detector:
     summary: ClassVar[str] = ""
     REFERENCE: ClassVar[str] = ""
     PARAMS: ClassVar[tuple] = ()
+    exact_split = False
 
     def __init__(self, params: Mapping[str, Any] | None = None, *, fs: float,
                  center_frequency: float | None = None, backend: str = "auto") -> None:
@@ -311,9 +318,19 @@ class Detector:
         raise NotImplementedError
 
     @property
-    def lookback(self) -> int:
-        """Samples before a chunk the detector keeps to compute its first frames."""
+    def lookback(self) -> int:  # type: ignore[override]
+        """Input samples before an event's frames that its detection depends on."""
         return 0
+
+    @property
+    def lookahead(self) -> int:  # type: ignore[override]
+        """Input samples after an event's frames that its detection depends on."""
+        return 0
+
+    @property
+    def latency(self) -> int:  # type: ignore[override]
+        """Samples a push may hold back beyond the end of an event (frames, floor, gaps)."""
+        return self.lookahead
 
     def prepare(self, recording: Any, channel: int | None = None) -> None:
         """Read what the detector needs from the recording before streaming (a template)."""
@@ -353,8 +370,69 @@ class Detector:
         self.reset()
         return self.push(x, final=True)
 
+    def whole(self, x: Any) -> Events:
+        """The events of a whole signal (1-D, or rows of channels), from rest."""
+        x = np.asarray(_backend.to_host(x))
+        fresh = self.spawn() if x.ndim == 1 else self.for_channels(x.shape[0])
+        return fresh.push(x, True)
+
+    def for_channels(self, channels: Any, recording: Any = None) -> ChannelStreams:
+        """A stage taking ``(channels, samples)`` chunks: one fresh stream per row.
+
+        ``channels`` is a count (rows are channels 0, 1, ...) or the channel
+        numbers of the rows; with ``recording``, each row's stream is prepared
+        from its channel (:meth:`prepare`).
+        """
+        return ChannelStreams(self, channels, recording)
+
     def empty(self) -> Events:
         return Events.empty(self.fs, self.name, self.params)
+
+
+class ChannelStreams(Stage):
+    """One detector stream per channel: ``(channels, samples)`` chunks in, events out.
+
+    What a pipeline's event step or a live monitor holds: ``push(x, final)``
+    takes the next chunk of every channel (row ``i`` is channel
+    ``channels[i]``) and returns the events finished so far, ``channel`` set,
+    sample edges counted from the first sample pushed.  Made by
+    :meth:`Detector.for_channels`.
+    """
+
+    exact_split = False
+
+    def __init__(self, detector: Detector, channels: Any, recording: Any = None) -> None:
+        self.detector = detector
+        if isinstance(channels, (int, np.integer)):
+            channels = range(int(channels))
+        self.channels = [int(c) for c in channels]
+        if not self.channels:
+            raise InputError(f"{detector.name}: no channel to search")
+        self.recording = recording
+        for name in ("lookback", "lookahead", "latency", "streams"):
+            setattr(self, name, getattr(detector, name))
+        self.name, self.params, self.fs = detector.name, detector.params, detector.fs
+        self.reset()
+
+    def reset(self) -> None:
+        self.rows = [self.detector.spawn() for _ in self.channels]
+        if self.recording is not None:
+            for det, c in zip(self.rows, self.channels, strict=True):
+                det.prepare(self.recording, c)
+
+    def push(self, x: Any, final: bool = False) -> Events:
+        x = np.asarray(_backend.to_host(x))
+        if x.ndim == 1 and len(self.rows) == 1:
+            x = x[None]
+        if x.ndim != 2 or x.shape[0] != len(self.rows):
+            raise InputError(f"{self.name}: push chunks shaped ({len(self.rows)}, samples) "
+                             f"for channels {self.channels}, got shape {x.shape}")
+        parts = [det.push(x[i], final=final).with_channel(c)
+                 for i, (det, c) in enumerate(zip(self.rows, self.channels, strict=True))]
+        return Events.concat(parts, fs=self.fs, detector=self.name, params=self.params)
+
+    def for_channels(self, channels: Any, recording: Any = None) -> ChannelStreams:
+        return ChannelStreams(self.detector, channels, recording)
 
 
 #: detector classes by operator name (filled by :func:`register`)

@@ -21,6 +21,8 @@ so the centre frequency and bandwidth come to within a bin.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import spectral
@@ -88,8 +90,20 @@ class EnergyDetector(Detector):
         self.freqs: np.ndarray | None = None
 
     @property
-    def lookback(self) -> int:
-        return self.params["nfft"] - self.params["hop"]
+    def lookback(self) -> int:  # type: ignore[override]
+        """A frame's samples, and the blocks before its own that its floor takes."""
+        hop = self.params["hop"]
+        return self.params["nfft"] - hop + self.floor.half * self.floor.block * hop
+
+    @property
+    def lookahead(self) -> int:  # type: ignore[override]
+        """The rest of a frame's block and the blocks after it that its floor takes."""
+        hop = self.params["hop"]
+        return self.params["nfft"] + (self.floor.half + 1) * self.floor.block * hop
+
+    @property
+    def latency(self) -> int:  # type: ignore[override]
+        return self.lookahead + math.ceil(self.params["min_gap_s"] * self.fs)
 
     def _band(self, complex_in: bool) -> None:
         p = self.params

@@ -63,13 +63,23 @@ class OperatorDetector(Detector):
 
     def _setup(self) -> None:
         self.history = self.op.history_for(self.params)
+        #: an operator needing the whole signal emits only on ``final``
+        self.streams = self.history is not None
         self.pending: list[np.ndarray] = []
         self.n_pending = 0
         self.base = 0  # absolute sample of pending[0]
 
     @property
-    def lookback(self) -> int:
+    def lookback(self) -> int:  # type: ignore[override]
         return 0 if self.history is None else int(self.history)
+
+    @property
+    def lookahead(self) -> int:  # type: ignore[override]
+        return self.lookback
+
+    @property
+    def latency(self) -> int:  # type: ignore[override]
+        return BLOCK + self.lookback
 
     def _call(self, x: np.ndarray) -> Events:
         result = dispatch.call(self.op.name, x, backend=self.backend, fs=self.fs,

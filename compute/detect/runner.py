@@ -9,22 +9,21 @@ edges and score as in a whole run.
 
 from __future__ import annotations
 
-import copy
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..errors import Cancelled, InputError
+from .. import stream
+from ..errors import InputError
 from ..io import ArrayRecording, Recording, open_recording
 from ..operators import Operator, dispatch
 from .core import DETECTORS, Detector
 from .events import Events
 from .plugin import OperatorDetector
 
-__all__ = ["ALIASES", "DEFAULT_CHUNK", "ChannelStreams", "detect", "detector_names",
-           "make_detector"]
+__all__ = ["ALIASES", "DEFAULT_CHUNK", "detect", "detector_names", "make_detector"]
 
 #: samples read per chunk by default (per channel)
 DEFAULT_CHUNK = 1 << 20
@@ -142,76 +141,11 @@ def detect(recording: Any, detector: str | Operator | Detector,
                               or chunk < 1):
         raise InputError(f"detect: chunk={chunk!r} must be a whole number of samples >= 1 "
                          "or None")
-    step = (b - a) if chunk is None else int(chunk)
-    streams = ChannelStreams(detector, params, fs=fs, channels=chans,
-                             center_frequency=rec.center_frequency, backend=backend,
-                             recording=rec)
-    stopped = _cancelled(cancel)
-    found: list[Events] = []
-    pos = a
-    total = max(1, b - a)
-    while True:
-        if stopped():
-            raise Cancelled(f"{streams.name}: cancelled at {pos / fs:.3f} s")
-        end = min(b, pos + max(1, step))
-        final = end >= b
-        found.append(streams.push(rec.read(pos, end, channels=chans), final=final))
-        pos = end
-        if progress is not None:
-            progress(min(1.0, (pos - a) / total))
-        if final:
-            break
-    return Events.concat(found, fs=fs, detector=streams.name,
-                         params=streams.params).shifted(a).sorted()
-
-
-class ChannelStreams:
-    """One detector stream per channel: blocks shaped ``(samples, channels)`` in, events out.
-
-    What a pipeline's event step or a live monitor holds: ``push(x, final)``
-    takes the next block of every channel (the columns are ``channels``, in
-    order) and returns the events finished so far, ``channel`` set, sample
-    edges counted from the first sample pushed.
-
-    Parameters
-    ----------
-    detector, params, fs, center_frequency, backend
-        As :func:`make_detector`.  A :class:`Detector` is copied per channel.
-    channels : sequence of int
-        The channel number of each column.
-    recording : Recording, optional
-        Given to :meth:`Detector.prepare` for each channel (a template's box).
-    """
-
-    def __init__(self, detector: str | Operator | Detector,
-                 params: Mapping[str, Any] | None = None, *, fs: float,
-                 channels: Sequence[int] = (0,), center_frequency: float | None = None,
-                 backend: str = "auto", recording: Any = None) -> None:
-        first = make_detector(detector, params, fs=fs, center_frequency=center_frequency,
-                              backend=backend)
-        self.channels = [int(c) for c in channels]
-        if not self.channels:
-            raise InputError(f"{first.name}: no channel to search")
-        self.streams: list[Detector] = []
-        for i, c in enumerate(self.channels):
-            det = first if i == 0 else copy.deepcopy(first)
-            det.reset()
-            if recording is not None:
-                det.prepare(recording, c)
-            self.streams.append(det)
-        self.name, self.params, self.fs = first.name, first.params, first.fs
-
-    def push(self, x: Any, final: bool = False) -> Events:
-        x = np.asarray(x)
-        if x.ndim == 1 and len(self.streams) == 1:
-            x = x[:, None]
-        if x.ndim != 2 or x.shape[1] != len(self.streams):
-            raise InputError(f"{self.name}: push blocks shaped (samples, {len(self.streams)}) "
-                             f"for channels {self.channels}, got shape {x.shape}")
-        parts = [det.push(x[:, i], final=final).with_channel(c)
-                 for i, (det, c) in enumerate(zip(self.streams, self.channels, strict=True))]
-        return Events.concat(parts, fs=self.fs, detector=self.name, params=self.params)
-
-    def reset(self) -> None:
-        for det in self.streams:
-            det.reset()
+    step = max(1, (b - a) if chunk is None else int(chunk))
+    first = make_detector(detector, params, fs=fs, center_frequency=rec.center_frequency,
+                          backend=backend)
+    streams = first.for_channels(chans, recording=rec)
+    found = list(stream.run(streams, lambda p, q: rec.read(p, q, channels=chans).T, a, b,
+                            chunk=step, progress=progress, cancelled=_cancelled(cancel)))
+    return Events.concat(found, fs=fs, detector=first.name,
+                         params=first.params).shifted(a).sorted()

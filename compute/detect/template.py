@@ -159,9 +159,21 @@ class TemplateDetector(Detector):
             self.template = None
 
     @property
-    def lookback(self) -> int:
+    def lookback(self) -> int:  # type: ignore[override]
+        """The frames a match's neighbours (one template length) span before it."""
         k = 0 if self.template is None else self.template.shape[1]
         return self.params["nfft"] - self.params["hop"] + max(0, k - 1) * self.params["hop"]
+
+    @property
+    def lookahead(self) -> int:  # type: ignore[override]
+        """The template's frames and one template length of neighbours after a lag."""
+        k = 0 if self.template is None else self.template.shape[1]
+        return self.params["nfft"] + 2 * max(0, k - 1) * self.params["hop"]
+
+    @property
+    def latency(self) -> int:  # type: ignore[override]
+        """Lags are computed in blocks of :data:`BLOCK_LAGS`."""
+        return self.lookahead + BLOCK_LAGS * self.params["hop"]
 
     # -- the template -----------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..detect import DETECTORS, Detector, Events, make_detector
+from ..detect import DETECTORS, ChannelStreams, Events, make_detector
 from ..errors import InputError
 from ..extensions import output_kind
 from .step import Step
@@ -79,49 +79,29 @@ class ProcessedView:
 
 
 class EventStream:
-    """The event step over chunks shaped ``(channels, n)``: one detector per channel.
+    """The event step over chunks shaped ``(channels, n)``: one detector stream per channel.
 
     ``push(x, final)`` returns the events the chunk finished, with recording
     sample edges (``offset``: the recording sample of the first signal
-    sample) and the recording's channel numbers.
+    sample) and the recording's channel numbers; a detector's error names
+    the step.
     """
 
-    def __init__(self, step: Step, detectors: list[Detector], channels: list[int],
-                 offset: int) -> None:
+    def __init__(self, step: Step, streams: ChannelStreams, offset: int) -> None:
         self.step = step
-        self.detectors = detectors
-        self.channels = list(channels)
+        self.streams = streams
         self.offset = int(offset)
-        first = detectors[0] if detectors else None
-        self.name = step.op if first is None else first.name
-        self.fs = None if first is None else first.fs
-        self.params = {} if first is None else first.params
 
     def push(self, x: np.ndarray, final: bool) -> Events:
-        parts = []
-        for i, (det, c) in enumerate(zip(self.detectors, self.channels, strict=True)):
-            try:
-                ev = det.push(x[i], final)
-            except InputError as exc:
-                raise self.step.error(_strip(str(exc), det.name)) from None
-            parts.append(ev.with_channel(c))
-        return Events.concat(parts, fs=self.fs or 1.0, detector=self.name,
-                             params=self.params).shifted(self.offset)
+        try:
+            events = self.streams.push(x, final)
+        except InputError as exc:
+            raise self.step.error(_strip(str(exc), self.streams.name)) from None
+        return events.shifted(self.offset)
 
 
 def _strip(msg: str, name: str) -> str:
     return msg[len(name) + 2:] if msg.startswith(name + ": ") else msg
-
-
-def _make(step: Step, fs: float, center_frequency: float | None, backend: str,
-          source: Any, channel: int) -> Detector:
-    try:
-        det = make_detector(step.op, step.params, fs=fs, center_frequency=center_frequency,
-                            backend=backend)
-        det.prepare(source, channel)
-    except InputError as exc:
-        raise step.error(_strip(str(exc), step.op)) from None
-    return det
 
 
 def run_events(bound: Any, recording: Any, start: int, stop: int, channels: list[int], *,
@@ -137,12 +117,14 @@ def run_events(bound: Any, recording: Any, start: int, stop: int, channels: list
     if step is None:
         raise InputError("the pipeline has no event step (its last step is not a detector)")
     fs = bound.sample_rate
-    has_steps = bool(bound.stages)
-    source = ProcessedView(bound, recording) if has_steps else recording
-    detectors = [_make(step, fs, recording.center_frequency, backend, source, c)
-                 for c in channels]
-    offset = start + bound.drop
-    stream = EventStream(step, detectors, channels, offset)
+    source = ProcessedView(bound, recording) if bound.stages else recording
+    try:
+        first = make_detector(step.op, step.params, fs=fs,
+                              center_frequency=recording.center_frequency, backend=backend)
+        streams = first.for_channels(channels, recording=source)
+    except InputError as exc:
+        raise step.error(_strip(str(exc), step.op)) from None
+    stream = EventStream(step, streams, start + bound.drop)
     found: list[Events] = []
     dtype = np.complex64 if bound.complex_output else np.float32
     for block in bound.stream(lambda i, j: recording.read(i, j, channels), start, stop,
@@ -150,9 +132,5 @@ def run_events(bound: Any, recording: Any, start: int, stop: int, channels: list
                               cancelled=cancelled):
         found.append(stream.push(block, False))
         dtype = block.dtype
-    if channels:
-        found.append(stream.push(np.zeros((len(channels), 0), dtype), True))
-    name = detectors[0].name if detectors else step.op
-    params = detectors[0].params if detectors else dict(step.values)
-    return Events.concat(found, fs=fs, detector=name, params=params).sorted()
-
+    found.append(stream.push(np.zeros((len(channels), 0), dtype), True))
+    return Events.concat(found, fs=fs, detector=streams.name, params=streams.params).sorted()

@@ -197,3 +197,29 @@ def test_a_detector_error_at_bind_time_names_the_step(calls):
 def test_detect_refuses_a_pipeline_without_a_detector(calls):
     with pytest.raises(InputError, match="does not end in a detector"):
         Pipeline.from_steps([HIGHPASS]).detect(ArrayRecording(calls[1], FS))
+
+
+def test_the_notebook_path_gives_a_dataframe(calls, tmp_path):
+    pd = pytest.importorskip("pandas")
+    import soundfile
+    from specscope.compute import detect as detect_package
+
+    _plan, x = calls
+    path = tmp_path / "calls.wav"
+    soundfile.write(path, x.astype(np.float32), int(FS), subtype="FLOAT")
+    # the package is callable as its detect() function, and keeps its names
+    ev = detect_package(str(path), "energy", ENERGY)
+    assert isinstance(ev, detect_package.Events)
+    _same(ev, detect(ArrayRecording(x.astype(np.float32), FS), "detect.energy", ENERGY))
+    frame = ev.to_dataframe()
+    assert isinstance(frame, pd.DataFrame) and len(frame) == len(ev) >= 4
+    np.testing.assert_array_equal(frame["start_sample"].to_numpy(), ev.start_sample)
+    np.testing.assert_array_equal(frame["score"].to_numpy(), ev.score)
+    assert (frame["detector"] == "detect.energy").all()
+    assert frame.attrs["params"] == ev.params
+    # a pipeline file's detections from a path, as a table
+    p = Pipeline.from_steps([HIGHPASS, {"op": "detect.energy", "params": ENERGY}])
+    table = p.detect(path).to_dataframe()
+    assert list(table.columns)[:4] == ["start_sample", "stop_sample", "start_s", "stop_s"]
+    np.testing.assert_allclose(table["stop_s"] - table["start_s"],
+                               (table["stop_sample"] - table["start_sample"]) / FS)

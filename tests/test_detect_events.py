@@ -113,6 +113,10 @@ def test_bad_input_gives_one_line_errors():
         det.push(x)
     with pytest.raises(InputError, match="push one channel"):
         make_detector("energy", fs=FS).push(np.zeros((10, 2)))
+    y = x.copy()
+    y[30000] = np.nan
+    with pytest.raises(InputError, match="sample 30000 of the stream is NaN or infinite"):
+        detect(y, "energy", fs=FS, chunk=7000)
     for err in (InputError,):
         with pytest.raises(err) as info:
             detect(x, "energy", {"snr_db": -1}, fs=FS)

@@ -353,6 +353,10 @@ class Detector(Stage):
             raise InputError(f"{self.name}: samples must be numeric, got dtype {x.dtype}")
         if x.dtype.kind in "biu" or x.dtype == np.float16:
             x = x.astype(np.float32)
+        if x.size and not np.isfinite(x).all():
+            bad = int(np.flatnonzero(~np.isfinite(x))[0]) + self.samples_in
+            raise InputError(f"{self.name}: sample {bad} of the stream is NaN or infinite; "
+                             "remove or interpolate such samples first")
         self.samples_in += x.size
         events = self._push(x, bool(final))
         if final:

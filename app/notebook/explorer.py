@@ -6,7 +6,8 @@ app's :class:`~.view_controller.ViewController` and compute thread) rendered
 offscreen and streamed to the notebook as frames of a ``jupyter_rfb`` remote
 frame buffer.  Pointer, wheel and key events from the browser come back as Qt
 events, so wheel zoom, drag pan, the readout, the colour bar and the overview
-behave as on the desktop.  :func:`design_filter` does the same for the filter
+behave as on the desktop; annotations and the selection are the desktop's
+:class:`~specscope.widgets.annotation_layer.AnnotationLayer`, gestures included.  :func:`design_filter` does the same for the filter
 designer (:class:`~specscope.widgets.filter_designer.FilterDesigner`).
 
 Why a frame buffer of the real widgets rather than ``pyqtgraph.jupyter``: the

@@ -34,17 +34,27 @@ TIMEOUT_MS = int(60000 * TIMEOUT_SCALE)
 
 
 def wait_until(condition: Callable[[], object], timeout_ms: int = TIMEOUT_MS,
-               what: str | Callable[[], str] = "") -> None:
+               what: str | Callable[[], str] = "", *, passes: int = 1) -> None:
     """Process Qt events until ``condition()`` is true; fail naming it (``what``, a text or
-    a callable giving one) after ``timeout_ms``."""
+    a callable giving one) after ``timeout_ms``.
+
+    Events are processed before each look, so what a click or key posted (a zero timer, a
+    queued signal) has run first; ``passes`` > 1 asks the condition to hold on that many
+    looks in a row, each after another pass of the event loop (what those events posted
+    in turn has run too).
+    """
     from PyQt6.QtTest import QTest
 
     deadline = time.monotonic() + timeout_ms / 1000
-    while not condition():
+    held = 0
+    while True:
+        QTest.qWait(5)
+        held = held + 1 if condition() else 0
+        if held >= passes:
+            return
         if time.monotonic() > deadline:
             text = what() if callable(what) else what
             raise AssertionError(f"not within {timeout_ms} ms: {text or condition}")
-        QTest.qWait(5)
 
 
 def open_and_wait(window, path, timeout_ms: int = TIMEOUT_MS) -> None:
@@ -64,16 +74,104 @@ def open_and_wait(window, path, timeout_ms: int = TIMEOUT_MS) -> None:
 
 
 def idle(window, timeout_ms: int = TIMEOUT_MS) -> None:
-    """Until no job is queued or running and every job's end has reached the GUI thread."""
+    """Until no job is queued or running and every job's end has reached the GUI thread
+    (and what the results posted has run: three passes of the event loop in a row)."""
     wait_until(lambda: not window.worker.is_busy() and window.worker.active() == 0,
-               timeout_ms, "the compute thread idle")
+               timeout_ms, "the compute thread idle", passes=3)
 
 
 def settle(window, timeout_ms: int = TIMEOUT_MS) -> None:
-    """Until the view shows the current settings and designs, computed to the end."""
+    """Until the view shows the current settings and designs, computed to the end (three
+    passes of the event loop in a row: a click's posted work has run and ended too)."""
     wait_until(lambda: window.views.up_to_date() and not window.designer.busy()
                and not window.worker.is_busy() and window.worker.active() == 0,
-               timeout_ms, "the view up to date and the compute thread idle")
+               timeout_ms, "the view up to date and the compute thread idle", passes=3)
+
+
+# -- stalls of the GUI thread -----------------------------------------------------------
+#: a gap below this passes at once; a longer one is weighed against a reference (below)
+MAX_STALL_S = 0.100
+#: how many full redraws of the window a stall may last: a design or analysis on the GUI
+#: thread stalls it for seconds, far beyond this on any machine the suite passes on
+STALL_FACTOR = 5.0
+
+
+class StallMeter:
+    """The largest gap between ticks of a 5 ms timer on the GUI thread."""
+
+    def __init__(self) -> None:
+        from PyQt6.QtCore import QTimer
+
+        self.timer = QTimer()
+        self.timer.setInterval(5)
+        self.timer.timeout.connect(self._tick)
+        self.worst = 0.0
+        self.last: float | None = None
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        if self.last is not None:
+            self.worst = max(self.worst, now - self.last)
+        self.last = now
+
+    def __enter__(self) -> StallMeter:
+        self.last = time.perf_counter()
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._tick()
+        self.timer.stop()
+
+
+def redraw_seconds(window, times: int = 5) -> float:
+    """The median time of a full redraw of ``window`` on the GUI thread while its compute
+    thread runs a job (FFTs and a filter over blocks, as the app's jobs do): what drawing
+    costs on this machine under its load now."""
+    import numpy as np
+    import scipy.signal
+    from specscope.app.qt.worker import JobCallbacks
+
+    sos = scipy.signal.butter(8, 0.2, output="sos")
+    x = np.random.default_rng(0).standard_normal(48000)
+    stop: list = []
+
+    def job(control) -> int:
+        blocks = 0
+        while not stop and blocks < 100000:
+            control.check()
+            np.abs(np.fft.rfft(x.reshape(-1, 1000), axis=1)) ** 2
+            scipy.signal.sosfilt(sos, x)
+            blocks += 1
+        return blocks
+
+    done: list = []
+    window.worker.submit("redraw-reference", job, "reference", JobCallbacks(done=done.append))
+    seconds = []
+    try:
+        for _ in range(times):
+            t = time.perf_counter()
+            window.grab()
+            seconds.append(time.perf_counter() - t)
+    finally:
+        stop.append(True)
+        wait_until(lambda: done, what="the reference job to end")
+    return float(np.median(seconds))
+
+
+def assert_no_stall(window, meter: StallMeter, what: str) -> None:
+    """The GUI thread did not stall during ``what``: its longest gap was under
+    :data:`MAX_STALL_S`, or under :data:`STALL_FACTOR` full redraws of the window timed
+    right after, under the same load (a loaded machine stretches both alike)."""
+    print(f"{what}: longest GUI stall {meter.worst * 1000:.1f} ms")
+    if meter.worst < MAX_STALL_S:
+        return
+    redraw = redraw_seconds(window)
+    print(f"{what}: a full redraw of the window takes {redraw * 1000:.1f} ms")
+    assert meter.worst < STALL_FACTOR * redraw, (
+        f"{what}: the GUI thread stalled {meter.worst * 1000:.0f} ms, {meter.worst / redraw:.1f} "
+        f"full redraws of the window ({redraw * 1000:.0f} ms each here now); at most "
+        f"{STALL_FACTOR:g} pass")
 
 
 # -- the window's life ------------------------------------------------------------------

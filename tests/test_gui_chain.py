@@ -9,12 +9,10 @@ import soundfile
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QLineEdit, QPlainTextEdit, QTextEdit
 from specscope.app.desktop.actions import plain
-from specscope.app.desktop.main_window import MainWindow
 from specscope.app.session import ViewSettings
-from specscope.compute import StftParams
 from specscope.widgets.frequency_axis import forward
 
-TIMEOUT_MS = 60000
+from _gui import TIMEOUT_MS, open_and_wait, settle
 CTRL = Qt.KeyboardModifier.ControlModifier
 FS = 48000
 HUM = 49.93
@@ -34,30 +32,13 @@ def hum_wav(tmp_path_factory):
     return path
 
 
-def open_window(qtbot, path, settings=None):
-    w = MainWindow(settings or ViewSettings(stft=StftParams(4096, 1024)), interactive=False)
-    qtbot.addWidget(w)
-    w.resize(1400, 1000)
-    w.show()
-    w.activateWindow()
-    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
-        w.open_path(path)
+@pytest.fixture
+def window(make_window, hum_wav):
+    """STFT 4096/1024, the hum open, the designer docked."""
+    w = make_window(nfft=4096, hop=1024, size=(1400, 1000), activate=True)
+    open_and_wait(w, hum_wav)
     w.designer_dock.setVisible(True)
     return w
-
-
-@pytest.fixture
-def window(qtbot, hum_wav):
-    w = open_window(qtbot, hum_wav)
-    yield w
-    w.worker.shutdown()
-
-
-def settle(qtbot, w):
-    """Wait until designs and the view show the current settings."""
-    qtbot.waitUntil(lambda: not w.designer.busy() and w.views.up_to_date()
-                    and not w.worker.is_busy(), timeout=TIMEOUT_MS)
-    qtbot.wait(30)
 
 
 def undo_text(w) -> str:
@@ -100,13 +81,13 @@ def test_band_pass_then_a_clicked_notch_make_a_chain(qtbot, window):
     assert chain.rows() == []
     # a band-pass designed through the form: the chain's first filter
     type_into(qtbot, w.designer.field("cutoff"), "[200, 4000]")
-    settle(qtbot, w)
+    settle(w)
     assert chain.rows() == [("band-pass 200–4000 Hz", True)]
     assert undo_text(w) == "Undo add band-pass 200–4000 Hz"
     # a click on the hum adds a notch, the band-pass stays; the chain filters the view
     click_hum(qtbot, w)
     qtbot.waitUntil(lambda: len(chain.rows()) == 2, timeout=TIMEOUT_MS)
-    settle(qtbot, w)
+    settle(w)
     assert chain.rows() == [("band-pass 200–4000 Hz", True), ("notch 49.93 Hz", True)]
     assert undo_text(w) == "Undo add notch 49.93 Hz"
     steps = filter_steps(w)
@@ -124,7 +105,7 @@ def test_band_pass_then_a_clicked_notch_make_a_chain(qtbot, window):
 
     # a real click on the band-pass's check box leaves it out
     click_row(qtbot, chain, 0, checkbox=True)
-    settle(qtbot, w)
+    settle(w)
     assert chain.rows()[0] == ("band-pass 200–4000 Hz", False)
     assert undo_text(w) == "Undo disable band-pass"
     assert [s["design"] for s in filter_steps(w)] == ["notches"]
@@ -133,11 +114,11 @@ def test_band_pass_then_a_clicked_notch_make_a_chain(qtbot, window):
     click_row(qtbot, chain, 1)
     assert chain.current() == 1
     qtbot.mouseClick(chain.up, Qt.MouseButton.LeftButton)
-    settle(qtbot, w)
+    settle(w)
     assert [name for name, _ in chain.rows()] == ["notch 49.93 Hz", "band-pass 200–4000 Hz"]
     assert undo_text(w) == "Undo move notch up"
     click_row(qtbot, chain, 1, checkbox=True)  # enabled again: notch first, then band-pass
-    settle(qtbot, w)
+    settle(w)
     assert [s["design"] for s in filter_steps(w)] == ["notches", "butter"]
 
     # Ctrl+Z walks back one step at a time
@@ -151,7 +132,7 @@ def test_band_pass_then_a_clicked_notch_make_a_chain(qtbot, window):
     for rows, designs in expected:
         w.view.setFocus()
         qtbot.keyClick(w, Qt.Key.Key_Z, CTRL)
-        settle(qtbot, w)
+        settle(w)
         assert chain.rows() == rows
         assert [s["design"] for s in filter_steps(w)] == designs
     assert not w.designer_panel.apply_box.isChecked()
@@ -163,24 +144,24 @@ def test_chain_filters_the_view_in_order(qtbot, window):
     tone_before = w.view.value_at(6.0, 1000.0)
     click_hum(qtbot, w)
     qtbot.waitUntil(lambda: len(chain.rows()) == 1, timeout=TIMEOUT_MS)
-    settle(qtbot, w)
+    settle(w)
     assert w.view.value_at(6.0, 2 * HUM) < hum_before - 15
     # a low-pass added from the menu, below the tone: the tone goes too
     menu = chain.add.menu()
     act = next(a for a in menu.actions() if a.text() == "Low-pass")
     act.trigger()
     type_into(qtbot, w.designer.field("cutoff"), "500")
-    settle(qtbot, w)
+    settle(w)
     assert [name for name, _ in chain.rows()] == ["notch 49.93 Hz", "low-pass 500 Hz"]
     assert w.view.value_at(6.0, 1000.0) < tone_before - 20
     # before/after/difference compare the recording with and without the whole chain
     w.designer_panel.compare.setCurrentText("before")
-    settle(qtbot, w)
+    settle(w)
     assert w.view.value_at(6.0, 1000.0) == pytest.approx(tone_before, abs=1.0)
     # removing the selected low-pass
     w.designer_panel.compare.setCurrentText("after")
     qtbot.mouseClick(chain.remove, Qt.MouseButton.LeftButton)
-    settle(qtbot, w)
+    settle(w)
     assert undo_text(w) == "Undo remove low-pass 500 Hz"
     assert [s["design"] for s in filter_steps(w)] == ["notches"]
 
@@ -205,7 +186,7 @@ def test_processing_panel_edits_a_filter_step_with_a_form(qtbot, window):
     type_into(qtbot, cutoff, "[500, 2500]")
     qtbot.waitUntil(lambda: json.loads(w.settings.processing)[0]["params"].get("cutoff")
                     == [500.0, 2500.0], timeout=TIMEOUT_MS)
-    settle(qtbot, w)
+    settle(w)
     assert filter_steps(w)[0]["cutoff"] == [500.0, 2500.0]
     assert undo_text(w) == "Undo processing steps"
     assert editor.form is form and form.field("cutoff") is cutoff  # not rebuilt
@@ -216,15 +197,16 @@ def test_processing_panel_edits_a_filter_step_with_a_form(qtbot, window):
     assert editor.form.field("frequency") is not None
 
 
-def test_session_keeps_the_chain_and_the_representation(qtbot, window, hum_wav, tmp_path):
+def test_session_keeps_the_chain_and_the_representation(qtbot, window, make_window, hum_wav,
+                                                        tmp_path):
     w, chain = window, window.designer_panel.chain
     click_hum(qtbot, w)
     qtbot.waitUntil(lambda: len(chain.rows()) == 1, timeout=TIMEOUT_MS)
-    settle(qtbot, w)
+    settle(w)
     next(a for a in chain.add.menu().actions() if a.text() == "Band-pass").trigger()
-    settle(qtbot, w)
+    settle(w)
     click_row(qtbot, chain, 1, checkbox=True)
-    settle(qtbot, w)
+    settle(w)
     view = "scalogram.morlet"
     qtbot.waitUntil(lambda: any(a.data() == view for a in w.representation_menu.actions()),
                     timeout=TIMEOUT_MS)
@@ -235,20 +217,15 @@ def test_session_keeps_the_chain_and_the_representation(qtbot, window, hum_wav, 
     path = tmp_path / "s.specscope.json"
     assert w.save_session(path)
 
-    w2 = MainWindow(ViewSettings(), interactive=False)
-    qtbot.addWidget(w2)
-    w2.show()
-    try:
-        assert w2.open_session(path)
-        qtbot.waitUntil(lambda: w2.document is not None, timeout=TIMEOUT_MS)
-        s = w2.settings
-        assert s.filters == w.settings.filters and s.chain_on
-        assert s.representation == view
-        assert w2.designer_panel.chain.rows() == rows
-        assert w2.designer_panel.apply_box.isChecked()
-        assert [st["design"] for st in filter_steps(w2)] == ["notches"]
-        qtbot.waitUntil(lambda: any(a.isChecked() and a.data() == view
-                                    for a in w2.representation_menu.actions()),
-                        timeout=TIMEOUT_MS)
-    finally:
-        w2.worker.shutdown()
+    w2 = make_window(ViewSettings())
+    assert w2.open_session(path)
+    qtbot.waitUntil(lambda: w2.document is not None, timeout=TIMEOUT_MS)
+    s = w2.settings
+    assert s.filters == w.settings.filters and s.chain_on
+    assert s.representation == view
+    assert w2.designer_panel.chain.rows() == rows
+    assert w2.designer_panel.apply_box.isChecked()
+    assert [st["design"] for st in filter_steps(w2)] == ["notches"]
+    qtbot.waitUntil(lambda: any(a.isChecked() and a.data() == view
+                                for a in w2.representation_menu.actions()),
+                    timeout=TIMEOUT_MS)

@@ -5,10 +5,9 @@ import itertools
 
 import pytest
 from PyQt6.QtCore import QRect, Qt
-from specscope.app.desktop.main_window import MainWindow
-from specscope.app.session import ViewSettings
-from specscope.compute import StftParams
-from test_gui_stalls import TIMEOUT_MS, form_field, settle
+
+from _gui import TIMEOUT_MS, open_and_wait, settle
+from test_gui_stalls import form_field
 
 
 def rect_in(window, widget) -> QRect:
@@ -16,43 +15,37 @@ def rect_in(window, widget) -> QRect:
 
 
 @pytest.mark.parametrize("size", [(1600, 1000), (1280, 800)])
-def test_verdict_and_summary_are_whole_and_above_the_status_bar(qtbot, example_path, size):
-    w = MainWindow(ViewSettings(stft=StftParams(4096, 1024)), interactive=False)
-    qtbot.addWidget(w)
-    w.resize(*size)
-    w.show()
-    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
-        w.open_path(example_path)
-    try:
-        d = w.designer
-        w.designer_dock.setVisible(True)
-        d.set_spec({"design": "butter", "btype": "lowpass", "order": 4, "cutoff": 1000.0,
-                    "passband": 800.0, "stopband": 3000.0, "rp": 1.0, "rs": 20.0}, emit=False)
-        qtbot.waitUntil(lambda: not d.busy() and d.verdict is not None, timeout=TIMEOUT_MS)
-        settle(qtbot, w)
-        assert (w.width(), w.height()) == size  # showing the dock did not grow the window
-        status = rect_in(w, w.statusBar())
-        labels = [lab for lab in (d.info, d.verdict_label, d.note, d.error) if lab.text()]
-        assert d.info in labels and d.verdict_label in labels
-        for lab in labels:
-            r = rect_in(w, lab)
-            assert lab.isVisible() and w.rect().contains(r), lab.text()
-            assert r.bottom() < status.top(), lab.text()
-            # the whole text: the label is as tall as its wrapped text needs
-            assert r.height() >= lab.heightForWidth(r.width()), lab.text()
-        for a, b in itertools.pairwise(labels):
-            assert not rect_in(w, a).intersects(rect_in(w, b))
-        assert d.info.text().startswith("In force: order 4 and cutoff 1000 Hz.")
-        assert d.verdict_label.text().startswith(("PASS", "FAIL"))
-        # the dock stays where it is when the status message changes
-        before = rect_in(w, w.designer_dock)
-        w.show_message("a message " * 40, 0)
-        qtbot.wait(50)
-        w.show_message("", 0)
-        qtbot.wait(50)
-        assert rect_in(w, w.designer_dock) == before
-    finally:
-        w.worker.shutdown()
+def test_verdict_and_summary_are_whole_and_above_the_status_bar(qtbot, make_window,
+                                                                example_path, size):
+    w = make_window(nfft=4096, hop=1024, size=size)
+    open_and_wait(w, example_path)
+    d = w.designer
+    w.designer_dock.setVisible(True)
+    d.set_spec({"design": "butter", "btype": "lowpass", "order": 4, "cutoff": 1000.0,
+                "passband": 800.0, "stopband": 3000.0, "rp": 1.0, "rs": 20.0}, emit=False)
+    qtbot.waitUntil(lambda: not d.busy() and d.verdict is not None, timeout=TIMEOUT_MS)
+    settle(w)
+    assert (w.width(), w.height()) == size  # showing the dock did not grow the window
+    status = rect_in(w, w.statusBar())
+    labels = [lab for lab in (d.info, d.verdict_label, d.note, d.error) if lab.text()]
+    assert d.info in labels and d.verdict_label in labels
+    for lab in labels:
+        r = rect_in(w, lab)
+        assert lab.isVisible() and w.rect().contains(r), lab.text()
+        assert r.bottom() < status.top(), lab.text()
+        # the whole text: the label is as tall as its wrapped text needs
+        assert r.height() >= lab.heightForWidth(r.width()), lab.text()
+    for a, b in itertools.pairwise(labels):
+        assert not rect_in(w, a).intersects(rect_in(w, b))
+    assert d.info.text().startswith("In force: order 4 and cutoff 1000 Hz.")
+    assert d.verdict_label.text().startswith(("PASS", "FAIL"))
+    # the dock stays where it is when the status message changes
+    before = rect_in(w, w.designer_dock)
+    w.show_message("a message " * 40, 0)
+    qtbot.wait(50)
+    w.show_message("", 0)
+    qtbot.wait(50)
+    assert rect_in(w, w.designer_dock) == before
 
 
 def test_the_form_says_which_fields_are_in_force():

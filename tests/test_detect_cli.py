@@ -199,3 +199,33 @@ def test_every_executor_writes_the_same_detections(corpus, tmp_path):
     for name in ("pool", "dask"):
         assert _tables(tmp_path / name) == ref, name
         assert _rows(tmp_path / name) == _rows(tmp_path / "inproc"), name
+
+
+def test_a_detector_failing_inside_a_worker_fails_its_input_alone(corpus, tmp_path, capsys):
+    _root, paths, _, _ = corpus
+    # at 16 kHz the band 9-12.5 kHz holds no bin: the detector fails in the worker's task
+    low = tmp_path / "low.wav"
+    soundfile.write(low, np.zeros(16000 * 2, np.float32), 16000, subtype="FLOAT")
+    steps = [STEPS[0], {"op": "detect.energy",
+                        "params": {"band_low_hz": 9000.0, "band_high_hz": 12500.0}}]
+    pipe = Pipeline.from_steps(steps).save(tmp_path / "high.json")
+    out = tmp_path / "out"
+    code = main(["detect", str(pipe), str(paths[0]), str(low), str(paths[1]), "-o", str(out),
+                 "--workers", "2"])
+    err = capsys.readouterr().err
+    assert code == 1
+    rows = {r["input"]: r for r in _summary(out / "summary.csv")}
+    assert rows[str(low)]["status"] == "failed"
+    assert "steps[1] (detect.energy)" in rows[str(low)]["error"]
+    assert "band" in rows[str(low)]["error"] and str(low) in err
+    for p in paths[:2]:
+        assert rows[str(p)]["status"] == "ok" and (out / f"{p.stem}.selections.txt").is_file()
+
+
+def test_the_chunk_size_changes_no_byte(corpus, tmp_path):
+    _root, paths, pipe, _ = corpus
+    for name, extra in (("whole", ["--chunk-samples", str(1 << 24)]),
+                        ("small", ["--chunk-samples", "997"])):
+        assert main(["detect", str(pipe), str(paths[2]), "-o", str(tmp_path / name),
+                     "--channels", "0", "-q", *extra]) == 0
+    assert _tables(tmp_path / "whole") == _tables(tmp_path / "small")

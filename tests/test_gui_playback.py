@@ -417,3 +417,26 @@ def test_the_volume_and_mute_are_kept_in_the_session(qtbot, window, fake, exampl
     assert not window.open_session(path)
     assert "listening.volume=140 must be a number from 0 to 100" in window.last_error
     assert "\n" not in window.last_error
+
+
+def test_the_transport_says_when_the_limiter_acts(qtbot, window, fake):
+    fs = 48000
+    t = np.arange(3 * fs) / fs
+    # one second quiet, one second too loud for the output (2.0 before the limiter), quiet
+    amp = np.where((t >= 1.0) & (t < 2.0), 2.0, 0.3)
+    rec = ArrayRecording((amp * np.sin(2 * np.pi * 440.0 * t)).astype(np.float32), fs,
+                         name="loud")
+    with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
+        window.open_recording(rec)
+    label = window.transport_bar.limiter_label
+    shown = []
+    pb = window.playback
+    pb.cursorMoved.connect(lambda pos: shown.append((pos, label.text())))
+    press_space(qtbot, window)
+    wait_playing(qtbot, window)
+    qtbot.waitUntil(lambda: pb.player is None, timeout=TIMEOUT_MS)
+    assert label.text() == ""  # stopped: nothing said
+    quiet = [text for pos, text in shown if pos < 0.9 or pos > 2.4]
+    loud = [text for pos, text in shown if 1.05 < pos < 1.95]
+    assert loud and all(text == "Limiting" for text in loud)
+    assert quiet and all(text == "" for text in quiet)

@@ -164,10 +164,14 @@ class TransportBar(QToolBar):
         self.volume.setRange(0, 100)
         self.volume.setValue(100)
         self.volume.setFixedWidth(90)
-        self.volume.setToolTip("Volume (applied at once, also while playing)")
+        self.volume.setToolTip("Volume, after the limiter (applied at once, also while "
+                               "playing); 50 is -12 dB")
         self.volume.valueChanged.connect(self._emit_volume)
         self.mute.toggled.connect(self._emit_volume)
         self._mute_icon()
+        self.limiter_label = QLabel("")
+        self.limiter_label.setToolTip("The limiter holds the sound below full scale: it "
+                                      "was too loud (lower the gain or the band's level)")
         self.device_label = QLabel("")
         self.device_label.setToolTip("Audio output and its latency")
         self._iq_widgets = (self.tune_label, self.tune_freq, self.tune_pick, self.demod)
@@ -180,6 +184,7 @@ class TransportBar(QToolBar):
         lay.addStretch(1)
         lay.addWidget(self.mute)
         lay.addWidget(self.volume)
+        lay.addWidget(self.limiter_label)
         lay.addWidget(self.device_label)
         self.addWidget(box)
         self.set_complex(False)
@@ -207,6 +212,12 @@ class TransportBar(QToolBar):
     def set_playing(self, playing: bool) -> None:
         """Show Play or Stop on the button."""
         self.play_button.setText("■ Stop" if playing else "▶ Play")
+
+    def set_limiting(self, on: bool) -> None:
+        """Say that the limiter acts on what is heard (empty when it does not)."""
+        text = "Limiting" if on else ""
+        if self.limiter_label.text() != text:
+            self.limiter_label.setText(text)
 
     def set_device(self, name: str, latency_s: float) -> None:
         """Show the output device and its latency (empty name: nothing)."""

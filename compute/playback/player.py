@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import sound
 from ..errors import InputError, SpecscopeError
+from .stages import Shaper
 
 __all__ = ["AUDIO_DEVICE_ENV", "AUDIO_OUTPUT_ENV", "FakeOutput", "OutputStream", "Player", "SampleRing",
            "SoundDeviceOutput", "default_output", "load_sounddevice", "quiet_alsa"]
@@ -54,6 +55,12 @@ OUTPUT_LATENCY_S = 0.2
 
 #: callbacks whose device times give the play cursor's clock (their median)
 CLOCK_CALLBACKS = 16
+#: a block whose peak reaches this was held down by the renderer's limiter
+LIMITED_PEAK = Shaper.threshold - 1e-3
+#: how long "limiting" stays shown after the last limited block was heard (s)
+LIMITING_HOLD_S = 0.3
+#: rendered blocks whose peaks are remembered (more than the ring holds)
+PEAK_BLOCKS = 1024
 
 Callback = Callable[[np.ndarray, int], None]
 
@@ -182,6 +189,11 @@ class Player:
         self._end: int | None = None  # frames to hand over in all, when cut short
         self._drain = 0  # ... needed before the end is heard (set at start)
         self._running = False  # the output was started (and not stopped by us)
+        # peaks of the rendered blocks (feeder only): where each ends, in output samples
+        self._peak_ends = np.zeros(PEAK_BLOCKS, np.int64)
+        self._peaks = np.zeros(PEAK_BLOCKS, np.float32)
+        self._n_peaks = 0
+        self._rendered = 0
         # the device's clock: monotonic times at which output sample 0 would be heard,
         # one per callback (its buffer's DAC time less the samples before it)
         self._zeros = np.zeros(CLOCK_CALLBACKS)
@@ -231,8 +243,17 @@ class Player:
                 self._done.set()
 
     # -- the feeder side ------------------------------------------------------------------
+    def _note_peak(self, b: np.ndarray) -> None:
+        """Remember a rendered block's peak, for :attr:`limiting` (the feeder's thread)."""
+        i = self._n_peaks % PEAK_BLOCKS
+        self._rendered += b.shape[0]
+        self._peak_ends[i] = self._rendered
+        self._peaks[i] = float(np.max(np.abs(b))) if b.size else 0.0
+        self._n_peaks += 1
+
     def _feed_block(self, b: np.ndarray) -> bool:
         """Write one block, waiting for room; False when halted."""
+        self._note_peak(b)
         off = 0
         wait = min(0.02, self.block / self.sample_rate / 2)
         while off < b.shape[0]:
@@ -305,6 +326,7 @@ class Player:
         head = (min(self._ring.capacity // 2, max(self._head_start, fill + self.block))
                 if self._lead else self._ring.capacity // 2)
         for b in blocks:
+            self._note_peak(b)
             self._ring.write(b)
             if len(self._ring) + self.block > head:
                 break
@@ -381,6 +403,19 @@ class Player:
         """Whether the output stopped by itself before the end (its device went away)."""
         return (self._running and not self._done.is_set()
                 and getattr(self._stream, "active", True) is False)
+
+    @property
+    def limiting(self) -> bool:
+        """Whether the renderer's limiter held down what was heard in the last
+        :data:`LIMITING_HOLD_S` (a block of it reached the limiter's ceiling)."""
+        n = min(self._n_peaks, PEAK_BLOCKS)
+        if not n:
+            return False
+        pos = self.position
+        ends, peaks = self._peak_ends[:n], self._peaks[:n]
+        heard = (ends > pos - round(LIMITING_HOLD_S * self.sample_rate)) \
+            & (ends - self.block <= pos)
+        return bool(np.any(peaks[heard] >= LIMITED_PEAK))
 
     @property
     def dropouts(self) -> int:

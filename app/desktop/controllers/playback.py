@@ -28,8 +28,8 @@ from typing import Any
 from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction
 from specscope.app.qt.shell import Shell
-from specscope.app.session import Listening
 from specscope.app.qt.worker import JobCallbacks, JobResult, TaskControl
+from specscope.app.session import Listening
 from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.playback import (
     AUDIO_OUTPUT_ENV,
@@ -314,6 +314,7 @@ class PlaybackController(QObject):
         self.position = None
         self.view.set_play_cursor(None)
         self.transport.set_playing(False)
+        self.transport.set_limiting(False)
         if player is not None:
             _halt(player)
         if was:
@@ -392,6 +393,7 @@ class PlaybackController(QObject):
         if abs(latency - self._latency) >= 0.001:
             self._latency = latency
             self.transport.set_device(player.device_name, latency)
+        self.transport.set_limiting(player.limiting)
         self.position = float(player.position_s)
         self.view.set_play_cursor(self.position)
         self.cursorMoved.emit(self.position)

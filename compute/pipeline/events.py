@@ -14,7 +14,8 @@ A template box (``detect.template``) is cut from the signal the detector
 searches: after the pipeline's steps, computed over the box and the
 history the steps declare before it (``lookback``), so every run of the
 pipeline (chunked, in a pool, on a cluster) correlates with the same
-template.  Without steps before the detector that is the recording itself.
+template.  Without steps before the detector that is the recording itself; a
+box in another recording (``template_file``) is read from that file as it is.
 """
 
 from __future__ import annotations

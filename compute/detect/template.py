@@ -25,6 +25,8 @@ of a chunked run are those of a whole run.
 from __future__ import annotations
 
 import functools
+import hashlib
+import threading
 
 import numpy as np
 import scipy.fft
@@ -45,6 +47,26 @@ BLOCK_LAGS = 4096
 
 def _next_fast_len(n: int) -> int:
     return int(scipy.fft.next_fast_len(int(n), real=True))
+
+
+#: conj(rfft) of recent templates by (namespace, size, shape, content): every full
+#: block of a run has the same size, so its template is transformed once
+_SPECTRA: dict[tuple, object] = {}
+_SPECTRA_LOCK = threading.Lock()
+
+
+def _template_spectrum(tz, size: int, rfft, xp):
+    host = np.asarray(_backend.to_host(tz))
+    key = (xp.__name__, int(size), host.shape, hashlib.sha1(host.tobytes()).hexdigest())
+    with _SPECTRA_LOCK:
+        spec = _SPECTRA.get(key)
+    if spec is None:
+        spec = xp.conj(rfft(tz, n=size, axis=-1))
+        with _SPECTRA_LOCK:
+            while len(_SPECTRA) >= 8:
+                _SPECTRA.pop(next(iter(_SPECTRA)))
+            _SPECTRA[key] = spec
+    return spec
 
 
 def _ffts(xp):
@@ -83,7 +105,7 @@ with registry.namespace(None):
         norm_t = xp.sqrt(xp.sum(tz * tz))
         size = _next_fast_len(n)
         rfft, irfft = _ffts(xp)
-        spec = rfft(d, n=size, axis=-1) * xp.conj(rfft(tz, n=size, axis=-1))
+        spec = rfft(d, n=size, axis=-1) * _template_spectrum(tz, size, rfft, xp)
         num = irfft(xp.sum(spec, axis=-2), n=size, axis=-1)[..., :lags]
         zero = xp.zeros((*d.shape[:-2], 1), dtype=xp.float64)
         c1 = xp.concatenate([zero, xp.cumsum(xp.sum(d, axis=-2), axis=-1)], axis=-1)

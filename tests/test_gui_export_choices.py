@@ -6,14 +6,14 @@ import pytest
 import soundfile
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QDialogButtonBox
-from test_gui_exports import FS, TIMEOUT_MS, _type, _window, open_and_wait
+
+from _gui import TIMEOUT_MS
+from test_gui_exports import FS, OPTIONS, _type, open_and_wait
 
 
 @pytest.fixture
-def window(qtbot):
-    w = _window(qtbot)
-    yield w
-    w.worker.shutdown()
+def window(make_window):
+    return make_window(**OPTIONS)
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def three_channels(tmp_path):
 def test_the_range_dialog_remembers_folder_format_channels_range_and_samples(
         qtbot, window, three_channels, tmp_path):
     path, x = three_channels
-    open_and_wait(qtbot, window, path)
+    open_and_wait(window, path)
     window.menu_actions["export_range"].trigger()
     dlg = window.exports.range_dialog
     assert [dlg.sample_format.itemText(i) for i in range(dlg.sample_format.count())] == []
@@ -69,7 +69,7 @@ def test_the_range_dialog_remembers_folder_format_channels_range_and_samples(
 
 
 def test_flac_offers_16_and_24_bit_only(qtbot, window, three_channels, tmp_path):
-    open_and_wait(qtbot, window, three_channels[0])
+    open_and_wait(window, three_channels[0])
     window.menu_actions["export_range"].trigger()
     dlg = window.exports.range_dialog
     dlg.format.setCurrentText("FLAC")
@@ -82,7 +82,7 @@ def test_flac_offers_16_and_24_bit_only(qtbot, window, three_channels, tmp_path)
 
 
 def test_the_png_of_the_view_has_no_cursor(qtbot, window, three_channels, tmp_path):
-    open_and_wait(qtbot, window, three_channels[0])
+    open_and_wait(window, three_channels[0])
     view = window.view
     vb = view.plot.getViewBox()
     p = view.mapFromScene(vb.mapViewToScene(QPointF(1.0, 2000.0)))
@@ -104,7 +104,7 @@ def test_the_png_of_the_view_has_no_cursor(qtbot, window, three_channels, tmp_pa
 
 
 def test_a_click_on_the_overview_moves_the_view_there(qtbot, window, three_channels):
-    open_and_wait(qtbot, window, three_channels[0])
+    open_and_wait(window, three_channels[0])
     view = window.view
     view.set_time_range(0.2, 0.7)
     qtbot.wait(100)

@@ -5,11 +5,11 @@ import pytest
 import soundfile
 from PyQt6.QtCore import QPoint, Qt
 from PyQt6.QtWidgets import QDialogButtonBox
-from specscope.app.desktop.main_window import MainWindow
-from specscope.app.session import ViewSettings, recent_files
-from specscope.compute import StftParams
+from specscope.app.session import recent_files
 
-TIMEOUT_MS = 30000
+from _gui import TIMEOUT_MS, idle
+from _gui import open_and_wait as open_first
+
 FS = 16000
 
 
@@ -24,25 +24,19 @@ def three_channels(tmp_path):
     return path, x
 
 
-def _window(qtbot):
-    w = MainWindow(ViewSettings(stft=StftParams(512, 128)), interactive=False)
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    return w
+#: the windows of these tests: STFT 512/128, 1200 x 800
+OPTIONS = {"nfft": 512, "hop": 128, "size": (1200, 800)}
 
 
 @pytest.fixture
-def window(qtbot):
-    w = _window(qtbot)
-    yield w
-    w.worker.shutdown()
+def window(make_window):
+    return make_window(**OPTIONS)
 
 
-def open_and_wait(qtbot, w, path):
-    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
-        w.open_path(path)
-    qtbot.waitUntil(lambda: not w.worker.is_busy(), timeout=TIMEOUT_MS)
+def open_and_wait(w, path):
+    """Open ``path``; wait for its first image and the end of its jobs."""
+    open_first(w, path)
+    idle(w)
 
 
 def _type(qtbot, field, text):
@@ -55,7 +49,7 @@ def _type(qtbot, field, text):
 def test_export_range_of_two_channels_as_flac_through_the_dialog(qtbot, window,
                                                                 three_channels, tmp_path):
     path, x = three_channels
-    open_and_wait(qtbot, window, path)
+    open_and_wait(window, path)
     window.view.set_time_range(1.0, 2.5)
     qtbot.wait(100)
     action = window.menu_actions["export_range"]
@@ -95,7 +89,7 @@ def test_export_range_of_two_channels_as_flac_through_the_dialog(qtbot, window,
 def test_export_dialog_says_what_is_wrong_and_stays_open(qtbot, window, three_channels,
                                                          tmp_path):
     path, _ = three_channels
-    open_and_wait(qtbot, window, path)
+    open_and_wait(window, path)
     window.menu_actions["export_range"].trigger()
     dlg = window.exports.range_dialog
     _type(qtbot, dlg.path, str(tmp_path / "out"))     # no extension: no format
@@ -119,7 +113,7 @@ def test_export_dialog_says_what_is_wrong_and_stays_open(qtbot, window, three_ch
 
 def test_export_range_through_the_processing(qtbot, window, three_channels, tmp_path):
     path, _ = three_channels
-    open_and_wait(qtbot, window, path)
+    open_and_wait(window, path)
     window.designer_dock.setVisible(True)
     window.designer.set_spec({"design": "butter", "btype": "lowpass", "order": 4,
                               "cutoff": 1000.0})
@@ -145,46 +139,43 @@ def _open_recent(qtbot, w):
     """Open File › Recent files the way a person does; returns its entries."""
     menu = w.recent_menu
     menu.popup(w.mapToGlobal(QPoint(10, 10)))
-    qtbot.waitUntil(menu.isVisible, timeout=5000)
+    qtbot.waitUntil(menu.isVisible, timeout=TIMEOUT_MS)
     return [a for a in menu.actions() if a.isEnabled()]
 
 
-def test_recent_files_survive_a_restart_and_drop_missing_ones(qtbot, three_channels,
-                                                              tmp_path, monkeypatch):
+def test_recent_files_survive_a_restart_and_drop_missing_ones(qtbot, make_window,
+                                                              three_channels, tmp_path,
+                                                              monkeypatch):
     monkeypatch.setenv("SPECSCOPE_CONFIG_DIR", str(tmp_path / "config"))
     path, x = three_channels
     other = tmp_path / "other.wav"
     soundfile.write(str(other), x[:FS, :1], FS, subtype="FLOAT")
-    w = _window(qtbot)
+    w = make_window(**OPTIONS)
     assert _open_recent(qtbot, w) == []
     w.recent_menu.hide()
-    open_and_wait(qtbot, w, path)
-    open_and_wait(qtbot, w, other)
+    open_and_wait(w, path)
+    open_and_wait(w, other)
     entries = _open_recent(qtbot, w)
     assert [a.text() for a in entries] == ["other.wav", "three.wav"]
     w.recent_menu.hide()
-    w.close()
-    w.worker.shutdown()
+    assert w.close()
     assert (tmp_path / "config").is_dir()
 
-    w2 = _window(qtbot)                              # a new window: the list is kept
-    try:
-        entries = _open_recent(qtbot, w2)
-        assert [a.text() for a in entries] == ["other.wav", "three.wav"]
-        # choosing an entry opens it
-        with qtbot.waitSignal(w2.imageShown, timeout=TIMEOUT_MS):
-            qtbot.mouseClick(w2.recent_menu, Qt.MouseButton.LeftButton,
-                             pos=w2.recent_menu.actionGeometry(entries[1]).center())
-        assert w2.document.path.name == "three.wav"
-        qtbot.waitUntil(lambda: not w2.worker.is_busy(), timeout=TIMEOUT_MS)
-        assert [p.name for p in recent_files()[0]] == ["three.wav", "other.wav"]
-        other.unlink()                               # a file that went away is dropped
-        entries = _open_recent(qtbot, w2)
-        assert [a.text() for a in entries] == ["three.wav"]
-        assert "other.wav" in w2.message_label.text()
-        w2.recent_menu.hide()
-    finally:
-        w2.worker.shutdown()
+    w2 = make_window(**OPTIONS)                      # a new window: the list is kept
+    entries = _open_recent(qtbot, w2)
+    assert [a.text() for a in entries] == ["other.wav", "three.wav"]
+    # choosing an entry opens it
+    with qtbot.waitSignal(w2.imageShown, timeout=TIMEOUT_MS):
+        qtbot.mouseClick(w2.recent_menu, Qt.MouseButton.LeftButton,
+                         pos=w2.recent_menu.actionGeometry(entries[1]).center())
+    assert w2.document.path.name == "three.wav"
+    idle(w2)
+    assert [p.name for p in recent_files()[0]] == ["three.wav", "other.wav"]
+    other.unlink()                               # a file that went away is dropped
+    entries = _open_recent(qtbot, w2)
+    assert [a.text() for a in entries] == ["three.wav"]
+    assert "other.wav" in w2.message_label.text()
+    w2.recent_menu.hide()
 
 
 def test_a_long_export_shows_progress_and_cancel_leaves_nothing(qtbot, window, tmp_path):
@@ -192,7 +183,7 @@ def test_a_long_export_shows_progress_and_cancel_leaves_nothing(qtbot, window, t
     x = (0.1 * np.random.default_rng(9).standard_normal((fs * 90, 2))).astype(np.float32)
     path = tmp_path / "long.wav"
     soundfile.write(str(path), x, fs, subtype="FLOAT")
-    open_and_wait(qtbot, window, path)
+    open_and_wait(window, path)
     out = tmp_path / "long-range.h5"
     fractions = []
     window.worker.progress.connect(lambda i, kind, f: fractions.append(f) if kind == "export"

@@ -157,12 +157,16 @@ class MissingOption(OptionError):
         Another way to give it (``rec.h5:NAME``).
     action : str, optional
         What the person is asked to do with the option ("give", "pick one with").
+    stated : object, optional
+        What the file says instead, when it says something that cannot be used (a
+        negative rate attribute); None when it says nothing.
     """
 
     def __init__(self, option: str, problem: str, *, path: str | PathLike[str] | None = None,
                  choices: Sequence[str] = (), labels: Sequence[str] = (), example: str = "",
-                 also: str = "", action: str = "give") -> None:
+                 also: str = "", action: str = "give", stated: Any = None) -> None:
         self.problem, self.example, self.also, self.action = problem, example, also, action
+        self.stated = stated
         super().__init__(option, path=path, choices=choices, labels=labels)
 
     def _render(self, flag: str | None, metavar: str) -> str:

@@ -357,7 +357,7 @@ def test_hdf5_rate_problems_are_named(tmp_path):
     with pytest.raises(MissingOption, match=r"/x@sample_rate=-48000.0 is not a sample rate "
                                             r"\(negative\); give sample_rate=") as e:
         open_recording(p)
-    assert e.value.option == "sample_rate"  # the GUI asks for it
+    assert (e.value.option, e.value.stated) == ("sample_rate", -48000.0)  # the GUI asks for it
 
 
 def test_file_system_oddities_are_named(tmp_path):

@@ -446,7 +446,8 @@ class HDF5Recording(Recording):
             stated = _lookup(ds, RATE_ATTRS)
             if found is None and stated is not None:
                 raise MissingOption("sample_rate", f"{stated[1]}={shown(stated[0])} is not a "
-                                    f"sample rate ({_rate_problem(stated[0])})", path=p)
+                                    f"sample rate ({_rate_problem(stated[0])})", path=p,
+                                    stated=stated[0])
             if found is None:
                 raise MissingOption("sample_rate", f"dataset {name} has no sample rate "
                                     f"attribute ({', '.join(RATE_ATTRS[:5])})", path=p)

@@ -42,8 +42,8 @@ def cmd_info(args: argparse.Namespace) -> int:
         with open_input(args) as rec:
             info = rec.info()
     except MissingOption as exc:
-        if exc.option != "sample_rate":
-            raise
+        if exc.option != "sample_rate" or exc.stated is not None:
+            raise  # a file whose own rate is unusable is not described as having none
         info = _info_without_rate(args, exc)
     if args.json:
         print(json.dumps(info, indent=2, default=str))

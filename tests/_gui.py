@@ -88,6 +88,14 @@ def settle(window, timeout_ms: int = TIMEOUT_MS) -> None:
                timeout_ms, "the view up to date and the compute thread idle", passes=3)
 
 
+def open_designer(make_window, path):
+    """A window of STFT 4096/1024, 1400 x 1000, ``path`` open, the filter designer docked."""
+    w = make_window(nfft=4096, hop=1024, size=(1400, 1000))
+    open_and_wait(w, path)
+    w.designer_dock.setVisible(True)
+    return w
+
+
 # -- stalls of the GUI thread -----------------------------------------------------------
 #: a gap below this passes at once; a longer one is weighed against a reference (below)
 MAX_STALL_S = 0.100

@@ -7,36 +7,15 @@ import numpy as np
 import pytest
 import scipy.signal
 from PyQt6.QtCore import QPoint, QPointF, Qt
-from specscope.app.desktop.main_window import MainWindow
-from specscope.app.session import ViewSettings
-from specscope.compute import StftParams
 from specscope.compute.filters import read_coefficients
 from specscope.widgets.frequency_axis import forward
 
-TIMEOUT_MS = 30000
+from _gui import TIMEOUT_MS, open_designer, settle
 
 
 @pytest.fixture
-def window(qtbot, example_path):
-    w = MainWindow(ViewSettings(stft=StftParams(4096, 1024)), interactive=False)
-    qtbot.addWidget(w)
-    w.resize(1400, 1000)
-    w.show()
-    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
-        w.open_path(example_path)
-    w.designer_dock.setVisible(True)
-    yield w
-    w.worker.shutdown()
-
-
-def settle(qtbot, window):
-    """Wait until the view shows the current settings, computed to the end."""
-    def done():
-        return (window.views.up_to_date() and not window.worker.is_busy()
-                and window.last_image is not None)
-
-    qtbot.waitUntil(done, timeout=TIMEOUT_MS)
-    qtbot.wait(50)
+def window(make_window, example_path):
+    return open_designer(make_window, example_path)
 
 
 def designed(qtbot, window):
@@ -62,7 +41,7 @@ def test_click_on_the_hum_line_notches_it_and_its_harmonics(qtbot, window):
     click_spectrogram(qtbot, window.view, t, 50.0 + 0.4 * hz_per_pixel)  # off the line
     qtbot.waitUntil(lambda: window.settings.designer != "", timeout=TIMEOUT_MS)
     designed(qtbot, window)
-    settle(qtbot, window)
+    settle(window)
     assert window.view.click_mode == "reference"
     spec = json.loads(window.settings.designer)
     # scene.wav: hum at exactly 50 Hz, harmonics 1-8 above the noise floor: 8 notches
@@ -84,14 +63,14 @@ def test_dragging_band_edges_designs_what_scipy_designs(qtbot, window):
     window.designer.set_spec({"design": "butter", "btype": "bandpass", "order": 4,
                               "cutoff": [300.0, 3000.0]}, emit=False)
     window.designer_panel.apply_box.setChecked(True)
-    settle(qtbot, window)
+    settle(window)
     # drag the upper edge on the spectrogram: a live preview, then the commit on release
     window.view.filterLineMoved.emit("cutoff", 1, 2500.0, False)
     qtbot.waitUntil(lambda: window.views.preview_engine is not None, timeout=TIMEOUT_MS)
     window.view.filterLineMoved.emit("cutoff", 1, 2000.0, True)
     qtbot.waitUntil(lambda: window.views.preview_engine is None, timeout=TIMEOUT_MS)
     designed(qtbot, window)
-    settle(qtbot, window)
+    settle(window)
     assert json.loads(window.settings.designer)["cutoff"] == [300.0, 2000.0]
     sos = scipy.signal.butter(4, [300.0, 2000.0], btype="bandpass", fs=48000.0, output="sos")
     np.testing.assert_allclose(window.designer.design.sos, sos, rtol=1e-10, atol=1e-14)
@@ -104,7 +83,7 @@ def test_dragging_band_edges_designs_what_scipy_designs(qtbot, window):
     slice_line.setValue(350.0)
     window.view._filter_line_released(slice_line)
     designed(qtbot, window)
-    settle(qtbot, window)
+    settle(window)
     assert json.loads(window.settings.designer)["cutoff"] == [350.0, 2000.0]
     # band-passed: a chirp at 4-5 kHz (t = 4.4 s) is strongly attenuated, 1 kHz is not
     assert window.view.value_at(4.4, 4600.0) < chirp_before - 25
@@ -127,13 +106,13 @@ def test_compare_before_after_difference(qtbot, window):
     window.designer.set_spec({"design": "butter", "btype": "highpass", "order": 6,
                               "cutoff": 1000.0}, emit=False)
     window.designer_panel.apply_box.setChecked(True)
-    settle(qtbot, window)
+    settle(window)
     after = window.last_image.db.copy()
     window.designer_panel.compare.setCurrentText("before")
-    settle(qtbot, window)
+    settle(window)
     before = window.last_image.db.copy()
     window.designer_panel.compare.setCurrentText("difference")
-    settle(qtbot, window)
+    settle(window)
     diff = window.last_image.db
     np.testing.assert_allclose(diff, after - before, atol=1e-3)
     f = (window.last_image.frequency_edges[:-1] + window.last_image.frequency_edges[1:]) / 2
@@ -151,7 +130,7 @@ def test_export_coefficients_and_the_filtered_recording(qtbot, window, tmp_path)
         back = read_coefficients(path, fs=48000.0)
         np.testing.assert_allclose(back.sos, window.designer.design.sos, rtol=1e-6)
     window.designer_panel.apply_box.setChecked(True)
-    settle(qtbot, window)
+    settle(window)
     out = tmp_path / "filtered.h5"
     with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
                           check_params_cb=lambda i, kind, r: kind == "export"):

@@ -5,28 +5,21 @@ import json
 import h5py
 import numpy as np
 import pytest
-from specscope.app.desktop.main_window import MainWindow
-from specscope.app.session import ViewSettings
 from specscope.compute import StftParams, open_recording
 from specscope.compute.operators import call
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.spectral import to_db
 from specscope.compute.view import plugin_image, plugin_view
 
-TIMEOUT_MS = 30000
+from _gui import TIMEOUT_MS, WindowLife, open_and_wait, wait_until
 
 
 @pytest.fixture
-def window(qtbot, example_path):
-    w = MainWindow(ViewSettings(stft=StftParams(1024, 256)), interactive=False)
-    qtbot.addWidget(w)
-    w.show()
-    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
-        w.open_path(example_path)
-    qtbot.waitUntil(lambda: w.processing.editor.add.menu() is not None
-                    and len(w.representation_menu.actions()) > 1, timeout=TIMEOUT_MS)
-    yield w
-    w.worker.shutdown()
+def window(opened):
+    """The example open, the plugin menus filled."""
+    wait_until(lambda: opened.processing.editor.add.menu() is not None
+               and len(opened.representation_menu.actions()) > 1, what="the plugin menus")
+    return opened
 
 
 def detail_done(window):
@@ -140,9 +133,8 @@ def test_chunked_plugin_image_equals_one_call():
 
 def test_plugin_view_at_the_views_width_is_cancellable():
     """60 s of a scalogram for a 632-pixel view: at most 2 x 632 columns, progress as it
-    goes, and cancelled within 0.2 s (each chunk is sized for ~0.08 s)."""
+    goes, and cancelled within the chunk it is computing (each is sized for ~0.08 s)."""
     import threading
-    import time
 
     from specscope.compute.errors import Cancelled
 
@@ -155,26 +147,30 @@ def test_plugin_view_at_the_views_width_is_cancellable():
     assert img.column_edges[0] == 0.0 and img.column_edges[-1] == pytest.approx(60.0, abs=0.1)
     assert len(seen) >= 10 and seen == sorted(seen) and seen[-1] == 1.0
     stop = threading.Event()
-    asked: list = []
     ended: list = []
-
     going = threading.Event()
+    after: list = []  # progress reports (one a chunk) once Cancel was pressed
+
+    def report(fraction):
+        if stop.is_set():
+            after.append(fraction)
+        going.set()
 
     def run():
         try:
             plugin_image("scalogram.morlet", x, fs, 0.0, {"n_freqs": 65}, columns=width,
-                         cancelled=stop.is_set, progress=lambda _f: going.set())
+                         cancelled=stop.is_set, progress=report)
         except Cancelled:
-            ended.append(time.perf_counter())
+            ended.append(True)
 
     thread = threading.Thread(target=run)
     thread.start()
     assert going.wait(30)  # Cancel is pressed while it computes (after its first chunk)
-    asked.append(time.perf_counter())
     stop.set()
     thread.join(30)
     assert ended, "the computation was not cancelled"
-    assert ended[0] - asked[0] < 0.2, f"cancelled after {ended[0] - asked[0]:.3f} s"
+    # counted, not timed: the chunk running when Cancel came is the last one
+    assert len(after) <= 1 and (not after or after[0] < 1.0), f"chunks after Cancel: {after}"
 
 
 def test_plugins_dialog_lists_shipped_plugins(qtbot, window):
@@ -223,12 +219,12 @@ def test_show_an_array_from_a_notebook(qtbot, tmp_path):
     fs = 8000.0
     t = np.arange(int(fs * 3)) / fs
     x = np.sin(2 * np.pi * 1000 * t).astype(np.float32)
+    life = WindowLife()
     win = specscope.app.show(x, fs=fs,
                              pipeline={"specscope": "pipeline/1",
                                        "steps": [{"op": "gain", "params": {"factor": 2.0}},
                                                  {"op": "spectrogram",
                                                   "params": {"nfft": 256, "hop": 64}}]})
-    qtbot.addWidget(win)
     try:
         with qtbot.waitSignal(win.imageShown, timeout=TIMEOUT_MS):
             pass
@@ -244,12 +240,13 @@ def test_show_an_array_from_a_notebook(qtbot, tmp_path):
         with h5py.File(out, "r") as h:
             assert h.attrs["source_path"] == "array" and h.attrs["source_sha256"] == ""
     finally:
-        win.worker.shutdown()
+        life.close(win)
+    life.check(win)
     with pytest.raises(Exception, match="give the sample rate"):
         specscope.app.show(x)
 
 
-def test_hdf5_with_several_signals_asks_which(qtbot, tmp_path, monkeypatch):
+def test_hdf5_with_several_signals_asks_which(qtbot, make_window, tmp_path, monkeypatch):
     from PyQt6.QtWidgets import QInputDialog
 
     path = tmp_path / "multi.h5"
@@ -265,54 +262,42 @@ def test_hdf5_with_several_signals_asks_which(qtbot, tmp_path, monkeypatch):
         return items[1], True
 
     monkeypatch.setattr(QInputDialog, "getItem", staticmethod(choose))
-    w = MainWindow(ViewSettings(stft=StftParams(256, 64)), interactive=True)
-    qtbot.addWidget(w)
-    w.show()
-    try:
-        with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
-            w.open_path(path)
-        assert len(asked) == 1 and len(asked[0]) == 2 and "/b/y" in asked[0][1]
-        rec = w.document.recording
-        assert rec.sample_rate == 2000.0 and rec.n_samples == 8000
-    finally:
-        w.worker.shutdown()
+    w = make_window(nfft=256, hop=64, interactive=True)
+    open_and_wait(w, path)
+    assert len(asked) == 1 and len(asked[0]) == 2 and "/b/y" in asked[0][1]
+    rec = w.document.recording
+    assert rec.sample_rate == 2000.0 and rec.n_samples == 8000
 
 
-def test_stacked_channels(qtbot, stereo_wav, tmp_path):
+def test_stacked_channels(qtbot, make_window, stereo_wav, tmp_path):
     path, x, fs = stereo_wav  # 1 kHz left, 3 kHz right
-    w = MainWindow(ViewSettings(stft=StftParams(256, 64)), interactive=False)
-    qtbot.addWidget(w)
-    w.show()
-    try:
-        with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
-            w.open_path(path)
-        assert w.controls.channel.minimum() == -1
-        w.controls.channel.setValue(-1)           # "all (stacked)"
-        qtbot.waitUntil(lambda: isinstance(w.engine, type(w.engine))
-                        and w.engine.__class__.__name__ == "StackedEngine"
-                        and w.last_image is not None and not w.worker.is_busy(),
-                        timeout=TIMEOUT_MS)
-        e = w.engine
-        img = w.last_image
-        centres = (img.frequency_edges[:-1] + img.frequency_edges[1:]) / 2
-        with np.errstate(all="ignore"):
-            m = np.nanmean(np.where(np.isfinite(img.db), img.db, -400.0), axis=1)
-        half = centres < e.band
-        c0, f0 = e.split(centres[half][np.nanargmax(m[half])])
-        c1, f1 = e.split(centres[~half][np.nanargmax(m[~half])])
-        assert (c0, c1) == (0, 1)
-        assert f0 == pytest.approx(1000.0, abs=fs / 256) and f1 == pytest.approx(3000.0,
-                                                                                 abs=fs / 256)
-        # rows stay uniform (a whole number of gap rows between the bands)
-        np.testing.assert_allclose(np.diff(img.frequency_edges), fs / 256)
-        # the axis labels frequencies inside each band
-        labels = w.view.freq_axis.tickStrings([e.band + 500.0 - e.f0], 1.0, 1.0)
-        assert labels == w.view.freq_axis.tickStrings([500.0 - e.f0], 1.0, 1.0)
-        out = tmp_path / "both.h5"
-        with qtbot.waitSignal(w.worker.finished, timeout=TIMEOUT_MS,
-                              check_params_cb=lambda i, kind, r: kind == "export"):
-            w.export_to(out)
-        with h5py.File(out, "r") as h:
-            assert h["spectrogram"].shape[0] == 2   # (channel, time, frequency)
-    finally:
-        w.worker.shutdown()
+    w = make_window(nfft=256, hop=64)
+    open_and_wait(w, path)
+    assert w.controls.channel.minimum() == -1
+    w.controls.channel.setValue(-1)           # "all (stacked)"
+    qtbot.waitUntil(lambda: isinstance(w.engine, type(w.engine))
+                    and w.engine.__class__.__name__ == "StackedEngine"
+                    and w.last_image is not None and not w.worker.is_busy(),
+                    timeout=TIMEOUT_MS)
+    e = w.engine
+    img = w.last_image
+    centres = (img.frequency_edges[:-1] + img.frequency_edges[1:]) / 2
+    with np.errstate(all="ignore"):
+        m = np.nanmean(np.where(np.isfinite(img.db), img.db, -400.0), axis=1)
+    half = centres < e.band
+    c0, f0 = e.split(centres[half][np.nanargmax(m[half])])
+    c1, f1 = e.split(centres[~half][np.nanargmax(m[~half])])
+    assert (c0, c1) == (0, 1)
+    assert f0 == pytest.approx(1000.0, abs=fs / 256) and f1 == pytest.approx(3000.0,
+                                                                             abs=fs / 256)
+    # rows stay uniform (a whole number of gap rows between the bands)
+    np.testing.assert_allclose(np.diff(img.frequency_edges), fs / 256)
+    # the axis labels frequencies inside each band
+    labels = w.view.freq_axis.tickStrings([e.band + 500.0 - e.f0], 1.0, 1.0)
+    assert labels == w.view.freq_axis.tickStrings([500.0 - e.f0], 1.0, 1.0)
+    out = tmp_path / "both.h5"
+    with qtbot.waitSignal(w.worker.finished, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda i, kind, r: kind == "export"):
+        w.export_to(out)
+    with h5py.File(out, "r") as h:
+        assert h["spectrogram"].shape[0] == 2   # (channel, time, frequency)

@@ -3,20 +3,8 @@
 import pytest
 from PyQt6.QtCore import Qt
 from specscope.app.desktop.actions import menu_actions, plain
-from specscope.app.desktop.main_window import MainWindow
-from specscope.app.session import ViewSettings
-from specscope.compute import StftParams
 
-TIMEOUT_MS = 30000
-
-
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow(ViewSettings(stft=StftParams(1024, 256)), interactive=False)
-    qtbot.addWidget(w)
-    w.show()
-    yield w
-    w.worker.shutdown()
+from _gui import TIMEOUT_MS
 
 
 def test_profiler_from_the_menu_lists_the_stft_kernel(qtbot, window, example_path):

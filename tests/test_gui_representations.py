@@ -16,8 +16,7 @@ import soundfile
 from specscope.compute.operators import call
 from specscope.compute.ops import sums_at
 
-from _gui import TIMEOUT_MS, StallMeter, assert_no_stall, settle
-from test_gui_stalls import open_designer
+from _gui import TIMEOUT_MS, StallMeter, assert_no_stall, open_designer, settle
 
 TITLES = {"cqt.spectrogram": "Constant-Q", "mel.spectrogram": "Mel spectrogram", "mel.mfcc": "MFCC",
           "scalogram.morlet": "Morlet scalogram", "multitaper.spectrogram":

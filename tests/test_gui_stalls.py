@@ -17,7 +17,7 @@ import soundfile
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QFormLayout
 
-from _gui import TIMEOUT_MS, StallMeter, assert_no_stall, open_and_wait, settle
+from _gui import TIMEOUT_MS, StallMeter, assert_no_stall, open_designer, settle
 
 
 def form_field(designer, name):
@@ -30,14 +30,6 @@ def form_field(designer, name):
                     and label.widget().text().split(" ")[0] == name:
                 return field.widget()
     raise LookupError(name)
-
-
-def open_designer(make_window, path):
-    """A window with STFT 4096/1024, ``path`` open, the designer docked."""
-    w = make_window(nfft=4096, hop=1024, size=(1400, 1000))
-    open_and_wait(w, path)
-    w.designer_dock.setVisible(True)
-    return w
 
 
 @pytest.fixture

@@ -5,25 +5,18 @@ import pytest
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication
 from specscope.app.desktop.actions import plain
-from specscope.app.desktop.main_window import MainWindow
-from specscope.app.session import ViewSettings
-from specscope.compute import StftParams
 
-TIMEOUT_MS = 30000
+from _gui import TIMEOUT_MS, open_and_wait
+
 CTRL = Qt.KeyboardModifier.ControlModifier
 SHIFT = Qt.KeyboardModifier.ShiftModifier
 
 
 @pytest.fixture
-def window(qtbot, example_path):
-    w = MainWindow(ViewSettings(stft=StftParams(1024, 256)), interactive=False)
-    qtbot.addWidget(w)
-    w.show()
-    w.activateWindow()
-    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
-        w.open_path(example_path)
-    yield w
-    w.worker.shutdown()
+def window(make_window, example_path):
+    w = make_window(activate=True)
+    open_and_wait(w, example_path)
+    return w
 
 
 def pick(qtbot, combo, text: str) -> None:

@@ -2,32 +2,49 @@
 
 A 150 s, 48 kHz recording analysed with a hop of 64 samples takes a few
 seconds to summarise (about 2.7 s on an idle core), long enough to watch its
-progress and to cancel it.  Latency bounds are stated where they are asserted.
+progress and to cancel it.  What a loaded machine stretches is not timed: Cancel is
+"at once" when the job reports no progress from the compute thread after the one
+block it was computing, and the bar is "steady" when no stretch without news is a
+large part of the whole computation.
 """
 
+import threading
 import time
 
 import numpy as np
 import pytest
 from PyQt6.QtCore import QPoint, Qt, QTimer
 from specscope.app.desktop.main_window import MainWindow
-from specscope.app.session import ViewSettings
-from specscope.compute import StftParams
 from specscope.compute.io import ArrayRecording
 
-TIMEOUT_MS = 60000
-#: from a click on Cancel to the job's end on the GUI thread: each block of the tile
-#: engine (2048 frames here) takes ~15 ms on an idle core; 0.2 s leaves room for load
-CANCEL_S = 0.2
+from _gui import TIMEOUT_MS
+
+#: progress reports a job may make once Cancel was pressed: the block it is computing
+#: ends (and says so), the next check stops it
+REPORTS_AFTER_CANCEL = 1
 
 
 @pytest.fixture
-def window(qtbot):
-    w = MainWindow(ViewSettings(stft=StftParams(1024, 64)), interactive=False)
-    qtbot.addWidget(w)
-    w.show()
-    yield w
-    w.worker.shutdown()
+def window(make_window):
+    return make_window(nfft=1024, hop=64)
+
+
+class ReportsAfter:
+    """Progress reports of job kind ``kind`` made on the compute thread (counted as they
+    are emitted, not as they reach the GUI) after :meth:`mark` was called."""
+
+    def __init__(self, w: MainWindow, kind: str):
+        self.kind = kind
+        self.marked = threading.Event()
+        self.after: list[float] = []
+        w.worker.progress.connect(self._report, Qt.ConnectionType.DirectConnection)
+
+    def _report(self, job_id: int, kind: str, fraction: float) -> None:
+        if kind == self.kind and self.marked.is_set():
+            self.after.append(fraction)
+
+    def mark(self) -> None:
+        self.marked.set()
 
 
 def long_recording(seconds: float = 600.0, fs: float = 48000.0) -> ArrayRecording:
@@ -74,10 +91,13 @@ def test_progress_bar_advances_while_the_overview_computes(qtbot, window):
     # progress signals); the steadiness check below is the one that matters
     assert len(set(values)) >= 10, f"the bar moved only {len(set(values))} times"
     assert values[-1] >= 900
-    # it moves steadily: no stretch of 0.5 s without news (generous for a loaded machine)
+    # it moves steadily: no stretch without news is a fifth of the whole computation
+    # (on an idle core the longest is about a twentieth; a loaded machine stretches both)
     changes = [t for (t, v), (_, prev) in zip(shown[1:], shown[:-1]) if v != prev]
     gaps = np.diff([shown[0][0], *changes])
-    assert gaps.max() < 0.5, f"the bar stood still for {gaps.max():.2f} s"
+    whole = b.args[2].seconds
+    assert gaps.max() < whole / 5, (f"the bar stood still for {gaps.max():.2f} s of "
+                                    f"{whole:.2f} s")
     qtbot.waitUntil(lambda: window.worker.active() == 0, timeout=TIMEOUT_MS)
     assert status_clean(window)
 
@@ -87,17 +107,19 @@ def test_cancel_button_stops_the_overview_at_once(qtbot, window):
     qtbot.waitUntil(lambda: window.progress_bar.value() > 50, timeout=TIMEOUT_MS)
     assert window.cancel_button.isVisible()
     ended: dict = {}
-    window.worker.cancelled.connect(
-        lambda i, kind: ended.setdefault(i, time.perf_counter()))
-    window.worker.finished.connect(
-        lambda i, kind, r: ended.setdefault(i, time.perf_counter()))
+    window.worker.cancelled.connect(lambda i, kind: ended.setdefault(i, "cancelled"))
+    window.worker.finished.connect(lambda i, kind, r: ended.setdefault(i, "finished"))
     hidden: list = []
-    window.worker.idle.connect(lambda: hidden.append(time.perf_counter()))
-    t_click = time.perf_counter()
+    window.worker.idle.connect(lambda: hidden.append(True))
+    reports = ReportsAfter(window, "overview")
+    # after the window's own handler (connected first) asked the job to stop
+    window.cancel_button.clicked.connect(reports.mark)
     qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: job in ended and bool(hidden), timeout=5000)
-    assert ended[job] - t_click < CANCEL_S, f"cancelled after {ended[job] - t_click:.3f} s"
-    assert hidden[0] - t_click < CANCEL_S
+    qtbot.waitUntil(lambda: job in ended and bool(hidden), timeout=TIMEOUT_MS)
+    assert ended[job] == "cancelled"
+    assert len(reports.after) <= REPORTS_AFTER_CANCEL, (
+        f"the overview went on after Cancel: {len(reports.after)} progress reports "
+        f"({reports.after})")
     assert status_clean(window)
     assert window.progress_bar.isHidden()
 
@@ -145,7 +167,7 @@ def test_status_bar_is_clean_after_cancel_from_the_view_menu(qtbot, window):
     overview_job(window, qtbot)
     qtbot.waitUntil(lambda: window.progress_bar.isVisible(), timeout=TIMEOUT_MS)
     window.menu_actions["cancel"].trigger()  # View › Cancel computation (Esc)
-    qtbot.waitUntil(lambda: window.worker.active() == 0, timeout=5000)
+    qtbot.waitUntil(lambda: window.worker.active() == 0, timeout=TIMEOUT_MS)
     assert status_clean(window)
 
 
@@ -177,7 +199,8 @@ def test_cursor_readout_survives_status_messages(qtbot, window, example_path):
 
 def test_plugin_view_at_the_views_width_with_progress_and_cancel(qtbot, window):
     """The Morlet scalogram of 60 s (48 kHz) for the view: at most 2 columns per pixel,
-    progress as its chunks go, and the real Cancel button stops it within CANCEL_S.
+    progress as its chunks go, and the real Cancel button stops it in the chunk it is
+    computing.
     (At 48 kHz its lowest rows' wavelets are 38400 samples long, so the view takes long
     enough to watch: it computes only the columns shown.)"""
     rec = ArrayRecording(np.random.default_rng(2).standard_normal(48000 * 60)
@@ -203,14 +226,17 @@ def test_plugin_view_at_the_views_width_with_progress_and_cancel(qtbot, window):
     started = []
     window.worker.started.connect(lambda i, kind, label: started.append(i))
     ended: dict = {}
-    window.worker.cancelled.connect(lambda i, kind: ended.setdefault(i, time.perf_counter()))
+    window.worker.cancelled.connect(lambda i, kind: ended.setdefault(i, "cancelled"))
     # new parameters of the view (what its form does) start a new computation
     window.change_settings(window.settings.with_changes(view_params='{"n_freqs": 48}'),
                            undoable=False)
     qtbot.waitUntil(lambda: bool(started) and window.progress_bar.value() > 100,
                     timeout=TIMEOUT_MS)
-    t_click = time.perf_counter()
+    reports = ReportsAfter(window, "detail")
+    window.cancel_button.clicked.connect(reports.mark)
     qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: started[-1] in ended, timeout=5000)
-    assert ended[started[-1]] - t_click < CANCEL_S
-    qtbot.waitUntil(lambda: status_clean(window), timeout=5000)
+    qtbot.waitUntil(lambda: started[-1] in ended, timeout=TIMEOUT_MS)
+    assert len(reports.after) <= REPORTS_AFTER_CANCEL, (
+        f"the scalogram went on after Cancel: {len(reports.after)} progress reports "
+        f"({reports.after})")
+    qtbot.waitUntil(lambda: status_clean(window), timeout=TIMEOUT_MS)

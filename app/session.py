@@ -4,7 +4,8 @@
 on change, so undo keeps old ones); :class:`Document` is an opened recording
 with its settings.  A session file (``specscope/session/1`` JSON) keeps the
 file, the analysis, the processing, the representation, the filter designer's
-chain, the visible range and the display levels:
+chain, the visible range, the display levels, the annotations and the detections
+with their review (:mod:`specscope.app.review`):
 :func:`session_state` builds it, :func:`write_session` writes it atomically,
 :func:`load_session` reads and checks it and :func:`settings_from_session`
 turns it back into settings (:func:`annotations_from_session`: the annotations
@@ -236,8 +237,8 @@ def last_session_path() -> Path:
 
 def session_state(path: Path | None, settings: ViewSettings,
                   view: tuple[float, float, float, float], levels: tuple[float, float],
-                  colormap: str, annotations: list[Annotation] | None = None
-                  ) -> dict[str, Any]:
+                  colormap: str, annotations: list[Annotation] | None = None,
+                  detections: dict[str, Any] | None = None) -> dict[str, Any]:
     """The state a session file keeps: file, analysis, view, display.
 
     Parameters
@@ -254,6 +255,8 @@ def session_state(path: Path | None, settings: ViewSettings,
         The colour map's name.
     annotations : list of Annotation, optional
         The recording's annotations as the person left them.
+    detections : dict, optional
+        The detections and their review (``specscope.app.review.Review.to_dict``).
     """
     s = settings
     t0, t1, f0, f1 = view
@@ -271,7 +274,8 @@ def session_state(path: Path | None, settings: ViewSettings,
             "filters": {"chain": s.filters, "on": s.chain_on, "current": s.chain_index,
                         "compare": s.compare},
             **({"annotations": [a.to_dict() for a in annotations]}
-               if annotations is not None else {})}
+               if annotations is not None else {}),
+            **({"detections": detections} if detections is not None else {})}
 
 
 def write_session(path: str | Path, state: dict[str, Any]) -> None:
@@ -319,6 +323,10 @@ def load_session(path: str | Path) -> dict[str, Any]:
             if not isinstance(items, list):
                 raise InputError(f"{p}: \"annotations\" must be a list")
             state["annotations"] = [Annotation.from_dict(a) for a in items]
+        if "detections" in state:
+            from specscope.app.review import Review
+
+            Review.from_dict(state["detections"], f"{p}: detections")  # checked here
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"{p}: incomplete session ({type(exc).__name__}: {exc})") from None
     return state

@@ -9,13 +9,14 @@ from specscope.compute.detect.compare import Box, compare, match_boxes, overlap
 from specscope.compute.errors import InputError
 
 
-def test_overlap_is_time_iou_times_band_iou():
+def test_overlap_is_time_iou_where_the_bands_meet():
     a = Box(0.0, 1.0, 1000.0, 2000.0)
     b = Box(0.5, 1.5, 1500.0, 2500.0)
-    # time: 0.5 / 1.5; band: 500 / 1500
-    assert overlap(a, b) == pytest.approx((0.5 / 1.5) * (500 / 1500), rel=1e-12)
+    # time: 0.5 s shared of 1.5 s spanned; the bands meet
+    assert overlap(a, b) == pytest.approx(0.5 / 1.5, rel=1e-12)
     assert overlap(a, Box(0.5, 1.5)) == pytest.approx(0.5 / 1.5, rel=1e-12)  # time only
-    assert overlap(a, Box(1.0, 2.0, 1000.0, 2000.0)) == 0.0  # touching
+    assert overlap(a, Box(0.5, 1.5, 2000.0, 3000.0)) == 0.0  # bands touch, do not meet
+    assert overlap(a, Box(1.0, 2.0, 1000.0, 2000.0)) == 0.0  # spans touch
 
 
 def test_matching_is_one_to_one_by_largest_overlap():

@@ -106,6 +106,10 @@ class ParamForm(QWidget):
         w.textChanged.connect(self.changed)
         return w, "text"
 
+    def field(self, name: str) -> QWidget | None:
+        """The widget editing parameter ``name`` (None when the schema has none)."""
+        return self._widgets.get(name)
+
     # -- values --------------------------------------------------------------
     def set_values(self, values: dict[str, Any]) -> None:
         for p in self.schema:

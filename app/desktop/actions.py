@@ -91,7 +91,7 @@ class ActionSpec:
     separator_before: bool = False
 
 
-FILE, EDIT, VIEW, HELP = "&File", "&Edit", "&View", "&Help"
+FILE, EDIT, VIEW, DETECT, HELP = "&File", "&Edit", "&View", "&Detect", "&Help"
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("open", FILE, "&Open…", "open_dialog", (Std.Open,), "Open a recording"),
@@ -186,6 +186,27 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("compute", VIEW, "&Compute", "compute_menu",
                help="Where operators run: Auto (timed per operator), CPU or GPU",
                kind="submenu"),
+    ActionSpec("detect_dock", DETECT, "Detect &panel", "detection.show_panel",
+               ("Ctrl+Shift+D",), "Show the Detect panel: detectors, their detections and "
+               "scores"),
+    ActionSpec("run_detector", DETECT, "&Run detector", "detection.run_from_panel", ("Ctrl+D",),
+               "Run the Detect panel's detector with its parameters (compute thread; Esc "
+               "cancels)", needs_document=True),
+    ActionSpec("find_similar", DETECT, "Find &similar", "detection.find_similar_from_panel",
+               ("Ctrl+Shift+F",), "Template matching: the selected box or annotation as "
+               "template, over the recording", needs_document=True),
+    ActionSpec("review", DETECT, "Re&view detections", "detection.mode.start", ("Ctrl+R",),
+               "Each detection zoomed: A accept, R reject, 1–9 label, N / P next / previous, "
+               "Space play, Ctrl+Z undo, Esc leave", needs_document=True),
+    ActionSpec("compare_detections", DETECT, "&Compare with annotations", "detection.compare",
+               help="Precision, recall and F1 per label of the detections against the "
+               "annotations (matched by overlap)", needs_document=True, separator_before=True),
+    ActionSpec("export_detections", DETECT, "&Export detections…", "detection.export_dialog",
+               help="Write every detection with its score and review (Raven, Audacity, CSV, "
+               "SigMF, HDF5)", needs_document=True),
+    ActionSpec("clear_detections", DETECT, "C&lear detections", "detection.clear",
+               help="Remove the detections (annotations made from them stay)",
+               needs_document=True),
     ActionSpec("shortcuts", HELP, "&Keyboard shortcuts", "show_shortcuts", ("F1",),
                "This list"),
     ActionSpec("plugins", HELP, "&Plugins…", "processing.show_plugins_dialog",
@@ -212,6 +233,11 @@ VIEW_GESTURES: tuple[ShortcutRow, ...] = (
     ShortcutRow("Click / double-click a row", "Jump to the annotation / edit its label (F2)",
                 "Annotation list"),
     ShortcutRow("N", "Click a spectral line to notch it", "Filter designer"),
+    ShortcutRow("A / R", "Accept / reject the detection, then the next", "Review mode"),
+    ShortcutRow("1 … 9", "Accept with that label of the label list", "Review mode"),
+    ShortcutRow("N / P, Right / Left", "Next / previous detection", "Review mode"),
+    ShortcutRow("Space", "Play the detection in its band", "Review mode"),
+    ShortcutRow("Ctrl+Z / Esc", "Undo the last decision / leave review", "Review mode"),
 )
 
 

@@ -24,7 +24,8 @@ The file holds::
      "readout_text_px": 412,   # how wide its text is drawn (px): wider than w is cut
      "status_seen": [...],     # the last messages the status bar showed, oldest first
      "widgets": {"speed": [x, y, w, h], "loop": ..., "play": ...,
-                 "annotation_search": ...}}  # controls, screen pixels (None: hidden)
+                 "annotation_search": ..., "detect_run": ..., "detect_band_low": ...,
+                 "detect_band_high": ...}}  # controls, screen pixels (None: hidden)
 
 The status bar is watched every 50 ms as well (a message shows for a moment
 while a file opens).
@@ -95,6 +96,12 @@ class JourneyReport:
                  "annotation_search": getattr(getattr(w, "annotations", None), "list", None)}
         if found["annotation_search"] is not None:
             found["annotation_search"] = found["annotation_search"].search
+        panel = getattr(getattr(w, "detection", None), "panel", None)
+        if panel is not None:
+            form = panel.form
+            found.update({"detect_run": panel.run_button,
+                          "detect_band_low": form and form.field("band_low_hz"),
+                          "detect_band_high": form and form.field("band_high_hz")})
         return {name: _rect_of(widget) for name, widget in found.items()}
 
     def write(self, *_: object) -> None:

@@ -32,6 +32,7 @@ from PyQt6.QtWidgets import (
 from specscope.app.desktop.actions import ACTIONS, ShortcutGuard, build_menus, shortcut_rows
 from specscope.app.desktop.controllers.annotations import AnnotationsController
 from specscope.app.desktop.controllers.designer import DesignerController
+from specscope.app.desktop.controllers.detection import DetectionController
 from specscope.app.desktop.controllers.playback import PlaybackController
 from specscope.app.desktop.controllers.processing import ProcessingController
 from specscope.app.desktop.controllers.profiler import ProfilerController
@@ -139,6 +140,7 @@ class MainWindow(QMainWindow):
         self.playback = PlaybackController(self, self)
         self.profiler = ProfilerController(self.worker, self)
         self.transport_bar = self.playback.transport
+        self.detection = DetectionController(self, self)
         self.addToolBar(self.transport_bar)
         self._build_docks()
 
@@ -206,6 +208,9 @@ class MainWindow(QMainWindow):
         self.profiler_dock = self._add_dock("Profiler", "profiler", self.profiler.panel,
                                             Qt.DockWidgetArea.BottomDockWidgetArea)
         self.profiler_dock.setVisible(False)
+        self.detect_dock = self._add_dock("Detect", "detect", self.detection.panel, right)
+        self.tabifyDockWidget(self.processing_dock, self.detect_dock)
+        self.settings_dock.raise_()
         self.designer_dock.visibilityChanged.connect(self._designer_shown)
         self.designer_panel.panelWanted.connect(self._show_designer)
         QTimer.singleShot(0, self._initial_dock_sizes)
@@ -427,6 +432,7 @@ class MainWindow(QMainWindow):
         self.undo_stack.clear()
         self.last_error = None
         self.annotations.document_opened(rec)
+        self.detection.document_opened()
         self.unsaved.opened()
         # nothing of the previous recording stays in the readout
         self.view.clear_reference()
@@ -516,7 +522,8 @@ class MainWindow(QMainWindow):
         """The state a session file keeps: file, analysis, view, display, listening."""
         state = session_state(self.document.path if self.document else None, self.settings,
                               self.view.visible_range(), self.view.levels(),
-                              self.view.colormap_name, self.annotations.annotations)
+                              self.view.colormap_name, self.annotations.annotations,
+                              self.detection.session_state())
         state["listening"] = self.playback.listening().to_dict()
         return state
 
@@ -578,6 +585,7 @@ class MainWindow(QMainWindow):
         kept = annotations_from_session(state)
         if kept is not None:
             self.annotations.set_annotations(kept)
+        self.detection.restore(state.get("detections"))
         self.view.set_levels(d["db_low"], d["db_high"])
         self.controls.set_levels(d["db_low"], d["db_high"])
         self.views.levels_set = True

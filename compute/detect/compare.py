@@ -1,9 +1,10 @@
 """Detections against annotations: matched by overlap, precision, recall and F1 per label.
 
-A detection and an annotation (the truth) *match* when their boxes overlap by
-at least ``min_overlap``, measured as the intersection over union (IoU) of
-their time spans, times the IoU of their bands when both have one (a
-time-only box matches on time alone).  Matching is one to one: the pairs are
+A detection and an annotation (the truth) *match* when their time spans
+overlap by at least ``min_overlap``, measured as the intersection over union
+(IoU) of the spans, and their bands intersect when both have one (a
+time-only box matches on time alone).  The bands only have to meet, not to
+agree: a band-limited energy detector reports its whole search band.  Matching is one to one: the pairs are
 taken in order of decreasing overlap (ties by position), each detection and
 each annotation at most once.
 
@@ -75,11 +76,12 @@ def _iou(a0: float, a1: float, b0: float, b1: float) -> float:
 
 
 def overlap(a: Box, b: Box) -> float:
-    """IoU of the time spans, times the IoU of the bands when both have one (0..1)."""
+    """IoU of the time spans (0..1); 0 when both have bands and they do not meet."""
     t = _iou(a.start_s, a.stop_s, b.start_s, b.stop_s)
     if t == 0.0 or not (a.has_band and b.has_band):
         return t
-    return t * _iou(float(a.low_hz), float(a.high_hz), float(b.low_hz), float(b.high_hz))
+    meet = min(float(a.high_hz), float(b.high_hz)) - max(float(a.low_hz), float(b.low_hz))
+    return t if meet > 0 else 0.0
 
 
 def match_boxes(detected: Sequence[Box], truth: Sequence[Box], min_overlap: float = 0.3

@@ -1,0 +1,236 @@
+"""The Detect panel, the detection layer and review mode, driven through the real widgets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import soundfile
+from _gui import idle, open_and_wait, wait_until
+from PyQt6.QtCore import Qt
+from PyQt6.QtWidgets import QLineEdit
+from specscope.app.desktop.controllers.annotations import Selection
+from specscope.app.review import ACCEPTED, REJECTED
+from specscope.compute.annotations import Annotation, read_annotations
+from specscope.compute.detect import detect, synth
+
+FS = 32000.0
+BAND = {"band_low_hz": 2500.0, "band_high_hz": 12500.0}
+
+
+@pytest.fixture(scope="module")
+def calls_wav(tmp_path_factory):
+    """20 s, 12 calls at 10-20 dB in pink noise; the plan is the truth."""
+    plan = synth.plan_calls(20.0, FS, 12, snr_db=(10.0, 20.0), seed=5, hum_amplitude=0.05)
+    x = synth.render_all(plan).astype(np.float32)
+    path = tmp_path_factory.mktemp("det") / "calls.wav"
+    soundfile.write(str(path), x, int(FS), subtype="FLOAT")
+    return path, plan
+
+
+def _type_field(qtbot, widget: QLineEdit, text: str) -> None:
+    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
+    widget.selectAll()
+    qtbot.keyClicks(widget, text)
+    qtbot.keyClick(widget, Qt.Key.Key_Tab)
+
+
+def _run_energy(qtbot, window) -> None:
+    panel = window.detection.panel
+    window.detect_dock.setVisible(True)
+    _type_field(qtbot, panel.form.field("band_low_hz"), "2500")
+    _type_field(qtbot, panel.form.field("band_high_hz"), "12500")
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    wait_until(lambda: window.detection.review is not None, what="the detections")
+    idle(window)
+
+
+def test_panel_runs_the_energy_detector_on_the_compute_thread(qtbot, window, calls_wav):
+    path, plan = calls_wav
+    open_and_wait(window, path)
+    _run_energy(qtbot, window)
+    events = window.detection.review.events
+    # the same events as the core's detect() with the form's parameters
+    ref = detect(path, "detect.energy", {**window.detection.panel.form.values(), **BAND},
+                 channels=[0])
+    np.testing.assert_array_equal(events.start_sample, ref.start_sample)
+    np.testing.assert_array_equal(events.stop_sample, ref.stop_sample)
+    np.testing.assert_allclose(events.score, ref.score, rtol=1e-12)
+    assert len(synth.match(events, plan.calls, FS).call) >= 11
+    panel = window.detection.panel
+    assert panel.model.rowCount() == len(events)
+    # drawn apart from the annotations: dashed boxes with scores, none in the annotation list
+    window.view.set_time_range(0.0, 20.0)
+    layer = window.detection.layer
+    assert len(layer.drawn()) == len(events)
+    assert window.annotations.annotations == []
+    rect = layer.rect_of(0)
+    assert rect.left() == pytest.approx(events.start_s[0]) and \
+        rect.right() == pytest.approx(events.stop_s[0])
+    assert layer.item_of(0).pen().style() == Qt.PenStyle.DashLine
+    assert layer.score_items()[0].textItem.toPlainText() == f"{events.score[0]:.3g}"
+
+
+CTRL = Qt.KeyboardModifier.ControlModifier
+
+
+def _reviewing(qtbot, window, calls_wav):
+    path, _ = calls_wav
+    open_and_wait(window, path)
+    _run_energy(qtbot, window)
+    qtbot.keyClick(window.view, Qt.Key.Key_R, CTRL)          # Detect › Review detections
+    wait_until(lambda: window.detection.mode.active, what="review mode")
+    return window.detection
+
+
+def test_review_keys_accept_reject_label_undo_and_navigate(qtbot, window, calls_wav):
+    det = _reviewing(qtbot, window, calls_wav)
+    review, view = det.review, window.view
+    n = len(review)
+    assert n >= 6 and review.index == 0
+    det.panel.set_label_list(["bat", "bird", "noise"])
+    det.panel.labels.editingFinished.emit()
+    e0 = review.events[0]
+    t0, t1, f0, f1 = view.visible_range()
+    # zoomed with context: the whole detection inside, about three times its length shown
+    assert t0 <= e0.start_s and e0.stop_s <= t1
+    assert t1 - t0 == pytest.approx(max(3 * e0.duration_s, 0.4), rel=1e-6)
+    assert f0 <= e0.low_hz and e0.high_hz <= f1
+    assert det.layer.current == 0 and "detection 1 of" in window.message_label.text()
+
+    qtbot.keyClick(view, Qt.Key.Key_A)                       # accept, label of the detector
+    qtbot.keyClick(view, Qt.Key.Key_R)                       # reject
+    qtbot.keyClick(view, Qt.Key.Key_2)                       # accept as 'bird'
+    assert review.states[:3] == [ACCEPTED, REJECTED, ACCEPTED]
+    assert review.labels[:3] == ["energy", review.events.label[1], "bird"]
+    assert review.index == 3
+    notes = window.annotations.annotations
+    assert [a.label for a in notes] == ["energy", "bird"]
+    assert notes[1].start_s == pytest.approx(review.events.start_s[2])
+    assert notes[1].generator == "detect.energy"
+    # the keys never reached the menus: A did not annotate a selection, R no export dialog
+    assert window.annotations.selection is None
+
+    qtbot.keyClick(view, Qt.Key.Key_Z, CTRL)                 # undo 'bird'
+    assert review.states[2] == "" and review.index == 2
+    assert [a.label for a in window.annotations.annotations] == ["energy"]
+    qtbot.keyClick(view, Qt.Key.Key_3)                       # 'noise' instead
+    assert review.labels[2] == "noise" and review.index == 3
+    qtbot.keyClick(view, Qt.Key.Key_P)
+    qtbot.keyClick(view, Qt.Key.Key_Left)
+    assert review.index == 1
+    qtbot.keyClick(view, Qt.Key.Key_Right)
+    qtbot.keyClick(view, Qt.Key.Key_N)
+    assert review.index == 3
+    qtbot.keyClick(view, Qt.Key.Key_9)                       # no label 9: nothing decided
+    assert review.states[3] == "" and "No label 9" in window.message_label.text()
+    # the table shows the decisions
+    model = det.panel.model
+    assert model.data(model.index(2, 7)) == ACCEPTED and model.data(model.index(2, 6)) == "noise"
+    assert model.data(model.index(1, 7)) == REJECTED
+    qtbot.keyClick(view, Qt.Key.Key_Escape)
+    assert not det.mode.active
+    qtbot.keyClick(view, Qt.Key.Key_A)                       # A is Annotate again: no change
+    assert review.states[3] == ""
+
+
+def test_typing_into_the_label_list_is_not_a_review_key(qtbot, window, calls_wav):
+    det = _reviewing(qtbot, window, calls_wav)
+    field = det.panel.labels
+    _type_field(qtbot, field, "ara, rat")
+    assert det.review.states[0] == "" and det.review.label_list == ["ara", "rat"]
+
+
+def test_space_plays_the_detection_in_its_band(qtbot, window, calls_wav, monkeypatch):
+    det = _reviewing(qtbot, window, calls_wav)
+    played = []
+    monkeypatch.setattr(window.playback, "play",
+                        lambda: played.append(window.playback.plan()))
+    qtbot.keyClick(window.view, Qt.Key.Key_Space)
+    e = det.review.events[0]
+    assert len(played) == 1
+    what = played[0]
+    assert (what.start_s, what.stop_s) == pytest.approx((e.start_s, e.stop_s))
+    assert what.options.band == pytest.approx((e.low_hz, e.high_hz))
+
+
+def test_review_survives_the_session_and_goes_into_the_raven_table(qtbot, window, calls_wav,
+                                                                    tmp_path):
+    det = _reviewing(qtbot, window, calls_wav)
+    for key in (Qt.Key.Key_1, Qt.Key.Key_R, Qt.Key.Key_A):
+        qtbot.keyClick(window.view, key)
+    review = det.review
+    states, labels = list(review.states), list(review.labels)
+    session = tmp_path / "s.json"
+    assert window.save_session(session)
+    table = tmp_path / "det.selections.txt"
+    det.export_to(table, "raven")
+    idle(window)
+    rows = read_annotations(table, sample_rate=FS)
+    assert len(rows) == len(review)
+    assert [r.extra["Review"] for r in rows[:4]] == ["accepted", "rejected", "accepted",
+                                                      "pending"]
+    assert [r.label for r in rows[:3]] == [labels[0], labels[1], labels[2]]
+    assert float(rows[0].extra["Score"]) == review.events.score[0]
+    csv_path = tmp_path / "det.csv"
+    det.export_to(csv_path, "csv")
+    idle(window)
+    assert [r.extra["review"] for r in read_annotations(csv_path)[:2]] == ["accepted",
+                                                                          "rejected"]
+
+    det.clear()
+    window.annotations.set_annotations([])
+    assert window.open_session(session)
+    wait_until(lambda: det.review is not None and window.annotations.annotations,
+               what="the session's detections")
+    assert det.review.states == states and det.review.labels == labels
+    np.testing.assert_array_equal(det.review.events.start_sample, review.events.start_sample)
+    assert [a.label for a in window.annotations.annotations] == [labels[0], labels[2]]
+
+
+def test_find_similar_uses_the_selected_box_as_template(qtbot, window, calls_wav,
+                                                        monkeypatch):
+    # scipy.fft with workers > 1 starts pocketfft's process-wide pool from the compute
+    # thread, which the window's check would count as a thread the window left behind
+    monkeypatch.setenv("SPECSCOPE_THREADS", "1")
+    path, plan = calls_wav
+    open_and_wait(window, path)
+    call = plan.calls[0]
+    window.annotations.select(Selection(call.start_s(FS), call.stop_s(FS), call.low_hz,
+                                        call.high_hz, 0))
+    window.detect_dock.setVisible(True)
+    panel = window.detection.panel
+    panel.threshold.setText("0.6")
+    qtbot.keyClick(window.view, Qt.Key.Key_F, CTRL | Qt.KeyboardModifier.ShiftModifier)
+    wait_until(lambda: window.detection.review is not None, what="the matches")
+    events = window.detection.review.events
+    stft = window.settings.stft
+    ref = detect(path, "detect.template", {
+        "template_start_s": call.start_s(FS), "template_stop_s": call.stop_s(FS),
+        "template_low_hz": call.low_hz, "template_high_hz": call.high_hz,
+        "template_channel": 0, "threshold": 0.6, "nfft": stft.nfft, "hop": stft.hop,
+        "label": "similar"}, channels=[0])
+    assert events.detector == "detect.template" and len(events) == len(ref) >= 1
+    np.testing.assert_array_equal(events.start_sample, ref.start_sample)
+    # the template itself is its best match
+    best = int(np.argmax(events.score))
+    assert abs(events.start_s[best] - call.start_s(FS)) < 0.02
+    assert events.score[best] > 0.95
+
+
+def test_compare_gives_precision_recall_f1_per_label(qtbot, window, calls_wav):
+    path, plan = calls_wav
+    open_and_wait(window, path)
+    truth = [Annotation(c.start_s(FS), c.stop_s(FS), c.low_hz, c.high_hz, label="energy")
+             for c in plan.calls[:8]]
+    window.annotations.set_annotations(truth)
+    _run_energy(qtbot, window)
+    det = window.detection
+    qtbot.mouseClick(det.panel.compare_button, Qt.MouseButton.LeftButton)
+    rows = {r["label"]: r for r in det.comparison()}
+    from specscope.compute.detect.compare import compare
+
+    ref = {r.label: r for r in compare(det.review.events, truth)}
+    assert rows["energy"]["tp"] == ref["energy"].tp >= 7
+    assert rows["energy"]["precision"] == pytest.approx(ref["energy"].precision)
+    assert rows["energy"]["fn"] == 8 - rows["energy"]["tp"]
+    assert "energy" in det.panel.scores.text() and "F1" in det.panel.scores.text()

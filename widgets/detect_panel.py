@@ -1,0 +1,307 @@
+"""DetectPanel: choose a detector, fill its generated form, run it; list and score what it found.
+
+The panel shows a detector's parameters as a :class:`~.param_form.ParamForm`
+generated from its operator schema, where to search (the whole recording or
+the visible range), Run and Cancel, the label list keys 1..9 choose from in
+review, and the detections as a table (start, duration, band, score, label,
+decision).  Its buttons only ask (signals): whoever owns the detections runs
+the detector, reviews, finds similar boxes, compares and exports.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt, pyqtSignal
+from PyQt6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+from specscope.compute.errors import SpecscopeError
+from specscope.compute.operators import describe_operator
+
+from .param_form import ParamForm
+
+__all__ = ["DetectPanel", "DetectionTable", "parse_labels"]
+
+_TITLES = ("#", "Start (s)", "Dur (ms)", "Low (Hz)", "High (Hz)", "Score", "Label", "Review")
+#: parameters the panel fills itself (the template box of "Find similar")
+_TEMPLATE_BOX = ("template_start_s", "template_stop_s", "template_low_hz", "template_high_hz",
+                 "template_file", "template_channel")
+
+
+def parse_labels(text: str) -> list[str]:
+    """The label list typed as ``bat, bird, noise`` (commas; empty items dropped)."""
+    return [s.strip() for s in text.split(",") if s.strip()][:9]
+
+
+class DetectionTable(QAbstractTableModel):
+    """The detections as rows (a model over plain lists, updated row by row)."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[list[Any]] = []
+
+    def set_rows(self, boxes: Sequence[Sequence[float]], scores: Sequence[float],
+                 labels: Sequence[str], states: Sequence[str]) -> None:
+        self.beginResetModel()
+        self._rows = [[i + 1, b[0], (b[1] - b[0]) * 1e3, b[2], b[3], s, lab, st]
+                      for i, (b, s, lab, st) in enumerate(zip(boxes, scores, labels, states,
+                                                               strict=True))]
+        self.endResetModel()
+
+    def set_decision(self, row: int, label: str, state: str) -> None:
+        if not 0 <= row < len(self._rows):
+            return
+        self._rows[row][6], self._rows[row][7] = label, state
+        self.dataChanged.emit(self.index(row, 6), self.index(row, 7))
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(_TITLES)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return _TITLES[section]
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        v = self._rows[index.row()][index.column()]
+        c = index.column()
+        if c == 7:
+            return v or "—"
+        if isinstance(v, float):
+            if math.isnan(v):
+                return ""
+            return f"{v:.3f}" if c == 1 else f"{v:.1f}" if c in (2, 5) else f"{v:.0f}"
+        return str(v)
+
+
+class DetectPanel(QWidget):
+    """The Detect dock's contents.
+
+    Signals
+    -------
+    runRequested(str, dict, bool)
+        Run detector ``name`` with ``params``; ``True``: the visible range only.
+    cancelRequested()
+    reviewRequested()
+    findSimilarRequested(float)
+        Template matching with the selection as template, at this threshold.
+    compareRequested()
+    exportRequested()
+    clearRequested()
+    rowActivated(int)
+        A detection's row was clicked (its index).
+    labelsChanged(list)
+        The label list was edited.
+    """
+
+    runRequested = pyqtSignal(str, dict, bool)
+    cancelRequested = pyqtSignal()
+    reviewRequested = pyqtSignal()
+    findSimilarRequested = pyqtSignal(float)
+    compareRequested = pyqtSignal()
+    exportRequested = pyqtSignal()
+    clearRequested = pyqtSignal()
+    rowActivated = pyqtSignal(int)
+    labelsChanged = pyqtSignal(list)
+
+    def __init__(self, detectors: Sequence[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.form: ParamForm | None = None
+        self._values: dict[str, dict[str, Any]] = {}
+        top = QVBoxLayout(self)
+        head = QFormLayout()
+        self.detector = QComboBox()
+        for name in detectors:
+            if name != "detect.template":  # "Find similar" runs it on a selected box
+                self.detector.addItem(name, name)
+        head.addRow("Detector", self.detector)
+        self.scope = QComboBox()
+        self.scope.addItem("Whole recording", False)
+        self.scope.addItem("Visible range", True)
+        head.addRow("Search", self.scope)
+        top.addLayout(head)
+        self.params_box = QGroupBox("Parameters")
+        self.params_box.setLayout(QVBoxLayout())
+        scroll = QScrollArea()  # the form scrolls; the table below keeps its height
+        scroll.setWidget(self.params_box)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setMaximumHeight(230)
+        top.addWidget(scroll)
+        row = QHBoxLayout()
+        self.run_button = QPushButton("Run")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        row.addWidget(self.run_button)
+        row.addWidget(self.cancel_button)
+        top.addLayout(row)
+        similar = QHBoxLayout()
+        self.similar_button = QPushButton("Find similar")
+        self.similar_button.setToolTip("Template matching: the selected box (or annotation) "
+                                       "as template, over the recording")
+        self.threshold = QLineEdit("0.5")
+        self.threshold.setMaximumWidth(60)
+        self.threshold.setToolTip("lowest correlation of a match (-1…1)")
+        similar.addWidget(self.similar_button)
+        similar.addWidget(QLabel("threshold"))
+        similar.addWidget(self.threshold)
+        top.addLayout(similar)
+        labels = QFormLayout()
+        self.labels = QLineEdit("call, noise, other")
+        self.labels.setToolTip("Keys 1…9 in review give these labels (commas between)")
+        labels.addRow("Labels 1–9", self.labels)
+        top.addLayout(labels)
+        self.status = QLabel("No detections")
+        self.status.setWordWrap(True)
+        top.addWidget(self.status)
+        self.model = DetectionTable(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
+        self.table.setMinimumHeight(160)
+        top.addWidget(self.table, 1)
+        buttons = QHBoxLayout()
+        self.review_button = QPushButton("Review")
+        self.review_button.setToolTip("Each detection zoomed: A accept, R reject, 1–9 label, "
+                                      "N / P next / previous, Space play, Ctrl+Z undo, Esc leave")
+        self.compare_button = QPushButton("Compare")
+        self.compare_button.setToolTip("Precision, recall and F1 per label against the "
+                                       "annotations (matched by overlap)")
+        self.export_button = QPushButton("Export…")
+        self.export_button.setToolTip("Write every detection with its score and review")
+        self.clear_button = QPushButton("Clear")
+        for b in (self.review_button, self.compare_button, self.export_button,
+                  self.clear_button):
+            buttons.addWidget(b)
+        top.addLayout(buttons)
+        self.scores = QLabel("")
+        self.scores.setTextFormat(Qt.TextFormat.RichText)
+        self.scores.setWordWrap(True)
+        top.addWidget(self.scores)
+
+        self.detector.currentIndexChanged.connect(self._detector_changed)
+        self.run_button.clicked.connect(self._run)
+        self.cancel_button.clicked.connect(self.cancelRequested)
+        self.similar_button.clicked.connect(self._similar)
+        self.review_button.clicked.connect(self.reviewRequested)
+        self.compare_button.clicked.connect(self.compareRequested)
+        self.export_button.clicked.connect(self.exportRequested)
+        self.clear_button.clicked.connect(self.clearRequested)
+        self.table.clicked.connect(lambda index: self.rowActivated.emit(index.row()))
+        self.labels.editingFinished.connect(
+            lambda: self.labelsChanged.emit(parse_labels(self.labels.text())))
+        self._detector_changed()
+        self.set_has_detections(False)
+
+    # -- the form ------------------------------------------------------------------------
+    def current_detector(self) -> str:
+        return str(self.detector.currentData() or "")
+
+    def _detector_changed(self) -> None:
+        if self.form is not None:
+            try:
+                self._values[self.form.objectName()] = self.form.values()
+            except SpecscopeError:
+                pass
+            self.form.setParent(None)
+            self.form.deleteLater()
+            self.form = None
+        name = self.current_detector()
+        if not name:
+            return
+        try:
+            schema = describe_operator(name)["params"]
+        except SpecscopeError as exc:
+            self.status.setText(str(exc))
+            return
+        self.form = ParamForm([p for p in schema if p["name"] not in _TEMPLATE_BOX],
+                              self._values.get(name))
+        self.form.setObjectName(name)
+        self.params_box.layout().addWidget(self.form)
+
+    def set_detector(self, name: str, values: dict[str, Any] | None = None) -> None:
+        """Choose ``name`` and (optionally) fill its form."""
+        i = self.detector.findData(name)
+        if i >= 0:
+            self.detector.setCurrentIndex(i)
+        if values and self.form is not None:
+            self.form.set_values(values)
+
+    def _run(self) -> None:
+        if self.form is None:
+            return
+        try:
+            values = self.form.values()
+        except SpecscopeError as exc:
+            self.status.setText(f"Error: {exc}")
+            return
+        self.runRequested.emit(self.current_detector(), values, bool(self.scope.currentData()))
+
+    def _similar(self) -> None:
+        try:
+            threshold = float(self.threshold.text())
+        except ValueError:
+            self.status.setText(f"Error: threshold={self.threshold.text()!r} must be a number "
+                                "between -1 and 1")
+            return
+        self.findSimilarRequested.emit(threshold)
+
+    # -- what it shows -------------------------------------------------------------------
+    def label_list(self) -> list[str]:
+        return parse_labels(self.labels.text())
+
+    def set_label_list(self, labels: Sequence[str]) -> None:
+        self.labels.setText(", ".join(labels))
+
+    def set_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.similar_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+
+    def set_has_detections(self, has: bool) -> None:
+        for b in (self.review_button, self.compare_button, self.export_button,
+                  self.clear_button):
+            b.setEnabled(has)
+
+    def select_row(self, row: int) -> None:
+        if 0 <= row < self.model.rowCount():
+            self.table.selectRow(row)
+            self.table.scrollTo(self.model.index(row, 0))
+
+    def show_scores(self, rows: Sequence[dict[str, Any]]) -> None:
+        """The comparison: one line per label (precision, recall, F1, counts)."""
+        def pct(v: float) -> str:
+            return "—" if math.isnan(v) else f"{v * 100:.0f} %"
+        lines = [("<table><tr><th align=left>label</th><th>P</th><th>R</th><th>F1</th>"
+                  "<th>tp/fp/fn</th></tr>")]
+        for r in rows:
+            name = "all" if r["label"] == "*" else html.escape(r["label"] or "(none)")
+            lines.append(f"<tr><td>{name}</td><td>{pct(r['precision'])}</td>"
+                         f"<td>{pct(r['recall'])}</td><td>{pct(r['f1'])}</td>"
+                         f"<td>{r['tp']}/{r['fp']}/{r['fn']}</td></tr>")
+        self.scores.setText("".join(lines) + "</table>")

@@ -410,3 +410,32 @@ def test_the_notebooks_boxes_are_the_annotation_layers_items(explorer):
     w.annotations = []
     assert not any(item.isVisible() for item in w.layer.items())
     assert np.array_equal(w.snapshot(), plain)
+
+
+def test_the_wheel_hint_shows_until_the_first_click_into_the_view(explorer):
+    from specscope.app.notebook.explorer import WHEEL_HINT
+    w = explorer
+    w.wait()
+    assert WHEEL_HINT in w.status.value  # also beside the render's summary
+    w.shell.show_message("rendered")
+    assert "rendered" in w.status.value and WHEEL_HINT in w.status.value
+    x, y = w.to_pixel(5.0, 4000.0)
+    w.canvas.handle_event(pointer("pointer_move", x, y))
+    assert WHEEL_HINT in w.status.value  # hovering is not a click
+    w.canvas.handle_event(pointer("pointer_down", x, y, button=1, buttons=(1,)))
+    w.canvas.handle_event(pointer("pointer_up", x, y, button=1))
+    assert WHEEL_HINT not in w.status.value and "rendered" in w.status.value
+    w.shell.show_message("again")
+    assert WHEEL_HINT not in w.status.value and "again" in w.status.value
+
+
+def test_the_canvas_front_end_is_jupyter_rfbs_with_the_busy_overlay():
+    import jupyter_rfb.widget
+    from specscope.app.notebook import frontend
+    from specscope.app.notebook.canvas import FrameCanvas
+    assert FrameCanvas._esm == frontend.ESM
+    assert frontend.ESM.count("export default") == 1  # one module export: the wrapper
+    assert jupyter_rfb.widget.JS.split("export default")[0] in frontend.ESM
+    assert "specscope-busy" in frontend.CSS and jupyter_rfb.widget.CSS in frontend.CSS
+    with pytest.raises(ImportError, match="export default"):
+        frontend._esm("class A {}")

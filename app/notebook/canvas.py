@@ -17,6 +17,7 @@ import pyqtgraph as pg
 from PyQt6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt
 from PyQt6.QtGui import QImage, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PyQt6.QtWidgets import QApplication, QGraphicsView, QLayout, QWidget
+from specscope.app.notebook import frontend
 from specscope.app.notebook.pump import PUMP, on_qt_thread, process_qt_events, qt_thread, run_on_qt
 
 __all__ = ["FrameCanvas"]
@@ -62,7 +63,13 @@ class FrameCanvas(jupyter_rfb.RemoteFrameBuffer):
     Browser events (pointer, wheel, keys, resize) become Qt events of the child
     widget under the pointer; a pressed button keeps sending to the widget it was
     pressed on, as a mouse grab does.  ``intercept``, when set, sees each event
-    first and consumes it by returning True.
+    first and consumes it by returning True.  ``on_first_click`` is called once, at
+    the first button press in the canvas (from then on the browser sends it the
+    wheel, see the explorer's hint).
+
+    In the browser an input that no frame follows within
+    :data:`~.frontend.WAIT_MS` (a busy kernel) shows a "kernel busy" overlay
+    until the next frame (see :mod:`.frontend`).
 
     Parameters
     ----------
@@ -72,6 +79,9 @@ class FrameCanvas(jupyter_rfb.RemoteFrameBuffer):
         Initial size in CSS pixels.
     """
 
+    _esm = frontend.ESM
+    _css = frontend.CSS
+
     def __init__(self, widget: QWidget, width: int, height: int, **kwargs: Any) -> None:
         super().__init__(css_width=f"{int(width)}px", css_height=f"{int(height)}px", **kwargs)
         self.widget = widget
@@ -80,6 +90,9 @@ class FrameCanvas(jupyter_rfb.RemoteFrameBuffer):
         #: milliseconds the last frame took to render
         self.render_ms = 0.0
         self.intercept: Callable[[dict], bool] | None = None
+        #: whether a button was pressed in the canvas (the browser's wheel reaches it)
+        self.clicked = False
+        self.on_first_click: Callable[[], None] | None = None
         self._grab: QWidget | None = None
         widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
         if widget.layout() is not None:
@@ -143,6 +156,10 @@ class FrameCanvas(jupyter_rfb.RemoteFrameBuffer):
 
         Runs on the Qt thread: called on another one, the event is queued for it."""
         kind = event.get("event_type") or event.get("type")
+        if kind == "pointer_down" and not self.clicked:
+            self.clicked = True
+            if self.on_first_click is not None:
+                self.on_first_click()
         if self.intercept is not None and self.intercept(event):
             self._changed()
             return

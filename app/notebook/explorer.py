@@ -69,8 +69,8 @@ __all__ = ["DesignerWidget", "Explorer", "FrameCanvas", "NotebookShell", "design
 
 #: size of a new explorer's plot area in CSS pixels (the browser resizes it)
 EXPLORER_SIZE = (900, 460)
-#: the status line of a new explorer: the browser sends wheel events only to a canvas
-#: that has the focus
+#: the status line of a new explorer until the first click into its view: the browser
+#: sends wheel events only to a canvas that has the focus
 WHEEL_HINT = "Click the view, then the wheel zooms (before that it scrolls the page); drag pans"
 
 
@@ -291,7 +291,9 @@ class Explorer(ipywidgets.VBox):
         # the waveform row appears at deep zoom: the canvas grows by its height, so the
         # spectrogram keeps its own
         self.view.waveform.visibleChanged.connect(self._waveform_toggled)
-        self._message(WHEEL_HINT)
+        self._last_message = ""
+        self.canvas.on_first_click = lambda: self._message(self._last_message)
+        self._message("")
         if pipeline is not None:
             self.pipeline = pipeline
 
@@ -506,10 +508,12 @@ class Explorer(ipywidgets.VBox):
         self.readout.value = f"<code>t = {t:.4f} s &nbsp; f = {f:.1f} Hz{lvl}</code>"
 
     def _message(self, text: str) -> None:
-        # the wheel hint stays beside every message: a render's summary arriving before
-        # the page is drawn must not take away the one thing a new user needs to know
-        if text != WHEEL_HINT:
-            text = f"{text} · {WHEEL_HINT}"
+        # the wheel hint stays beside every message until the first click into the view:
+        # a render's summary arriving before the page is drawn must not take away the one
+        # thing a new user needs to know, and once clicked it has been done
+        self._last_message = text
+        if not self.canvas.clicked:
+            text = f"{text} · {WHEEL_HINT}" if text else WHEEL_HINT
         self.status.value = f"&nbsp; <small>{text}</small>"
 
     # -- selection and annotations -----------------------------------------------------

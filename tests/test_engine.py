@@ -5,6 +5,7 @@ import pytest
 import scipy.signal
 from specscope.compute import (
     ArrayRecording,
+    InputError,
     Pipeline,
     StftParams,
     TileEngine,
@@ -134,3 +135,32 @@ def test_public_spectrogram_is_an_operator_call():
     with operators.profile() as prof:
         spectrogram(x, FS, nfft=256, hop=64)
     assert _kernel_calls(prof) == 1
+
+
+@pytest.mark.parametrize("layout", ["frames", "freq"])
+@pytest.mark.parametrize("kind", ["real", "complex"])
+def test_stft_power_out_gives_the_same_numbers_in_the_callers_array(layout, kind):
+    rng = np.random.default_rng(21)
+    x = rng.standard_normal(30011).astype(np.float32)
+    if kind == "complex":
+        x = (x + 1j * rng.standard_normal(x.size)).astype(np.complex64)
+    p = StftParams(512, 128, "hann", "psd").operator_params()
+    plain = operators.call("stft_power", x, backend="numpy", fs=FS, layout=layout, **p)
+    out = np.full_like(plain, np.nan)
+    got = operators.call("stft_power", x, backend="numpy", fs=FS, layout=layout, out=out, **p)
+    assert got is out
+    np.testing.assert_array_equal(out, plain)
+    ref = _scipy(x, 512, 128, "psd", two_sided=kind == "complex")
+    mine = out if layout == "freq" else out.T
+    np.testing.assert_allclose(mine, ref, rtol=0, atol=RTOL32 * ref.max())
+
+
+def test_stft_power_out_of_the_wrong_shape_or_kind_is_refused():
+    x = np.zeros(4096, np.float32)
+    p = StftParams(1024, 256).operator_params()
+    with pytest.raises(InputError, match=r"out= must be a C-contiguous float32 array of "
+                                         r"shape \(13, 513\)"):
+        operators.call("stft_power", x, backend="numpy", fs=FS, out=np.empty((13, 512),
+                                                                            np.float32), **p)
+    with pytest.raises(InputError, match="out= must be an array"):
+        operators.call("stft_power", x, backend="numpy", fs=FS, out="buffer", **p)

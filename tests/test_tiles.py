@@ -226,3 +226,34 @@ def test_cancel_and_bad_arguments(noisy):
         eng.render(2, 1, 10)
     with pytest.raises(InputError, match="n_cols=0"):
         eng.render(0, 1, 0)
+
+
+@pytest.mark.parametrize("scaling", ["psd", "magnitude"])
+def test_blocks_write_into_one_reused_buffer_with_the_same_numbers(noisy, scaling):
+    """Each block's spectra go into the engine's block buffer (``out=`` of stft_power):
+    the same array, at the same address, for every block of every tile, and the same
+    tiles as spectra computed into new arrays."""
+    x = noisy[0]
+    eng = engine(x, scaling=scaling)
+    addresses = []
+    spectra = eng.spectra
+
+    def spy(samples, out=None):
+        p = spectra(samples, out=out)
+        assert out is not None and p is out  # written into the buffer, not a new array
+        addresses.append(p.__array_interface__["data"][0])
+        return p
+
+    eng.spectra = spy
+    plain = engine(x, scaling=scaling)
+    plain.spectra = lambda samples, out=None: spectra(samples)  # a new array per block
+    for level in (0, 2, 5):
+        n_tiles = -(-eng.n_frames // (TILE_CELLS << level))
+        for i in {0, n_tiles - 1}:
+            a = eng.get_tile(level, i, derive=0)
+            b = plain.get_tile(level, i, derive=0)
+            np.testing.assert_array_equal(a.sums, b.sums)
+            np.testing.assert_array_equal(a.maxs, b.maxs)
+            np.testing.assert_array_equal(a.counts, b.counts)
+    assert len(addresses) > 10 and len(set(addresses)) == 1
+    assert eng.block_buffer(7).__array_interface__["data"][0] == addresses[0]

@@ -166,7 +166,33 @@ _STFT_PARAMS = [
           help="two-sided, centred spectra (default: for complex input only)"),
     Param("layout", str, "frames", choices=spectral.LAYOUTS,
           help="frames: (..., frames, freq); freq: (..., freq, frames)"),
+    Param("out", "any", None,
+          help="array the result is written into (Python only): C-contiguous, of the "
+               "result's shape and dtype, in the input's namespace"),
 ]
+
+
+def _check_out(out, xp=np):
+    """``out=`` as the implementations take it: None or an array (a clear error otherwise)."""
+    if out is None or isinstance(out, np.ndarray) or (xp is not np and isinstance(out, xp.ndarray)):
+        return out
+    raise InputError(f"stft_power: out= must be an array of the result's shape and dtype, "
+                     f"got {type(out).__name__}")
+
+
+def _into(out, result, xp):
+    """``result`` written into ``out`` (on the host when ``out`` is a numpy array)."""
+    if out is None:
+        return result
+    if tuple(out.shape) != tuple(result.shape) or out.dtype != result.dtype or \
+            not out.flags.c_contiguous:
+        raise InputError(f"stft_power: out= must be a C-contiguous {result.dtype} array of "
+                         f"shape {tuple(result.shape)}, got {out.dtype} {tuple(out.shape)}")
+    if isinstance(out, np.ndarray) and xp is not np:
+        out[...] = xp.asnumpy(result)
+    else:
+        out[...] = result
+    return out
 
 
 @operator("stft_power", family=FAMILY,
@@ -174,24 +200,28 @@ _STFT_PARAMS = [
           params=_STFT_PARAMS,
           reference="scipy.signal.spectrogram(detrend=False, noverlap=nfft-hop)",
           history=lambda p: p["nfft"] - p["hop"])
-def stft_power(x, *, nfft, hop, window, scaling, two_sided, layout, fs):
+def stft_power(x, *, nfft, hop, window, scaling, two_sided, layout, out, fs):
     """Frame ``k`` covers samples ``k*hop .. k*hop+nfft-1`` of the last axis; power for
-    psd/spectrum scaling, amplitude for magnitude (see StftParams)."""
+    psd/spectrum scaling, amplitude for magnitude (see StftParams).  With ``out=`` the
+    kernel writes into that array and returns it (a caller's buffer reused across
+    blocks: nothing of the result's size is allocated per call)."""
     return spectral.stft_kernel(x, _stft_params(nfft, hop, window, scaling), fs,
-                                two_sided=two_sided, layout=layout)
+                                two_sided=two_sided, layout=layout, out=_check_out(out))
 
 
 @stft_power.implementation("cupy")
-def _stft_power_cupy(x, *, nfft, hop, window, scaling, two_sided, layout, fs, xp):
+def _stft_power_cupy(x, *, nfft, hop, window, scaling, two_sided, layout, out, fs, xp):
     # fused kernels: window-and-pack, cuFFT's batched R2C, |X|**2 (compute/ops/_cuda.py)
-    return _cuda.stft_power_fused(x, _stft_params(nfft, hop, window, scaling), fs,
-                                  two_sided=two_sided, layout=layout, cp=xp)
+    out = _check_out(out, xp)
+    return _into(out, _cuda.stft_power_fused(x, _stft_params(nfft, hop, window, scaling), fs,
+                                             two_sided=two_sided, layout=layout, cp=xp), xp)
 
 
 @stft_power.implementation("cupy", "xp")
-def _stft_power_cupy_xp(x, *, nfft, hop, window, scaling, two_sided, layout, fs, xp):
-    return stft_power_xp(x, _stft_params(nfft, hop, window, scaling), fs,
-                         two_sided=two_sided, layout=layout, xp=xp)
+def _stft_power_cupy_xp(x, *, nfft, hop, window, scaling, two_sided, layout, out, fs, xp):
+    out = _check_out(out, xp)
+    return _into(out, stft_power_xp(x, _stft_params(nfft, hop, window, scaling), fs,
+                                    two_sided=two_sided, layout=layout, xp=xp), xp)
 
 
 def spectrogram(x, fs: float, *, nfft: int = 1024, hop: int = 256,

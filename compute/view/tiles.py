@@ -37,7 +37,7 @@ import numpy as np
 from .. import operators
 from ..errors import Cancelled, InputError
 from ..io import Recording
-from ..spectral import FRAMES_PER_BLOCK, StftParams, hz_to_mel, mel_to_hz
+from ..spectral import FRAMES_PER_BLOCK, StftParams, hz_to_mel, kernel_dtype, mel_to_hz
 from .images import DisplayImage, RenderResult
 from .scales import check_freq_scale
 
@@ -201,6 +201,7 @@ class TileEngine:
         self._disk = (Path(disk_cache) / self._identity()
                       if disk_cache and recording.path.is_file() else None)
         self.tiles_computed = 0
+        self._local = threading.local()  # per thread: the block buffer of the spectra
         self._cells = None  # the device path (a CellStream), set up on first use
         self._device_checked = False
 
@@ -343,7 +344,8 @@ class TileEngine:
                 raise Cancelled()
             k1 = min(k0 + block, f1)
             x = self.read_processed(k0 * hop, (k1 - 1) * hop + nfft)
-            p = self.spectra(x)  # (frames, freq): cells reduce along contiguous rows
+            # (frames, freq) into this thread's block buffer: cells reduce along rows
+            p = self.spectra(x, out=self.block_buffer(k1 - k0))
             if not self.params.is_power:
                 np.square(p, out=p)
             if level == 0:
@@ -394,12 +396,32 @@ class TileEngine:
             return Tile(level, index, sums, sums, counts)
         return Tile(level, index, sums, None, counts, fetch_maxs=fetch)
 
-    def spectra(self, x: np.ndarray) -> np.ndarray:
-        """Every whole frame of ``x`` by the ``stft_power`` operator: (frames, freq) float32."""
+    def spectra(self, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Every whole frame of ``x`` by the ``stft_power`` operator: (frames, freq) float32.
+
+        ``out`` (float32, the result's shape) receives the spectra when the
+        kernel computes in float32, as it does for every input but float64.
+        """
+        if out is not None and kernel_dtype(x.dtype) != np.float32:
+            out = None  # a float64 kernel: its result is converted below
         p = operators.call("stft_power", x, backend=self.backend, fs=self.fs,
-                           two_sided=self.two_sided, layout="frames",
+                           two_sided=self.two_sided, layout="frames", out=out,
                            **self.params.operator_params())
         return p if p.dtype == np.float32 else p.astype(np.float32)
+
+    def block_buffer(self, frames: int) -> np.ndarray:
+        """This thread's buffer for the spectra of one block: ``(frames, n_freq)`` float32.
+
+        Allocated once per engine and thread (:data:`FRAMES_PER_BLOCK` rows) and
+        reused for every block: a block's spectra (about 4 MiB at nfft 1024) are
+        above glibc's mmap threshold, so a new array per block would be mapped,
+        faulted in and unmapped each time.
+        """
+        buf = getattr(self._local, "block", None)
+        if buf is None or buf.shape[0] < frames:
+            buf = self._local.block = np.empty((max(frames, FRAMES_PER_BLOCK), self.n_freq),
+                                               np.float32)
+        return buf[:frames]
 
     def read_processed(self, a: int, b: int) -> np.ndarray:
         """Samples ``a:b`` of the channel through the pipeline (with its context)."""

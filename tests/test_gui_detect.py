@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 import soundfile
@@ -234,3 +236,52 @@ def test_compare_gives_precision_recall_f1_per_label(qtbot, window, calls_wav):
     assert rows["energy"]["precision"] == pytest.approx(ref["energy"].precision)
     assert rows["energy"]["fn"] == 8 - rows["energy"]["tp"]
     assert "energy" in det.panel.scores.text() and "F1" in det.panel.scores.text()
+
+
+def test_run_shows_progress_and_cancel_stops_it(qtbot, window, calls_wav, monkeypatch):
+    from specscope.app.desktop.controllers import detection
+    from specscope.compute.detect import detect as real_detect
+
+    path, _ = calls_wav
+    open_and_wait(window, path)
+    monkeypatch.setattr(detection, "CHUNK", 1 << 14)
+    held = []
+
+    def slow_detect(*args, progress, cancel, **kw):
+        def hold(fraction):  # after the first chunk: wait for Cancel (as a long run would)
+            progress(fraction)
+            held.append(fraction)
+            wait_end = time.monotonic() + 30
+            while not cancel() and time.monotonic() < wait_end:
+                time.sleep(0.005)
+        return real_detect(*args, progress=hold, cancel=cancel, **kw)
+
+    monkeypatch.setattr(detection, "detect", slow_detect)
+    panel = window.detection.panel
+    window.detection.show_panel()
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    wait_until(lambda: held and window.progress_bar.isVisible()
+               and window.progress_bar.value() > 0, what="the run's progress")
+    assert not panel.run_button.isEnabled() and panel.cancel_button.isEnabled()
+    qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+    wait_until(lambda: panel.status.text() == "Cancelled", what="the run cancelled")
+    idle(window)
+    assert window.detection.review is None and panel.run_button.isEnabled()
+    assert len(held) == 1  # stopped at the next chunk
+
+
+def test_visible_range_searches_only_what_is_seen(qtbot, window, calls_wav):
+    path, plan = calls_wav
+    open_and_wait(window, path)
+    window.view.set_time_range(5.0, 12.0)
+    panel = window.detection.panel
+    panel.scope.setCurrentIndex(1)  # Visible range
+    _run_energy(qtbot, window)
+    events = window.detection.review.events
+    t0, t1, _, _ = window.view.visible_range()
+    ref = detect(path, "detect.energy", {**panel.form.values(), **BAND}, channels=[0],
+                 start_s=t0, stop_s=t1)
+    np.testing.assert_array_equal(events.start_sample, ref.start_sample)
+    inside = [c for c in plan.calls if t0 + 0.05 < c.start_s(FS) and c.stop_s(FS) < t1 - 0.05]
+    assert len(events) >= len(inside) >= 2
+    assert events.start_s.min() >= t0 - 1e-9 and events.stop_s.max() <= t1 + 1e-9

@@ -74,6 +74,7 @@ from .batch_pool import make_pool
 from .errors import InputError, RecordingError, SpecscopeError
 from .files import clean_stale_partials, os_error_cause, owner_tag, refuse_overwriting_inputs
 from .io import open_recording, split_member
+from .io.remote import UrlPath, as_path, is_url
 from .output import (
     atomic_h5,
     export_range,
@@ -200,7 +201,10 @@ def _one_line(exc: BaseException) -> str:
 
 
 def output_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[str]) -> Path:
-    """``OUTDIR/<stem>.h5`` for an input (``FILE.h5:/dataset`` uses FILE's stem)."""
+    """``OUTDIR/<stem>.h5`` for an input (``FILE.h5:/dataset`` uses FILE's stem; a URL
+    the stem of its last path segment)."""
+    if is_url(input_path):
+        return Path(outdir) / f"{UrlPath(str(input_path)).stem}.h5"
     p, _ = split_member(input_path)
     return Path(outdir) / f"{p.stem}.h5"
 
@@ -665,7 +669,7 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
     pipeline = Pipeline.from_json(text)
     if not verify:
         refuse_overwriting_inputs([out], [source])
-    if not Path(source).is_file():
+    if not as_path(source).is_file():
         raise RecordingError(f"{out.name}: its source {source} is missing")
     if sha256_file(source) != digest:
         raise RecordingError(f"{out.name}: its source {source} changed since the run "

@@ -105,7 +105,9 @@ def refuse_overwriting_inputs(outputs: Iterable[str | os.PathLike[str] | None],
     OutputIsInputError
         One line naming the output and the input it would overwrite.
     """
-    ins = [(Path(i), _identity(_strip_member(Path(i)))) for i in inputs if i is not None]
+    # a URL (an input read through fsspec) is no file here to overwrite
+    ins = [(Path(i), _identity(_strip_member(Path(i)))) for i in inputs
+           if i is not None and "://" not in str(i)]
     for o in outputs:
         if o is None:
             continue
@@ -120,11 +122,9 @@ def refuse_overwriting_inputs(outputs: Iterable[str | os.PathLike[str] | None],
 
 def recording_files(rec: Any) -> list[Path]:
     """The files an open recording reads: its path and a companion (SigMF meta)."""
-    files = [Path(rec.path)]
-    meta = getattr(rec, "meta_path", None)
-    if meta is not None:
-        files.append(Path(meta))
-    return files
+    # a URL's object (read through fsspec) is no local file
+    return [Path(p) for p in (rec.path, getattr(rec, "meta_path", None))
+            if isinstance(p, (str, os.PathLike))]
 
 
 def _pid_alive(pid: int) -> bool:

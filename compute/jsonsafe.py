@@ -148,14 +148,15 @@ def load_file(path: str | os.PathLike[str], *, what: str = "JSON file",
     Refuses a folder, a missing or unreadable file and one over ``max_bytes``
     before reading it, each in one line naming the file.
     """
-    p = Path(path)
+    # a Path, or an object standing for one (a URL read through fsspec)
+    p: Any = Path(path) if isinstance(path, (str, os.PathLike)) else path
     try:
         if p.is_dir():
             raise error(f"{p}: is a folder, not a {what}")
         size = p.stat().st_size
         if size > max_bytes:
             raise error(f"{p}: {size} bytes is too large for a {what} (at most {max_bytes})")
-        with open(p, "rb") as fh:
+        with p.open("rb") as fh:
             raw = fh.read(max_bytes + 1)
     except FileNotFoundError:
         raise error(f"{p}: no such file") from None

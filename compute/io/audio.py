@@ -15,6 +15,7 @@ import soundfile
 
 from ..errors import RecordingError
 from .base import Recording, register_reader
+from .remote import UrlPath, open_binary
 
 _MAGIC = (b"RIFF", b"RIFX", b"RF64", b"riff", b"fLaC", b"OggS", b"FORM", b"BW64", b"caff")
 
@@ -48,7 +49,11 @@ class AudioRecording(Recording):
         _check_header(path)
         self._raw: BinaryIO | None = None
         try:
-            self._file = _quiet_open(path)
+            if isinstance(self.path, UrlPath):  # read by range through the URL's cache
+                self._raw = self.path.open("rb")
+                self._file = _quiet_open(self._raw)
+            else:
+                self._file = _quiet_open(path)
             if self._file.format == "WAV" and self._file.frames == 0:
                 self._reopen_unfinished_wav()
         except (soundfile.LibsndfileError, RuntimeError, TypeError) as exc:
@@ -80,7 +85,7 @@ class AudioRecording(Recording):
         view (libFLAC seeks by the stated count).
         """
         size = self.path.stat().st_size
-        with open(self.path, "rb") as fh:
+        with open_binary(self.path) as fh:
             head = fh.read(26)
         if len(head) < 26 or head[:4] != b"fLaC" or head[4] & 0x7F != 0:
             raise RecordingError(f"{self.path}: the FLAC header states {self._file.frames} "
@@ -90,7 +95,7 @@ class AudioRecording(Recording):
         def view(total: int) -> tuple[soundfile.SoundFile, BinaryIO]:
             patch = bytes([(head[21] & 0xF0) | ((total >> 32) & 0x0F)]) + (
                 total & 0xFFFFFFFF).to_bytes(4, "big")
-            raw = open(self.path, "rb")  # noqa: SIM115 - held open with the SoundFile
+            raw = open_binary(self.path)
             try:
                 return soundfile.SoundFile(_PatchedFile(raw, {21: patch}, size), mode="r"), raw
             except Exception:
@@ -138,7 +143,7 @@ class AudioRecording(Recording):
         if found is None:
             return
         patches, frames, n_bytes = found
-        raw = open(self.path, "rb")  # noqa: SIM115 - held open with the SoundFile
+        raw = open_binary(self.path)
         try:
             patched = soundfile.SoundFile(_PatchedFile(raw, patches, n_bytes), mode="r")
         except Exception:
@@ -182,7 +187,7 @@ def _check_aiff_rate(path: Path) -> None:
     The rate is an 80-bit float; libsndfile turns NaN and infinity into 67108864 Hz
     and 0 into 1 Hz without a word.
     """
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         head = fh.read(12)
         if head[:4] != b"FORM" or head[8:12] not in (b"AIFF", b"AIFC"):
             return
@@ -225,7 +230,7 @@ def _check_header(path: Path) -> None:
     Handing such a file to libsndfile makes its MPEG decoder guess and print notes
     on stderr, and the error it then gives does not name the cause.
     """
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         head = fh.read(12)
     if not head:
         raise RecordingError(f"{path}: the file is empty")
@@ -239,7 +244,7 @@ def _check_header(path: Path) -> None:
                              f"file (no {words} header)")
 
 
-def _quiet_open(path: Path) -> soundfile.SoundFile:
+def _quiet_open(path: Path | BinaryIO) -> soundfile.SoundFile:
     """Open with libsndfile while its decoders' notes on fd 2 go nowhere."""
     with _STDERR_LOCK:
         saved = os.dup(2)
@@ -247,7 +252,9 @@ def _quiet_open(path: Path) -> soundfile.SoundFile:
             with tempfile.TemporaryFile() as sink:
                 os.dup2(sink.fileno(), 2)
                 try:
-                    return soundfile.SoundFile(os.fsencode(path), mode="r")  # bytes: any file name
+                    # a file name as bytes (any name), or a file object
+                    source = path if hasattr(path, "read") else os.fsencode(path)
+                    return soundfile.SoundFile(source, mode="r")
                 finally:
                     os.dup2(saved, 2)
         finally:
@@ -264,7 +271,7 @@ def _unfinished_wav(path: Path, channels: int) -> tuple[dict[int, bytes], int, i
         header, and the size of the file as presented (trailing partial frame cut).
     """
     size = path.stat().st_size
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         head = fh.read(12)
         if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
             return None
@@ -330,7 +337,7 @@ class _PatchedFile:
 
 
 def _sniff(path: Path) -> bool:
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         return fh.read(4) in _MAGIC
 
 

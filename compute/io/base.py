@@ -24,6 +24,7 @@ import numpy as np
 
 from ..annotations import Annotation
 from ..errors import InputError, RecordingError, SpecscopeError, shown
+from .remote import UrlPath, as_path, is_url
 
 
 class Recording(ABC):
@@ -55,7 +56,8 @@ class Recording(ABC):
     sha512: str | None = None
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
+        # a URL stays one (read by range); a path becomes a Path
+        self.path: Any = as_path(path)
         self.metadata: dict[str, Any] = {}
         #: regions of interest the file carries, times in seconds from the first sample
         self.annotations: list[Annotation] = []
@@ -352,6 +354,12 @@ def open_recording(path: str | os.PathLike[str], *, format: str | None = None,
         An option is invalid or does not apply to the file's format.
     """
     options = {k: v for k, v in options.items() if v is not None}
+    if is_url(path):
+        p: Any = path if isinstance(path, UrlPath) else UrlPath(str(path))
+        problem = p.problem()
+        if problem is not None:
+            raise RecordingError(f"{p}: {problem}")
+        return _open_found(p, format, options)
     p, member = split_member(path)
     if member is not None:
         given = options.get("dataset")
@@ -362,6 +370,11 @@ def open_recording(path: str | os.PathLike[str], *, format: str | None = None,
     problem = file_problem(p, "a recording")
     if problem is not None:
         raise RecordingError(f"{p}: {problem}")
+    return _open_found(p, format, options)
+
+
+def _open_found(p: Any, format: str | None, options: dict[str, Any]) -> Recording:
+    """Open an existing file (Path or UrlPath): the named reader, or the first that accepts it."""
     if format is not None:
         for spec in _READERS:
             if spec.name == str(format).lower():

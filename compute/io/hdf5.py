@@ -33,6 +33,7 @@ from ..annotations.hdf5_table import GROUP, read_table
 from ..errors import InputError, MissingOption, RecordingError, shown
 from ..params import parse_number
 from .base import Recording, register_reader, time_axis
+from .remote import UrlPath, as_path, open_binary
 
 _SIGNATURE = b"\x89HDF\r\n\x1a\n"
 RATE_ATTRS = ("sample_rate", "sampling_rate", "samplerate", "sample_rate_hz", "fs", "Fs",
@@ -46,10 +47,10 @@ _MAX_LISTED = 12
 
 def is_hdf5(path: Path) -> bool:
     """True when the HDF5 signature is at 0 or at a user-block offset (512, 1024 ...)."""
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         if fh.read(8) == _SIGNATURE:
             return True
-        size = os.fstat(fh.fileno()).st_size
+        size = path.stat().st_size
         off = 512
         while off + 8 <= size and off <= 1 << 20:
             fh.seek(off)
@@ -82,6 +83,12 @@ class DatasetInfo:
 def _open_file(path: Path) -> Any:
     import h5py
 
+    if isinstance(path, UrlPath):  # h5py reads through a file object, by range
+        try:
+            return h5py.File(path.open("rb"), "r")
+        except OSError as exc:
+            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise RecordingError(f"{path}: not a readable HDF5 file ({msg})") from None
     try:
         return h5py.File(path, "r")
     except OSError as exc:
@@ -180,7 +187,7 @@ def list_datasets(path: str | os.PathLike[str]) -> list[DatasetInfo]:
     Every dataset is listed; ``plausible`` marks those that look like signals.
     External links are listed but not followed.
     """
-    p = Path(path)
+    p = as_path(path)
     with _open_file(p) as f:
         return _survey(f)
 

@@ -31,6 +31,7 @@ from ..errors import InputError, MissingOption, RecordingError, shown
 from ..params import check_bytes, parse_number
 from .base import Recording, register_reader, time_axis
 from .hdf5 import DatasetInfo, HDF5Recording, is_hdf5
+from .remote import RangeArray, UrlPath, as_path, open_binary
 
 RATE_VARIABLES = ("fs", "Fs", "FS", "sample_rate", "sampleRate", "samplerate", "srate",
                   "SampleRate", "sampling_rate")
@@ -67,6 +68,17 @@ class _ArrayRecording(Recording):
         self.n_channels = ch
         self.is_complex = arr.dtype.kind == "c"
 
+    def _use_range_array(self, arr: RangeArray, where: str) -> None:
+        """Samples read by range (a URL's): the array is already (samples, channels)."""
+        if arr.dtype.kind not in "fiucb" or arr.dtype.names:
+            raise RecordingError(f"{where}: holds {arr.dtype} values, not numbers")
+        ax, ch = _shape_of(arr.stored_shape, where)
+        self._arr = arr
+        self._time_axis = ax
+        self.n_samples = int(arr.shape[0])
+        self.n_channels = ch
+        self.is_complex = arr.dtype.kind == "c"
+
     def _read(self, start: int, stop: int) -> np.ndarray:
         return np.asarray(self._arr[start:stop])
 
@@ -81,13 +93,35 @@ def _npy_holds_objects(path: Path) -> bool:
     """
     fmt = np.lib.format
     try:
-        with open(path, "rb") as fh:
+        with open_binary(path) as fh:
             version = fmt.read_magic(fh)
             read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
             _shape, _fortran, dtype = read(fh)
     except Exception:  # noqa: BLE001 - a damaged header: np.load names the problem
         return False
     return bool(dtype.hasobject)
+
+
+def _remote_npy(path: UrlPath) -> RangeArray:
+    """A ``.npy`` file behind a URL: its header read, its samples left to range reads."""
+    fmt = np.lib.format
+    fh = path.open("rb")
+    try:
+        version = fmt.read_magic(fh)
+        read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+        shape, fortran, dtype = read(fh)
+    except Exception as exc:  # noqa: BLE001 - numpy's header parser fails many ways
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise RecordingError(f"{path}: not a readable .npy file ({msg})") from None
+    if dtype.names:
+        raise RecordingError(f"{path}: holds a structured array {dtype}, not numbers")
+    _shape_of(shape, str(path))
+    arr = RangeArray(fh, fh.tell(), dtype, shape, time_axis(shape), fortran)
+    need = arr.offset + int(np.prod(shape)) * dtype.itemsize
+    if path.stat().st_size < need:
+        raise RecordingError(f"{path}: the header states {tuple(shape)} {dtype}, "
+                             f"{need} bytes, and the file has {path.stat().st_size}")
+    return arr
 
 
 class NpyRecording(_ArrayRecording):
@@ -110,24 +144,30 @@ class NpyRecording(_ArrayRecording):
         p = self.path
         if _npy_holds_objects(p):
             raise RecordingError(f"{p}: holds Python objects, not numbers")
-        try:
-            arr = np.load(p, mmap_mode="r", allow_pickle=False)
-        except Exception as exc:  # noqa: BLE001 - numpy's header parser fails many ways
-            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise RecordingError(f"{p}: not a readable .npy file ({msg})") from None
-        if not isinstance(arr, np.ndarray):
-            raise RecordingError(f"{p}: is a .npz archive; save one array with numpy.save")
-        if arr.dtype.names:
-            raise RecordingError(f"{p}: holds a structured array {arr.dtype}, not numbers")
-        self._use_array(arr, str(p))
+        if isinstance(p, UrlPath):
+            arr: Any = _remote_npy(p)
+            self._use_range_array(arr, str(p))
+        else:
+            try:
+                arr = np.load(p, mmap_mode="r", allow_pickle=False)
+            except Exception as exc:  # noqa: BLE001 - numpy's header parser fails many ways
+                msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise RecordingError(f"{p}: not a readable .npy file ({msg})") from None
+            if not isinstance(arr, np.ndarray):
+                raise RecordingError(f"{p}: is a .npz archive; save one array with numpy.save")
+            if arr.dtype.names:
+                raise RecordingError(f"{p}: holds a structured array {arr.dtype}, not numbers")
+            self._use_array(arr, str(p))
         if sample_rate is None:
             raise MissingOption("sample_rate", ".npy files carry no sample rate", path=p)
         self.sample_rate = parse_number(sample_rate, "sample_rate", positive=True, where=str(p))
         if center_frequency is not None:
             self.center_frequency = parse_number(center_frequency, "center_frequency",
                                                  where=str(p))
-        self.metadata = {"shape": list(arr.shape), "stored_dtype": str(arr.dtype),
-                         "time_axis": self._time_axis, "memory_mapped": True}
+        shape = arr.stored_shape if isinstance(arr, RangeArray) else arr.shape
+        self.metadata = {"shape": list(shape), "stored_dtype": str(arr.dtype),
+                         "time_axis": self._time_axis,
+                         "memory_mapped": not isinstance(arr, RangeArray)}
 
 
 def open_npy(path: str | os.PathLike[str], *, sample_rate: float | str | None = None,
@@ -271,7 +311,7 @@ def _mat_v5_listing(path: Path) -> list[_MatVar] | None:
 
     size = path.stat().st_size
     out: list[_MatVar] = []
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         head = fh.read(128)
         if len(head) < 128:
             return None  # v4 or too short: scipy reports these itself
@@ -395,7 +435,7 @@ class MatV5Recording(_ArrayRecording):
         p = self.path
         source: Any = p
         if self._v5 is not None:
-            with open(p, "rb") as fh:
+            with open_binary(p) as fh:
                 parts = [fh.read(128)]
                 for v in self._v5:
                     if v.name in names:
@@ -462,7 +502,7 @@ def open_mat(path: str | os.PathLike[str], *, variable: str | None = None,
 
     ``variable`` and ``dataset`` are the same option (the CLI's ``--dataset``).
     """
-    p = Path(path)
+    p = as_path(path)
     if variable is not None and dataset is not None and str(variable) != str(dataset):
         raise InputError(f"{p}: variable={shown(variable)} and dataset={shown(dataset)} disagree; "
                          "give one")
@@ -476,12 +516,12 @@ def open_mat(path: str | os.PathLike[str], *, variable: str | None = None,
 
 
 def _sniff_npy(path: Path) -> bool:
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         return fh.read(6) == b"\x93NUMPY"
 
 
 def _sniff_mat(path: Path) -> bool:
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         return fh.read(7) == b"MATLAB "
 
 

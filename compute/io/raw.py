@@ -29,6 +29,7 @@ import numpy as np
 from ..errors import InputError, MissingOption, RecordingError, shown
 from ..params import parse_count, parse_number
 from .base import Recording, register_reader
+from .remote import RangeArray, UrlPath
 
 # -- sample types --------------------------------------------------------------------
 
@@ -196,8 +197,12 @@ class SampleMap:
             if count <= 0:
                 continue
             try:
-                mm = np.memmap(path, dtype=stype.component, mode="r", offset=byte_offset,
-                               shape=(count, width))
+                if isinstance(path, UrlPath):  # read by range, not mapped
+                    mm: Any = RangeArray(path.open("rb"), byte_offset, stype.component,
+                                         (count, width))
+                else:
+                    mm = np.memmap(path, dtype=stype.component, mode="r",
+                                   offset=byte_offset, shape=(count, width))
             except (OSError, ValueError) as exc:
                 raise RecordingError(f"{path}: cannot map the samples ({exc})") from None
             self.segments.append(_Segment(first, count, mm))

@@ -29,6 +29,7 @@ from ..errors import Cancelled, InputError, MissingOption, RecordingError, shown
 from ..params import parse_number
 from .base import Recording, file_problem, register_reader
 from .raw import SampleMap, parse_sample_type
+from .remote import as_path, open_binary
 
 META = ".sigmf-meta"
 DATA = ".sigmf-data"
@@ -74,7 +75,7 @@ class SigMFRecording(Recording):
     def __init__(self, path: str | os.PathLike[str], *,
                  sample_rate: float | str | None = None,
                  center_frequency: float | str | None = None) -> None:
-        given = Path(path)
+        given = as_path(path)
         meta_path, data_path = _pair(given)
         super().__init__(data_path)
         self.meta_path = meta_path
@@ -313,7 +314,7 @@ class SigMFRecording(Recording):
         if not self.sha512:
             return None
         h = hashlib.sha512()
-        with open(self.path, "rb") as fh:
+        with open_binary(self.path) as fh:
             while chunk := fh.read(block):
                 if cancelled is not None and cancelled():
                     raise Cancelled()

@@ -19,6 +19,7 @@ import numpy as np
 from .._version import __version__
 from ..errors import Cancelled, RecordingError
 from ..io import Recording
+from ..io.remote import as_path, is_url, open_binary
 
 #: provenance attributes also written on the file root, for readers that look there
 PROVENANCE_ATTRS = ("source_path", "source_sha256", "specscope_version", "created_utc")
@@ -32,7 +33,7 @@ def sha256_file(path: str | os.PathLike[str], *, block: int = 1 << 20,
                 cancelled: Callable[[], bool] | None = None) -> str:
     """SHA-256 of a file, read in blocks."""
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         while chunk := fh.read(block):
             if cancelled is not None and cancelled():
                 raise Cancelled()
@@ -44,7 +45,7 @@ def _digests(path: str | os.PathLike[str], names: tuple[str, ...], *, block: int
              cancelled: Callable[[], bool] | None = None) -> dict[str, str]:
     """Several digests of a file in one pass."""
     hs = {n: hashlib.new(n) for n in names}
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         while chunk := fh.read(block):
             if cancelled is not None and cancelled():
                 raise Cancelled()
@@ -78,7 +79,9 @@ def provenance(source: str | os.PathLike[str],
     The source is hashed once; with ``expect_sha512`` (a SigMF ``core:sha512``)
     the same pass checks it and raises :class:`RecordingError` on a mismatch.
     """
-    is_file = Path(source).is_file()
+    # a URL (read by range) is hashed through its server, and named as given
+    remote = is_url(source)
+    is_file = as_path(source).is_file() if remote else Path(source).is_file()
     digest = ""
     if is_file:
         names = ("sha256", "sha512") if expect_sha512 else ("sha256",)
@@ -88,7 +91,7 @@ def provenance(source: str | os.PathLike[str],
             raise RecordingError(f"{source}: SHA-512 does not match the core:sha512 of its "
                                  "metadata; the data file changed or is damaged")
     return {
-        "source_path": str(Path(source).resolve()) if is_file else str(source),
+        "source_path": str(Path(source).resolve()) if is_file and not remote else str(source),
         "source_sha256": digest,
         "specscope_version": __version__,
         "created_utc": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -646,7 +646,8 @@ class MainWindow(QMainWindow):
         self.compute_actions["cupy"].setEnabled(False)
         self.compute_actions["cupy"].setToolTip("Looking for a GPU…")
         self.gpuFallback.connect(lambda message: self.show_message(message, 10000))
-        compute_backend.add_fallback_listener(self.gpuFallback.emit)
+        # removed on close: a report after the window is deleted would reach a dead object
+        self._forget_fallback = compute_backend.add_fallback_listener(self.gpuFallback.emit)
 
     def set_compute_backend(self, name: str) -> None:
         """Run operators on ``name``: ``"auto"``, ``"numpy"`` (CPU) or ``"cupy"`` (GPU)."""
@@ -770,6 +771,7 @@ class MainWindow(QMainWindow):
                 pass  # remembering the session is a convenience
         self.playback.stop()
         self.worker.shutdown()
+        self._forget_fallback()
         if self.document is not None:
             self.document.recording.close()
         super().closeEvent(event)

@@ -215,16 +215,17 @@ def test_gpu_check_says_why_and_exits_3_without_a_gpu(tmp_path) -> None:
 
 
 @pytest.mark.skipif(HAS_GPU, reason="checks the menu of a machine without a GPU")
-def test_compute_menu_and_fallback_message_in_the_app(qtbot) -> None:
-    from specscope.app.desktop.main_window import MainWindow
+def test_compute_menu_and_fallback_message_in_the_app(qtbot, make_window) -> None:
+    from specscope.app.session import ViewSettings
 
-    w = MainWindow(interactive=False)
-    qtbot.addWidget(w)
+    from _gui import TIMEOUT_MS
+
+    w = make_window(ViewSettings(), show=False)
     try:
         acts = w.compute_actions
         assert [a.text() for a in acts.values()] == ["&Auto", "&CPU", "&GPU"]
         assert acts["auto"].isChecked()
-        qtbot.waitUntil(lambda: "Looking" not in acts["cupy"].toolTip(), timeout=20000)
+        qtbot.waitUntil(lambda: "Looking" not in acts["cupy"].toolTip(), timeout=TIMEOUT_MS)
         assert not acts["cupy"].isEnabled() and acts["cupy"].toolTip().startswith("No GPU")
         assert "compute: numpy (CPU)" in w.backend_label.text()
         acts["numpy"].trigger()
@@ -232,7 +233,7 @@ def test_compute_menu_and_fallback_message_in_the_app(qtbot) -> None:
         acts["auto"].trigger()
         assert backend.preference() == "auto"
         backend.report_fallback("fft: GPU failed (OutOfMemoryError: x); computed on the CPU")
-        qtbot.waitUntil(lambda: "computed on the CPU" in w.message_label.text(), timeout=5000)
+        qtbot.waitUntil(lambda: "computed on the CPU" in w.message_label.text(),
+                        timeout=TIMEOUT_MS)
     finally:
         backend.set_preference("auto")
-        w.close()

@@ -301,30 +301,20 @@ def test_rerun_verify_of_a_range_export_with_an_iir_band_pass_is_identical(tmp_p
 
 # -- the app keeps its recording when a file has no samples ----------------------------
 
-def test_app_keeps_the_open_recording_when_a_file_holds_no_samples(qtbot, tmp_path,
-                                                                    example_path):
-    from specscope.app.desktop.main_window import MainWindow
-    from specscope.app.session import ViewSettings
-    from specscope.compute.spectral import StftParams
+def test_app_keeps_the_open_recording_when_a_file_holds_no_samples(qtbot, tmp_path, opened):
+    from _gui import TIMEOUT_MS
 
     empty = tmp_path / "empty.wav"
     soundfile.write(empty, np.zeros((0, 1), np.float32), FS)
-    w = MainWindow(ViewSettings(stft=StftParams(1024, 256)), interactive=False)
-    qtbot.addWidget(w)
-    w.show()
-    try:
-        with qtbot.waitSignal(w.imageShown, timeout=30000):
-            w.open_path(example_path)
-        before = w.document.recording
-        with qtbot.waitSignal(w.errorShown, timeout=30000) as shown:
-            w.open_path(empty)
-        message = "empty.wav: the WAV file holds no samples; nothing to show"
-        assert shown.args == [message] and w.last_error == message
-        assert w.message_label.text() == f"Error: {message}"
-        assert w.message_label.toolTip() == f"Error: {message}"
-        # the recording that was open stays open and shown
-        assert w.document.recording is before and before.path.name == "scene.wav"
-        assert before.read(0, 10).shape == (10, before.n_channels)
-        assert "scene.wav" in w.windowTitle()
-    finally:
-        w.worker.shutdown()
+    w = opened
+    before = w.document.recording
+    with qtbot.waitSignal(w.errorShown, timeout=TIMEOUT_MS) as shown:
+        w.open_path(empty)
+    message = "empty.wav: the WAV file holds no samples; nothing to show"
+    assert shown.args == [message] and w.last_error == message
+    assert w.message_label.text() == f"Error: {message}"
+    assert w.message_label.toolTip() == f"Error: {message}"
+    # the recording that was open stays open and shown
+    assert w.document.recording is before and before.path.name == "scene.wav"
+    assert before.read(0, 10).shape == (10, before.n_channels)
+    assert "scene.wav" in w.windowTitle()

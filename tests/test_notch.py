@@ -143,37 +143,28 @@ def test_cli_notch_errors_name_the_option(hum_wav):
 
 # -- the designer --------------------------------------------------------------------------
 
-def test_a_click_on_the_hum_in_the_designer_notches_the_measured_line(qtbot, hum_wav):
+def test_a_click_on_the_hum_in_the_designer_notches_the_measured_line(qtbot, make_window,
+                                                                      hum_wav):
     from PyQt6.QtCore import QPoint, QPointF, Qt
-    from specscope.app.desktop.main_window import MainWindow
-    from specscope.app.session import ViewSettings
-    from specscope.compute import StftParams
     from specscope.widgets.frequency_axis import forward
 
-    w = MainWindow(ViewSettings(stft=StftParams(4096, 1024)), interactive=False)
-    qtbot.addWidget(w)
-    w.resize(1400, 1000)
-    w.show()
-    try:
-        with qtbot.waitSignal(w.imageShown, timeout=60000):
-            w.open_path(hum_wav)
-        w.designer_dock.setVisible(True)
-        vb = w.view.plot.getViewBox()
-        hz_per_pixel = vb.viewPixelSize()[1]
-        assert hz_per_pixel > 10  # normal zoom: a pixel is far wider than the accuracy asked
-        qtbot.mouseClick(w.designer_panel.notch_mode, Qt.MouseButton.LeftButton)
-        assert w.view.click_mode == "notch"
-        # the pixel row drawn over the hum, clicked where a person would: on the line
-        scene = vb.mapViewToScene(QPointF(8.0, float(forward(w.view.freq_scale, F0))))
-        p = w.view.mapFromScene(scene)
-        qtbot.mouseClick(w.view.viewport(), Qt.MouseButton.LeftButton,
-                         pos=QPoint(round(p.x()), round(p.y())))
-        qtbot.waitUntil(lambda: w.settings.designer != "" and not w.designer.busy(),
-                        timeout=60000)
-        spec = json.loads(w.settings.designer)
-        assert spec["frequency"] == pytest.approx(F0, abs=0.05)
-        assert spec["design"] == "notches" and spec["harmonics"] == 7
-        assert w.designer.design.sections <= 40
-        assert w.designer_panel.line_info.text() == "49.93 Hz, harmonics 1–7 above the floor"
-    finally:
-        w.worker.shutdown()
+    from _gui import TIMEOUT_MS, open_designer
+
+    w = open_designer(make_window, hum_wav)
+    vb = w.view.plot.getViewBox()
+    hz_per_pixel = vb.viewPixelSize()[1]
+    assert hz_per_pixel > 10  # normal zoom: a pixel is far wider than the accuracy asked
+    qtbot.mouseClick(w.designer_panel.notch_mode, Qt.MouseButton.LeftButton)
+    assert w.view.click_mode == "notch"
+    # the pixel row drawn over the hum, clicked where a person would: on the line
+    scene = vb.mapViewToScene(QPointF(8.0, float(forward(w.view.freq_scale, F0))))
+    p = w.view.mapFromScene(scene)
+    qtbot.mouseClick(w.view.viewport(), Qt.MouseButton.LeftButton,
+                     pos=QPoint(round(p.x()), round(p.y())))
+    qtbot.waitUntil(lambda: w.settings.designer != "" and not w.designer.busy(),
+                    timeout=TIMEOUT_MS)
+    spec = json.loads(w.settings.designer)
+    assert spec["frequency"] == pytest.approx(F0, abs=0.05)
+    assert spec["design"] == "notches" and spec["harmonics"] == 7
+    assert w.designer.design.sections <= 40
+    assert w.designer_panel.line_info.text() == "49.93 Hz, harmonics 1–7 above the floor"

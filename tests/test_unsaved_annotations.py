@@ -10,13 +10,10 @@ import json
 
 import numpy as np
 import soundfile
-from specscope.app.desktop.main_window import MainWindow
-from specscope.app.session import ViewSettings
 from specscope.app.desktop.unsaved import AUTOSAVE_DELAY_MS, autosave_path
-from specscope.compute import StftParams
 from specscope.compute.annotations import Annotation
 
-TIMEOUT_MS = 60000
+from _gui import TIMEOUT_MS, open_and_wait
 
 
 def _wav(path, seed):
@@ -26,11 +23,10 @@ def _wav(path, seed):
     return path
 
 
-def _window(qtbot, path):
-    w = MainWindow(ViewSettings(stft=StftParams(256, 64)), interactive=True)
-    qtbot.addWidget(w)
-    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
-        w.open_path(path)
+def _window(make_window, path):
+    """An interactive window (it asks about unsaved annotations), not shown, ``path`` open."""
+    w = make_window(nfft=256, hop=64, interactive=True, show=False)
+    open_and_wait(w, path)
     return w
 
 
@@ -41,9 +37,10 @@ def _asker(answer, asked):
     return ask
 
 
-def test_unsaved_annotations_are_asked_about_autosaved_and_recovered(qtbot, tmp_path):
+def test_unsaved_annotations_are_asked_about_autosaved_and_recovered(qtbot, make_window,
+                                                                     tmp_path):
     first, second = _wav(tmp_path / "first.wav", 1), _wav(tmp_path / "second.wav", 2)
-    w = _window(qtbot, first)
+    w = _window(make_window, first)
     assert not w.unsaved.dirty()
     mark = Annotation(0.5, 1.0, 100.0, 900.0, label="kept")
     w.annotations.recover([mark])  # an edit (one undoable step) like any other
@@ -64,7 +61,7 @@ def test_unsaved_annotations_are_asked_about_autosaved_and_recovered(qtbot, tmp_
     assert not w.close()
 
     # a later run (the first was killed): the recording offers them back, still unsaved
-    other = _window(qtbot, second)
+    other = _window(make_window, second)
     offered: list = []
     other.unsaved.ask_recover = lambda parent, name, count, written: offered.append(count) or True
     with qtbot.waitSignal(other.annotations.annotationsChanged, timeout=TIMEOUT_MS):

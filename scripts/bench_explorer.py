@@ -22,6 +22,12 @@ it can handle within a time budget.
     python scripts/bench_explorer.py            # 1 h and > 4 GB (needs ~5 GB of disk)
     python scripts/bench_explorer.py --quick    # 10 minutes only
     python scripts/bench_explorer.py --hour     # the 1-hour file only
+    python scripts/bench_explorer.py --hour --ahead-only --ahead 2   # building ahead, 2 rounds
+
+Then (``--ahead ROUNDS``, default 1) the same journey with ``--think`` seconds of
+looking at each view, on fresh engines, without and with the pyramid built ahead in
+that time (:func:`~specscope.compute.view.plan_ahead`), alternating, each against the
+reference measured in its own pass.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import os
 import resource
 import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -39,7 +46,7 @@ import scipy.signal
 import soundfile
 from specscope.compute import open_recording
 from specscope.compute.paths import cache_dir
-from specscope.compute.view import TileEngine, render_progressive
+from specscope.compute.view import TileEngine, build_ahead, plan_ahead, render_progressive
 
 FS = 48_000
 WIDTH = 1600
@@ -126,6 +133,86 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+class Ahead:
+    """What the GUI's compute thread does in idle time: the pyramid built ahead.
+
+    After each view a thread computes :func:`plan_ahead`'s tiles (the zoom-outs
+    by 2-8 and the pans); the next request cancels it and waits for the block
+    it is in to end, as the next job on the compute thread would.
+    """
+
+    def __init__(self, eng) -> None:
+        self.eng, self.thread, self.stop = eng, None, threading.Event()
+        self.built = 0
+
+    def start(self, t0: float, t1: float) -> None:
+        self.stop = threading.Event()
+        plan = plan_ahead(self.eng, t0, t1, WIDTH)
+
+        def run(stop=self.stop) -> None:
+            self.built += build_ahead(self.eng, plan, cancelled=stop.is_set)
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+
+    def cancel(self) -> None:
+        if self.thread is not None:
+            self.stop.set()
+            self.thread.join()
+            self.thread = None
+
+
+def journey(eng, rec, ahead: bool, think_s: float, seed: int = 7) -> dict:
+    """The 50 scripted views, ``think_s`` seconds of looking after each (the pyramid
+    built ahead meanwhile when ``ahead``); update times and the one-minute reference."""
+    rng = np.random.default_rng(seed)
+    helper = Ahead(eng) if ahead else None
+    steps, reference = [], []
+    for i, (t0, t1) in enumerate(script(eng.duration, rng)):
+        s0 = time.perf_counter()
+        if helper is not None:
+            helper.cancel()  # the request arrives: the background work stops first
+        render_progressive(eng, t0, t1, WIDTH)
+        steps.append(time.perf_counter() - s0)
+        if i % 10 == 0:
+            reference.append(one_minute_reference(rec))
+        if helper is not None:
+            helper.start(t0, t1)
+        time.sleep(think_s)
+    if helper is not None:
+        helper.cancel()
+    ms = np.array(steps) * 1000
+    return {"median_ms": float(np.median(ms)), "p95_ms": float(np.percentile(ms, 95)),
+            "max_ms": float(ms.max()), "reference_ms": float(np.median(reference)) * 1000,
+            "built": helper.built if helper else 0, "steps_ms": ms}
+
+
+def compare_ahead(path: Path, folder: Path, think_s: float, rounds: int) -> None:
+    """The journey without and with the pyramid built ahead, alternating, same run."""
+    print(f"\nbuilding ahead: the 50 views with {think_s * 1000:.0f} ms of looking after "
+          f"each, fresh engines and disk caches, {rounds} round(s) of each, alternating")
+    rows: dict[bool, list[dict]] = {False: [], True: []}
+    with open_recording(path) as rec:
+        for r in range(rounds):
+            for ahead in ((False, True) if r % 2 == 0 else (True, False)):
+                cache = folder / f"cache-ahead-{int(ahead)}-{r}"
+                shutil.rmtree(cache, ignore_errors=True)
+                eng = TileEngine(rec, nfft=NFFT, hop=HOP, disk_cache=cache)
+                render_progressive(eng, 0.0, eng.duration, WIDTH)  # the first view
+                got = journey(eng, rec, ahead, think_s)
+                rows[ahead].append(got)
+                ref = got["reference_ms"]
+                print(f"  {'with   ' if ahead else 'without'} building ahead: median "
+                      f"{got['median_ms']:6.1f} ms, p95 {got['p95_ms']:6.1f} ms, max "
+                      f"{got['max_ms']:5.0f} ms; reference {ref:5.1f} ms -> "
+                      f"{got['median_ms'] / ref:.2f}x / {got['p95_ms'] / ref:.2f}x"
+                      + (f"; {got['built']} tiles built ahead" if ahead else ""))
+    for ahead in (False, True):
+        med = np.median([g["median_ms"] / g["reference_ms"] for g in rows[ahead]])
+        p95 = np.median([g["p95_ms"] / g["reference_ms"] for g in rows[ahead]])
+        print(f"  {'with   ' if ahead else 'without'}: median {med:.2f}x, p95 {p95:.2f}x of "
+              "the reference (goals <= 0.4 and <= 1.0)")
+
+
 def bench(path: Path, label: str, naive_budget_s: float) -> dict:
     rng = np.random.default_rng(7)
     with open_recording(path) as rec:
@@ -207,6 +294,13 @@ def main() -> int:
     ap.add_argument("--dir", type=Path, default=None, help="where to write the test files")
     ap.add_argument("--keep", action="store_true", help="keep the generated files")
     ap.add_argument("--no-peer", action="store_true", help="skip the scipy peer")
+    ap.add_argument("--ahead", type=int, default=1, metavar="ROUNDS",
+                    help="rounds of the journey without and with the pyramid built ahead "
+                         "(0: skip that comparison)")
+    ap.add_argument("--think", type=float, default=0.5, metavar="S",
+                    help="seconds of looking at each view in that comparison (default 0.5)")
+    ap.add_argument("--ahead-only", action="store_true",
+                    help="only the comparison with and without building ahead")
     args = ap.parse_args()
     folder = args.dir or Path(tempfile.mkdtemp(prefix="specscope-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -228,7 +322,10 @@ def main() -> int:
                 print(f"generated {path.name} ({path.stat().st_size / 1e9:.2f} GB) in "
                       f"{time.perf_counter() - t:.0f} s")
             shutil.rmtree(folder / "cache", ignore_errors=True)  # every file starts cold
-            bench(path, label, naive_budget_s=0.0 if args.no_peer else 120.0)
+            if not args.ahead_only:
+                bench(path, label, naive_budget_s=0.0 if args.no_peer else 120.0)
+            if args.ahead > 0:
+                compare_ahead(path, folder, args.think, args.ahead)
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)

@@ -257,3 +257,54 @@ def test_blocks_write_into_one_reused_buffer_with_the_same_numbers(noisy, scalin
             np.testing.assert_array_equal(a.counts, b.counts)
     assert len(addresses) > 10 and len(set(addresses)) == 1
     assert eng.block_buffer(7).__array_interface__["data"][0] == addresses[0]
+
+
+def test_building_ahead_makes_the_zoom_outs_and_pans_hit_the_cache(noisy):
+    from specscope.compute.view import build_ahead, plan_ahead
+    x = noisy[0]
+    eng = engine(x)
+    t0, t1, n = 50.0, 53.0, 400  # a fine level: the zoom-outs need tiles not cached
+    eng.render(t0, t1, n)
+    plan = plan_ahead(eng, t0, t1, n)
+    assert plan and len(set(plan)) == len(plan)
+    assert not any(eng.has_tile(*k) for k in plan)
+    views = [(51.5 - 1.5 * z, 51.5 + 1.5 * z) for z in (2, 4, 8)] + [(47.0, 50.0), (53.0, 56.0)]
+    assert all(eng.render(a, b, n, cached_only=True) is None for a, b in views[:1])
+    assert build_ahead(eng, plan) == len(plan)
+    fresh = engine(x)
+    for a, b in views:
+        for reduce in ("mean", "max"):
+            got = eng.render(a, b, n, reduce, cached_only=True)
+            assert got is not None, f"{a}..{b} s not prepared"
+            np.testing.assert_array_equal(got.image, fresh.render(a, b, n, reduce).image)
+    assert plan_ahead(eng, t0, t1, n) == []  # nothing left to do
+
+
+def test_building_ahead_stops_when_cancelled_and_keeps_what_it_built(noisy):
+    from specscope.compute.view import build_ahead, plan_ahead
+    x = noisy[0]
+    eng = engine(x)
+    eng.render(50.0, 53.0, 400)
+    plan = plan_ahead(eng, 50.0, 53.0, 400)
+    checks = []
+
+    def cancelled():
+        checks.append(1)
+        return len(checks) > 3
+
+    done = build_ahead(eng, plan, cancelled=cancelled)
+    assert 0 < done < len(plan)
+    assert all(eng.has_tile(*k) for k in plan[:done])
+    assert not any(eng.has_tile(*k) for k in plan[done:])
+
+
+def test_building_ahead_stays_within_its_share_of_the_cache(noisy):
+    from specscope.compute.view import plan_ahead
+    x = noisy[0]
+    eng = engine(x)
+    per_cell = eng.n_freq * TILE_CELLS * 4  # a tile's sums (and as much again in maxima)
+    budget = 5 * 2 * per_cell
+    whole = plan_ahead(eng, 50.0, 60.0, 400)
+    plan = plan_ahead(eng, 50.0, 60.0, 400, budget_bytes=budget)
+    assert sum(per_cell * (1 if lv == 0 else 2) for lv, _ in plan) <= budget
+    assert 0 < len(plan) < len(whole) and plan == whole[:len(plan)]

@@ -35,14 +35,16 @@ from specscope.compute.view import (
     StackedEngine,
     TileEngine,
     auto_levels,
+    build_ahead,
     difference_levels,
+    plan_ahead,
     plugin_view,
     render_progressive,
 )
 
 __all__ = ["ENVELOPE_POINTS", "OVERVIEW_COLUMNS", "PLUGIN_VIEW_MAX_SAMPLES",
            "WAVEFORM_MAX_SAMPLES", "DetailRequest", "DetailResult", "EnvelopeRequest",
-           "OverviewRequest", "PluginViewRequest", "ViewController", "Waveform"]
+           "OverviewRequest", "PluginViewRequest", "PyramidRequest", "ViewController", "Waveform"]
 
 #: columns of the whole-recording background image
 OVERVIEW_COLUMNS = 2048
@@ -122,6 +124,19 @@ class PluginViewRequest(DetailRequest):
 
 
 @dataclass(frozen=True)
+class PyramidRequest(ViewRequest):
+    """Tiles the views after ``t0 .. t1`` s at ``width`` columns are likely to need
+    (zoom-outs, pans), built in idle time: any view request cancels it."""
+
+    KIND: ClassVar[str] = "pyramid"
+    LABEL: ClassVar[str] = "Preparing zoom-outs"
+
+    t0: float = 0.0
+    t1: float = 0.0
+    width: int = 1
+
+
+@dataclass(frozen=True)
 class EnvelopeRequest(ViewRequest):
     """The min/max envelope of the whole recording for the overview strip."""
 
@@ -195,6 +210,7 @@ class ViewController(QObject):
             DetailRequest: self._detail_done,
             PluginViewRequest: self._detail_done,
             EnvelopeRequest: self._envelope_done,
+            PyramidRequest: lambda request, result: None,
         }
 
     # -- engines ------------------------------------------------------------------
@@ -373,6 +389,9 @@ class ViewController(QObject):
 
     def _submit(self, request: ViewRequest, job: Callable[[ViewRequest, TaskControl], Any],
                 label: str = "") -> int:
+        if request.KIND != PyramidRequest.KIND:
+            # what the user asked for comes first: the building ahead stops within a block
+            self.shell.worker.cancel(PyramidRequest.KIND)
         return self.shell.worker.submit(
             request.KIND, lambda control: job(request, control), label=label or request.LABEL,
             callbacks=JobCallbacks(done=lambda result: self._dispatch(request, result),
@@ -404,6 +423,29 @@ class ViewController(QObject):
                             engine.recording.read(s0, s1, engine.channel)[:, 0])
         levels = ("difference", difference_levels(img.db)) if other is not None else None
         return DetailResult(img, wave, levels)
+
+    @staticmethod
+    def _pyramid_job(r: PyramidRequest, control: TaskControl) -> int:
+        engines = getattr(r.engine, "engines", [r.engine])  # stacked: every channel's
+        done = 0
+        for n, engine in enumerate(engines):
+            plan = plan_ahead(engine, r.t0, r.t1, r.width)
+            done += build_ahead(engine, plan, cancelled=control.cancelled,
+                                progress=lambda f, n=n: control.progress(
+                                    (n + f) / len(engines)))
+        control.check()  # stopped by a view request: the job ends as cancelled
+        return done
+
+    def build_ahead(self, request: DetailRequest) -> bool:
+        """After ``request``'s image is shown: build the tiles of its likely next views
+        (zoom-outs, pans) on the compute thread; False when none are missing."""
+        engine = request.engine
+        engines = getattr(engine, "engines", [engine])
+        if not any(plan_ahead(e, request.t0, request.t1, request.width) for e in engines):
+            return False
+        self._submit(PyramidRequest(engine, request.freq_scale, request.n_rows, t0=request.t0,
+                                    t1=request.t1, width=request.width), self._pyramid_job)
+        return True
 
     @staticmethod
     def _plugin_job(r: PluginViewRequest, control: TaskControl) -> DetailResult:
@@ -477,6 +519,9 @@ class ViewController(QObject):
                                 f"× {img.db.shape[0]} bins in {result.seconds * 1000:.0f} ms"
                                 f"{agg}", 15000 if missing else 5000, error=bool(missing))
         self._maybe_image_shown()
+        if (type(request) is DetailRequest and request.source is self.engine
+                and request is self.last_request):
+            self.build_ahead(request)  # the shown engine's next views, in idle time
 
     def _envelope_done(self, request: EnvelopeRequest, result: JobResult) -> None:
         self.view.overview.set_envelope(*result.value)

@@ -1,5 +1,6 @@
 """Display images of recordings: the tile engine, stacked channels, operator images."""
 
+from .ahead import build_ahead, plan_ahead
 from .images import DisplayImage, RenderResult
 from .levels import auto_levels, difference_levels
 from .plugin_images import plugin_image, plugin_view
@@ -28,9 +29,11 @@ __all__ = [
     "TileCache",
     "TileEngine",
     "auto_levels",
+    "build_ahead",
     "check_freq_scale",
     "difference_levels",
     "freq_scale_problem",
+    "plan_ahead",
     "plugin_image",
     "plugin_view",
     "render_progressive",

@@ -256,9 +256,11 @@ class TileEngine:
         """Time (s) of the centre of frame ``k``."""
         return (np.asarray(k, dtype=np.float64) * self.params.hop + self.params.nfft / 2) / self.fs
 
-    def _frame_position(self, t: np.ndarray) -> np.ndarray:
+    def frame_position(self, t: np.ndarray | float) -> np.ndarray:
         """Continuous frame index whose centre is at time ``t``."""
         return (np.asarray(t, dtype=np.float64) * self.fs - self.params.nfft / 2) / self.params.hop
+
+    _frame_position = frame_position
 
     def level_for(self, frames_per_column: float) -> int:
         """The coarsest level whose cells are at most half a column."""

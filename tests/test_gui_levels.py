@@ -10,15 +10,15 @@ from PyQt6.QtCore import QEvent, QPoint, QPointF, Qt
 from PyQt6.QtGui import QImage, QMouseEvent, QPainter, QWheelEvent
 from PyQt6.QtWidgets import QApplication
 from specscope.app.desktop.actions import VIEW_GESTURES
-from specscope.app.desktop.main_window import MainWindow
-from specscope.app.session import ViewSettings
-from specscope.compute import StftParams, open_recording
+from specscope.compute import open_recording
 from specscope.compute.timefmt import format_time
 from specscope.compute.view import TileEngine, auto_levels, difference_levels
 from specscope.compute.view.levels import level_values
 from specscope.widgets.spectrogram_view import SpectrogramView
 
-TIMEOUT_MS = 30000
+from _gui import TIMEOUT_MS, settle
+from _gui import open_and_wait as open_first
+
 FS = 16000
 
 
@@ -39,26 +39,14 @@ def silence_then_tone(tmp_path):
 
 
 @pytest.fixture
-def window(qtbot):
-    w = MainWindow(ViewSettings(stft=StftParams(1024, 256)), interactive=False)
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    yield w
-    w.worker.shutdown()
+def window(make_window):
+    return make_window(size=(1200, 800))
 
 
-def open_and_wait(qtbot, w, path):
-    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
-        w.open_path(path)
-    settle(qtbot, w)
-
-
-def settle(qtbot, w):
-    """Until the view shows the current settings, computed to the end."""
-    qtbot.waitUntil(lambda: w.views.up_to_date() and not w.worker.is_busy()
-                    and w.last_image is not None, timeout=TIMEOUT_MS)
-    qtbot.wait(50)
+def open_and_wait(w, path):
+    """Open ``path``; wait for its first image and until the view is computed to the end."""
+    open_first(w, path)
+    settle(w)
 
 
 def _noise_floor(path):
@@ -103,7 +91,7 @@ def test_auto_levels_leave_out_silence_and_nan():
 
 
 def test_opening_half_silence_shows_the_noise_floor(qtbot, window, silence_then_tone):
-    open_and_wait(qtbot, window, silence_then_tone)
+    open_and_wait(window, silence_then_tone)
     lo, hi = window.view.levels()
     floor, peak = _noise_floor(silence_then_tone)
     # the noise floor is inside the range, clearly above the bottom; the tone near the top
@@ -118,12 +106,12 @@ def test_opening_half_silence_shows_the_noise_floor(qtbot, window, silence_then_
 
 
 def test_before_after_share_levels_difference_keeps_its_own(qtbot, window, example_path):
-    open_and_wait(qtbot, window, example_path)
+    open_and_wait(window, example_path)
     window.designer_dock.setVisible(True)
     window.designer.set_spec({"design": "butter", "btype": "highpass", "order": 6,
                               "cutoff": 1000.0}, emit=False)
     window.designer_panel.apply_box.setChecked(True)
-    settle(qtbot, window)
+    settle(window)
     # a person types a bottom level
     box = window.controls.db_low
     box.selectAll()
@@ -133,19 +121,19 @@ def test_before_after_share_levels_difference_keeps_its_own(qtbot, window, examp
     assert after[0] == -95.0
     compare = window.designer_panel.compare
     compare.setCurrentText("before")
-    settle(qtbot, window)
+    settle(window)
     assert window.view.levels() == after
     compare.setCurrentText("difference")
-    settle(qtbot, window)
+    settle(window)
     diff = window.view.levels()
     assert diff[0] == -diff[1] and diff[1] >= 20       # symmetric about 0 dB
     assert (window.controls.db_low.value(), window.controls.db_high.value()) == diff
     compare.setCurrentText("after")
-    settle(qtbot, window)
+    settle(window)
     assert window.view.levels() == after
     assert window.controls.db_low.value() == after[0]
     compare.setCurrentText("difference")
-    settle(qtbot, window)
+    settle(window)
     assert window.view.levels() == diff
 
 
@@ -257,20 +245,23 @@ def test_overview_region_follows_a_new_file(qtbot, window, tmp_path):
     rng = np.random.default_rng(2)
     long = _write(tmp_path / "long.wav", 0.1 * rng.standard_normal(FS * 20))
     short = _write(tmp_path / "short.wav", 0.1 * rng.standard_normal(FS * 5))
-    open_and_wait(qtbot, window, long)
+    open_and_wait(window, long)
     window.view.set_time_range(2.0, 6.0)
-    settle(qtbot, window)
+    settle(window)
+    qtbot.waitUntil(lambda: window.overview.region.getRegion() == pytest.approx((2.0, 6.0),
+                                                                               abs=0.05),
+                    timeout=TIMEOUT_MS)  # the overview shows the span, as a person sees it
     _drag_region(qtbot, window.view, 4.0, 14.0)
-    settle(qtbot, window)
+    settle(window)
     r0, r1 = window.overview.region.getRegion()
     assert r0 > 8.0 and r1 - r0 == pytest.approx(4.0, abs=0.2)      # the drag moved it
     assert window.view.visible_range()[0] == pytest.approx(r0, abs=0.05)
-    open_and_wait(qtbot, window, short)
+    open_and_wait(window, short)
     r0, r1 = window.overview.region.getRegion()
     assert 0.0 <= r0 < r1 <= 5.0 + 1e-9
     assert (r0, r1) == pytest.approx((0.0, 5.0), abs=0.01)
     assert window.overview.viewRange()[0] == pytest.approx([0.0, 5.0], abs=0.01)
-    open_and_wait(qtbot, window, long)                               # and back to 20 s
+    open_and_wait(window, long)                               # and back to 20 s
     assert window.overview.region.getRegion() == pytest.approx((0.0, 20.0), abs=0.01)
     assert window.overview.viewRange()[0] == pytest.approx([0.0, 20.0], abs=0.01)
 
@@ -282,7 +273,7 @@ def test_nan_samples_are_shown_in_their_own_colour_with_a_warning(qtbot, window,
     x = 0.1 * rng.standard_normal(FS * 10)
     x[FS * 4:FS * 5] = np.nan
     path = _write(tmp_path / "gap.wav", x)
-    open_and_wait(qtbot, window, path)
+    open_and_wait(window, path)
     qtbot.waitUntil(lambda: bool(window.overview.missing_spans), timeout=TIMEOUT_MS)
     (a, b), = window.overview.missing_spans
     assert a == pytest.approx(4.0, abs=0.01) and b == pytest.approx(5.0, abs=0.01)

@@ -7,6 +7,8 @@ from specscope.compute.live import LiveSession, open_source
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.spectral import to_db
 
+from _gui import TIMEOUT_MS
+
 STEPS = [{"op": "spectrogram", "params": {"nfft": 512, "hop": 128}}]
 
 
@@ -25,7 +27,7 @@ def window(qtbot):
 
 def test_waterfall_shows_the_session_frames(qtbot, window):
     qtbot.waitUntil(lambda: window.last_frames is not None and len(window.last_frames) >= 300,
-                    timeout=20000)
+                    timeout=TIMEOUT_MS)
     window.set_paused(True)
     window.refresh()
     first, frames = window.session.view(300, 0)
@@ -37,23 +39,22 @@ def test_waterfall_shows_the_session_frames(qtbot, window):
 
 
 def test_pause_freezes_and_scroll_goes_back(qtbot, window):
-    qtbot.waitUntil(lambda: window.session.history_range[1] > 700, timeout=20000)
+    qtbot.waitUntil(lambda: window.session.history_range[1] > 700, timeout=TIMEOUT_MS)
     window.set_paused(True)
     end = window.session.view_end
-    qtbot.wait(300)
-    assert window.session.view_end == end          # frozen while capture goes on
-    assert window.session.history_range[1] > end
+    # capture goes on (waited for, not timed) while the view stays frozen
+    qtbot.waitUntil(lambda: window.session.history_range[1] > end + 20, timeout=TIMEOUT_MS)
+    assert window.session.view_end == end
     window.scroll_by(-200)
     assert window.session.view_end == end - 200
     window.refresh()
     assert window.last_first == end - 200 - 300
     window.set_paused(False)
-    qtbot.wait(300)
-    assert window.session.view_end > end
+    qtbot.waitUntil(lambda: window.session.view_end > end, timeout=TIMEOUT_MS)
 
 
 def test_colour_controls_relevel_only(qtbot, window):
-    qtbot.waitUntil(lambda: window.last_frames is not None, timeout=20000)
+    qtbot.waitUntil(lambda: window.last_frames is not None, timeout=TIMEOUT_MS)
     window.colormap.setCurrentText("viridis")
     window.gamma.setValue(1.5)
     assert window.view.colormap_name == "viridis" and window.view.gamma == 1.5
@@ -62,12 +63,12 @@ def test_colour_controls_relevel_only(qtbot, window):
 def test_left_right_keys_scroll_whatever_has_the_focus(qtbot, window):
     from PyQt6.QtCore import Qt
 
-    qtbot.waitUntil(lambda: window.session.history_range[1] > 700, timeout=20000)
+    qtbot.waitUntil(lambda: window.session.history_range[1] > 700, timeout=TIMEOUT_MS)
     window.activateWindow()
     for target in (window.scroll, window.pause_button, window.view):
         target.setFocus()
         qtbot.waitUntil(lambda t=target: t.hasFocus() or not window.isActiveWindow(),
-                        timeout=2000)
+                        timeout=TIMEOUT_MS)
         window.set_paused(True)
         end = window.session.view_end
         qtbot.keyClick(target, Qt.Key.Key_Left)
@@ -85,13 +86,13 @@ def test_left_right_keys_scroll_whatever_has_the_focus(qtbot, window):
 
 
 def test_scroll_thumb_stays_on_its_frame_while_history_grows(qtbot, window):
-    qtbot.waitUntil(lambda: window.session.history_range[1] > 700, timeout=20000)
+    qtbot.waitUntil(lambda: window.session.history_range[1] > 700, timeout=TIMEOUT_MS)
     window.scroll_by(-200)
     window.refresh()
     frame = window.session.view_end
     assert window.scroll.value() == frame
     grown = window.session.history_range[1]
-    qtbot.waitUntil(lambda: window.session.history_range[1] > grown + 50, timeout=20000)
+    qtbot.waitUntil(lambda: window.session.history_range[1] > grown + 50, timeout=TIMEOUT_MS)
     window.refresh()
     assert window.scroll.value() == frame and window.scroll.maximum() > grown
     # while dragged, the thumb stays where the hand put it
@@ -99,7 +100,7 @@ def test_scroll_thumb_stays_on_its_frame_while_history_grows(qtbot, window):
     window.scroll.setSliderPosition(frame - 100)
     assert window.session.view_end == frame - 100
     grown = window.session.history_range[1]
-    qtbot.waitUntil(lambda: window.session.history_range[1] > grown + 50, timeout=20000)
+    qtbot.waitUntil(lambda: window.session.history_range[1] > grown + 50, timeout=TIMEOUT_MS)
     window.refresh()
     assert window.scroll.sliderPosition() == frame - 100
     window.scroll.setSliderDown(False)
@@ -131,9 +132,8 @@ def test_monitor_button_plays_the_processed_signal(qtbot):
         qtbot.mouseClick(w.monitor_button, Qt.MouseButton.LeftButton)
         assert w.monitor is not None and w.monitor_button.isChecked()
         assert "Monitoring on fake output" in w.statusBar().currentMessage()
-        qtbot.waitUntil(lambda: out.consumed > 48000, timeout=10000)
-        qtbot.wait(100)
-        assert "fake output" in w.stats_label.text()
+        qtbot.waitUntil(lambda: out.consumed > 48000, timeout=TIMEOUT_MS)
+        qtbot.waitUntil(lambda: "fake output" in w.stats_label.text(), timeout=TIMEOUT_MS)
         qtbot.mouseClick(w.monitor_button, Qt.MouseButton.LeftButton)
         assert w.monitor is None and not w.monitor_button.isChecked()
         y = out.samples()

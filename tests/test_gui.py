@@ -340,7 +340,8 @@ def test_f1_lists_exactly_the_menu_shortcuts(qtbot, window):
     expected = set()
     for top in window.menuBar().actions():
         expected |= _menu_shortcuts(top.menu(), top.text().replace("&", ""))
-    listed = {r for r in rows if r[2].split(" › ")[0] in ("File", "Edit", "View", "Help")}
+    listed = {r for r in rows
+              if r[2].split(" › ")[0] in ("File", "Edit", "View", "Detect", "Help")}
     assert listed == expected  # every menu shortcut, and nothing that is not one
     keys = {k for k, _, _ in listed}
     assert {"F1", "Ctrl+O", "Ctrl+E", "Ctrl+F", "Esc", "Home / Ctrl+0", "Z", "H"} <= keys

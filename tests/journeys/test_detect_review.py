@@ -1,4 +1,4 @@
-"""Journey 11: detect, review by keys, export the Raven table, reopen it.
+"""Journey 9: detect, review by keys, export the Raven table, reopen it.
 
 A person opens a 40 s recording with 25 generated calls (chirps and whistles
 at 10-20 dB in pink noise with hum), shows the Detect panel (Ctrl+Shift+D),

@@ -6,7 +6,6 @@ import hashlib
 import itertools
 import json
 import resource
-import time
 from pathlib import Path
 
 import h5py
@@ -193,16 +192,14 @@ def test_raw_large_file_is_memory_mapped(tmp_path):
     with open(p, "wb") as fh:
         fh.truncate(size)  # sparse: no disk used
     before = rss_mib()
-    t0 = time.perf_counter()
     with open_recording(p, sample_rate=10e6) as rec:
         assert rec.n_samples == size // 8
         assert isinstance(rec._map.segments[0].array, np.memmap)
         x = rec.read(rec.n_samples - 4096, rec.n_samples)
         y = rec.read(rec.n_samples // 2, rec.n_samples // 2 + 4096)
         grown = rss_mib() - before
-    elapsed = time.perf_counter() - t0
     assert x.shape == y.shape == (4096, 1) and not x.any()
-    assert elapsed < 1.0
+    # memory, not time, says the file was not read whole
     assert grown < 50  # reading all of it would take 200+ MiB
 
 

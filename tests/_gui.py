@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Self
 
 
 def _scale() -> float:
@@ -122,7 +123,7 @@ class StallMeter:
             self.worst = max(self.worst, now - self.last)
         self.last = now
 
-    def __enter__(self) -> StallMeter:
+    def __enter__(self) -> Self:
         self.last = time.perf_counter()
         self.timer.start()
         return self

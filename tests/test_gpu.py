@@ -216,9 +216,8 @@ def test_gpu_check_says_why_and_exits_3_without_a_gpu(tmp_path) -> None:
 
 @pytest.mark.skipif(HAS_GPU, reason="checks the menu of a machine without a GPU")
 def test_compute_menu_and_fallback_message_in_the_app(qtbot, make_window) -> None:
-    from specscope.app.session import ViewSettings
-
     from _gui import TIMEOUT_MS
+    from specscope.app.session import ViewSettings
 
     w = make_window(ViewSettings(), show=False)
     try:

@@ -5,13 +5,12 @@ import threading
 import h5py
 import numpy as np
 import pytest
+from _gui import TIMEOUT_MS, open_and_wait
 from PyQt6.QtCore import Qt
 from specscope.app.session import ViewSettings
 from specscope.compute import open_recording
 from specscope.compute.spectral import to_db
 from specscope.compute.view import TileEngine
-
-from _gui import TIMEOUT_MS, open_and_wait
 
 
 def test_opens_example_and_draws_off_the_gui_thread(qtbot, window, example_path):

@@ -5,14 +5,13 @@ import time
 
 import numpy as np
 import pytest
+from _gui import TIMEOUT_MS, idle, open_and_wait
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QApplication, QFileDialog
 from specscope.compute import open_recording
 from specscope.compute.annotations import Annotation, measure, read_annotations, write_annotations
 from specscope.widgets.frequency_axis import forward
 from specscope.widgets.measurement_panel import format_value
-
-from _gui import TIMEOUT_MS, idle, open_and_wait
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 LEFT = Qt.MouseButton.LeftButton

@@ -6,13 +6,13 @@ import json
 import numpy as np
 import pytest
 import soundfile
+from _gui import TIMEOUT_MS, open_and_wait, settle
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QLineEdit, QPlainTextEdit, QTextEdit
 from specscope.app.desktop.actions import plain
 from specscope.app.session import ViewSettings
 from specscope.widgets.frequency_axis import forward
 
-from _gui import TIMEOUT_MS, open_and_wait, settle
 CTRL = Qt.KeyboardModifier.ControlModifier
 FS = 48000
 HUM = 49.93

@@ -3,11 +3,10 @@ channel and are drawn on its band, the list says the channel, imported Raven cha
 land on theirs."""
 
 import pytest
+from _gui import TIMEOUT_MS, idle
 from PyQt6.QtCore import Qt
 from specscope.compute.annotations import read_annotations
 from specscope.widgets.annotation_list import CHANNEL_COLUMN, COLUMNS
-
-from _gui import TIMEOUT_MS, idle
 from test_gui_annotations import CTRL, focus_view, open_idle, select_box
 
 

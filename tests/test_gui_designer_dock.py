@@ -4,9 +4,8 @@ the summary and the verdict are on screen, whole, and the window does not grow."
 import itertools
 
 import pytest
-from PyQt6.QtCore import QRect, Qt
-
 from _gui import TIMEOUT_MS, open_and_wait, settle
+from PyQt6.QtCore import QRect, Qt
 from test_gui_stalls import form_field
 
 

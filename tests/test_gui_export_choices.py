@@ -4,10 +4,9 @@ has no cursor in it; a click on the overview moves the view there."""
 import numpy as np
 import pytest
 import soundfile
+from _gui import TIMEOUT_MS
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QDialogButtonBox
-
-from _gui import TIMEOUT_MS
 from test_gui_exports import FS, OPTIONS, _type, open_and_wait
 
 

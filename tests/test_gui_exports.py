@@ -3,12 +3,11 @@
 import numpy as np
 import pytest
 import soundfile
+from _gui import TIMEOUT_MS, idle
+from _gui import open_and_wait as open_first
 from PyQt6.QtCore import QPoint, Qt
 from PyQt6.QtWidgets import QDialogButtonBox
 from specscope.app.session import recent_files
-
-from _gui import TIMEOUT_MS, idle
-from _gui import open_and_wait as open_first
 
 FS = 16000
 

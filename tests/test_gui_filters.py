@@ -6,11 +6,10 @@ import h5py
 import numpy as np
 import pytest
 import scipy.signal
+from _gui import TIMEOUT_MS, open_designer, settle
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from specscope.compute.filters import read_coefficients
 from specscope.widgets.frequency_axis import forward
-
-from _gui import TIMEOUT_MS, open_designer, settle
 
 
 @pytest.fixture

@@ -6,6 +6,8 @@ import re
 import numpy as np
 import pytest
 import soundfile
+from _gui import TIMEOUT_MS, settle
+from _gui import open_and_wait as open_first
 from PyQt6.QtCore import QEvent, QPoint, QPointF, Qt
 from PyQt6.QtGui import QImage, QMouseEvent, QPainter, QWheelEvent
 from PyQt6.QtWidgets import QApplication
@@ -15,9 +17,6 @@ from specscope.compute.timefmt import format_time
 from specscope.compute.view import TileEngine, auto_levels, difference_levels
 from specscope.compute.view.levels import level_values
 from specscope.widgets.spectrogram_view import SpectrogramView
-
-from _gui import TIMEOUT_MS, settle
-from _gui import open_and_wait as open_first
 
 FS = 16000
 

@@ -5,13 +5,12 @@ import json
 import h5py
 import numpy as np
 import pytest
+from _gui import TIMEOUT_MS, WindowLife, open_and_wait, wait_until
 from specscope.compute import StftParams, open_recording
 from specscope.compute.operators import call
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.spectral import to_db
 from specscope.compute.view import plugin_image, plugin_view
-
-from _gui import TIMEOUT_MS, WindowLife, open_and_wait, wait_until
 
 
 @pytest.fixture

@@ -1,10 +1,9 @@
 """View › Profiler: time per operator and backend of the compute thread's jobs."""
 
 import pytest
+from _gui import TIMEOUT_MS
 from PyQt6.QtCore import Qt
 from specscope.app.desktop.actions import menu_actions, plain
-
-from _gui import TIMEOUT_MS
 
 
 def test_profiler_from_the_menu_lists_the_stft_kernel(qtbot, window, example_path):

@@ -13,11 +13,10 @@ import time
 
 import numpy as np
 import pytest
+from _gui import TIMEOUT_MS
 from PyQt6.QtCore import QPoint, Qt, QTimer
 from specscope.app.desktop.main_window import MainWindow
 from specscope.compute.io import ArrayRecording
-
-from _gui import TIMEOUT_MS
 
 #: progress reports a job may make once Cancel was pressed: the block it is computing
 #: ends (and says so), the next check stops it

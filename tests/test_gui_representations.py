@@ -13,10 +13,9 @@ import pytest
 import pywt
 import scipy.signal
 import soundfile
+from _gui import TIMEOUT_MS, StallMeter, assert_no_stall, open_designer, settle
 from specscope.compute.operators import call
 from specscope.compute.ops import sums_at
-
-from _gui import TIMEOUT_MS, StallMeter, assert_no_stall, open_designer, settle
 
 TITLES = {"cqt.spectrogram": "Constant-Q", "mel.spectrogram": "Mel spectrogram", "mel.mfcc": "MFCC",
           "scalogram.morlet": "Morlet scalogram", "multitaper.spectrogram":

@@ -14,10 +14,9 @@ import json
 import numpy as np
 import pytest
 import soundfile
+from _gui import TIMEOUT_MS, StallMeter, assert_no_stall, open_designer, settle
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QFormLayout
-
-from _gui import TIMEOUT_MS, StallMeter, assert_no_stall, open_designer, settle
 
 
 def form_field(designer, name):

@@ -2,11 +2,10 @@
 into a field's neighbour, and a field never loses a typed character to a shortcut."""
 
 import pytest
+from _gui import TIMEOUT_MS, open_and_wait
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication
 from specscope.app.desktop.actions import plain
-
-from _gui import TIMEOUT_MS, open_and_wait
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 SHIFT = Qt.KeyboardModifier.ShiftModifier

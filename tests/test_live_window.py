@@ -2,12 +2,11 @@
 
 import numpy as np
 import pytest
+from _gui import TIMEOUT_MS
 from specscope.app.desktop.live_window import LiveWindow
 from specscope.compute.live import LiveSession, open_source
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.spectral import to_db
-
-from _gui import TIMEOUT_MS
 
 STEPS = [{"op": "spectrogram", "params": {"nfft": 512, "hop": 128}}]
 

@@ -145,10 +145,9 @@ def test_cli_notch_errors_name_the_option(hum_wav):
 
 def test_a_click_on_the_hum_in_the_designer_notches_the_measured_line(qtbot, make_window,
                                                                       hum_wav):
+    from _gui import TIMEOUT_MS, open_designer
     from PyQt6.QtCore import QPoint, QPointF, Qt
     from specscope.widgets.frequency_axis import forward
-
-    from _gui import TIMEOUT_MS, open_designer
 
     w = open_designer(make_window, hum_wav)
     vb = w.view.plot.getViewBox()

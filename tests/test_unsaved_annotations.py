@@ -10,10 +10,9 @@ import json
 
 import numpy as np
 import soundfile
+from _gui import TIMEOUT_MS, open_and_wait
 from specscope.app.desktop.unsaved import AUTOSAVE_DELAY_MS, autosave_path
 from specscope.compute.annotations import Annotation
-
-from _gui import TIMEOUT_MS, open_and_wait
 
 
 def _wav(path, seed):

@@ -233,13 +233,19 @@ _TEXT_CALLS = {"startswith", "endswith", "find", "rfind", "search", "match", "fu
 
 
 #: an exception's fields: comparing them is branching on the type's data, not its text
-_FIELDS = {"option", "choices", "labels", "path", "value", "errno", "is_bug", "field"}
+_FIELDS = {"option", "choices", "labels", "path", "value", "errno", "is_bug", "field",
+           "status", "stated"}
 
 
 def _names(node: ast.AST) -> set[str]:
-    """The names in ``node``, less those only read for a field (``exc.option``)."""
-    skip = {id(n.value) for n in ast.walk(node)
-            if isinstance(n, ast.Attribute) and n.attr in _FIELDS}
+    """The names in ``node``, less those only read for a field (``exc.option``,
+    ``getattr(exc, "status", None)``)."""
+    owners = [n.value for n in ast.walk(node) if isinstance(n, ast.Attribute)
+              and n.attr in _FIELDS]
+    owners += [n.args[0] for n in ast.walk(node) if isinstance(n, ast.Call)
+               and isinstance(n.func, ast.Name) and n.func.id == "getattr" and len(n.args) >= 2
+               and isinstance(n.args[1], ast.Constant) and n.args[1].value in _FIELDS]
+    skip = {id(n) for owner in owners for n in ast.walk(owner)}
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in skip}
 
 
@@ -328,7 +334,9 @@ def test_the_text_scan_finds_what_it_looks_for():
                      '    if exc.option in ("dataset", "variable") and exc.choices:\n'
                      '        return exc.choices.index("a")\n'
                      'try:\n    pass\nexcept OSError as exc:\n'
-                     '    if exc.errno in (2, 13):\n        pass\n')
+                     '    if exc.errno in (2, 13):\n        pass\n'
+                     '    status = getattr(exc.__cause__, "status", None)\n'
+                     '    if status in (404, 410):\n        pass\n')
     assert _text_matches(fine) == []
 
 

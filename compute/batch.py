@@ -70,6 +70,7 @@ import numpy as np
 from . import extensions, jsonsafe
 from .batch_compare import RerunResult, compare_outputs
 from .batch_dask import plugin_copy, still_wanted, worker_name
+from .batch_fetch import check_write_on
 from .batch_pool import make_pool
 from .errors import InputError, RecordingError, SpecscopeError
 from .files import clean_stale_partials, os_error_cause, owner_tag, refuse_overwriting_inputs
@@ -414,7 +415,8 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
               start: int | None = None, stop: int | None = None,
               channels: list[int] | None = None,
               progress: Callable[[int, int, InputResult | None], None] | None = None,
-              dask_options: dict[str, Any] | None = None) -> Summary:
+              dask_options: dict[str, Any] | None = None,
+              write_on: str = "auto") -> Summary:
     """Run ``pipeline`` over every input, writing ``OUTDIR/<stem>.h5`` for each.
 
     Parameters
@@ -444,6 +446,12 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
         ``progress(done, total, result)`` after each input (``result`` None for parts).
     dask_options : dict, optional
         Extra ``LocalCluster`` arguments (e.g. ``processes=False``).
+    write_on : {"auto", "client", "workers"}
+        Who writes the outputs of a Dask run: the workers, in place, or this
+        process, fetching each file from its worker in pieces
+        (:mod:`~specscope.compute.batch_fetch`).  ``"auto"``: the workers when
+        every one of them sees the output folder and may write in it (a probe
+        file tells), else this process.  Local pools always write in place.
 
     Returns
     -------
@@ -455,6 +463,7 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
         pipeline = (Pipeline.from_dict(pipeline) if isinstance(pipeline, dict)
                     else Pipeline.load(pipeline))
     _check_args(workers, chunk_samples, task_samples, executor)
+    check_write_on(write_on)
     if pipeline.event_step is not None:
         raise InputError(f"{pipeline.event_step.label}: the pipeline ends in a detector, "
                          "so its result is events, not HDF5 signal files; run it with "
@@ -493,6 +502,12 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
 
     t_setup = time.perf_counter()
     pool = make_pool(workers, executor, dask, dask_options, _task, _one_line)
+    if hasattr(pool, "prepare_outputs"):
+        try:
+            pool.prepare_outputs(out_dir, write_on)
+        except BaseException:
+            pool.close()
+            raise
     setup = time.perf_counter() - t_setup
     handles: list[Any] = []
     unfinished = set(jobs)

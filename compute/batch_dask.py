@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import io
 import operator
@@ -35,7 +36,8 @@ from concurrent import futures
 from pathlib import Path
 from typing import Any
 
-from .errors import BadOption, InputError
+from .batch_fetch import WorkerLost, check_write_on, fetch_outputs, workers_see, write_here
+from .errors import BadOption, InputError, RecordingError
 
 __all__ = ["DaskPool", "bundle_folder", "dask_setup", "install_plugin_folders", "plugin_copy",
            "still_wanted", "warm", "worker_name"]
@@ -268,6 +270,23 @@ class DaskPool:
         self._retried: dict[str, int] = {}
         self._names = sorted(str(w.get("name", a)) for a, w in info.items())
         self._spec_bytes = self._result_bytes = 0
+        #: who writes the outputs: "workers" (in place) or "client" (fetched back)
+        self.write_on = "workers"
+        self._again: set[str] = set()
+
+    def prepare_outputs(self, folder: Path, write_on: str = "auto") -> str:
+        """Choose who writes into ``folder`` (``auto``: the workers when they all see it).
+
+        With ``"client"`` each task writes into a private folder of its worker
+        and the client fetches the files (:mod:`~specscope.compute.batch_fetch`).
+        """
+        check_write_on(write_on)
+        t0 = time.perf_counter()
+        if write_on == "auto":
+            write_on = "workers" if workers_see(self.client, Path(folder)) else "client"
+        self.timings["probe_s"] = time.perf_counter() - t0
+        self.write_on = write_on
+        return write_on
 
     def _ship_plugins(self) -> dict[str, str]:
         """Send this machine's plugin folders to the workers (a worker plugin); digests."""
@@ -291,18 +310,23 @@ class DaskPool:
                 "worker_import_s": round(max((w["import_s"] for w in self.warmup.values()),
                                              default=0.0), 4),
                 "plugin_folders": self.plugin_folders,
+                "writes": self.write_on,
                 "largest_task_bytes": self._spec_bytes,
                 "largest_result_bytes": self._result_bytes}
 
     def submit(self, spec: dict[str, Any]) -> Any:
         sent = _absolute(spec)
-        self._spec_bytes = max(self._spec_bytes, len(pickle.dumps(sent)))
         key = (f"specscope-{Path(spec.get('part_path') or spec['out']).name}"
                f"-{len(self._futures)}-{os.getpid()}-{id(self)}")
+        task = self._task_bytes
+        if self.write_on == "client":  # written in the worker's own folder, fetched back
+            sent["fetch_key"] = key
+            task = pickle.dumps(functools.partial(write_here, self._task))
+        self._spec_bytes = max(self._spec_bytes, len(pickle.dumps(sent)))
         # the function and its spec travel as bytes, unpickled on the worker only: the
         # scheduler never imports this library (it need not have it; a cold import there
         # cost seconds in the first run)
-        graph = {key: (operator.call, (pickle.loads, self._task_bytes),
+        graph = {key: (operator.call, (pickle.loads, task),
                        (pickle.loads, pickle.dumps(sent)))}
         fut = self.client.get(graph, [key], sync=False)[0]
         self._specs[fut.key] = spec
@@ -327,6 +351,22 @@ class DaskPool:
                 res = {"ok": False, "error": error, "seconds": 0.0}
             spec = self._specs[fut.key]
             self._result_bytes = max(self._result_bytes, len(pickle.dumps(res)))
+            fetch = res.pop("fetch", None)
+            if fetch is not None:
+                try:
+                    fetch_outputs(self.client, spec, fetch)
+                except RecordingError as exc:
+                    key = spec.get("part_path") or spec["out"]
+                    if (isinstance(exc, WorkerLost) and key not in self._again
+                            and self.client.status == "running"):
+                        # the worker went away with the files: the task runs once more
+                        self._again.add(key)
+                        self._retried[spec["path"]] = self._retried.get(spec["path"], 0) + 1
+                        ac.add(self.submit(spec))
+                        fut.release()
+                        continue
+                    res = {"ok": False, "error": str(exc), "seconds": res.get("seconds", 0.0),
+                           "worker": res.get("worker")}
             with contextlib.suppress(Exception):  # the scheduler may be gone
                 # the scheduler's own log of the task (no code of ours runs there)
                 if _runs(self.client.story(fut.key, on_error="ignore")) > 1:

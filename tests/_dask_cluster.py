@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -23,6 +24,24 @@ from pathlib import Path
 from typing import Any, Self
 
 DASK = str(Path(sys.executable).with_name("dask"))
+# a mount namespace of its own (as root; else as root of a user namespace)
+_UNSHARE = ["unshare", "--mount"] if os.geteuid() == 0 else ["unshare", "--map-root-user",
+                                                              "--mount"]
+
+
+def can_hide() -> bool:
+    """Whether a worker can be started with folders hidden from it (``unshare`` allowed)."""
+    if shutil.which("unshare") is None:
+        return False
+    probe = tempfile.mkdtemp(prefix="specscope-hide-")
+    try:
+        r = subprocess.run([*_UNSHARE, "sh", "-c", f"mount -t tmpfs none {probe}"],
+                           capture_output=True, timeout=30, check=False)
+        return r.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    finally:
+        os.rmdir(probe)
 
 
 def clean_env(home: Path) -> dict[str, str]:
@@ -38,8 +57,12 @@ class Cluster:
     """A scheduler and ``n_workers`` worker processes (1 process, 1 thread each)."""
 
     def __init__(self, n_workers: int = 2, root: Path | None = None,
-                 timeout: float = 120.0, preload: str | None = None) -> None:
+                 timeout: float = 120.0, preload: str | None = None,
+                 hide: tuple[Path, ...] = ()) -> None:
         self.preload = preload
+        #: folders the workers do not see: an empty file system is mounted over each in
+        #: the workers' own mount namespace (``unshare``; see :func:`can_hide`)
+        self.hide = tuple(Path(h) for h in hide)
         self.root = Path(root or tempfile.mkdtemp(prefix="specscope-dask-"))
         self.root.mkdir(parents=True, exist_ok=True)
         self.timeout = timeout
@@ -92,11 +115,15 @@ class Cluster:
         i = len(self.workers)
         home = self.root / f"worker{i}"
         home.mkdir(exist_ok=True)
+        cmd = [DASK, "worker", self.address, "--nworkers", "1", "--nthreads", "1",
+               "--no-dashboard", "--name", f"w{i}", "--local-directory", str(home / "dask"),
+               *(["--preload", self.preload] if self.preload else [])]
+        if self.hide:
+            cmd = [*_UNSHARE, "sh", "-c", " && ".join(
+                [f"mount -t tmpfs none {shlex.quote(str(h))}" for h in self.hide]
+                + ['exec "$@"']), "sh", *cmd]
         proc = subprocess.Popen(
-            [DASK, "worker", self.address, "--nworkers", "1", "--nthreads", "1",
-             "--no-dashboard", "--name", f"w{i}", "--local-directory", str(home / "dask"),
-             *(["--preload", self.preload] if self.preload else [])],
-            cwd=home, env=clean_env(home), stdout=subprocess.DEVNULL,
+            cmd, cwd=home, env=clean_env(home), stdout=subprocess.DEVNULL,
             stderr=self._log(home), start_new_session=True)
         self.workers.append(proc)
         self.worker_dirs.append(home)

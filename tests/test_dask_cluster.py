@@ -262,3 +262,82 @@ def test_a_folder_plugin_reaches_the_workers_through_dask(cluster, tmp_path, mon
         assert loaded and all(Path(f).is_relative_to(home / "dask") for f in loaded), loaded
     digest = s.cluster["plugin_folders"]["plugins"]
     assert len(digest) == 64
+
+
+# -- a cluster that sees neither the inputs' folder nor the output folder ----------------
+
+
+@pytest.fixture(scope="module")
+def apart(tmp_path_factory):
+    """(cluster, private folder, HTTP server of private/in): the workers see none of it.
+
+    An empty file system is mounted over the private folder in the workers' own
+    mount namespace, as if they ran on another machine; the recordings reach
+    them as http:// URLs and the outputs come back to this process.
+    """
+    from _dask_cluster import can_hide
+    from _http_range import RangeServer
+
+    if not can_hide():
+        pytest.skip("unshare --mount is not allowed here")
+    pytest.importorskip("aiohttp")
+    private = tmp_path_factory.mktemp("private")
+    _wavs(private / "in", 3, 4.0)
+    with Cluster(2, root=tmp_path_factory.mktemp("apart"), hide=(private,)) as c, \
+            RangeServer(private / "in") as srv:
+        yield c, private, srv
+
+
+def test_workers_apart_see_an_empty_folder_where_the_private_one_is(apart):
+    from distributed import Client
+
+    c, private, _ = apart
+    assert sorted(p.name for p in (private / "in").iterdir()) == ["rec0.wav", "rec1.wav",
+                                                                  "rec2.wav"]
+    with Client(c.address, timeout=30) as client:
+        seen = client.run(os.listdir, str(private))
+    assert len(seen) == 2 and all(v == [] for v in seen.values()), seen
+
+
+def test_urls_in_and_outputs_written_by_the_client_equal_the_in_process_run(apart):
+    c, private, srv = apart
+    p = Pipeline.load(EXAMPLE)
+    names = ["rec0.wav", "rec1.wav", "rec2.wav"]
+    ref = run_batch(p, [private / "in" / n for n in names], private / "ref", task_samples=FS)
+    # auto: the workers cannot see the output folder, so this process writes it; split
+    # inputs come back part by part and are joined here
+    s = run_batch(p, [srv.url(n) for n in names], private / "out", task_samples=FS,
+                  dask=c.address)
+    assert ref.ok and s.ok, s.text()
+    assert s.cluster["writes"] == "client"
+    assert all(r.parts > 1 for r in s.results)
+    assert {w for r in s.results for w in r.workers} <= {"w0", "w1"}
+    for n in names:
+        stem = Path(n).stem
+        np.testing.assert_array_equal(_data(private / "out" / f"{stem}.h5"),
+                                      _data(private / "ref" / f"{stem}.h5"))
+        with h5py.File(private / "out" / f"{stem}.h5", "r") as f, \
+                h5py.File(private / "ref" / f"{stem}.h5", "r") as g:
+            assert f.attrs["source_sha256"] == g.attrs["source_sha256"]
+            assert f.attrs["source_path"] == srv.url(n)
+    _no_partials(private / "out")
+    # unsplit inputs come back whole, through the CLI
+    r = _cli("run", str(EXAMPLE), *[srv.url(n) for n in names], "-o", str(private / "cli"),
+             "--dask", c.address, "--task-samples", "0", "--json", cwd=private)
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert info["cluster"]["writes"] == "client" and info["ok"], info
+    for n in names:
+        stem = Path(n).stem
+        np.testing.assert_array_equal(_data(private / "cli" / f"{stem}.h5"),
+                                      _data(private / "ref" / f"{stem}.h5"))
+    _no_partials(private / "cli")
+
+
+def test_workers_told_to_write_a_folder_they_cannot_see_fail_each_input(apart):
+    c, private, srv = apart
+    s = run_batch(Pipeline.load(EXAMPLE), [srv.url("rec0.wav")], private / "nope",
+                  dask=c.address, write_on="workers", task_samples=0)
+    assert not s.ok and s.cluster["writes"] == "workers"
+    assert "rec0.h5" in (s.failed[0].error or ""), s.text()
+    assert not (private / "nope" / "rec0.h5").exists()

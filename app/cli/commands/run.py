@@ -59,7 +59,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                         executor="threads" if args.threads else "processes",
                         dask=args.dask, chunk_samples=args.chunk_samples,
                         task_samples=args.task_samples, recording_options=options,
-                        progress=progress)
+                        progress=progress, write_on=args.write_on)
     for r in summary.failed:
         print(f"specscope: failed: {r.input}: {r.error}", file=sys.stderr)
     if args.json:
@@ -101,6 +101,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--dask", metavar="local|ADDRESS",
                    help="run on Dask: 'local' starts a LocalCluster of --workers workers; "
                         "tcp://host:port uses a running scheduler")
+    p.add_argument("--write-on", choices=("auto", "client", "workers"), default="auto",
+                   help="who writes the outputs of a --dask run: the workers in place, or "
+                        "this machine, fetching each file from its worker; auto (default): "
+                        "the workers when all of them see the output folder, else this "
+                        "machine")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     p.add_argument("--json", action="store_true",
                    help="print the summary as JSON: per input its time, throughput and the "

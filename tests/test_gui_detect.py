@@ -109,6 +109,7 @@ def test_review_keys_accept_reject_label_undo_and_navigate(qtbot, window, calls_
     assert [a.label for a in notes] == ["energy", "bird"]
     assert notes[1].start_s == pytest.approx(review.events.start_s[2])
     assert notes[1].generator == "detect.energy"
+    assert notes[1].channel is None  # a mono recording: as an annotation drawn by hand
     # the keys never reached the menus: A did not annotate a selection, R no export dialog
     assert window.annotations.selection is None
 

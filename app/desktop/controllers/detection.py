@@ -130,10 +130,12 @@ class DetectionController(QObject):
         where = "the visible range" if span else "the recording"
 
         def job(control: TaskControl) -> Events:
-            return detect(rec, detector, params, channels=channels,
-                          start_s=None if span is None else span[0],
-                          stop_s=None if span is None else span[1], chunk=CHUNK,
-                          progress=control.progress, cancel=control.cancelled)
+            events = detect(rec, detector, params, channels=channels,
+                            start_s=None if span is None else span[0],
+                            stop_s=None if span is None else span[1], chunk=CHUNK,
+                            progress=control.progress, cancel=control.cancelled)
+            # a mono recording's annotations have no channel (as those drawn by hand)
+            return events.with_channel(None) if rec.n_channels == 1 else events
 
         self.panel.set_running(True)
         self.panel.status.setText(f"Running {detector} on {where}…")

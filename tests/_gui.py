@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Self
 
 
-def _scale() -> float:
+def timeout_scale() -> float:
+    """``$SPECSCOPE_TEST_TIMEOUT_SCALE`` as a factor (1 when unset)."""
     text = os.environ.get("SPECSCOPE_TEST_TIMEOUT_SCALE", "").strip()
     try:
         scale = float(text) if text else 1.0
@@ -30,7 +31,7 @@ def _scale() -> float:
 
 
 #: the longest any GUI test waits for one condition (ms), stretched by the scale
-TIMEOUT_SCALE = _scale()
+TIMEOUT_SCALE = timeout_scale()
 TIMEOUT_MS = int(60000 * TIMEOUT_SCALE)
 
 
@@ -254,7 +255,7 @@ class WindowLife:
         window.close()
         assert not window.isVisible(), "the window refused to close"
 
-    def check(self, window) -> None:
+    def check(self, window, grace_ms: int = int(10000 * TIMEOUT_SCALE)) -> None:
         """After :meth:`close` (of every window of the test): the window left no compute
         thread, no thread of its own and no open recording behind, and is deleted."""
         from PyQt6 import sip
@@ -263,14 +264,14 @@ class WindowLife:
         if sip.isdeleted(window):
             return
         wait_until(lambda: not _native_app_threads() - self.os_threads,
-                   int(10000 * TIMEOUT_SCALE),
+                   grace_ms,
                    lambda: "the window's compute thread to end after close (threads "
                    f"{sorted(_native_app_threads() - self.os_threads)} are left)")
 
         def left() -> list[str]:
             return sorted(t.name for t in _python_threads() - self.threads if t.is_alive())
 
-        wait_until(lambda: not left(), int(10000 * TIMEOUT_SCALE),
+        wait_until(lambda: not left(), grace_ms,
                    lambda: f"threads started with the window to end after close: {left()}")
         for path in self.paths:
             assert not _open_fds_to(path), f"{path.name} still open after the window closed"

@@ -65,7 +65,7 @@ def main() -> None:
     w.open_path(str(wav))
     pb = w.playback
 
-    def spin(until, timeout=60.0) -> None:
+    def spin(until, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while not until():
             app.processEvents()
@@ -73,12 +73,18 @@ def main() -> None:
             if time.monotonic() > deadline:
                 raise RuntimeError("timed out")
 
-    spin(lambda: shown and getattr(pb.backend(), "is_open", False))
+    spin(lambda: bool(shown), 120.0)
+    pb.prepare_output().join(30)  # opened when the recording opened: returns at once
+    if not pb.backend().is_open:
+        raise RuntimeError("the sound card did not open")
     drawn: list[tuple[float, float]] = []
     what: list = []
 
+    dropouts = [0]
+
     def on_cursor(pos: float) -> None:
         drawn.append((time.monotonic(), pos))
+        dropouts[0] = pb.player.dropouts
         if not what:
             what.append((pb.range, pb.renderer.speed))
     pb.cursorMoved.connect(on_cursor)
@@ -134,7 +140,7 @@ def main() -> None:
     print(f"cursor minus sound: mean {signed.mean():+.1f} ms, sd {signed.std():.1f} ms")
     print(f"play cursor vs sound over a x{speed:g} playback ({len(m)} cursor draws): median "
           f"{np.median(err):.1f} ms, 95th percentile {np.percentile(err, 95):.1f} ms, "
-          f"max {err.max():.1f} ms (output time)")
+          f"max {err.max():.1f} ms (output time); dropouts {dropouts[0]}")
     w.close()
     srv.close()
 

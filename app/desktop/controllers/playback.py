@@ -4,8 +4,9 @@
 there is one, else the visible span, from the measurement cursor when it is
 inside, at the transport bar's speed, band, heterodyne or IQ tuning, with or
 without the processing steps.  The renderer (which designs its filters) and
-the player are made and started on the compute thread; the player feeds the
-audio output from its own thread.  The GUI thread only polls
+the player are made and started on a thread of their own (not queued behind
+the compute thread's tiles, so the first sound comes at once); the player
+feeds the audio output from its own thread.  The GUI thread only polls
 ``player.position_s`` from a timer and moves the play cursor over the
 spectrogram and the overview.
 
@@ -28,7 +29,6 @@ from typing import Any
 from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction
 from specscope.app.qt.shell import Shell
-from specscope.app.qt.worker import JobCallbacks, JobResult, TaskControl
 from specscope.app.session import Listening
 from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.playback import (
@@ -90,6 +90,9 @@ class PlaybackController(QObject):
 
     cursorMoved = pyqtSignal(float)
     playingChanged = pyqtSignal(bool)
+    #: a start on its thread: (request, (player, source, renderer)) or (request, message)
+    _startDone = pyqtSignal(int, object)
+    _startFailed = pyqtSignal(int, str)
 
     def __init__(self, shell: Shell, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -116,6 +119,8 @@ class PlaybackController(QObject):
         self.timer = QTimer(self)
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self._tick)
+        self._startDone.connect(self._started)
+        self._startFailed.connect(self._failed)
         self.transport.playClicked.connect(self.toggle)
         self.transport.loopToggled.connect(self.set_loop)
         self.transport.tuneModeToggled.connect(self.set_tune_mode)
@@ -241,7 +246,7 @@ class PlaybackController(QObject):
             self.play()
 
     def play(self) -> None:
-        """Play the selection or the visible span (the compute thread starts it)."""
+        """Play the selection or the visible span (started on a thread of its own)."""
         if self.playing:
             self.stop()
         try:
@@ -254,28 +259,30 @@ class PlaybackController(QObject):
         rec, output, loop = self.shell.document.recording, self.backend(), self.loop
         volume = self.transport.gain()
 
-        def job(control: TaskControl) -> tuple[Player, Looping, Renderer]:
-            r = Renderer(rec, what.start_s, what.stop_s, channel=what.channel,
-                         options=what.options,
-                         chunk=playback_chunk(rec.sample_rate, what.options.speed))
-            control.check()
-            source = Looping(r, loop)
-            player = Player(source, output=output, block=BLOCK,  # no device: one line
-                            volume=volume)
-            player.start()
-            return player, source, r
+        def start() -> None:
+            try:
+                r = Renderer(rec, what.start_s, what.stop_s, channel=what.channel,
+                             options=what.options,
+                             chunk=playback_chunk(rec.sample_rate, what.options.speed))
+                source = Looping(r, loop)
+                player = Player(source, output=output, block=BLOCK,  # no device: one line
+                                volume=volume)
+                player.start()
+            except SpecscopeError as exc:
+                self._startFailed.emit(req, str(exc))
+            except Exception as exc:  # noqa: BLE001 -- one line in the status bar, the app goes on
+                self._startFailed.emit(req, f"{type(exc).__name__}: {exc}")
+            else:
+                self._startDone.emit(req, (player, source, r))
 
         self.range = what
         self._pending = True
         self.transport.set_playing(True)
-        self.shell.worker.submit("playback", job, label="Starting playback",
-                                 callbacks=JobCallbacks(
-                                     done=lambda res: self._started(req, res),
-                                     failed=lambda e: self._failed(req, e.message),
-                                     cancelled=lambda: self._failed(req, "")))
+        # on a thread of its own, not behind the compute thread's jobs: Space is heard at once
+        threading.Thread(target=start, name="specscope-playback-start", daemon=True).start()
 
-    def _started(self, req: int, result: JobResult) -> None:
-        player, source, renderer = result.value
+    def _started(self, req: int, result: tuple[Player, Looping, Renderer]) -> None:
+        player, source, renderer = result
         if req != self._request:  # stopped (or replaced) while it was being prepared
             _halt(player)
             return

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from specscope.compute.errors import InputError
 from specscope.compute.io import ArrayRecording
-from specscope.compute.spectral import StftParams
 from specscope.compute.view import (
     FREQ_SCALES,
     FrequencyScaleError,
@@ -15,7 +14,6 @@ from specscope.compute.view import (
     freq_scale_problem,
 )
 
-TIMEOUT_MS = 30000
 COMPLEX = freq_scale_problem("log", two_sided=True)
 STACKED = freq_scale_problem("mel", stacked=True)
 
@@ -69,18 +67,13 @@ def test_the_notebook_refuses_with_the_rule():
         w.close()
 
 
-def test_the_desktop_window_shows_the_rule(qtbot):
-    from specscope.app.desktop.main_window import MainWindow
-    from specscope.app.session import ViewSettings
+def test_the_desktop_window_shows_the_rule(qtbot, make_window):
+    from _gui import TIMEOUT_MS
 
-    w = MainWindow(ViewSettings(stft=StftParams(256, 64)), interactive=False)
-    qtbot.addWidget(w)
-    try:
-        with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
-            w.open_recording(_iq())
-        with qtbot.waitSignal(w.errorShown, timeout=TIMEOUT_MS) as shown:
-            w.set_frequency_scale("mel")
-        assert shown.args == [COMPLEX]
-        assert w.settings.freq_scale == "linear"
-    finally:
-        w.worker.shutdown()
+    w = make_window(nfft=256, hop=64, show=False)
+    with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
+        w.open_recording(_iq())
+    with qtbot.waitSignal(w.errorShown, timeout=TIMEOUT_MS) as shown:
+        w.set_frequency_scale("mel")
+    assert shown.args == [COMPLEX]
+    assert w.settings.freq_scale == "linear"

@@ -420,12 +420,14 @@ class DeviceStream:
         self.stats = TransferStats()
 
     def run(self, blocks: list[Block], read: Callable[[int, int], np.ndarray],
-            compute: Callable[[Any, Block], Any], axis: int = -1) -> np.ndarray:
+            compute: Callable[[Any, Block], Any], axis: int = -1, *,
+            to_host: bool = True) -> Any:
         """Run ``compute(device_samples, block)`` over ``blocks``; the results joined.
 
         ``read(start, stop)`` returns host samples ``start:stop`` (1-D).  The
         results (device arrays) are concatenated along ``axis`` on the device
-        and copied back once.
+        and copied back once (``to_host=False``: left on the device, the joined
+        device array returned).
         """
         cp = self.cp
         results = []
@@ -468,6 +470,9 @@ class DeviceStream:
             return np.zeros((0,), self.dtype)
         with self._compute_stream:
             joined = results[0] if len(results) == 1 else cp.concatenate(results, axis=axis)
+        if not to_host:
+            self._compute_stream.synchronize()
+            return joined
         out = _to_host(joined, self._compute_stream)
         self._compute_stream.synchronize()
         wall1 = cp.cuda.Event()
@@ -696,3 +701,61 @@ class CellStream:
             kept.clear()
             return host
         return sums, fetch
+
+    def resident(self, read: Callable[[int, int], np.ndarray], n_frames: int, cell: int,
+                 *, want_max: bool = True) -> tuple[Any, Any]:
+        """Sums and maxima ``(n_freq, n_cells)`` float32 of frames ``0:n_frames``, left on
+        the device (nothing comes back): ``(sums, maxs)``, ``maxs`` None without
+        ``want_max`` (single-frame cells).  :meth:`columns` reduces them to a view's
+        columns and brings those over; :meth:`fetch` brings a whole array."""
+        p = self.params
+        n_samples = (n_frames - 1) * p.hop + p.nfft
+        blocks = plan_blocks(n_samples, p.nfft, p.hop, group=cell, budget=self.budget,
+                             itemsize=4, two_sided=self.two_sided)
+        size = buffer_samples(blocks)
+        stream = self._streams.get(size)
+        if stream is None:
+            self._streams.clear()  # one pair of buffers per engine
+            stream = self._streams[size] = DeviceStream(self.cp, size, self.dtype)
+
+        def compute(samples: Any, block: Block) -> Any:
+            return stft_cells(self.cp, samples, p, self.fs, cell, two_sided=self.two_sided,
+                              want_max=want_max).astype(np.float32, copy=False)
+
+        got = stream.run(blocks, lambda a, b: np.asarray(read(a, b), self.dtype), compute,
+                         to_host=False)
+        self.stats.merge(stream.stats)
+        sums = self.cp.ascontiguousarray(got[0])
+        return sums, (self.cp.ascontiguousarray(got[1]) if want_max else None)
+
+    def fetch(self, dev: Any) -> np.ndarray:
+        """A device array on the host (counted in :attr:`stats`)."""
+        host = np.ascontiguousarray(_to_host(dev, None))
+        self.stats.d2h_bytes += int(host.nbytes)
+        return host
+
+    def columns(self, parts: list[Any], counts: np.ndarray, first: np.ndarray,
+                last: np.ndarray, reduce: str) -> np.ndarray:
+        """A view's columns from cells on the device; only the columns come back.
+
+        ``parts`` are device arrays ``(n_freq, n)`` of consecutive cells (sums for
+        ``reduce="mean"``, maxima for ``"max"``), ``counts`` the frames of each
+        cell (host), and column ``j`` covers cells ``first[j] .. last[j]`` of the
+        joined parts.  Means are the sums of a column's cells over their frames
+        (float64 running sums, as the host computes them); maxima the largest
+        cell.  Returns ``(n_freq, n_columns)`` float32 on the host.
+        """
+        cp = self.cp
+        cells = parts[0] if len(parts) == 1 else cp.concatenate(parts, axis=1)
+        fl, ll = cp.asarray(first), cp.asarray(last)
+        if reduce == "max":
+            out = cells[:, fl]
+            for d in range(1, int(np.max(last - first)) + 1 if len(first) else 1):
+                cp.maximum(out, cells[:, cp.minimum(fl + d, ll)], out=out)
+        else:
+            cum = cp.concatenate([cp.zeros((cells.shape[0], 1), np.float64),
+                                  cp.cumsum(cells, axis=1, dtype=np.float64)], axis=1)
+            ccount = np.concatenate([[0], np.cumsum(counts)])
+            frames = cp.asarray((ccount[last + 1] - ccount[first]).astype(np.float64))
+            out = ((cum[:, ll + 1] - cum[:, fl]) / frames).astype(np.float32)
+        return self.fetch(cp.ascontiguousarray(out))

@@ -60,39 +60,58 @@ class Tile:
 
     ``sums`` and ``maxs`` are float32 ``(n_freq, n_cells)`` (the same array at
     level 0); ``counts`` int64 ``(n_cells,)``, the frames in each cell (the last
-    tile may be short).  A tile computed on a GPU may hold its maxima on the
-    device until they are first read (``fetch_maxs`` brings them over): a view
-    of means never moves them.
+    tile may be short).  A tile computed on a GPU keeps its cells on the device
+    (``device``: ``(sums, maxs)`` device arrays) and brings them to the host
+    only when they are first read there (``fetch(device_array)``): a view
+    reduces them to its columns on the device instead.
     """
 
-    __slots__ = ("_fetch", "_maxs", "counts", "index", "level", "sums")
+    __slots__ = ("_fetch", "_maxs", "_sums", "counts", "device", "index", "level")
 
-    def __init__(self, level: int, index: int, sums: np.ndarray, maxs: np.ndarray | None,
-                 counts: np.ndarray, fetch_maxs: Callable[[], np.ndarray] | None = None
-                 ) -> None:
-        if maxs is None and fetch_maxs is None:
-            raise ValueError("a tile needs its maxima or a way to fetch them")
-        self.level, self.index, self.sums, self.counts = level, index, sums, counts
-        self._maxs, self._fetch = maxs, fetch_maxs
+    def __init__(self, level: int, index: int, sums: np.ndarray | None,
+                 maxs: np.ndarray | None, counts: np.ndarray, *,
+                 device: tuple | None = None,
+                 fetch: Callable[[object], np.ndarray] | None = None) -> None:
+        if (sums is None or maxs is None) and (device is None or fetch is None):
+            raise ValueError("a tile needs its cells, or the device's and a way to fetch them")
+        self.level, self.index, self.counts = level, index, counts
+        self._sums, self._maxs, self.device, self._fetch = sums, maxs, device, fetch
+
+    @property
+    def sums(self) -> np.ndarray:
+        """The sums (brought from the device on first use when they are still there)."""
+        if self._sums is None:
+            self._sums = self._fetch(self.device[0])
+            if self.level == 0:
+                self._maxs = self._sums
+        return self._sums
 
     @property
     def maxs(self) -> np.ndarray:
         """The maxima (brought from the device on first use when they are still there)."""
         if self._maxs is None:
-            self._maxs = self._fetch()
-            self._fetch = None
+            self._maxs = self.sums if self.level == 0 else self._fetch(self.device[1])
         return self._maxs
 
     @property
     def maxs_on_host(self) -> bool:
-        """Whether the maxima are in host memory (False: still on the device)."""
+        """Whether the maxima are in host memory (False: still on the device only)."""
         return self._maxs is not None
 
     @property
+    def sums_on_host(self) -> bool:
+        """Whether the sums are in host memory (False: still on the device only)."""
+        return self._sums is not None
+
+    @property
     def nbytes(self) -> int:
-        """Memory held by the tile's arrays (maxima on the device included)."""
-        extra = 0 if self._maxs is self.sums else self.sums.nbytes
-        return self.sums.nbytes + extra + self.counts.nbytes
+        """Memory held by the tile's cells, wherever they are (counts included)."""
+        n = len(self.counts) * self._rows() * 4
+        return (n if self.level == 0 else 2 * n) + self.counts.nbytes
+
+    def _rows(self) -> int:
+        a = self._sums if self._sums is not None else self.device[0]
+        return int(a.shape[0])
 
 
 class TileCache:
@@ -315,6 +334,8 @@ class TileEngine:
                  if self._tile_exists(level - 1, 2 * index + k)]
         if any(p is None for p in parts):  # evicted meanwhile: compute directly
             return self._compute(level, index, cancelled)
+        if self._cells is not None and all(p.device is not None for p in parts):
+            return self._combine_on_device(level, index, parts)
         sums = np.concatenate([p.sums for p in parts], axis=1)
         maxs = np.concatenate([p.maxs for p in parts], axis=1)
         counts = np.concatenate([p.counts for p in parts])
@@ -325,6 +346,23 @@ class TileEngine:
             counts = np.concatenate([counts, [0]])
         return Tile(level, index, sums[:, 0::2] + sums[:, 1::2],
                     np.maximum(maxs[:, 0::2], maxs[:, 1::2]), counts[0::2] + counts[1::2])
+
+    def _combine_on_device(self, level: int, index: int, parts: list[Tile]) -> Tile:
+        """A parent of two device tiles, made on the device (nothing crosses the bus)."""
+        cp = self._cells.cp
+        counts = np.concatenate([p.counts for p in parts])
+        sums = cp.concatenate([p.device[0] for p in parts], axis=1)
+        maxs = cp.concatenate([p.device[1] if p.device[1] is not None else p.device[0]
+                               for p in parts], axis=1)
+        if counts.size % 2:  # an odd last cell pairs with nothing
+            sums = cp.concatenate([sums, cp.zeros((self.n_freq, 1), np.float32)], axis=1)
+            maxs = cp.concatenate([maxs, cp.full((self.n_freq, 1), -np.inf, np.float32)],
+                                  axis=1)
+            counts = np.concatenate([counts, [0]])
+        return Tile(level, index, None, None, counts[0::2] + counts[1::2],
+                    device=(cp.ascontiguousarray(sums[:, 0::2] + sums[:, 1::2]),
+                            cp.ascontiguousarray(cp.maximum(maxs[:, 0::2], maxs[:, 1::2]))),
+                    fetch=self._cells.fetch)
 
     def _compute(self, level: int, index: int, cancelled: Callable[[], bool] | None,
                  progress: Callable[[float], None] | None = None) -> Tile:
@@ -389,14 +427,13 @@ class TileEngine:
                 progress(min(1.0, b / n_samples))
             return x
 
-        sums, fetch = self._cells.cells(read, f1 - f0, cell, want_max=level > 0, lazy=True)
-        n_cells = sums.shape[1]
+        sums, maxs = self._cells.resident(read, f1 - f0, cell, want_max=level > 0)
+        n_cells = int(sums.shape[1])
         counts = np.full(n_cells, cell, np.int64)
         counts[-1] = (f1 - f0) - cell * (n_cells - 1)
         self.tiles_computed += 1
-        if level == 0:
-            return Tile(level, index, sums, sums, counts)
-        return Tile(level, index, sums, None, counts, fetch_maxs=fetch)
+        return Tile(level, index, None, None, counts, device=(sums, maxs),
+                    fetch=self._cells.fetch)
 
     def spectra(self, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Every whole frame of ``x`` by the ``stft_power`` operator: (frames, freq) float32.
@@ -464,6 +501,8 @@ class TileEngine:
         path = self._disk_path(tile.level, tile.index)
         if path is None or path.exists():
             return
+        if tile.device is not None and not (tile.sums_on_host and tile.maxs_on_host):
+            return  # cells on the device stay there: saving them would bring every cell over
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp.npz")
@@ -578,6 +617,12 @@ class TileEngine:
         tiles = range(c0 // TILE_CELLS, (c1 - 1) // TILE_CELLS + 1)
         if cached_only and not all(self.has_tile(L, i) for i in tiles):
             return None
+        fl, ll = c_first - c0, c_last - c0
+        if self._cells is not None:
+            got = self._aggregate_on_device(L, tiles, c0, c1, fl, ll, reduce, progress,
+                                            cancelled)
+            if got is not None:
+                return got
         sums = np.empty((self.n_freq, c1 - c0), np.float32)
         peak = L > 0 and reduce == "max"  # a view of means reads no maxima
         maxs = np.empty_like(sums) if peak else sums
@@ -592,7 +637,6 @@ class TileEngine:
             counts[lo - c0:hi - c0] = tile.counts[lo - s0:hi - s0]
             if progress is not None:
                 progress((n + 1) / len(tiles))
-        fl, ll = c_first - c0, c_last - c0
         if reduce == "max":
             # reduceat spans cells [fl_j, fl_{j+1}); at level 0 a repeated frame
             # makes fl_j == fl_{j+1}, so take each column's last cell explicitly
@@ -605,6 +649,25 @@ class TileEngine:
         ccount = np.concatenate([[0], np.cumsum(counts)])
         total = cum[:, ll + 1] - cum[:, fl]
         return (total / (ccount[ll + 1] - ccount[fl])).astype(np.float32)
+
+    def _aggregate_on_device(self, L: int, tiles: range, c0: int, c1: int, fl: np.ndarray,
+                             ll: np.ndarray, reduce: str, progress, cancelled
+                             ) -> np.ndarray | None:
+        """The columns reduced on the device from tiles whose cells are there: only the
+        columns cross the bus.  None when a tile holds its cells on the host only."""
+        which = 1 if (L > 0 and reduce == "max") else 0
+        parts, counts = [], np.empty(c1 - c0, np.int64)
+        for n, i in enumerate(tiles):
+            tile = self.get_tile(L, i, cancelled, progress=_share(progress, n, len(tiles)))
+            if tile.device is None:
+                return None
+            s0 = i * TILE_CELLS
+            lo, hi = max(c0, s0), min(c1, s0 + tile.counts.size)
+            parts.append(tile.device[which][:, lo - s0:hi - s0])
+            counts[lo - c0:hi - c0] = tile.counts[lo - s0:hi - s0]
+            if progress is not None:
+                progress((n + 1) / len(tiles))
+        return self._cells.columns(parts, counts, fl, ll, reduce)
 
     def _rescale_rows(self, image: np.ndarray, scale: str, n_rows: int, reduce: str):
         check_freq_scale(scale, two_sided=self.two_sided)

@@ -93,3 +93,54 @@ def test_a_channel_choice_that_does_not_exist_is_one_line():
     with pytest.raises(InputError, match=r"channel='both': expected a channel number or one "
                                          r"of all, left, right, mix"):
         Renderer(stereo(), channel="both")
+
+
+class Opener:
+    """A backend that opens FakeOutputs (on a real-time clock) and keeps them."""
+
+    def __init__(self):
+        self.opened: list[FakeOutput] = []
+
+    def __call__(self, sample_rate, blocksize, callback, channels=1):
+        out = FakeOutput(latency_s=0.0, rate=1.0)(sample_rate, blocksize or 256, callback,
+                                                 channels=channels)
+        self.opened.append(out)
+        return out
+
+
+def test_a_held_output_lends_one_stream_and_opens_another_only_when_needed():
+    from specscope.compute.playback.held import HeldOutput
+
+    opener = Opener()
+    held = HeldOutput(opener)
+    held.prepare(48000.0)
+    assert len(opener.opened) == 1 and held.is_open and not held.lent
+    r = Renderer(tone(0.2))
+    ref = r.render()
+    for _ in range(2):  # played twice on the stream opened ahead, in stereo
+        with Player(r, output=held, block=256) as p:
+            p.start()
+            assert held.lent
+            assert p.wait(30)
+        assert not held.lent and len(opener.opened) == 1
+    y = opener.opened[0].samples()
+    assert y.shape[1] == 2
+    np.testing.assert_array_equal(y[:, 0], y[:, 1])
+    k = int(np.flatnonzero(y[:, 0])[0] - np.flatnonzero(ref)[0])
+    np.testing.assert_allclose(y[k:k + ref.size, 0], ref, atol=1e-7)
+    # while the stream is lent, a second player waits for it, then gets a stream of its own
+    first = Player(Renderer(tone(5.0)), output=held, block=256)
+    first.start()
+    try:
+        second = Player(r, output=held, block=256)
+        t0 = time.monotonic()
+        second.start()
+        assert time.monotonic() - t0 >= 0.5  # it waited for the first to give it back
+        assert len(opener.opened) == 2 and opener.opened[1] is not opener.opened[0]
+        assert second.wait(30)
+        second.stop()
+    finally:
+        first.stop()
+    assert not held.lent and len(opener.opened) == 2
+    held.close()
+    assert not held.is_open

@@ -17,7 +17,8 @@ taking turns (a shared machine slows them alike), so both figures are measured:
 2. A cold render of a whole recording by the tile engine (a generated 1-hour,
    48 kHz, 16-bit mono WAV in a temporary folder; 1600 columns, nothing cached)
    against scipy reading the same file (``scipy.io.wavfile.read``) and computing
-   its spectrogram.
+   its spectrogram, and the same render with a new array for every block's spectra
+   (``stft_power`` without ``out=``) beside it.
 
 Prints the median fresh and the best warm time of each, the ratios (``peer time /
 specscope time``: above 1 is faster than the peer), the load average, and the
@@ -54,6 +55,8 @@ SPECTROGRAM_PEERS = {  # name -> module that must be importable
     "torch.stft (CPU)": "torch",
 }
 TILES = "specscope TileEngine cold render"
+#: the same render with a new array for every block's spectra (no block buffer)
+TILES_NEW_ARRAYS = "  same, new array per block"
 SCIPY_READ = "scipy wavfile.read + spectrogram"
 
 
@@ -101,12 +104,14 @@ def spectrogram_fn(name: str, n: int) -> Callable[[], np.ndarray]:
 def tiles_fn(name: str, path: str, columns: int) -> Callable[[], object]:
     import scipy.io.wavfile
     import scipy.signal
-    if name == TILES:
+    if name in (TILES, TILES_NEW_ARRAYS):
         from specscope.compute import TileEngine, open_recording
 
         def render():
             with open_recording(path) as rec:
                 eng = TileEngine(rec, nfft=NFFT, hop=HOP)
+                if name == TILES_NEW_ARRAYS:  # stft_power allocates each block's result
+                    eng.block_buffer = lambda frames: None
                 return eng.render(0.0, rec.n_samples / rec.sample_rate, columns).image
         return render
     if name == SCIPY_READ:
@@ -237,12 +242,13 @@ def bench_tiles(minutes: float, repeats: int, columns: int, warm: int) -> None:
         scipy.io.wavfile.write(path, fs, data)
         del data
         extra = ["--path", str(path), "--columns", str(columns), "--warm", str(warm)]
-        runs = interleaved([TILES, SCIPY_READ], repeats, extra)
+        runs = interleaved([TILES, TILES_NEW_ARRAYS, SCIPY_READ], repeats, extra)
         res = show(f"Whole {minutes:g}-minute 48 kHz WAV, {columns} columns, cold (nothing "
                    f"cached); {repeats} new processes each, interleaved", TILES, runs)
         for kind in ("fresh", "warm"):
             t = res[kind]
-            print(f"  -> {kind}: tile engine / scipy time {t[TILES] / t[SCIPY_READ]:.2f}")
+            print(f"  -> {kind}: tile engine / scipy time {t[TILES] / t[SCIPY_READ]:.2f}; "
+                  f"a new array per block / the block buffer {t[TILES_NEW_ARRAYS] / t[TILES]:.2f}")
         prof = run_worker(TILES, [*extra, "--warm", "0", "--profile"])["profile"]
         print("\n  profile of one cold render:")
         for r in prof:

@@ -54,16 +54,19 @@ STATE = (
     "    'duration': w.recording.duration, 'pixel_ratio': w.canvas.pixel_ratio,\n"
     "    'off_main_thread': True in [not m for m in event_threads],\n"
     "    'rss_mb': rss[0] / 1024 if rss else None, 'readout': w.readout.value,\n"
+    "    'event_kinds': event_kinds,\n"
     "    'explorers': 1 + ('w2' in globals())}))")
 CELLS = [
     # an explorer, recording which thread delivers each browser event
     ("import json, threading\n"
      "from specscope.app.notebook.canvas import FrameCanvas\n"
      "from specscope.app import explore\n"
-     "event_threads = set()\n"
+     "event_threads, event_kinds = set(), {}\n"
      "plain_handle = FrameCanvas.handle_event\n"
      "def spy(self, event):\n"
      "    event_threads.add(threading.current_thread() is threading.main_thread())\n"
+     "    kind = event.get('type') or event.get('event_type')\n"
+     "    event_kinds[kind] = event_kinds.get(kind, 0) + 1\n"
      "    return plain_handle(self, event)\n"
      "FrameCanvas.handle_event = spy\n"
      f"w = explore({str(WAV)!r})\n"
@@ -112,6 +115,22 @@ def _quiet(driver, img, quiet_ms: float = 800.0) -> None:
 
 def _overlay(driver, img):
     return img.find_element(By.XPATH, "..").find_element(By.CSS_SELECTOR, ".specscope-busy")
+
+
+def _click_into_view(driver, img) -> None:
+    """Scroll the frame to the middle of the page and click it: the canvas has the
+    focus, so the browser sends it the wheel."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", img)
+    rect = "const r = arguments[0].getBoundingClientRect(); return [r.top, r.bottom]"
+    wait(lambda: (r := driver.execute_script(rect, img))[0] >= 0
+         and r[1] <= driver.execute_script("return window.innerHeight"), 10,
+         "the frame inside the window")
+    webdriver.ActionChains(driver).move_to_element(img).click().perform()
+    wait(lambda: driver.execute_script(
+        "const a = document.activeElement;"
+        "return !!a && !!a.parentElement &&"
+        " a.parentElement.id === 'rendercanvas-focus-element-container'"), 10,
+        "the canvas to take the focus")
 
 
 def _selects(driver) -> dict:
@@ -247,8 +266,10 @@ def test_the_explorer_zooms_pans_waits_for_a_busy_kernel_and_survives_random_inp
     assert not overlay.is_displayed()
     page.run(SLEEP_CELL)
     wait(lambda: "SLEEPING" in page.output(SLEEP_CELL), 30, "the sleeping cell to start")
+    _click_into_view(driver, img)  # the front-end may have scrolled to the running cell
     before = pixels(img)
-    chain = webdriver.ActionChains(driver).move_to_element(img).click()
+    n_wheel = len(_log(driver, img)["wheel"])
+    chain = webdriver.ActionChains(driver)
     for _ in range(3):
         chain.scroll_from_origin(ScrollOrigin.from_element(img), 0, 100)  # zoom out
     chain.perform()
@@ -260,7 +281,10 @@ def test_the_explorer_zooms_pans_waits_for_a_busy_kernel_and_survives_random_inp
     wait(changed(img, before), 30, "the frame after the wheel of the busy time")
     caught_up = page.json_line(STATE_CELL, "STATE ", call=2)
     c0, c1 = caught_up["visible_range"][:2]
-    assert c1 - c0 > 1.5 * (t1 - t0)  # three notches out, applied after the sleep
+    taken = len(_log(driver, img)["wheel"]) - n_wheel
+    assert taken == 3, (f"the canvas took {taken} of the 3 wheel notches; events "
+                        f"{caught_up['event_kinds']} after, {state['event_kinds']} before")
+    assert c1 - c0 > 1.5 * (t1 - t0), (caught_up, state)  # three notches out, after the sleep
 
     # the designer linked to the explorer, then random input to both
     page.run(DESIGNER_CELL)
@@ -279,7 +303,7 @@ def test_the_explorer_zooms_pans_waits_for_a_busy_kernel_and_survives_random_inp
     two = page.json_line(STATE_CELL, "STATE ", call=4)
     assert two["explorers"] == 2
     server.assert_no_crash()
-    assert server.kernel_states() == ["idle"]
+    wait(lambda: server.kernel_states() == ["idle"], 60, "the same kernel, idle")
 
     with capsys.disabled():
         print(f"\nbrowser [{server.frontend}]: wheel notch to the next frame in the page: "

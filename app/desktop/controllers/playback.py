@@ -112,6 +112,10 @@ class PlaybackController(QObject):
         self.position: float | None = None
         self.loop = False
         self._request = 0  # bumped by each play and stop: late starts are stopped
+        # a player its start thread has handed over (a queued signal) but the GUI thread has
+        # not taken yet: stop() halts it, so a window closed meanwhile leaves none playing
+        self._lock = threading.Lock()
+        self._in_flight: Player | None = None
         self._pending = False
         self._dropouts = 0  # dropouts of the running player already reported
         self._latency = 0.0  # the latency the transport shows (s)
@@ -254,8 +258,9 @@ class PlaybackController(QObject):
         except InputError as exc:
             self.shell.show_error(str(exc), dialog=False)
             return
-        self._request += 1
-        req = self._request
+        with self._lock:
+            self._request += 1
+            req = self._request
         rec, output, loop = self.shell.document.recording, self.backend(), self.loop
         volume = self.transport.gain()
 
@@ -273,7 +278,13 @@ class PlaybackController(QObject):
             except Exception as exc:  # noqa: BLE001 -- one line in the status bar, the app goes on
                 self._startFailed.emit(req, f"{type(exc).__name__}: {exc}")
             else:
-                self._startDone.emit(req, (player, source, r))
+                with self._lock:
+                    current = req == self._request
+                    if current:
+                        self._in_flight = player
+                        self._startDone.emit(req, (player, source, r))
+                if not current:  # stopped while it started: nobody will take it
+                    _halt(player)
 
         self.range = what
         self._pending = True
@@ -283,6 +294,12 @@ class PlaybackController(QObject):
 
     def _started(self, req: int, result: tuple[Player, Looping, Renderer]) -> None:
         player, source, renderer = result
+        with self._lock:
+            taken = self._in_flight is player
+            if taken:
+                self._in_flight = None
+        if not taken:  # stop() halted it while the signal was on its way
+            return
         if req != self._request:  # stopped (or replaced) while it was being prepared
             _halt(player)
             return
@@ -312,7 +329,11 @@ class PlaybackController(QObject):
 
     def stop(self) -> None:
         """Stop (with a short fade) and hide the play cursor."""
-        self._request += 1
+        with self._lock:
+            self._request += 1
+            flying, self._in_flight = self._in_flight, None
+        if flying is not None:
+            _halt(flying)
         was = self.playing
         self._pending = False
         player, self.player = self.player, None
@@ -335,6 +356,12 @@ class PlaybackController(QObject):
         """Set the volume slider and mute (from a session); a player hears it at once."""
         self.transport.volume.setValue(int(listening.volume))
         self.transport.mute.setChecked(bool(listening.muted))
+
+    def close(self) -> None:
+        """Stop and close the sound card held open (the window closes)."""
+        self.stop()
+        if self._held is not None:
+            self._held.close()
 
     def _volume(self, gain: float) -> None:
         if self.player is not None:

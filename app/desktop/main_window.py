@@ -769,7 +769,7 @@ class MainWindow(QMainWindow):
                 write_session(path, self.session())
             except (OSError, SpecscopeError):
                 pass  # remembering the session is a convenience
-        self.playback.stop()
+        self.playback.close()
         self.worker.shutdown()
         self._forget_fallback()
         if self.document is not None:

@@ -135,9 +135,12 @@ class HeldOutput:
             self._lent = False
             self._returned.notify_all()
 
-    def close(self) -> None:
-        """Close the held stream (a later playback opens one again)."""
+    def close(self, timeout: float = HANDOVER_S) -> None:
+        """Close the held stream once the player using it gave it back (waiting up to
+        ``timeout`` s); a later playback opens one again."""
         with self._lock:
+            if self._lent:
+                self._returned.wait(timeout)
             if not self._lent:
                 self._discard()
 

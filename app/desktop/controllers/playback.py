@@ -360,8 +360,9 @@ class PlaybackController(QObject):
     def close(self) -> None:
         """Stop and close the sound card held open (the window closes)."""
         self.stop()
-        if self._held is not None:
-            self._held.close()
+        for out in {id(o): o for o in (self.output, self._held)}.values():
+            if isinstance(out, HeldOutput):
+                out.close()
 
     def _volume(self, gain: float) -> None:
         if self.player is not None:

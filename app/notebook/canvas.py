@@ -2,7 +2,7 @@
 
 Browser events (pointer, wheel, keys, resize) become Qt events of the widget.
 Each entry from jupyter_rfb (an event, a draw) runs on the Qt thread (see
-:mod:`.notebook_qt`), whichever thread the kernel delivered the message on.
+:mod:`.pump`), whichever thread the kernel delivered the message on.
 """
 
 from __future__ import annotations

@@ -41,6 +41,14 @@ MONITOR_MS = 5
 def main() -> None:
     root = Path(tempfile.mkdtemp())
     srv = SoundServer(root / "pulse")
+    try:
+        measure(srv, root)
+    finally:
+        srv.close()
+
+
+def measure(srv: SoundServer, root: Path) -> None:
+    """The figures (see the module), on the sound server ``srv``."""
     os.environ.update(srv.env())
     os.environ.pop("SPECSCOPE_AUDIO_OUTPUT", None)
     import soundfile
@@ -142,7 +150,6 @@ def main() -> None:
           f"{np.median(err):.1f} ms, 95th percentile {np.percentile(err, 95):.1f} ms, "
           f"max {err.max():.1f} ms (output time); dropouts {dropouts[0]}")
     w.close()
-    srv.close()
 
 
 if __name__ == "__main__":

@@ -214,6 +214,53 @@ def _executing() -> int:
                if str(ts.key).startswith("specscope-"))
 
 
+#: how often :meth:`DaskPool.results` looks for finished futures (s)
+POLL_S = 0.05
+#: how often the watchdog asks the scheduler for a sign of life, and how long it waits (s)
+HEARTBEAT_S = 1.0
+SCHEDULER_TIMEOUT_S = 2.0
+
+
+class _SchedulerLost(Exception):
+    """The scheduler stopped answering while a call to it was waiting."""
+
+
+class _Watchdog:
+    """A thread that asks the scheduler for its identity every ``HEARTBEAT_S``.
+
+    ``silent`` becomes the seconds without an answer once a request fails or
+    takes longer than ``SCHEDULER_TIMEOUT_S`` (a scheduler killed, its machine
+    gone, the network cut: the kernel's TCP timeouts would take minutes).
+    """
+
+    def __init__(self, client: Any) -> None:
+        import threading
+
+        self._client = client
+        self._stop = threading.Event()
+        self.silent: float | None = None
+        self._thread = threading.Thread(target=self._run, name="specscope-dask-watchdog",
+                                        daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        last = time.monotonic()
+        while not self._stop.wait(HEARTBEAT_S):
+            try:
+                self._client.sync(self._client.scheduler.identity, n_workers=0,
+                                  callback_timeout=SCHEDULER_TIMEOUT_S)
+                last = time.monotonic()
+            except Exception:  # noqa: BLE001 - any failure to answer counts
+                if not self._stop.is_set():
+                    self.silent = time.monotonic() - last
+                return
+
+
 class DaskPool:
     """Submit batch tasks to Dask; see the module text."""
 
@@ -333,48 +380,123 @@ class DaskPool:
         self._futures.append(fut)
         return fut
 
+    def _lost(self, watchdog: _Watchdog) -> str | None:
+        """Why the scheduler counts as gone, or None while it answers."""
+        if self.client.status in ("connecting", "closing", "closed", "failed"):
+            return f"unfinished: the connection to the scheduler {self.address} was lost"
+        if watchdog.silent is not None:
+            return (f"unfinished: the connection to the scheduler {self.address} was lost "
+                    f"(no answer for {watchdog.silent:.1f} s)")
+        return None
+
+    def _outcome(self, fut: Any) -> dict[str, Any]:
+        try:
+            return fut.result()
+        except Exception as exc:  # noqa: BLE001 - a lost worker or scheduler fails the task
+            # distributed's cancellation says why in a field (``reason``), a code
+            reason = str(getattr(exc, "reason", "") or "")
+            if reason == "scheduler-connection-lost" or self.client.status != "running":
+                error = f"unfinished: the connection to the scheduler {self.address} was lost"
+            elif fut.status == "cancelled" or isinstance(exc, (asyncio.CancelledError,
+                                                               futures.CancelledError)):
+                error = f"unfinished: cancelled on the cluster ({reason or 'no reason given'})"
+            else:
+                error = f"worker failed: {self._one_line(exc)}"
+            return {"ok": False, "error": error, "seconds": 0.0}
+
     def results(self, handles: list[Any]) -> Iterator[tuple[Any, dict[str, Any]]]:
-        ac = self._distributed.as_completed(handles)
-        for fut in ac:
-            try:
-                res = fut.result()
-            except Exception as exc:  # noqa: BLE001 - a lost worker or scheduler fails the task
-                # distributed's cancellation says why in a field (``reason``), a code
-                reason = str(getattr(exc, "reason", "") or "")
-                if reason == "scheduler-connection-lost" or self.client.status != "running":
-                    error = f"unfinished: the connection to the scheduler {self.address} was lost"
-                elif fut.status == "cancelled" or isinstance(exc, (asyncio.CancelledError,
-                                                                   futures.CancelledError)):
-                    error = f"unfinished: cancelled on the cluster ({reason or 'no reason given'})"
-                else:
-                    error = f"worker failed: {self._one_line(exc)}"
-                res = {"ok": False, "error": error, "seconds": 0.0}
-            spec = self._specs[fut.key]
-            self._result_bytes = max(self._result_bytes, len(pickle.dumps(res)))
-            fetch = res.pop("fetch", None)
-            if fetch is not None:
-                try:
-                    fetch_outputs(self.client, spec, fetch)
-                except RecordingError as exc:
-                    key = spec.get("part_path") or spec["out"]
-                    if (isinstance(exc, WorkerLost) and key not in self._again
-                            and self.client.status == "running"):
-                        # the worker went away with the files: the task runs once more
-                        self._again.add(key)
-                        self._retried[spec["path"]] = self._retried.get(spec["path"], 0) + 1
-                        ac.add(self.submit(spec))
-                        fut.release()
+        """``(spec, result)`` as tasks end; every unfinished task at once when the scheduler goes.
+
+        Futures are polled (every ``POLL_S``) rather than awaited, and a watchdog
+        thread asks the scheduler for a sign of life every ``HEARTBEAT_S``: a
+        scheduler that stops answering for ``SCHEDULER_TIMEOUT_S`` (or whose
+        connection closes) ends the run within about 3 s, each unfinished task
+        with one line.
+        """
+        pending = list(handles)
+        watchdog = _Watchdog(self.client)
+        watchdog.start()
+        try:
+            while pending:
+                lost = self._lost(watchdog)
+                if lost is not None:
+                    for fut in pending:
+                        yield self._specs[fut.key], {"ok": False, "error": lost,
+                                                     "seconds": 0.0}
+                    return
+                done = [f for f in pending if f.done()]
+                if not done:
+                    time.sleep(POLL_S)
+                    continue
+                for fut in done:
+                    try:
+                        res, again = self._bounded(watchdog, lambda f=fut: self._use(
+                            f, self._outcome(f)))
+                    except _SchedulerLost:
+                        break  # the next pass reports every pending task
+                    pending.remove(fut)
+                    if again is not None:
+                        pending.append(again)
                         continue
-                    res = {"ok": False, "error": str(exc), "seconds": res.get("seconds", 0.0),
-                           "worker": res.get("worker")}
+                    yield self._specs[fut.key], res
+        finally:
+            watchdog.stop()
+
+    def _bounded(self, watchdog: _Watchdog, call: Callable[[], Any]) -> Any:
+        """``call()`` in a thread of its own, given up once the scheduler counts as lost.
+
+        A call to a scheduler that stopped answering (a result, a task's story, a
+        piece of an output) would otherwise wait without end.
+        """
+        import threading
+
+        box: dict[str, Any] = {}
+        finished = threading.Event()
+
+        def run() -> None:
+            try:
+                box["value"] = call()
+            except BaseException as exc:  # noqa: BLE001 - raised again below
+                box["error"] = exc
+            finally:
+                finished.set()
+
+        threading.Thread(target=run, name="specscope-dask-call", daemon=True).start()
+        while not finished.wait(POLL_S):
+            if self._lost(watchdog) is not None:
+                raise _SchedulerLost
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    def _use(self, fut: Any, res: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+        """The result, its files fetched from the worker; or a resubmitted future for it."""
+        spec = self._specs[fut.key]
+        self._result_bytes = max(self._result_bytes, len(pickle.dumps(res)))
+        fetch = res.pop("fetch", None)
+        if fetch is not None:
+            try:
+                fetch_outputs(self.client, spec, fetch)
+            except RecordingError as exc:
+                key = spec.get("part_path") or spec["out"]
+                if (isinstance(exc, WorkerLost) and key not in self._again
+                        and self.client.status == "running"):
+                    # the worker went away with the files: the task runs once more
+                    self._again.add(key)
+                    self._retried[spec["path"]] = self._retried.get(spec["path"], 0) + 1
+                    fut.release()
+                    return res, self.submit(spec)
+                res = {"ok": False, "error": str(exc), "seconds": res.get("seconds", 0.0),
+                       "worker": res.get("worker")}
+        if self.client.status == "running":
             with contextlib.suppress(Exception):  # the scheduler may be gone
                 # the scheduler's own log of the task (no code of ours runs there)
                 if _runs(self.client.story(fut.key, on_error="ignore")) > 1:
                     self._retried[spec["path"]] = self._retried.get(spec["path"], 0) + 1
-            # released at once: a result the scheduler no longer holds is never computed
-            # again (a lost worker held it), so nothing is rewritten after it was used
-            fut.release()
-            yield spec, res
+        # released at once: a result the scheduler no longer holds is never computed
+        # again (a lost worker held it), so nothing is rewritten after it was used
+        fut.release()
+        return res, None
 
     def retried(self) -> dict[str, int]:
         """Per input path: its tasks the scheduler sent to a worker again (one was lost)."""
@@ -396,7 +518,22 @@ class DaskPool:
                 time.sleep(0.05)
 
     def close(self) -> None:
-        with contextlib.suppress(Exception):  # the scheduler may be gone already
-            self.client.close(timeout=5)
+        import logging
+
+        # a client still trying to reconnect to a lost scheduler logs the cancelled attempt
+        # as an error with a traceback; the run has already said, one line per input
+        quiet = self.client.status != "running"
+        loggers = [logging.getLogger(n) for n in ("distributed.client", "distributed.utils",
+                                                  "distributed.core")]
+        levels = [lg.level for lg in loggers]
+        if quiet:
+            for lg in loggers:
+                lg.setLevel(logging.CRITICAL)
+        try:
+            with contextlib.suppress(Exception):  # the scheduler may be gone already
+                self.client.close(timeout=1 if quiet else 5)
+        finally:
+            for lg, level in zip(loggers, levels, strict=True):
+                lg.setLevel(level)
         if self.cluster is not None:
             self.cluster.close()

@@ -152,9 +152,13 @@ def test_a_scheduler_that_goes_away_ends_the_run(tmp_path):
             if done >= 1 and not gone.is_set():
                 gone.set()
                 c.kill_scheduler()
+                gone.at = time.monotonic()
 
         s = run_batch(p, paths, tmp_path / "out", task_samples=FS, dask=c.address,
                       progress=progress)
+        took = time.monotonic() - gone.at
+        print(f"killed scheduler: the run ended {took:.2f} s after SIGKILL")
+        assert took < 15, took  # generous; the connection's close is seen at once
         assert gone.is_set()
         assert not s.ok
         bad = s.failed
@@ -169,6 +173,48 @@ def test_a_scheduler_that_goes_away_ends_the_run(tmp_path):
             assert not (tmp_path / "out" / f"{Path(r.input).stem}.h5").exists()
         # the workers of a gone scheduler may still finish a part; nothing of ours stays
         _no_partials(tmp_path / "out")
+
+
+def test_a_frozen_scheduler_ends_the_cli_run_in_seconds(tmp_path):
+    """A scheduler that stops answering (SIGSTOP: its connections stay open, so only the
+    client's watchdog can tell) ends the run: exit 1, one line per unfinished input."""
+    paths = _wavs(tmp_path / "in", 6, 8.0)
+    out = tmp_path / "out"
+    with Cluster(1, root=tmp_path / "cluster") as c:
+        proc = subprocess.Popen([*SPECSCOPE, "run", str(EXAMPLE), *map(str, paths), "-o",
+                                 str(out), "--dask", c.address, "--task-samples", str(FS),
+                                 "--chunk-samples", "4096"], cwd=tmp_path, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 180
+            while time.monotonic() < deadline and proc.poll() is None:
+                if out.is_dir() and any(p.suffix == ".h5" and not p.name.startswith(".")
+                                        for p in out.iterdir()):
+                    break
+                time.sleep(0.02)
+            assert proc.poll() is None, "the run ended before the scheduler was frozen"
+            os.kill(c.scheduler.pid, signal.SIGSTOP)
+            t0 = time.monotonic()
+            stdout, stderr = proc.communicate(timeout=120)
+            took = time.monotonic() - t0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            c.kill_scheduler()
+    print(f"frozen scheduler: the run ended {took:.2f} s after SIGSTOP")
+    assert proc.returncode == 1, stderr
+    assert took < 15, took  # generous: the watchdog gives up after about 3 s
+    lines = [ln for ln in stderr.splitlines() if ln.startswith("specscope: failed: ")]
+    assert lines, stderr
+    assert all(f"unfinished: the connection to the scheduler {c.address} was lost" in ln
+               for ln in lines), stderr
+    assert "Traceback" not in stderr, stderr
+    done = [p for p in out.iterdir() if p.suffix == ".h5" and not p.name.startswith(".")]
+    assert len(lines) + len(done) == len(paths), (lines, done)
+    for p in done:  # what was published is complete
+        assert _data(p).size > 0
+    _no_partials(out)
 
 
 def test_cli_names_an_unreachable_scheduler_in_one_line(tmp_path):

@@ -179,7 +179,8 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
                start: int | None = None, stop: int | None = None,
                channels: list[int] | None = None,
                progress: Callable[[int, int, InputResult | None], None] | None = None,
-               dask_options: dict[str, Any] | None = None) -> DetectSummary:
+               dask_options: dict[str, Any] | None = None,
+               write_on: str = "auto") -> DetectSummary:
     """Run an event pipeline over every input: a table per input and a summary CSV.
 
     Parameters
@@ -191,8 +192,9 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
         Created when missing; gets ``<stem><suffix>`` per input and ``summary.csv``.
     format : {"raven", "audacity", "csv", "sigmf", "hdf5"}
         The tables' format (:data:`TABLE_FORMATS`).
-    workers, executor, dask, dask_options
-        Where the tasks run, as for :func:`specscope.compute.batch.run_batch`.
+    workers, executor, dask, dask_options, write_on
+        Where the tasks run and who writes the tables, as for
+        :func:`specscope.compute.batch.run_batch`.
     chunk_samples : int
         Samples read at a time; the detections do not depend on it.
     recording_options : dict, optional
@@ -258,6 +260,12 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
             progress(done, total, r)
     t_setup = time.perf_counter()
     pool = make_pool(workers, executor, dask, dask_options, detect_task, _one_line)
+    if hasattr(pool, "prepare_outputs"):  # a Dask pool: the workers or this process write
+        try:
+            pool.prepare_outputs(out_dir, write_on)
+        except BaseException:
+            pool.close()
+            raise
     setup = time.perf_counter() - t_setup
     try:
         handles = [pool.submit(spec) for spec in specs.values()]

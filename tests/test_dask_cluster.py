@@ -387,3 +387,25 @@ def test_workers_told_to_write_a_folder_they_cannot_see_fail_each_input(apart):
     assert not s.ok and s.cluster["writes"] == "workers"
     assert "rec0.h5" in (s.failed[0].error or ""), s.text()
     assert not (private / "nope" / "rec0.h5").exists()
+
+
+def test_detect_tables_written_by_the_client_equal_the_in_process_tables(apart):
+    from specscope.compute.batch_detect import run_detect
+
+    c, private, srv = apart
+    steps = [{"op": "detect.energy", "params": {"band_low_hz": 30.0, "band_high_hz": 90.0,
+                                                "snr_db": 3.0}}]
+    pipe = Pipeline.from_steps(steps, name="hum")
+    urls = [srv.url(n) for n in ("rec0.wav", "rec1.wav", "rec2.wav")]
+    for fmt in ("csv", "sigmf", "hdf5"):
+        ref = run_detect(pipe, urls, private / f"det-ref-{fmt}", format=fmt)
+        s = run_detect(pipe, urls, private / f"det-{fmt}", format=fmt, dask=c.address)
+        assert ref.ok and s.ok, s.text()
+        assert s.cluster["writes"] == "client"
+        want = {p.name: p.read_bytes() for p in (private / f"det-ref-{fmt}").iterdir()
+                if p.name != "summary.csv"}
+        got = {p.name: p.read_bytes() for p in (private / f"det-{fmt}").iterdir()
+               if p.name != "summary.csv"}
+        assert len(want) == 3 and got == want, sorted(got)
+        assert [r.detections for r in s.results] == [r.detections for r in ref.results]
+        _no_partials(private / f"det-{fmt}")

@@ -113,7 +113,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
                          executor="threads" if args.threads else "processes",
                          dask=args.dask, chunk_samples=args.chunk_samples,
                          recording_options=recording_options(args), channels=args.channels,
-                         progress=progress)
+                         progress=progress, write_on=args.write_on)
     for r in summary.failed:
         print(f"specscope: failed: {r.input}: {r.error}", file=sys.stderr)
     if args.json:
@@ -161,6 +161,10 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--dask", metavar="local|ADDRESS",
                    help="run on Dask: 'local' starts a LocalCluster of --workers workers; "
                         "tcp://host:port uses a running scheduler")
+    p.add_argument("--write-on", choices=("auto", "client", "workers"), default="auto",
+                   help="who writes the tables of a --dask run: the workers in place, or "
+                        "this machine, fetching each file from its worker; auto (default): "
+                        "the workers when all of them see the output folder")
     p.add_argument("--chunk-samples", type=at_least(0), default=DEFAULT_CHUNK_SAMPLES,
                    metavar="N", help=f"samples read at a time (default {DEFAULT_CHUNK_SAMPLES}; "
                                      "the detections do not depend on it)")

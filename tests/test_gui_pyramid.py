@@ -38,7 +38,7 @@ def test_zoom_outs_are_ready_after_a_view_and_a_new_view_stops_the_building(
     w.worker.cancelled.connect(lambda job_id, kind: ended.append(kind))
     far = DetailRequest(engine, t0=100.0, t1=104.0, width=r.width)
     assert plan_ahead(engine, far.t0, far.t1, far.width)
-    assert w.views.build_ahead(far)
+    assert w.views.prepare_ahead(far)
     w.view.set_time_range(500.0, 504.0)
     wait_until(lambda: "pyramid" in ended, TIMEOUT_MS, "the building ahead cancelled")
     settle(w)

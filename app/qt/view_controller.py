@@ -436,7 +436,7 @@ class ViewController(QObject):
         control.check()  # stopped by a view request: the job ends as cancelled
         return done
 
-    def build_ahead(self, request: DetailRequest) -> bool:
+    def prepare_ahead(self, request: DetailRequest) -> bool:
         """After ``request``'s image is shown: build the tiles of its likely next views
         (zoom-outs, pans) on the compute thread; False when none are missing."""
         engine = request.engine
@@ -521,7 +521,7 @@ class ViewController(QObject):
         self._maybe_image_shown()
         if (type(request) is DetailRequest and request.source is self.engine
                 and request is self.last_request):
-            self.build_ahead(request)  # the shown engine's next views, in idle time
+            self.prepare_ahead(request)  # the shown engine's next views, in idle time
 
     def _envelope_done(self, request: EnvelopeRequest, result: JobResult) -> None:
         self.view.overview.set_envelope(*result.value)

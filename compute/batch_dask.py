@@ -29,6 +29,7 @@ import os
 import pickle
 import shutil
 import tempfile
+import threading
 import time
 import zipfile
 from collections.abc import Callable, Iterator
@@ -234,8 +235,6 @@ class _Watchdog:
     """
 
     def __init__(self, client: Any) -> None:
-        import threading
-
         self._client = client
         self._stop = threading.Event()
         self.silent: float | None = None
@@ -320,6 +319,9 @@ class DaskPool:
         #: who writes the outputs: "workers" (in place) or "client" (fetched back)
         self.write_on = "workers"
         self._again: set[str] = set()
+        #: set when the run stops (Ctrl+C, a lost scheduler): a fetch still going discards
+        #: its file rather than publish it after the run has ended
+        self._stopping = threading.Event()
 
     def prepare_outputs(self, folder: Path, write_on: str = "auto") -> str:
         """Choose who writes into ``folder`` (``auto``: the workers when they all see it).
@@ -448,8 +450,6 @@ class DaskPool:
         A call to a scheduler that stopped answering (a result, a task's story, a
         piece of an output) would otherwise wait without end.
         """
-        import threading
-
         box: dict[str, Any] = {}
         finished = threading.Event()
 
@@ -462,9 +462,13 @@ class DaskPool:
                 finished.set()
 
         threading.Thread(target=run, name="specscope-dask-call", daemon=True).start()
-        while not finished.wait(POLL_S):
-            if self._lost(watchdog) is not None:
-                raise _SchedulerLost
+        try:
+            while not finished.wait(POLL_S):
+                if self._lost(watchdog) is not None:
+                    raise _SchedulerLost
+        except BaseException:
+            self._stopping.set()
+            raise
         if "error" in box:
             raise box["error"]
         return box["value"]
@@ -476,7 +480,7 @@ class DaskPool:
         fetch = res.pop("fetch", None)
         if fetch is not None:
             try:
-                fetch_outputs(self.client, spec, fetch)
+                fetch_outputs(self.client, spec, fetch, stop=self._stopping.is_set)
             except RecordingError as exc:
                 key = spec.get("part_path") or spec["out"]
                 if (isinstance(exc, WorkerLost) and key not in self._again
@@ -509,6 +513,7 @@ class DaskPool:
         atomic writer removes its temporary file), so nothing is published after
         the run has ended.
         """
+        self._stopping.set()
         with contextlib.suppress(Exception):  # the scheduler may be gone already
             self.client.cancel(self._futures, force=True)
             deadline = time.monotonic() + wait_s
@@ -519,6 +524,8 @@ class DaskPool:
 
     def close(self) -> None:
         import logging
+
+        self._stopping.set()
 
         # a client still trying to reconnect to a lost scheduler logs the cancelled attempt
         # as an error with a traceback; the run has already said, one line per input

@@ -133,8 +133,12 @@ def workers_see(client: Any, folder: Path) -> bool:
     return bool(answers) and all(answers.values())
 
 
-def fetch_outputs(client: Any, spec: dict[str, Any], fetch: dict[str, Any]) -> None:
+def fetch_outputs(client: Any, spec: dict[str, Any], fetch: dict[str, Any], *,
+                  stop: Callable[[], bool] | None = None) -> None:
     """Pull the files a task wrote on its worker into the folder of ``spec["out"]``.
+
+    ``stop()`` is asked before each piece; once true the file being moved is
+    discarded (the run has ended: nothing is published after it).
 
     Each file arrives through an atomic write; on any failure (the worker was
     lost meanwhile) what was already moved stays whole, the file being moved
@@ -148,6 +152,8 @@ def fetch_outputs(client: Any, spec: dict[str, Any], fetch: dict[str, Any]) -> N
             with atomic_file(dest) as tmp, open(tmp, "wb") as fh:
                 offset = 0
                 while offset < size:
+                    if stop is not None and stop():
+                        raise WorkerLost(f"{dest}: not fetched, the run stopped")
                     n = min(PIECE_BYTES, size - offset)
                     try:
                         piece = client.run(read_piece, key, name, offset, n,
@@ -161,6 +167,8 @@ def fetch_outputs(client: Any, spec: dict[str, Any], fetch: dict[str, Any]) -> N
                                              f"at {offset}, expected {n}")
                     fh.write(piece)
                     offset += n
+                if stop is not None and stop():
+                    raise WorkerLost(f"{dest}: not fetched, the run stopped")
     finally:
         try:
             client.run(drop, key, workers=[addr])

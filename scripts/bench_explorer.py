@@ -144,6 +144,7 @@ class Ahead:
     def __init__(self, eng) -> None:
         self.eng, self.thread, self.stop = eng, None, threading.Event()
         self.built = 0
+        self.waits: list[float] = []  # seconds from a request to the background's stop
 
     def start(self, t0: float, t1: float) -> None:
         self.stop = threading.Event()
@@ -156,8 +157,10 @@ class Ahead:
 
     def cancel(self) -> None:
         if self.thread is not None:
+            t0 = time.perf_counter()
             self.stop.set()
             self.thread.join()
+            self.waits.append(time.perf_counter() - t0)
             self.thread = None
 
 
@@ -184,6 +187,7 @@ def journey(eng, rec, ahead: bool, think_s: float, seed: int = 7) -> dict:
     return {"median_ms": float(np.median(ms)), "p95_ms": float(np.percentile(ms, 95)),
             "max_ms": float(ms.max()), "reference_ms": float(np.median(reference)) * 1000,
             "built": helper.built if helper else 0, "steps_ms": ms,
+            "waits_ms": np.array(helper.waits if helper else [0.0]) * 1000,
             "reference_all_ms": np.array(reference) * 1000}
 
 
@@ -206,7 +210,10 @@ def compare_ahead(path: Path, folder: Path, think_s: float, rounds: int) -> None
                       f"{got['median_ms']:6.1f} ms, p95 {got['p95_ms']:6.1f} ms, max "
                       f"{got['max_ms']:5.0f} ms; reference {ref:5.1f} ms -> "
                       f"{got['median_ms'] / ref:.2f}x / {got['p95_ms'] / ref:.2f}x"
-                      + (f"; {got['built']} tiles built ahead" if ahead else ""))
+                      + (f"; {got['built']} tiles built ahead, a request waited "
+                         f"{np.median(got['waits_ms']):.1f} ms median, "
+                         f"{got['waits_ms'].max():.0f} ms at most for it to stop"
+                         if ahead else ""))
     # one reference for the whole run: the median of every sample of every pass
     ref = float(np.median(np.concatenate([g["reference_all_ms"] for v in rows.values()
                                           for g in v])))

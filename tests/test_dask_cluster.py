@@ -113,6 +113,27 @@ def test_split_recordings_on_the_cluster_equal_the_in_process_run(cluster, tmp_p
     _no_partials(tmp_path / "out")
 
 
+def test_outputs_fetched_by_the_client_equal_the_in_process_run(cluster, tmp_path):
+    """--write-on client where unshare is not allowed (tests below hide the folder too)."""
+    paths = _wavs(tmp_path / "in", 2, 4.0)
+    p = Pipeline.load(EXAMPLE)
+    ref = run_batch(p, paths, tmp_path / "ref", task_samples=FS)
+    auto = run_batch(p, paths, tmp_path / "auto", task_samples=0, dask=cluster.address)
+    assert auto.ok and auto.cluster["writes"] == "workers"  # they see this folder
+    s = run_batch(p, paths, tmp_path / "out", task_samples=FS, dask=cluster.address,
+                  write_on="client")
+    assert ref.ok and s.ok and s.cluster["writes"] == "client", s.text()
+    for path in paths:
+        np.testing.assert_array_equal(_data(tmp_path / "out" / f"{path.stem}.h5"),
+                                      _data(tmp_path / "ref" / f"{path.stem}.h5"))
+    _no_partials(tmp_path / "out")
+    # each worker dropped its private copies once they were fetched
+    assert any(q.is_dir() for d in cluster.worker_dirs for q in (d / "dask").rglob(
+        "specscope-out"))
+    left = [q for d in cluster.worker_dirs for q in (d / "dask").rglob("specscope-out/*/*")]
+    assert left == [], left
+
+
 def test_a_worker_killed_mid_run_loses_nothing(cluster, tmp_path):
     paths = _wavs(tmp_path / "in", 8, 6.0)
     p = Pipeline.load(EXAMPLE)

@@ -101,9 +101,10 @@ def open_designer(make_window, path):
 # -- stalls of the GUI thread -----------------------------------------------------------
 #: a gap below this passes at once; a longer one is weighed against a reference (below)
 MAX_STALL_S = 0.100
-#: how many full redraws of the window a stall may last: a design or analysis on the GUI
-#: thread stalls it for seconds, far beyond this on any machine the suite passes on
-STALL_FACTOR = 5.0
+#: how many full redraws of the window a stall may last: one result's handler redraws the
+#: designer's plots and the view (a few redraws; up to 7 seen on two cores kept busy); a
+#: design or analysis on the GUI thread stalls it for seconds, 25 redraws or more
+STALL_FACTOR = 10.0
 
 
 class StallMeter:

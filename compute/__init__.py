@@ -29,10 +29,10 @@ from .errors import Cancelled, InputError, RecordingError, SpecscopeError
 from .filters import FilterSpec, design
 from .io import ArrayRecording, Recording, open_recording, readers, register_reader
 from .operators import call, operator
+from .ops.timefreq import spectrogram
 from .output import export_spectrogram, read_spectrogram
 from .params import Param
 from .pipeline import Pipeline
-from .ops.timefreq import spectrogram
 from .spectral import StftParams, get_window, to_db
 from .view import RenderResult, TileEngine, render_progressive
 

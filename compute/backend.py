@@ -303,5 +303,5 @@ def report_fallback(message: str) -> None:
     for fn in tuple(_fallback_listeners):  # a listener may remove itself
         try:
             fn(message)
-        except Exception:  # noqa: BLE001, S110 - a listener never breaks a computation
+        except Exception:  # noqa: BLE001 - a listener never breaks a computation
             pass

@@ -172,5 +172,5 @@ def fetch_outputs(client: Any, spec: dict[str, Any], fetch: dict[str, Any], *,
     finally:
         try:
             client.run(drop, key, workers=[addr])
-        except Exception:  # noqa: BLE001,S110 - a lost worker's folder went with it
+        except Exception:  # noqa: BLE001 - a lost worker's folder went with it
             pass

@@ -122,7 +122,7 @@ class StftParams:
     def __post_init__(self) -> None:
         # sizes first: the window is allocated below
         nfft = check_frame(self.nfft, "nfft", minimum=2)
-        hop = check_frame(self.hop, "hop", maximum=MAX_HOP)
+        check_frame(self.hop, "hop", maximum=MAX_HOP)
         if self.scaling not in SCALINGS:
             raise InputError(f"scaling={self.scaling!r} must be one of {', '.join(SCALINGS)}")
         window = parse_window(self.window)

@@ -89,7 +89,7 @@ class Cluster:
             raise
 
     def _log(self, folder: Path) -> Any:
-        f = open(folder / "log.txt", "wb")  # noqa: SIM115 - closed in close()
+        f = open(folder / "log.txt", "wb")
         self._logs.append(f)
         return f
 

@@ -238,7 +238,7 @@ def check_parity(case: Case, dtype: Any, bk: str) -> None:
                     try:
                         rows = [case.ref(r, **params, **({"fs": case.fs} if case.fs else {}))
                                 for r in (x, 2 * x, x[::-1].copy())]
-                    except Exception:  # noqa: BLE001, S112 - covered by the 1-D check above
+                    except Exception:  # noqa: BLE001 - covered by the 1-D check above
                         continue
                     xb = np.stack([x, 2 * x, x[::-1]])
                     ours = op(backend.to_device(xb, bk), backend=bk, fs=case.fs, **params)
@@ -250,8 +250,8 @@ def _stack_rows(rows):
     first = rows[0]
     if isinstance(first, tuple):
         # (axis values, data): axes shared, data stacked
-        return tuple(_stack_rows([r[i] for r in rows]) if np.ndim(first[i]) and
-                     not all(np.array_equal(r[i], first[i]) for r in rows) or i == len(first) - 1
+        return tuple(_stack_rows([r[i] for r in rows]) if (np.ndim(first[i]) and
+                     not all(np.array_equal(r[i], first[i]) for r in rows)) or i == len(first) - 1
                      else first[i] for i in range(len(first)))
     if isinstance(first, list):
         return [np.stack([r[i] for r in rows]) for i in range(len(first))]

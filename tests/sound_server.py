@@ -134,7 +134,7 @@ class Recorder:
 
     def __init__(self, server: SoundServer, path: Path, latency_ms: int = 20) -> None:
         self.path = path
-        self._fh = open(path, "wb")  # noqa: SIM115 -- parec writes it until stop()
+        self._fh = open(path, "wb")
         self.proc = subprocess.Popen(
             ["parec", f"--device={SINK}.monitor", "--format=float32le", f"--rate={RATE}",
              "--channels=2", "--raw", f"--latency-msec={int(latency_ms)}"],

@@ -14,7 +14,8 @@ from specscope.compute import __version__, spectrogram
 def run(*args, cwd=None):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     return subprocess.run([sys.executable, "-m", "specscope.app", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+                          capture_output=True, text=True, cwd=cwd, env=env, timeout=120,
+                          check=False)
 
 
 def test_version():

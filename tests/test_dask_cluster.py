@@ -216,7 +216,7 @@ def test_a_frozen_scheduler_ends_the_cli_run_in_seconds(tmp_path):
             assert proc.poll() is None, "the run ended before the scheduler was frozen"
             os.kill(c.scheduler.pid, signal.SIGSTOP)
             t0 = time.monotonic()
-            stdout, stderr = proc.communicate(timeout=120)
+            _stdout, stderr = proc.communicate(timeout=120)
             took = time.monotonic() - t0
         finally:
             if proc.poll() is None:
@@ -240,7 +240,7 @@ def test_a_frozen_scheduler_ends_the_cli_run_in_seconds(tmp_path):
 
 def test_cli_names_an_unreachable_scheduler_in_one_line(tmp_path):
     pytest.importorskip("distributed")
-    env = {k: v for k, v in os.environ.items()}
+    env = dict(os.environ.items())
     r = subprocess.run([*SPECSCOPE, "run", str(EXAMPLE), "x.wav", "-o", "out", "--dask",
                         "tcp://127.0.0.1:9"], cwd=tmp_path, capture_output=True, text=True,
                        env=env, timeout=120, check=False)

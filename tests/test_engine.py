@@ -23,9 +23,9 @@ RTOL32 = 2e-6
 
 
 def _scipy(x, nfft, hop, scaling, two_sided=False):
-    mode = dict(psd=dict(scaling="density", mode="psd"),
-                spectrum=dict(scaling="spectrum", mode="psd"),
-                magnitude=dict(scaling="spectrum", mode="magnitude"))[scaling]
+    mode = {"psd": {"scaling": "density", "mode": "psd"},
+            "spectrum": {"scaling": "spectrum", "mode": "psd"},
+            "magnitude": {"scaling": "spectrum", "mode": "magnitude"}}[scaling]
     x64 = np.asarray(x, np.complex128 if np.iscomplexobj(x) else np.float64)
     _, _, s = scipy.signal.spectrogram(x64, FS, window="hann", nperseg=nfft,
                                        noverlap=nfft - hop, detrend=False,

@@ -360,11 +360,11 @@ def test_c_header_float32_and_python_code_rebuild_the_filter():
     assert "#define BP_SECTIONS 6" in header
     code = export_coefficients(d, "python", name="bp")
     ns: dict = {}
-    exec(compile(code, "bp.py", "exec"), ns)  # noqa: S102 - the test runs it; import never does
+    exec(compile(code, "bp.py", "exec"), ns)
     np.testing.assert_allclose(ns["sos"], d.sos, rtol=1e-12, atol=1e-15)
     comb = design(notch_from_click(100.0, FS, harmonics="nyquist"), FS)
     ns = {}
-    exec(export_coefficients(comb, "python"), ns)  # noqa: S102
+    exec(export_coefficients(comb, "python"), ns)
     np.testing.assert_array_equal(ns["b"], comb.b)
     np.testing.assert_array_equal(ns["a"], comb.a)
 

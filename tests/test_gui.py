@@ -286,7 +286,7 @@ def test_spectrum_slice_is_the_column_under_the_cursor(qtbot, window, example_pa
     j = 200
     t = (img.column_edges[j] + img.column_edges[j + 1]) / 2
     window.view._update_slice(t)
-    x, y = window.view._slice_curve.getData()
+    x, _y = window.view._slice_curve.getData()
     np.testing.assert_array_equal(x, img.db[:, j])
 
 

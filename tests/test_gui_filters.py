@@ -166,5 +166,5 @@ def test_designer_views_follow_the_design(qtbot):
     assert w.spec.rs == pytest.approx(80.0)
     assert w.design.order > n
     w.tabs.setCurrentWidget(w.pz)
-    z, p, _ = w.design.zpk
+    _z, p, _ = w.design.zpk
     assert np.all(np.abs(p) < 1)

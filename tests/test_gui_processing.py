@@ -9,7 +9,6 @@ from _gui import TIMEOUT_MS, WindowLife, open_and_wait, wait_until
 from specscope.compute import StftParams, open_recording
 from specscope.compute.operators import call
 from specscope.compute.pipeline import Pipeline
-from specscope.compute.spectral import to_db
 from specscope.compute.view import plugin_image, plugin_view
 
 
@@ -22,7 +21,7 @@ def window(opened):
 
 
 def detail_done(window):
-    return dict(check_params_cb=lambda i, kind, r: kind == "detail")
+    return {"check_params_cb": lambda i, kind, r: kind == "detail"}
 
 
 def test_sample_wise_processing_changes_the_view(qtbot, window, example_path):
@@ -269,7 +268,7 @@ def test_hdf5_with_several_signals_asks_which(qtbot, make_window, tmp_path, monk
 
 
 def test_stacked_channels(qtbot, make_window, stereo_wav, tmp_path):
-    path, x, fs = stereo_wav  # 1 kHz left, 3 kHz right
+    path, _x, fs = stereo_wav  # 1 kHz left, 3 kHz right
     w = make_window(nfft=256, hop=64)
     open_and_wait(w, path)
     assert w.controls.channel.minimum() == -1

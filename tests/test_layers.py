@@ -73,7 +73,7 @@ def test_import_linter_contracts_hold():
     exe = shutil.which("lint-imports", path=os.pathsep.join([str(Path(sys.executable).parent),
                                                               os.environ.get("PATH", "")]))
     assert exe, "lint-imports (import-linter) is not installed: install the dev extra"
-    r = subprocess.run([exe, "--no-cache"], capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run([exe, "--no-cache"], capture_output=True, text=True, cwd=ROOT, check=False)
     assert r.returncode == 0, r.stdout[-2000:]
     assert "0 broken" in r.stdout
     kept = int(r.stdout.split("Contracts: ")[1].split(" kept")[0])

@@ -29,7 +29,7 @@ def test_waterfall_shows_the_session_frames(qtbot, window):
                     timeout=TIMEOUT_MS)
     window.set_paused(True)
     window.refresh()
-    first, frames = window.session.view(300, 0)
+    _first, frames = window.session.view(300, 0)
     np.testing.assert_array_equal(window.view.image_data, to_db(np.ascontiguousarray(frames.T)))
     f = window.session.frequencies
     peak = f[np.argmax(window.view.image_data.mean(axis=1))]

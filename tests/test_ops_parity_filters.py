@@ -3,7 +3,7 @@
 The machinery and the rules of the table are in :mod:`_parity`.
 """
 
-# ruff: noqa: PLC3002 - the table builds small references from lambdas called in place
+
 
 from __future__ import annotations
 
@@ -78,12 +78,12 @@ CASES: list[Case] = [
             {"wp": [0.2, 0.5], "ws": [0.1, 0.6], "gpass": 3.0, "gstop": 30.0}])
       for n in ("buttord", "cheb1ord", "cheb2ord", "ellipord")],
     *[Case(n, (lambda _n: lambda w0, Q, output="ba", fs=None: (lambda ba: ss.tf2sos(*ba)
-          if output == "sos" else ba)(getattr(ss, _n)(w0, Q, fs=fs if fs else 2.0)))(n),
+          if output == "sos" else ba)(getattr(ss, _n)(w0, Q, fs=fs or 2.0)))(n),
            [{"w0": 0.2, "Q": 30.0, "output": "sos"}, {"w0": 0.4, "Q": 5.0}])
       for n in ("iirnotch", "iirpeak")],
     Case("iircomb", lambda w0, Q, ftype="notch", pass_zero=False, output="ba", fs=None: (
         lambda ba: ss.tf2sos(*ba) if output == "sos" else ba)(
-            ss.iircomb(w0, Q, ftype, fs if fs else 2.0, pass_zero=pass_zero)),
+            ss.iircomb(w0, Q, ftype, fs or 2.0, pass_zero=pass_zero)),
          [{"w0": 100.0, "Q": 30.0}, {"w0": 250.0, "Q": 10.0, "ftype": "peak",
                                     "output": "ba"}], fs=FS),
     Case("gammatone", lambda freq, ftype="iir", order=None, numtaps=None, output="ba",

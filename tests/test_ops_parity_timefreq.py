@@ -3,7 +3,7 @@
 The machinery and the rules of the table are in :mod:`_parity`.
 """
 
-# ruff: noqa: PLC3002 - the table builds small references from lambdas called in place
+
 
 from __future__ import annotations
 

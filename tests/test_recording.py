@@ -1,5 +1,7 @@
 """Audio recordings: lazy reads, pieces equal the whole, clear errors."""
 
+import itertools
+
 import numpy as np
 import pytest
 import soundfile
@@ -28,16 +30,16 @@ def test_read_returns_what_was_written(stereo_wav):
 
 
 def test_pieces_equal_whole(stereo_wav):
-    path, x, fs = stereo_wav
+    path, _x, _fs = stereo_wav
     with open_recording(path) as rec:
         whole = rec.read()
         bounds = [0, 1, 1000, 1001, 7777, 20000, rec.n_samples]
-        pieces = [rec.read(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+        pieces = [rec.read(a, b) for a, b in itertools.pairwise(bounds)]
     np.testing.assert_array_equal(np.concatenate(pieces), whole)
 
 
 def test_reads_are_clipped_like_slices(stereo_wav):
-    path, x, fs = stereo_wav
+    path, _x, _fs = stereo_wav
     with open_recording(path) as rec:
         assert rec.read(rec.n_samples - 5, rec.n_samples + 100).shape == (5, 2)
         assert rec.read(50, 10).shape == (0, 2)

@@ -6,9 +6,9 @@ import scipy.signal
 from specscope.compute import InputError, StftParams, spectrogram
 
 SCIPY_MODES = {
-    "psd": dict(scaling="density", mode="psd"),
-    "spectrum": dict(scaling="spectrum", mode="psd"),
-    "magnitude": dict(scaling="spectrum", mode="magnitude"),
+    "psd": {"scaling": "density", "mode": "psd"},
+    "spectrum": {"scaling": "spectrum", "mode": "psd"},
+    "magnitude": {"scaling": "spectrum", "mode": "magnitude"},
 }
 # float32 arithmetic against scipy's float64: relative to the largest value
 RTOL32 = 2e-6
@@ -42,15 +42,15 @@ def test_matches_scipy(dtype, rtol, nfft, hop, window, scaling):
 
 
 def test_times_are_frame_centres():
-    f, t, s = spectrogram(np.zeros(1000), 100.0, nfft=100, hop=30)
+    _f, t, s = spectrogram(np.zeros(1000), 100.0, nfft=100, hop=30)
     np.testing.assert_allclose(t, (np.arange(s.shape[-1]) * 30 + 50) / 100.0)
 
 
 def test_complex_input_is_two_sided_and_centred():
     rng = np.random.default_rng(1)
     x = (rng.standard_normal(5000) + 1j * rng.standard_normal(5000)).astype(np.complex64)
-    f, t, s = spectrogram(x, 1000.0, nfft=256, hop=64)
-    f2, t2, s2 = reference(x, 1000.0, 256, 64, "hann", "psd", return_onesided=False)
+    f, _t, s = spectrogram(x, 1000.0, nfft=256, hop=64)
+    f2, _t2, s2 = reference(x, 1000.0, 256, 64, "hann", "psd", return_onesided=False)
     np.testing.assert_allclose(f, np.fft.fftshift(f2))
     assert f[0] < 0 < f[-1]
     np.testing.assert_allclose(s, np.fft.fftshift(s2, axes=0), atol=RTOL32 * s2.max())
@@ -59,7 +59,7 @@ def test_complex_input_is_two_sided_and_centred():
 def test_tone_lands_in_its_bin():
     fs, f0 = 48000.0, 3000.0
     x = np.sin(2 * np.pi * f0 * np.arange(48000) / fs).astype(np.float32)
-    f, t, s = spectrogram(x, fs, nfft=960, hop=480, scaling="magnitude")
+    f, _t, s = spectrogram(x, fs, nfft=960, hop=480, scaling="magnitude")
     peak = f[np.argmax(s.mean(axis=1))]
     assert peak == pytest.approx(f0)
     # amplitude spectrum: a unit sine shows 1/2 at its bin with this scaling
@@ -69,8 +69,8 @@ def test_tone_lands_in_its_bin():
 def test_multichannel_along_leading_axes():
     rng = np.random.default_rng(2)
     x = rng.standard_normal((3, 2, 4001)).astype(np.float32)
-    f, t, s = spectrogram(x, 1000.0, nfft=256, hop=100, window="hann")
-    f2, t2, s2 = reference(x, 1000.0, 256, 100, "hann", "psd")
+    _f, _t, s = spectrogram(x, 1000.0, nfft=256, hop=100, window="hann")
+    _f2, _t2, s2 = reference(x, 1000.0, 256, 100, "hann", "psd")
     assert s.shape == s2.shape == (3, 2, 129, 38)
     np.testing.assert_allclose(s, s2, atol=RTOL32 * s2.max())
 
@@ -97,12 +97,12 @@ def test_blocks_equal_whole(monkeypatch):
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    (dict(hop=0), r"hop=0 must be an integer >= 1"),
-    (dict(hop=-5), r"hop=-5"),
-    (dict(nfft=1), r"nfft=1 must be"),
-    (dict(window="nope"), r"window='nope' is not a window"),
-    (dict(scaling="db"), r"scaling='db' must be one of"),
-    (dict(nfft=4096), r"nfft=4096 is larger than the signal \(1000 samples\)"),
+    ({"hop": 0}, r"hop=0 must be an integer >= 1"),
+    ({"hop": -5}, r"hop=-5"),
+    ({"nfft": 1}, r"nfft=1 must be"),
+    ({"window": "nope"}, r"window='nope' is not a window"),
+    ({"scaling": "db"}, r"scaling='db' must be one of"),
+    ({"nfft": 4096}, r"nfft=4096 is larger than the signal \(1000 samples\)"),
 ])
 def test_bad_parameters_name_the_problem(kwargs, match):
     with pytest.raises(InputError, match=match):

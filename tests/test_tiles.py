@@ -76,7 +76,7 @@ def test_returned_edges_are_close_to_the_requested_grid(noisy):
 
 
 def test_one_click_in_two_minutes_stays_visible(noisy):
-    x, times, s, click = noisy
+    x, _times, _s, click = noisy
     eng = engine(x)
     for reduce, margin_db in (("max", 20.0), ("mean", 3.0)):
         r = eng.render(0.0, 120.0, 200, reduce)

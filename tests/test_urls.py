@@ -20,7 +20,6 @@ import h5py
 import numpy as np
 import pytest
 import soundfile as sf
-
 from _http_range import RangeServer
 from specscope.compute import open_recording
 from specscope.compute.batch import output_path, run_batch
@@ -155,7 +154,7 @@ def test_the_batch_from_urls_equals_the_batch_from_paths(served, tmp_path):
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     return subprocess.run([sys.executable, "-m", "specscope.app", *args], cwd=cwd,
-                          capture_output=True, text=True, env=env, timeout=300)
+                          capture_output=True, text=True, env=env, timeout=300, check=False)
 
 
 def test_cli_info_run_and_export_take_urls(served, tmp_path):

@@ -227,13 +227,14 @@ def test_cli_export(tmp_path, wav):
     res = subprocess.run([sys.executable, "-m", "specscope.app", "export", str(path), "-o",
                           str(tmp_path / "o.h5"), "--start", "0.5", "--stop", "1.5",
                           "--channels", "2,0", "--pipeline", str(pipe)],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=60, check=False)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == str(tmp_path / "o.h5") and res.stderr == ""
     with h5py.File(tmp_path / "o.h5", "r") as f:
         assert f["signal"].shape == (8000, 2)
         assert list(f["channel"][...]) == [2, 0]
     res = subprocess.run([sys.executable, "-m", "specscope.app", "export", str(path), "-o",
-                          str(tmp_path / "o.xyz")], capture_output=True, text=True, timeout=60)
+                          str(tmp_path / "o.xyz")], capture_output=True, text=True, timeout=60,
+                         check=False)
     assert res.returncode == 2 and len(res.stderr.splitlines()) == 1
     assert "o.xyz" in res.stderr and "Traceback" not in res.stderr

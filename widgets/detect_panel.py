@@ -69,10 +69,10 @@ class DetectionTable(QAbstractTableModel):
         self._rows[row][6], self._rows[row][7] = label, state
         self.dataChanged.emit(self.index(row, 6), self.index(row, 7))
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(_TITLES)
 
     def headerData(self, section: int, orientation: Qt.Orientation,

@@ -71,7 +71,7 @@ class FrequencyAxis(pg.AxisItem):
         self.picture = None
         self.update()
 
-    def tickValues(self, minVal, maxVal, size):  # noqa: N802 (pyqtgraph API)
+    def tickValues(self, minVal, maxVal, size):
         if self.stack is not None:
             n, f0, band, span = self.stack
             per = max(size / max(n, 1), 20.0)
@@ -106,7 +106,7 @@ class FrequencyAxis(pg.AxisItem):
         return [(1.0, [float(forward(self.freq_scale, f)) for f in major]),
                 (0.5, [float(forward(self.freq_scale, f)) for f in minor])]
 
-    def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph API)
+    def tickStrings(self, values, scale, spacing):
         if self.stack is not None:
             n, f0, band, _ = self.stack
             freqs = [f0 + v - min(max(int(v // band), 0), n - 1) * band for v in values]

@@ -120,7 +120,7 @@ class ParamForm(QWidget):
             try:
                 if kind == "choice":
                     i = w.findData(v)
-                    w.setCurrentIndex(i if i >= 0 else 0)
+                    w.setCurrentIndex(max(i, 0))
                 elif kind == "bool":
                     w.setChecked(bool(v))
                 elif kind in ("int", "float"):

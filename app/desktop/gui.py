@@ -91,7 +91,7 @@ def run_app(path: str | None, settings: ViewSettings, screenshot: str | None = N
         win.close()
         win.deleteLater()
         app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
-        del win
+        win = None  # the last reference: the window goes before the application
     return status["code"]
 
 

@@ -11,6 +11,7 @@ chooses the backend (the sound card when None).
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
@@ -236,7 +237,7 @@ class LiveWindow(QMainWindow):
             self._levels_set = True
 
     def _on_cursor(self, t: float, f: float, level: float) -> None:
-        lvl = "" if level != level else f"   {level:.1f} dB"
+        lvl = "" if math.isnan(level) else f"   {level:.1f} dB"
         self.cursor_label.setText(f"t = {t:.3f} s   f = {f:.1f} Hz{lvl}")
 
     def closeEvent(self, event) -> None:

@@ -12,6 +12,7 @@ settings and session files from :mod:`specscope.app.session`.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from PyQt6.QtCore import QEvent, Qt, QTimer, pyqtSignal
@@ -724,7 +725,7 @@ class MainWindow(QMainWindow):
         Times read as the time axis does: h:mm:ss.fff where its ticks are a minute
         or more from the start, else seconds; Δt in ms up to 10 s, in s above.
         """
-        lvl = "" if level != level else f"  {level:.1f} dB"
+        lvl = "" if math.isnan(level) else f"  {level:.1f} dB"
         ch = (f"ch {self.view.cursor_channel}  " if self.settings.channel < 0
               and self.view.cursor_channel is not None else "")
         t0, t1, _, _ = self.view.visible_range()
@@ -737,7 +738,7 @@ class MainWindow(QMainWindow):
             dl = level - ref[2]
             span = f"{dt:+.3f} s" if abs(dt) > 10.0 else f"{dt * 1000:+.1f} ms"
             text += f"  |  Δt = {span}  Δf = {df:+.1f} Hz"
-            if dl == dl:
+            if not math.isnan(dl):
                 text += f"  ΔL = {dl:+.1f} dB"
             if abs(dt) > 0:
                 text += f"  (1/Δt = {1 / abs(dt):.4g} Hz)"

@@ -345,8 +345,8 @@ class ViewController(QObject):
         t0, t1 = max(t0, 0.0), min(t1, self.engine.duration)
         if not t1 > t0:
             return
-        common = dict(freq_scale=s.freq_scale, n_rows=self.n_rows(), t0=t0, t1=t1, width=w,
-                      reduce=self.shell.document.settings.reduce)
+        common = {"freq_scale": s.freq_scale, "n_rows": self.n_rows(), "t0": t0, "t1": t1,
+                  "width": w, "reduce": self.shell.document.settings.reduce}
         if s.representation != "stft":
             fs = self.engine.fs
             if (t1 - t0) * fs > PLUGIN_VIEW_MAX_SAMPLES:
@@ -409,7 +409,7 @@ class ViewController(QObject):
     def _detail_job(r: DetailRequest, control: TaskControl) -> DetailResult:
         engine, shown, other = r.engine, r.source, r.subtract
         preview = shown is not engine and r.compare == "after"
-        kw = dict(freq_scale=r.freq_scale, n_rows=r.n_rows, cancelled=control.cancelled)
+        kw = {"freq_scale": r.freq_scale, "n_rows": r.n_rows, "cancelled": control.cancelled}
         img = render_progressive(shown, r.t0, r.t1, r.width, r.reduce,
                                  partial=None if (preview or other is not None)
                                  else control.partial, progress=control.progress, **kw)

@@ -127,7 +127,7 @@ class Recording(ABC):
     def _read(self, start: int, stop: int) -> np.ndarray:
         """Return samples ``start:stop`` of all channels, shaped (samples, channels)."""
 
-    def close(self) -> None:  # optional for readers without handles
+    def close(self) -> None:  # noqa: B027 - optional: readers without handles keep this one
         """Release the file handle."""
 
     def __enter__(self) -> Self:

@@ -153,7 +153,7 @@ def _not_plausible(path: str, ds: Any) -> str:
     if _is_scale(ds):
         return "a dimension scale"
     parts = path.lower().strip("/").split("/")
-    if "provenance" in parts[:-1] or parts[-1] in ("provenance",):
+    if "provenance" in parts[:-1] or parts[-1] == "provenance":
         return "provenance"
     if parts[-1].startswith("spectrogram") or parts[-1] in ("time", "frequency", "freq"):
         return "an axis or a spectrogram"

@@ -234,7 +234,7 @@ def choose(op: Operator, x: Any, values: dict[str, Any], fs: float | None) -> Im
     for impl in cands:
         try:
             t = _time_candidate(op, impl, x, values, fs, home)
-        except Exception:  # noqa: BLE001, S112 - a failing candidate is not chosen
+        except Exception:  # noqa: BLE001 - a failing candidate is not chosen
             continue
         times[f"{impl.backend}:{impl.variant}"] = t
         if best is None or t < times[f"{best.backend}:{best.variant}"]:

@@ -124,7 +124,7 @@ def seconds_to_samples(seconds: float | None, sample_rate: float, name: str) -> 
         raise InputError(f"{name}={seconds!r} must be a finite number of seconds")
     if seconds < 0:
         raise InputError(f"{name}={seconds!r} must be >= 0 s")
-    return int(round(seconds * sample_rate))
+    return round(seconds * sample_rate)
 
 
 class RangePlan:
@@ -355,7 +355,7 @@ def _write_audio(out: Path, rec: Any, bound: BoundPipeline, plan: RangePlan, cha
         raise InputError(f"{out.name}: the signal is complex (IQ); audio files hold real "
                          "samples -- write NAME.sigmf-meta instead")
     fs = bound.sample_rate
-    rate = int(round(fs))
+    rate = round(fs)
     if rate < 1 or abs(rate - fs) > 1e-9 * fs:
         raise InputError(f"{out.name}: audio files need a whole sample rate in Hz; "
                          f"the recording has {fs:g} Hz -- write .h5 or .sigmf-meta instead")
@@ -403,7 +403,7 @@ def _shift_time(iso: str | None, seconds: float) -> str | None:
     if not iso:
         return None
     try:
-        t = datetime.fromisoformat(iso.replace("z", "Z").replace("Z", "+00:00"))
+        t = datetime.fromisoformat(iso.replace("z", "Z"))
     except ValueError:
         return None
     if t.tzinfo is None:

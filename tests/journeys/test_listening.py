@@ -17,7 +17,7 @@ import soundfile
 from scipy import signal as ss
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import sound_server  # noqa: E402
+import sound_server
 
 TONE_HZ = 1000.0
 SECONDS = 2.0

@@ -28,7 +28,7 @@ def pytest_configure(config: pytest.Config) -> None:
     global _out
     path = os.environ.get("SPECSCOPE_SWAP_RESULTS")
     if path:
-        _out = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed at unconfigure
+        _out = open(path, "w", encoding="utf-8")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -93,7 +93,7 @@ class Server:
                      "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             args.append("--allow-root")
-        self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
+        self._log = open(self.log_path, "w")
         self.proc = subprocess.Popen(args, env=env, stdout=self._log,
                                      stderr=subprocess.STDOUT, cwd=root)
         try:

@@ -42,7 +42,7 @@ from specscope.app.desktop.exports import Exports
 from specscope.app.desktop.status_labels import ElidedLabel
 from specscope.app.desktop.unsaved import UnsavedAnnotations
 from specscope.app.qt.shell import SettingsChange
-from specscope.app.qt.view_controller import ViewController
+from specscope.app.qt.view_controller import BACKGROUND_KINDS, ViewController
 from specscope.app.qt.worker import ComputeWorker, JobCallbacks, JobError, JobResult, TaskControl
 from specscope.app.session import (
     Document,
@@ -599,6 +599,11 @@ class MainWindow(QMainWindow):
         self.worker.cancel()
 
     def _on_started(self, job_id: int, kind: str, label: str) -> None:
+        if kind in BACKGROUND_KINDS:  # idle-time work the person did not ask for
+            self._running_job = 0
+            self.progress_bar.setVisible(False)
+            self.cancel_button.setVisible(False)
+            return
         self._running_job = job_id
         # busy (no percentage) until the job reports how far it is
         self.progress_bar.setRange(0, 0)

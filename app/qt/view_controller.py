@@ -136,6 +136,10 @@ class PyramidRequest(ViewRequest):
     width: int = 1
 
 
+#: kinds of job the app runs on its own in idle time: no progress bar, no Cancel button
+BACKGROUND_KINDS = frozenset({PyramidRequest.KIND})
+
+
 @dataclass(frozen=True)
 class EnvelopeRequest(ViewRequest):
     """The min/max envelope of the whole recording for the overview strip."""

@@ -157,24 +157,28 @@ class Review:
             params = d.get("params", {})
             if not isinstance(params, Mapping):
                 raise InputError(f"{where}.params must be an object")
-            events = Events(np.asarray(cols["start_sample"], np.int64),
-                            np.asarray(cols["stop_sample"], np.int64), _num(d["fs"], f"{where}.fs"),
-                            nums["low_hz"], nums["high_hz"], nums["score"],
-                            tuple(str(x) for x in cols["label"]),
-                            np.asarray(cols["channel"], np.int64), str(d.get("detector", "")),
-                            params)
+            fs = _num(d["fs"], f"{where}.fs")
+            try:  # the table's own checks (edges, sizes): their words under where
+                events = Events(np.asarray(cols["start_sample"], np.int64),
+                                np.asarray(cols["stop_sample"], np.int64), fs,
+                                nums["low_hz"], nums["high_hz"], nums["score"],
+                                tuple(str(x) for x in cols["label"]),
+                                np.asarray(cols["channel"], np.int64),
+                                str(d.get("detector", "")), params)
+            except InputError as exc:
+                raise InputError(f"{where}: {exc}") from None
             labels = d.get("label_list", list(DEFAULT_LABELS))
             if not isinstance(labels, list):
                 raise InputError(f"{where}.label_list must be a list of labels")
             index = d.get("index", 0)
             if isinstance(index, bool) or not isinstance(index, int):
                 raise InputError(f"{where}.index must be a whole number")
-            return cls(events, cols["review"], cols["review_label"], index, labels)
+            try:  # the decisions' own checks, under where
+                return cls(events, cols["review"], cols["review_label"], index, labels)
+            except InputError as exc:
+                raise InputError(f"{where}: {exc}") from None
         except KeyError as exc:
             raise InputError(f"{where}: {exc.args[0]!r} is missing") from None
-        except InputError as exc:
-            text = str(exc)
-            raise InputError(text if text.startswith(where) else f"{where}: {text}") from None
 
     # -- tables ---------------------------------------------------------------------------
     def table_annotations(self) -> list[Annotation]:

@@ -297,7 +297,7 @@ def _text_matches(tree: ast.AST) -> list[int]:
 #: ("design: butter: ..." -> "design: ...", as ``pipeline.stages.strip_op_prefix`` and
 #: ``pipeline.events._strip`` do too); it changes the words shown, never what is done, and
 #: goes once operator errors carry the operator and the bare message as fields
-KNOWN = {("compute/filters/design.py", "_call"), ("app/review.py", "from_dict")}
+KNOWN = {("compute/filters/design.py", "_call")}
 
 
 def _function_at(tree: ast.AST, line: int) -> str:

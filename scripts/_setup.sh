@@ -71,7 +71,8 @@ _qt_system_libs() {
         lib=${pair%%:*}; pkgs=${pair#*:}
         grep -qF "$lib " <<<"$have" || missing+=("$pkgs")
     done
-    fc-list 2>/dev/null | grep -q . || missing+=(fonts-dejavu-core)
+    # (not "fc-list | grep -q": grep stops early, fc-list gets SIGPIPE and pipefail fails it)
+    [ -n "$(fc-list 2>/dev/null)" ] || missing+=(fonts-dejavu-core)
     [ ${#missing[@]} -eq 0 ] && return 0
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
         export DEBIAN_FRONTEND=noninteractive

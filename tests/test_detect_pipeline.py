@@ -202,14 +202,15 @@ def test_detect_refuses_a_pipeline_without_a_detector(calls):
 def test_the_notebook_path_gives_a_dataframe(calls, tmp_path):
     pd = pytest.importorskip("pandas")
     import soundfile
-    from specscope.compute import detect as detect_package
+    from specscope.compute.detect import Events
+    from specscope.compute.detect import detect as detect_function
 
     _plan, x = calls
     path = tmp_path / "calls.wav"
     soundfile.write(path, x.astype(np.float32), int(FS), subtype="FLOAT")
-    # the package is callable as its detect() function, and keeps its names
-    ev = detect_package(str(path), "energy", ENERGY)
-    assert isinstance(ev, detect_package.Events)
+    # the notebook's call: a path, an alias, the parameters
+    ev = detect_function(str(path), "energy", ENERGY)
+    assert isinstance(ev, Events)
     _same(ev, detect(ArrayRecording(x.astype(np.float32), FS), "detect.energy", ENERGY))
     frame = ev.to_dataframe()
     assert isinstance(frame, pd.DataFrame) and len(frame) == len(ev) >= 4

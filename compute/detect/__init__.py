@@ -18,13 +18,9 @@
   :func:`.synth.match` to compare detections with them.
 
 Importing this package declares the detector operators (``specscope.compute``
-imports it).  The package itself can be called as :func:`detect`, so in a
-notebook ``from specscope.compute import detect`` then
+imports it).  In a notebook: ``from specscope.compute.detect import detect`` then
 ``detect("survey.wav", "energy", {"band_low_hz": 2000}).to_dataframe()``.
 """
-
-import sys
-import types
 
 from .core import DETECTORS, ChannelStreams, Detector
 from .energy import BurstDetector, EnergyDetector
@@ -40,16 +36,6 @@ from .runner import (
 from .template import TemplateDetector, ncc
 
 __all__ = ["ALIASES", "COLUMNS", "DEFAULT_CHUNK", "DETECTORS", "BurstDetector", "ChannelStreams",
-           "Detector",
-           "EnergyDetector", "Event", "Events", "OperatorDetector", "TemplateDetector",
-           "detect", "detector_names", "make_detector", "ncc", "read_events"]
-
-
-class _CallableModule(types.ModuleType):
-    """This package, callable as :func:`detect` (``detect.Events`` and the rest stay)."""
-
-    def __call__(self, *args, **kwargs):
-        return detect(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+           "Detector", "EnergyDetector", "Event", "Events", "OperatorDetector",
+           "TemplateDetector", "detect", "detector_names", "make_detector", "ncc",
+           "read_events"]

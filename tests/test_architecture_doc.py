@@ -11,7 +11,7 @@ PACKAGES = ("compute", "app", "widgets", "plugins")
 def _sections() -> dict[str, str]:
     """The text under each '## <package>' heading (up to the next '## ')."""
     text = DOC.read_text()
-    parts = re.split(r"^## ", text, flags=re.M)
+    parts = re.split(r"^## ", text, flags=re.MULTILINE)
     found = {}
     for part in parts[1:]:
         first = part.split(None, 1)[0].rstrip(":")
@@ -48,7 +48,7 @@ def test_every_module_is_in_the_row_of_its_folder():
 def test_the_four_data_flows_are_described():
     text = DOC.read_text().lower()
     for flow in ("a view request", "a pipeline run", "a playback", "a live block"):
-        assert re.search(rf"^###? .*{flow}", text, flags=re.M), f"no section on {flow}"
+        assert re.search(rf"^###? .*{flow}", text, flags=re.MULTILINE), f"no section on {flow}"
 
 
 def test_the_check_finds_a_module_left_out(tmp_path):

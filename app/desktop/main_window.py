@@ -209,7 +209,10 @@ class MainWindow(QMainWindow):
         self.profiler_dock = self._add_dock("Profiler", "profiler", self.profiler.panel,
                                             Qt.DockWidgetArea.BottomDockWidgetArea)
         self.profiler_dock.setVisible(False)
-        self.detect_dock = self._add_dock("Detect", "detect", self.detection.panel, right)
+        detect = QScrollArea()  # its form and table scroll rather than growing the window
+        detect.setWidget(self.detection.panel)
+        detect.setWidgetResizable(True)
+        self.detect_dock = self._add_dock("Detect", "detect", detect, right)
         self.tabifyDockWidget(self.processing_dock, self.detect_dock)
         self.settings_dock.raise_()
         self.designer_dock.visibilityChanged.connect(self._designer_shown)

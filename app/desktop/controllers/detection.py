@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PyQt6.QtCore import QObject, pyqtSignal
+from PyQt6.QtCore import QObject, Qt, pyqtSignal
 from PyQt6.QtWidgets import QFileDialog
 from specscope.app.desktop.controllers.annotations import EXPORT_FILTERS, export_format
 from specscope.app.desktop.controllers.review import ReviewMode
@@ -105,8 +105,13 @@ class DetectionController(QObject):
 
     def show_panel(self) -> None:
         """Detect › Detect panel: the dock shown, in front of those it shares a place with."""
-        self.shell.detect_dock.setVisible(True)
-        self.shell.detect_dock.raise_()
+        dock = self.shell.detect_dock
+        dock.setVisible(True)
+        dock.raise_()
+        # the dock scrolls when short; when asked for, it gets the height its panel wants
+        # (up to three quarters of the window), taken from the docks beside it
+        wanted = min(self.panel.sizeHint().height() + 30, int(0.75 * self.shell.height()))
+        self.shell.resizeDocks([dock], [wanted], Qt.Orientation.Vertical)
         self.shell.show_message("Detect: choose a detector and its parameters, then Run; "
                                 "Ctrl+R reviews the detections", 8000)
 

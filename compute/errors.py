@@ -14,7 +14,7 @@ from typing import Any
 
 __all__ = ["MAX_ECHO", "MAX_LISTED", "MAX_MESSAGE", "BadOption", "Cancelled", "InputError", "MissingOption",
            "OptionError", "RecordingError", "RegistrationError", "SpecscopeError", "one_line",
-           "shown"]
+           "operator_detail", "operator_error", "shown"]
 
 #: most characters of a bad value an error message repeats
 MAX_ECHO = 200
@@ -73,6 +73,26 @@ class InputError(SpecscopeError, ValueError):
 
 class RecordingError(SpecscopeError, OSError):
     """A file is missing, unreadable or not a recording."""
+
+
+def operator_error(cls: type[SpecscopeError], operator: str, detail: str) -> SpecscopeError:
+    """``cls("operator: detail")`` carrying ``operator`` and ``detail`` as fields.
+
+    Whoever puts the error in a context of its own (a pipeline step, a filter
+    design) takes :func:`operator_detail` instead of cutting the name off the text.
+    """
+    exc = cls(f"{operator}: {detail}")
+    exc.operator = operator
+    exc.detail = detail
+    return exc
+
+
+def operator_detail(exc: BaseException, operator: str) -> str:
+    """What ``exc`` says without the name of ``operator`` when it is that operator's own
+    error (:func:`operator_error`), else its whole text."""
+    if getattr(exc, "operator", None) == operator and getattr(exc, "detail", None) is not None:
+        return exc.detail
+    return str(exc)
 
 
 class Cancelled(Exception):

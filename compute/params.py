@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import backend as _backend
-from .errors import InputError, RegistrationError, shown
+from .errors import InputError, RegistrationError, operator_error, shown
 
 __all__ = ["FRAME_PARAMS", "MAX_FRAME", "MAX_HOP", "REQUIRED", "Param", "check_bytes",
            "check_frame", "json_types", "memory_budget", "parse_count", "parse_number",
@@ -130,9 +130,8 @@ class Param:
         return ""
 
     def _fail(self, op: str, value: Any, expected: str) -> InputError:
-        text = shown(value, 60)
-        prefix = f"{op}: " if op else ""
-        return InputError(f"{prefix}{self.name}={text} must be {expected}")
+        detail = f"{self.name}={shown(value, 60)} must be {expected}"
+        return operator_error(InputError, op, detail) if op else InputError(detail)
 
     def _check_range(self, op: str, value: Any, shown: Any, what: str) -> None:
         lo_bad = self.min is not None and np.any(np.asarray(value) < self.min)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from specscope.compute.backend import scipy_fn
-from specscope.compute.errors import InputError
+from specscope.compute.errors import InputError, operator_error
 from specscope.compute.operators import Param, operator
 from specscope.compute.ops import timefreq
 from specscope.compute.spectral import hz_to_mel, mel_to_hz
@@ -60,7 +60,7 @@ def spectrogram(x, *, nfft, hop, window, n_mels, fmin, fmax, htk, norm, fs, xp):
           history=frame_history)
 def mfcc(x, *, n_mfcc, nfft, hop, window, n_mels, fmin, fmax, htk, norm, top_db, fs, xp):
     if n_mfcc > n_mels:
-        raise InputError(f"mel.mfcc: n_mfcc={n_mfcc} must be <= n_mels={n_mels}")
+        raise operator_error(InputError, "mel.mfcc", f"n_mfcc={n_mfcc} must be <= n_mels={n_mels}")
     _, t, s = _mel_power(x, nfft, hop, window, n_mels, fmin, fmax, htk, norm, fs, xp,
                          "mel.mfcc")
     db = 10.0 * xp.log10(xp.maximum(s, 1e-10))

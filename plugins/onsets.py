@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.signal
-from specscope.compute.errors import InputError
+from specscope.compute.errors import InputError, operator_error
 from specscope.compute.operators import Param, operator
 from specscope.compute.ops import features as feature_ops
 from specscope.compute.ops import frame_magnitudes
@@ -41,11 +41,11 @@ SPECSCOPE_PLUGIN = {
 def detect(x, *, nfft, hop, window, threshold, min_gap, refine, fs):
     x = np.asarray(x)
     if x.ndim != 1:
-        raise InputError(f"onsets.detect: input must be one channel (1-D), got shape {x.shape}")
+        raise operator_error(InputError, "onsets.detect", f"input must be one channel (1-D), got shape {x.shape}")
     if x.dtype.kind == "c":
         x = np.abs(x)  # IQ: detect on the envelope
     if x.size < nfft:
-        raise InputError(f"onsets.detect: nfft={nfft} is larger than the signal ({x.size} "
+        raise operator_error(InputError, "onsets.detect", f"nfft={nfft} is larger than the signal ({x.size} "
                          f"samples); choose nfft <= {x.size}")
     flux = np.asarray(feature_ops.spectral_flux.function(x, nfft=nfft, hop=hop, window=window,
                                                          xp=np), dtype=np.float64)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from specscope.compute.errors import InputError
+from specscope.compute.errors import InputError, operator_error
 from specscope.compute.operators import Param, operator
 from specscope.compute.ops import timefreq
 
@@ -27,7 +27,7 @@ def spectrogram(x, *, nfft, hop, window, fs, xp):
     """Power that reassigns outside the grid (before the first or after the last frame
     centre, beyond 0..fs/2) is dropped."""
     if x.ndim != 1:
-        raise InputError(f"reassigned.spectrogram: input must be one channel (1-D), got "
+        raise operator_error(InputError, "reassigned.spectrogram", f"input must be one channel (1-D), got "
                          f"shape {tuple(x.shape)}")
     real_signal(x, "reassigned.spectrogram", nfft)
     f_hat, t_hat, power = timefreq.reassigned_spectrogram.function(

@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 import pywt
-from specscope.compute.errors import InputError
+from specscope.compute.errors import InputError, operator_error
 from specscope.compute.operators import Param, operator
 from specscope.compute.ops import sums_at
 
@@ -39,15 +39,15 @@ def frequencies(fmin: float, fmax: float, n_freqs: int) -> np.ndarray:
 def morlet(x, *, fmin, fmax, n_freqs, wavelet, hop, method, fs):
     x = np.asarray(x)
     if x.ndim != 1:
-        raise InputError(f"scalogram.morlet: input must be one channel (1-D), got shape "
+        raise operator_error(InputError, "scalogram.morlet", f"input must be one channel (1-D), got shape "
                          f"{x.shape}")
     if x.dtype.kind == "c":
-        raise InputError("scalogram.morlet: input must be real")
+        raise operator_error(InputError, "scalogram.morlet", "input must be real")
     if x.size < 2:
-        raise InputError(f"scalogram.morlet: the signal has {x.size} samples; it needs >= 2")
+        raise operator_error(InputError, "scalogram.morlet", f"the signal has {x.size} samples; it needs >= 2")
     top = 0.45 * fs if fmax is None else fmax
     if not 0 < fmin < top <= fs / 2:
-        raise InputError(f"scalogram.morlet: need 0 < fmin={fmin} < fmax={top} <= fs/2="
+        raise operator_error(InputError, "scalogram.morlet", f"need 0 < fmin={fmin} < fmax={top} <= fs/2="
                          f"{fs / 2} Hz")
     f = frequencies(fmin, top, n_freqs)
     scales = pywt.central_frequency(wavelet) * fs / f
@@ -97,6 +97,6 @@ def _cwt_kernel(scale: float, wavelet: str) -> tuple[int, np.ndarray]:
     """
     k = _psi_kernel(scale, wavelet).astype(np.complex128)
     if k.size < 2:
-        raise InputError(f"scalogram.morlet: scale {scale:.3g} is too small for {wavelet}")
+        raise operator_error(InputError, "scalogram.morlet", f"scale {scale:.3g} is too small for {wavelet}")
     d = np.diff(np.concatenate([[0], k, [0]]))  # diff(k) with k zero outside
     return (k.size - 2) // 2 + 1 - k.size, d[::-1]

@@ -293,11 +293,9 @@ def _text_matches(tree: ast.AST) -> list[int]:
     return sorted(set(bad))
 
 
-#: what is left: a prefix cut from the front of a message before another goes on
-#: ("design: butter: ..." -> "design: ...", as ``pipeline.stages.strip_op_prefix`` and
-#: ``pipeline.events._strip`` do too); it changes the words shown, never what is done, and
-#: goes once operator errors carry the operator and the bare message as fields
-KNOWN = {("compute/filters/design.py", "_call")}
+#: none left: operator errors carry the operator and the bare message as fields
+#: (compute.errors.operator_error / operator_detail)
+KNOWN: set[tuple[str, str]] = set()
 
 
 def _function_at(tree: ast.AST, line: int) -> str:

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, operator_error
 
 __all__ = ["ALL", "Box", "LabelScore", "compare", "match_boxes", "overlap"]
 
@@ -58,7 +58,7 @@ class Box:
         if hasattr(item, "low_hz") and hasattr(item, "start_s"):  # an Event
             return cls(float(item.start_s), float(item.stop_s), item.low_hz, item.high_hz,
                        str(item.label))
-        raise InputError(f"compare: expected annotations, events or boxes, got "
+        raise operator_error(InputError, "compare", f"expected annotations, events or boxes, got "
                          f"{type(item).__name__}")
 
     @property
@@ -88,7 +88,7 @@ def match_boxes(detected: Sequence[Box], truth: Sequence[Box], min_overlap: floa
                 ) -> list[tuple[int, int, float]]:
     """One-to-one pairs ``(detection index, truth index, overlap)``, greedy by overlap."""
     if not 0.0 < float(min_overlap) <= 1.0:
-        raise InputError(f"compare: min_overlap={min_overlap!r} must be in (0, 1]")
+        raise operator_error(InputError, "compare", f"min_overlap={min_overlap!r} must be in (0, 1]")
     order = sorted(range(len(truth)), key=lambda j: truth[j].start_s)
     starts = [truth[j].start_s for j in order]
     candidates = []

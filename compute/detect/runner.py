@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import stream
-from ..errors import InputError
+from ..errors import InputError, operator_error
 from ..io import ArrayRecording, Recording, open_recording
 from ..operators import Operator, dispatch
 from .core import DETECTORS, Detector
@@ -88,7 +88,7 @@ def _open(recording: Any, fs: float | None) -> Recording:
     if isinstance(recording, (str, os.PathLike)):
         return open_recording(recording)
     if fs is None:
-        raise InputError("detect: an array needs fs= (its sample rate)")
+        raise operator_error(InputError, "detect", "an array needs fs= (its sample rate)")
     return ArrayRecording(np.asarray(recording), fs)
 
 
@@ -136,10 +136,10 @@ def detect(recording: Any, detector: str | Operator | Detector,
     a = 0 if start_s is None else max(0, round(float(start_s) * fs))
     b = rec.n_samples if stop_s is None else min(rec.n_samples, round(float(stop_s) * fs))
     if b < a:
-        raise InputError(f"detect: stop_s={stop_s!r} must be >= start_s={start_s!r}")
+        raise operator_error(InputError, "detect", f"stop_s={stop_s!r} must be >= start_s={start_s!r}")
     if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer))
                               or chunk < 1):
-        raise InputError(f"detect: chunk={chunk!r} must be a whole number of samples >= 1 "
+        raise operator_error(InputError, "detect", f"chunk={chunk!r} must be a whole number of samples >= 1 "
                          "or None")
     step = max(1, (b - a) if chunk is None else int(chunk))
     first = make_detector(detector, params, fs=fs, center_frequency=rec.center_frequency,

@@ -33,7 +33,7 @@ import scipy.fft
 
 from .. import backend as _backend
 from .. import spectral
-from ..errors import InputError
+from ..errors import InputError, operator_error
 from ..io import open_recording
 from ..operators import Param, dispatch, registry
 from .core import Detector, FrameStream, band_bins, register
@@ -91,7 +91,7 @@ with registry.namespace(None):
         d = xp.asarray(x, dtype=xp.float64)
         t = xp.asarray(template, dtype=xp.float64)
         if t.ndim != 2 or d.ndim < 2 or d.shape[-2] != t.shape[0]:
-            raise InputError(f"detect.ncc: template of shape {tuple(t.shape)} needs an input "
+            raise operator_error(InputError, "detect.ncc", f"template of shape {tuple(t.shape)} needs an input "
                              f"shaped (..., {t.shape[0] if t.ndim == 2 else 'bins'}, frames), "
                              f"got {tuple(d.shape)}")
         bins, k = int(t.shape[0]), int(t.shape[1])
@@ -123,7 +123,7 @@ class _Samples:
 
     def __init__(self, x: np.ndarray, fs: float, fc: float) -> None:
         if x.ndim != 1:
-            raise InputError(f"detect.template: the signal must be 1-D, got shape {x.shape}")
+            raise operator_error(InputError, "detect.template", f"the signal must be 1-D, got shape {x.shape}")
         self.x, self.sample_rate, self.center_frequency = x, fs, fc
         self.n_samples = x.size
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import operators
-from ..errors import InputError
+from ..errors import InputError, operator_detail
 from ..params import json_types
 from ..spectral import parse_window
 from .analysis import analyze, verify
@@ -124,9 +124,7 @@ def _call(spec: FilterSpec, c: Call, fs: float, name: str | None) -> Any:
     try:
         return operators.call(c.op, backend="numpy", fs=fs, **c.kwargs)
     except InputError as exc:
-        msg = str(exc)
-        msg = msg[len(c.op) + 2:] if msg.startswith(c.op + ": ") else msg
-        raise _fail(name, f"{spec.design}: {msg}") from None
+        raise _fail(name, f"{spec.design}: {operator_detail(exc, c.op)}") from None
 
 
 def _check_nyquist(spec: FilterSpec, fs: float) -> None:

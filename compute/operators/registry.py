@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from .. import backend as _backend
-from ..errors import InputError, RegistrationError, SpecscopeError
+from ..errors import InputError, RegistrationError, SpecscopeError, operator_error
 from ..params import REQUIRED, Param
 
 __all__ = [
@@ -197,12 +197,12 @@ class Operator:
         """The implementation on ``backend`` called ``variant`` (the first one if None)."""
         variants = self.implementations.get(backend, {})
         if not variants:
-            raise InputError(f"{self.name}: no implementation for backend={backend!r}; "
+            raise operator_error(InputError, self.name, f"no implementation for backend={backend!r}; "
                              f"it has {', '.join(self.backends)}")
         if variant is None:
             return next(iter(variants.values()))
         if variant not in variants:
-            raise InputError(f"{self.name}: variant={variant!r} must be one of "
+            raise operator_error(InputError, self.name, f"variant={variant!r} must be one of "
                              f"{', '.join(variants)} on {backend}")
         return variants[variant]
 
@@ -223,7 +223,7 @@ class Operator:
             names = ", ".join(self._by_name) or "none"
             close = difflib.get_close_matches(k, list(self._by_name), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise InputError(f"{self.name}: unknown parameter {k!r}{hint} (parameters: {names})")
+            raise operator_error(InputError, self.name, f"unknown parameter {k!r}{hint} (parameters: {names})")
         out: dict[str, Any] = {}
         for p in self.params:
             if p.name in params:
@@ -240,7 +240,7 @@ class Operator:
                         raw, numbers.Real) and not isinstance(raw, numbers.Integral):
                     out[p.name] = raw  # 4.0 where scipy wants an integer: scipy decides
             elif p.required:
-                raise InputError(f"{self.name}: parameter {p.name!r} is required"
+                raise operator_error(InputError, self.name, f"parameter {p.name!r} is required"
                                  + (f" ({p.help})" if p.help else ""))
             else:
                 out[p.name] = p.default
@@ -286,10 +286,10 @@ class Operator:
                                  "only")
             return None
         if x is None:
-            raise InputError(f"{self.name}: an input array is required")
+            raise operator_error(InputError, self.name, "an input array is required")
         if self.input_kind == "sequence":
             if not isinstance(x, (list, tuple)) or not x:
-                raise InputError(f"{self.name}: input must be a non-empty list of arrays "
+                raise operator_error(InputError, self.name, "input must be a non-empty list of arrays "
                                  "(as the matching decomposition returns)")
             return [v if _backend.is_device_array(v) or isinstance(v, (list, tuple))
                     else np.asarray(v) for v in x]
@@ -306,11 +306,11 @@ class Operator:
         if x.dtype.kind not in "biufc":
             if self.keeps_scipy_word and x.dtype.kind == "O":
                 return x  # scipy takes object arrays of numbers, and refuses the rest
-            raise InputError(f"{self.name}: input must be numeric, got dtype {x.dtype}")
+            raise operator_error(InputError, self.name, f"input must be numeric, got dtype {x.dtype}")
         if self.nan_policy == "reject" and x.dtype.kind in "fc" and x.size:
             xp = np if not _backend.is_device_array(x) else _backend.get_xp("cupy")
             if bool(xp.isnan(x).any()):
-                raise InputError(f"{self.name}: input contains NaN; this operator rejects NaN "
+                raise operator_error(InputError, self.name, "input contains NaN; this operator rejects NaN "
                                  "(remove or interpolate them first)")
         return x
 
@@ -359,7 +359,7 @@ class Operator:
             if isinstance(fs, bool) or not isinstance(fs, numbers.Real) or not (
                     math.isfinite(fs) and fs > 0):
                 if not self.keeps_scipy_word:
-                    raise InputError(f"{self.name}: fs={fs!r} must be a positive sample rate "
+                    raise operator_error(InputError, self.name, f"fs={fs!r} must be a positive sample rate "
                                      "in Hz")
             else:
                 fs = float(fs)
@@ -393,9 +393,9 @@ class Operator:
         except (ValueError, TypeError, ZeroDivisionError, IndexError, NotImplementedError,
                 KeyError) as exc:
             msg = " ".join(str(exc).split()) or type(exc).__name__
-            # scipy's own words first (code matching scipy's messages still matches)
-            text = f"{msg} ({self.name})" if self.keeps_scipy_word else f"{self.name}: {msg}"
-            raise typed_input_error(type(exc))(text) from exc
+            if self.keeps_scipy_word:  # scipy's own words first (code matching them still does)
+                raise typed_input_error(type(exc))(f"{msg} ({self.name})") from exc
+            raise operator_error(typed_input_error(type(exc)), self.name, msg) from exc
         if namespace_of_result is not None:
             home = namespace_of_result
         if home != impl.backend:
@@ -416,7 +416,7 @@ class Operator:
         xp = params.pop("xp", None)
         device = params.pop("device", None)
         if device is not None and str(device) != "cpu" and not hasattr(device, "id"):
-            raise InputError(f"{self.name}: device={device!r} must be None or 'cpu'")
+            raise operator_error(InputError, self.name, f"device={device!r} must be None or 'cpu'")
         if xp is None:
             return None
         name = getattr(xp, "__name__", "")
@@ -424,7 +424,7 @@ class Operator:
             return "cupy"
         if "numpy" in name:
             return "numpy"
-        raise typed_input_error(TypeError)(f"{self.name}: xp={xp!r} must be NumPy or CuPy")
+        raise operator_error(typed_input_error(TypeError), self.name, f"xp={xp!r} must be NumPy or CuPy")
 
     def _preferred(self, x: Any) -> Implementation | None:
         """The implementation :func:`~specscope.compute.backend.set_preference` asks for.

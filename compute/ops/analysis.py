@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.signal as ss
-from specscope.compute.errors import InputError
+from specscope.compute.errors import InputError, operator_error
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ..backend import scipy_fn
@@ -100,7 +100,7 @@ def group_delay(x, *, w, whole, worN, fs=2 * np.pi, xp):
         return ss.group_delay(tuple(_backend_host(v) for v in x), w=n, whole=whole, fs=fs)
     sos = xp.asarray(x, dtype=xp.float64)
     if sos.ndim != 2 or sos.shape[1] != 6:
-        raise InputError(f"group_delay: sos must have shape (n_sections, 6), got {sos.shape} "
+        raise operator_error(InputError, "group_delay", f"sos must have shape (n_sections, 6), got {sos.shape} "
                          "(give a (b, a) pair as a tuple)")
     if n is None:
         n = 512

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from specscope.compute.errors import InputError
+from specscope.compute.errors import InputError, operator_error
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ._common import AXIS
@@ -111,7 +111,7 @@ def clip(x, *, lo, hi, xp):
     if lo is None and hi is None:
         return x.copy()
     if lo is not None and hi is not None and lo > hi:
-        raise InputError(f"clip: lo={lo} must be <= hi={hi}")
+        raise operator_error(InputError, "clip", f"lo={lo} must be <= hi={hi}")
     return xp.clip(x, lo, hi)
 
 
@@ -212,7 +212,7 @@ def zero_pad(x, *, n, xp):
           reference="numpy.ndarray.astype", streamable=True)
 def astype(x, *, dtype, xp):
     if np.dtype(dtype).kind in "fi" and x.dtype.kind == "c":
-        raise InputError(f"astype: dtype={dtype!r} would drop the imaginary part; "
+        raise operator_error(InputError, "astype", f"dtype={dtype!r} would drop the imaginary part; "
                          "take 'real' or 'abs' first")
     return x.astype(dtype)
 
@@ -279,7 +279,7 @@ def frame(x, *, frame_length, hop, xp):
           reference="explicit overlap-add loop", history=None)
 def overlap_add(x, *, hop, xp):
     if x.ndim < 2:
-        raise InputError(f"overlap_add: input must have shape (..., n_frames, frame_length), "
+        raise operator_error(InputError, "overlap_add", f"input must have shape (..., n_frames, frame_length), "
                          f"got {x.shape}")
     n_frames, length = x.shape[-2], x.shape[-1]
     n = 0 if n_frames == 0 else (n_frames - 1) * hop + length
@@ -295,7 +295,7 @@ def overlap_add(x, *, hop, xp):
           reference="x[..., phase::q]", history=None)
 def downsample(x, *, q, phase, axis, xp):
     if phase >= q:
-        raise InputError(f"downsample: phase={phase} must be in [0, {q - 1}]")
+        raise operator_error(InputError, "downsample", f"phase={phase} must be in [0, {q - 1}]")
     sl = [slice(None)] * x.ndim
     sl[axis] = slice(phase, None, q)
     return x[tuple(sl)].copy()
@@ -334,7 +334,7 @@ def fm_demod(x, *, fs, xp):
           reference="x[..., 0] + 1j*x[..., 1]", streamable=True)
 def iq_to_complex(x, *, xp):
     if x.ndim < 1 or x.shape[-1] != 2:
-        raise InputError(f"iq_to_complex: input must have a last axis of 2 (I, Q), "
+        raise operator_error(InputError, "iq_to_complex", f"input must have a last axis of 2 (I, Q), "
                          f"got shape {x.shape}")
     ctype = xp.complex64 if x.dtype == np.float32 else xp.complex128
     return (x[..., 0] + 1j * x[..., 1]).astype(ctype)

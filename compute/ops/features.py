@@ -8,7 +8,7 @@ than one frame are rejected.  Outputs are shaped ``(..., n_frames)``.
 from __future__ import annotations
 
 import numpy as np
-from specscope.compute.errors import InputError
+from specscope.compute.errors import InputError, operator_error
 from specscope.compute.operators.registry import Param, operator
 
 from .helpers import as_float, frame_magnitudes, frames
@@ -120,7 +120,7 @@ def peak_frequency(x, *, nfft, hop, window, fs, xp):
 def rms(x, *, frame_length, hop, xp):
     x = as_float(x, xp)
     if x.shape[-1] < frame_length:
-        raise InputError(f"rms: frame_length={frame_length} is larger than the signal "
+        raise operator_error(InputError, "rms", f"frame_length={frame_length} is larger than the signal "
                          f"({x.shape[-1]} samples)")
     fr = frames(x, frame_length, hop, xp)
     return xp.sqrt(xp.mean(xp.abs(fr) ** 2, -1))
@@ -134,9 +134,9 @@ def rms(x, *, frame_length, hop, xp):
 def zero_crossing_rate(x, *, frame_length, hop, xp):
     x = as_float(x, xp)
     if x.dtype.kind == "c":
-        raise InputError("zero_crossing_rate: input must be real")
+        raise operator_error(InputError, "zero_crossing_rate", "input must be real")
     if x.shape[-1] < frame_length:
-        raise InputError(f"zero_crossing_rate: frame_length={frame_length} is larger than the "
+        raise operator_error(InputError, "zero_crossing_rate", f"frame_length={frame_length} is larger than the "
                          f"signal ({x.shape[-1]} samples)")
     s = xp.signbit(frames(x, frame_length, hop, xp))
     return xp.mean(s[..., 1:] != s[..., :-1], -1)
@@ -147,7 +147,7 @@ def zero_crossing_rate(x, *, frame_length, hop, xp):
           nan_policy="reject")
 def zero_crossings(x, *, xp):
     if x.ndim != 1:
-        raise InputError(f"zero_crossings: input must be 1-D, got shape {x.shape}")
+        raise operator_error(InputError, "zero_crossings", f"input must be 1-D, got shape {x.shape}")
     s = xp.signbit(x)
     return xp.nonzero(s[1:] != s[:-1])[0]
 
@@ -240,7 +240,7 @@ def onset_detect(x, *, nfft, hop, delta, units, fs=22050.0):
                                   window="hann", n_mels=128, fmin=0.0, fmax=None, lag=1,
                                   max_size=1, center=True, detrend=False, fs=fs, xp=np)
     if env.ndim != 1:
-        raise InputError(f"onset_detect: input must be one channel, got shape {env.shape[:-1]}"
+        raise operator_error(InputError, "onset_detect", f"input must be one channel, got shape {env.shape[:-1]}"
                          " of envelopes")
     env = env - env.min()
     env = env / (env.max() + np.finfo(env.dtype).tiny)

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import scipy.signal as ss
-from specscope.compute.errors import InputError
+from specscope.compute.errors import InputError, operator_error
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ..backend import scipy_fn
@@ -106,7 +106,7 @@ def sosfilt_zi(x):
           reference="scipy.signal.lfiltic", history=None)
 def lfiltic(b, /, *, a, y, x, past_x):
     if x is not None and past_x is not None:
-        raise InputError("lfiltic: give the past inputs once, as x or as past_x")
+        raise operator_error(InputError, "lfiltic", "give the past inputs once, as x or as past_x")
     return ss.lfiltic(b, a, y, past_x if x is None else x)
 
 
@@ -258,7 +258,7 @@ def savgol_filter(x, *, window_length, polyorder, deriv, delta, axis, mode, cval
 def medfilt(x, *, kernel_size, xp):
     """``kernel_size`` may also be one odd size per axis, as in scipy."""
     if isinstance(kernel_size, int) and kernel_size % 2 == 0:
-        raise InputError(f"medfilt: kernel_size={kernel_size} must be odd")
+        raise operator_error(InputError, "medfilt", f"kernel_size={kernel_size} must be odd")
     return scipy_fn(xp, "signal.medfilt")(x, kernel_size)
 
 
@@ -268,7 +268,7 @@ def medfilt(x, *, kernel_size, xp):
 def medfilt2d(x, *, kernel_size, xp):
     """``kernel_size`` may also be one odd size per axis, as in scipy."""
     if isinstance(kernel_size, int) and kernel_size % 2 == 0:
-        raise InputError(f"medfilt2d: kernel_size={kernel_size} must be odd")
+        raise operator_error(InputError, "medfilt2d", f"kernel_size={kernel_size} must be odd")
     return scipy_fn(xp, "signal.medfilt2d")(x, kernel_size)
 
 
@@ -284,7 +284,7 @@ def order_filter(x, *, size, rank, domain, xp):
     if domain is not None:
         return scipy_fn(xp, "signal.order_filter")(x, domain, rank)
     if size % 2 == 0 or rank >= size:
-        raise InputError(f"order_filter: size={size} must be odd and rank={rank} < size")
+        raise operator_error(InputError, "order_filter", f"size={size} must be odd and rank={rank} < size")
     domain = xp.ones((1,) * (x.ndim - 1) + (size,))
     return scipy_fn(xp, "signal.order_filter")(x, domain, rank)
 
@@ -357,7 +357,7 @@ def deconvolve(x, *, divisor):
 def moving_average(x, *, n, axis, xp):
     x = xp.moveaxis(as_float(x, xp), axis, -1)
     if x.shape[-1] < n:
-        raise InputError(f"moving_average: n={n} is longer than the signal "
+        raise operator_error(InputError, "moving_average", f"n={n} is longer than the signal "
                          f"({x.shape[-1]} samples)")
     c = xp.cumsum(x, axis=-1, dtype=xp.result_type(x.dtype, xp.float64))
     pad = xp.zeros(c.shape[:-1] + (1,), dtype=c.dtype)

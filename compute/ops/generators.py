@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from specscope.compute.errors import InputError
+from specscope.compute.errors import InputError, operator_error
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ..backend import scipy_fn
@@ -77,7 +77,7 @@ def sawtooth(x, *, width, xp):
           reference="scipy.signal.unit_impulse", takes_input=False)
 def unit_impulse(*, n, idx, mid, dtype, shape, xp):
     if (n is None) == (shape is None):
-        raise InputError("unit_impulse: give the length as n or the shape as shape, once")
+        raise operator_error(InputError, "unit_impulse", "give the length as n or the shape as shape, once")
     if shape is not None or not (idx is None or isinstance(idx, int)):
         import scipy.signal
         size = n if shape is None else (int(shape) if np.ndim(shape) == 0
@@ -88,7 +88,7 @@ def unit_impulse(*, n, idx, mid, dtype, shape, xp):
         return xp.zeros(0, dtype=dtype)
     pos = n // 2 if mid else (0 if idx is None else idx)
     if pos >= n:
-        raise InputError(f"unit_impulse: idx={pos} must be in [0, {n - 1}]")
+        raise operator_error(InputError, "unit_impulse", f"idx={pos} must be in [0, {n - 1}]")
     out = xp.zeros(n, dtype=dtype)
     out[pos] = 1
     return out

@@ -8,7 +8,7 @@ from functools import lru_cache
 import numpy as np
 import scipy.signal
 from specscope.compute import spectral
-from specscope.compute.errors import Cancelled, InputError
+from specscope.compute.errors import Cancelled, InputError, operator_error
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 from ..backend import get_xp, is_device_array, scipy_fn
@@ -44,7 +44,7 @@ def _stft_xp(x, sft, xp):
     """``ShortTimeFFT.stft(x)`` (last axis) computed with ``xp``: gather, window, FFT."""
     n = x.shape[-1]
     if n < 1:
-        raise InputError("stft: the signal is empty; it needs at least 1 sample")
+        raise operator_error(InputError, "stft", "the signal is empty; it needs at least 1 sample")
     p0, p1 = sft.p_min, sft.p_max(n)
     m, mid, hop, mfft = sft.m_num, sft.m_num_mid, sft.hop, sft.mfft
     p = xp.arange(p0, p1)
@@ -81,7 +81,7 @@ def stft(x, *, window, nperseg, hop, fft_mode, mfft, scale_to, fs, xp):
     """STFT shaped ``(..., n_freq, n_slices)``; slices overhang both ends as in ShortTimeFFT,
     so :func:`istft` reconstructs the signal exactly."""
     if x.dtype.kind == "c" and fft_mode in ("onesided", "onesided2X"):
-        raise InputError(f"stft: fft_mode={fft_mode!r} needs real input; use 'twosided' "
+        raise operator_error(InputError, "stft", f"fft_mode={fft_mode!r} needs real input; use 'twosided' "
                          "or 'centered' for complex signals")
     sft = _sft(window, nperseg, hop, fs, fft_mode, mfft, scale_to)
     return _stft_xp(as_float(x, xp), sft, xp)
@@ -176,7 +176,7 @@ def _check_out(out, xp=np):
     """``out=`` as the implementations take it: None or an array (a clear error otherwise)."""
     if out is None or isinstance(out, np.ndarray) or (xp is not np and isinstance(out, xp.ndarray)):
         return out
-    raise InputError(f"stft_power: out= must be an array of the result's shape and dtype, "
+    raise operator_error(InputError, "stft_power", f"out= must be an array of the result's shape and dtype, "
                      f"got {type(out).__name__}")
 
 
@@ -186,7 +186,7 @@ def _into(out, result, xp):
         return result
     if tuple(out.shape) != tuple(result.shape) or out.dtype != result.dtype or \
             not out.flags.c_contiguous:
-        raise InputError(f"stft_power: out= must be a C-contiguous {result.dtype} array of "
+        raise operator_error(InputError, "stft_power", f"out= must be a C-contiguous {result.dtype} array of "
                          f"shape {tuple(result.shape)}, got {out.dtype} {tuple(out.shape)}")
     if isinstance(out, np.ndarray) and xp is not np:
         out[...] = xp.asnumpy(result)
@@ -415,7 +415,7 @@ def lombscargle(x, *, t, freqs, y, precenter, normalize, weights, floating_mean,
     """scipy's ``lombscargle(x, y, freqs)`` takes the times first: give ``y`` and the input
     is read as the times; otherwise the input is the samples and ``t`` their times."""
     if (t is None) == (y is None):
-        raise InputError("lombscargle: give the sample times as t (input: the samples), or "
+        raise operator_error(InputError, "lombscargle", "give the sample times as t (input: the samples), or "
                          "the samples as y (input: the times, as scipy)")
     times, samples = (t, x) if y is None else (x, y)
     extra: dict = {}
@@ -444,7 +444,7 @@ def multitaper_psd(x, *, NW, K, nfft, axis, fs, xp):
     x = xp.moveaxis(as_float(x, xp), axis, -1)
     n = x.shape[-1]
     if n < 2:
-        raise InputError(f"multitaper_psd: the signal has {n} samples; it needs at least 2")
+        raise operator_error(InputError, "multitaper_psd", f"the signal has {n} samples; it needs at least 2")
     k = K if K is not None else max(1, int(2 * NW) - 1)
     tapers = scipy.signal.windows.dpss(n, NW, k, sym=True)
     tapers = np.atleast_2d(tapers)
@@ -473,10 +473,10 @@ def reassigned_spectrogram(x, *, nfft, hop, window, fs, xp):
     ``k*hop + (nfft-1)/2``.  Bins with almost no energy keep their nominal position."""
     x = as_float(x, xp)
     if x.dtype.kind == "c":
-        raise InputError("reassigned_spectrogram: input must be real")
+        raise operator_error(InputError, "reassigned_spectrogram", "input must be real")
     n = x.shape[-1]
     if n < nfft:
-        raise InputError(f"reassigned_spectrogram: nfft={nfft} is larger than the signal "
+        raise operator_error(InputError, "reassigned_spectrogram", f"nfft={nfft} is larger than the signal "
                          f"({n} samples); choose nfft <= {n}")
     h = scipy.signal.get_window(spectral.parse_window(window), nfft, fftbins=False)
     c = (nfft - 1) / 2.0
@@ -579,11 +579,11 @@ def mel_spectrogram(x, *, nfft, hop, window, n_mels, fmin, fmax, htk, norm, powe
     relative; without ``center`` its frames are librosa's with ``center=False``."""
     x = as_float(x, xp)
     if x.dtype.kind == "c":
-        raise InputError("mel_spectrogram: input must be real")
+        raise operator_error(InputError, "mel_spectrogram", "input must be real")
     if center:
         x = xp.pad(x, [(0, 0)] * (x.ndim - 1) + [(nfft // 2, nfft // 2)])
     if x.shape[-1] < nfft:
-        raise InputError(f"mel_spectrogram: nfft={nfft} is larger than the signal "
+        raise operator_error(InputError, "mel_spectrogram", f"nfft={nfft} is larger than the signal "
                          f"({x.shape[-1]} samples); choose nfft <= {x.shape[-1]}")
     win = spectral.get_window(window, nfft).astype(x.dtype)
     mag = xp.abs(xp.fft.rfft(frames(x, nfft, hop, xp) * xp.asarray(win), axis=-1)) ** power
@@ -615,7 +615,7 @@ def _octave_bands(fraction, fmin, fmax):
           reference="IEC 61260-1 base-ten band formulas", takes_input=False)
 def octave_bands(*, fraction, fmin, fmax):
     if fmax <= fmin:
-        raise InputError(f"octave_bands: fmax={fmax} must be above fmin={fmin}")
+        raise operator_error(InputError, "octave_bands", f"fmax={fmax} must be above fmin={fmin}")
     return _octave_bands(fraction, fmin, fmax)
 
 
@@ -632,7 +632,7 @@ def octave_filterbank(x, *, fraction, fmin, fmax, order, fs, xp):
     bands = _octave_bands(fraction, fmin, min(fmax, fs / 2))
     bands = bands[bands[:, 2] < fs / 2]
     if len(bands) == 0:
-        raise InputError(f"octave_filterbank: no band between fmin={fmin} and "
+        raise operator_error(InputError, "octave_filterbank", f"no band between fmin={fmin} and "
                          f"min(fmax, fs/2)={min(fmax, fs / 2)} Hz")
     sosfilt = scipy_fn(xp, "signal.sosfilt")
     out = []
@@ -680,13 +680,13 @@ def cqt(x, *, fmin, n_bins, bins_per_octave, hop, window, fs, xp):
     x = as_float(x, xp)
     n = x.shape[-1]
     if n < 1:
-        raise InputError("cqt: the signal is empty")
+        raise operator_error(InputError, "cqt", "the signal is empty")
     top = fmin * 2.0 ** ((n_bins - 1) / bins_per_octave)
     if top >= fs / 2:
-        raise InputError(f"cqt: the top bin ({top:.1f} Hz) must be below fs/2={fs / 2} Hz; "
+        raise operator_error(InputError, "cqt", f"the top bin ({top:.1f} Hz) must be below fs/2={fs / 2} Hz; "
                          "lower n_bins or fmin")
     if fmin <= 0:
-        raise InputError(f"cqt: fmin={fmin} must be > 0")
+        raise operator_error(InputError, "cqt", f"fmin={fmin} must be > 0")
     n_frames = (n - 1) // hop + 1
     conv = scipy_fn(xp, "signal.fftconvolve")
     ctype = np.complex64 if x.dtype in (np.float32, np.complex64) else np.complex128

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pywt
-from specscope.compute.errors import InputError
+from specscope.compute.errors import InputError, operator_error
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 FAMILY = "wavelets"
@@ -37,7 +37,7 @@ def cwt(x, *, scales, wavelet, method, axis, fs):
         raise InputError(f"wavelet={wavelet!r} must be a continuous wavelet: "
                          f"{', '.join(_CONT[:8])}, ...")
     if np.asarray(x).shape[axis] == 0:
-        raise InputError("cwt: the signal is empty")
+        raise operator_error(InputError, "cwt", "the signal is empty")
     return pywt.cwt(x, scales, wavelet, sampling_period=1.0 / fs, method=method, axis=axis)
 
 
@@ -184,6 +184,6 @@ def scale2frequency(x, *, wavelet):
           reference="pywt.WaveletPacket(...).get_level(maxlevel, 'freq')", history=None)
 def wavelet_packet(x, *, wavelet, mode, maxlevel):
     if np.ndim(x) != 1:
-        raise InputError(f"wavelet_packet: input must be 1-D, got shape {np.shape(x)}")
+        raise operator_error(InputError, "wavelet_packet", f"input must be 1-D, got shape {np.shape(x)}")
     wp = pywt.WaveletPacket(x, _wavelet(wavelet), mode=mode, maxlevel=maxlevel)
     return np.stack([node.data for node in wp.get_level(maxlevel, "freq")])

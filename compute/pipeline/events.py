@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..detect import DETECTORS, ChannelStreams, Events, make_detector
-from ..errors import InputError
+from ..errors import InputError, operator_detail
 from ..extensions import output_kind
 from .step import Step
 
@@ -97,12 +97,8 @@ class EventStream:
         try:
             events = self.streams.push(x, final)
         except InputError as exc:
-            raise self.step.error(_strip(str(exc), self.streams.name)) from None
+            raise self.step.error(operator_detail(exc, self.streams.name)) from None
         return events.shifted(self.offset)
-
-
-def _strip(msg: str, name: str) -> str:
-    return msg[len(name) + 2:] if msg.startswith(name + ": ") else msg
 
 
 def run_events(bound: Any, recording: Any, start: int, stop: int, channels: list[int], *,
@@ -124,7 +120,7 @@ def run_events(bound: Any, recording: Any, start: int, stop: int, channels: list
                               center_frequency=recording.center_frequency, backend=backend)
         streams = first.for_channels(channels, recording=source)
     except InputError as exc:
-        raise step.error(_strip(str(exc), step.op)) from None
+        raise step.error(operator_detail(exc, step.op)) from None
     stream = EventStream(step, streams, start + bound.drop)
     found: list[Events] = []
     dtype = np.complex64 if bound.complex_output else np.float32

@@ -100,7 +100,7 @@ import numpy as np
 
 from .. import backend as _backend
 from .. import jsonsafe, operators
-from ..errors import InputError, RecordingError
+from ..errors import InputError, RecordingError, operator_detail
 from ..extensions import PluginError, output_kind
 from ..files import atomic_write_text
 from ..filters import DESIGN_PARAM, FILTER_DESIGNS, Design, FilterSpec
@@ -108,7 +108,6 @@ from ..params import MAX_FRAME, Param, json_types
 from ..spectral import SCALINGS, StftParams
 from .binding import DEFAULT_CHUNK_SAMPLES, BoundPipeline, PipelineResult
 from .events import is_event_operator, run_events
-from .stages import strip_op_prefix
 from .step import Step
 
 __all__ = ["MAX_FILE_BYTES", "SCHEMA", "Pipeline", "load"]
@@ -226,7 +225,7 @@ def _parse_step(raw: Any, index: int) -> Step:
         try:
             values = operator.validate(params)
         except InputError as exc:
-            raise InputError(f"{where}: {strip_op_prefix(str(exc), op)}") from None
+            raise InputError(f"{where}: {operator_detail(exc, op)}") from None
     return Step(op, json_types(copy.deepcopy(params)), values, index)
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import backend as _backend
 from .. import operators
-from ..errors import InputError, SpecscopeError
+from ..errors import InputError, SpecscopeError, operator_detail
 from ..filters import (
     Design,
     FilterSpec,
@@ -55,13 +55,7 @@ __all__ = [
     "WholeStage",
     "filter_stage",
     "operator_stage",
-    "strip_op_prefix",
 ]
-
-
-def strip_op_prefix(msg: str, name: str) -> str:
-    """An operator's error message without its leading ``"name: "``."""
-    return msg[len(name) + 2:] if msg.startswith(name + ": ") else msg
 
 
 class _HostOp:
@@ -378,7 +372,7 @@ def operator_stage(step: Step, fs: float, complex_input: bool) -> Stage:
     try:
         y = fn(probe)
     except InputError as exc:
-        raise step.error(strip_op_prefix(str(exc), op.name)) from None
+        raise step.error(operator_detail(exc, op.name)) from None
     if not isinstance(y, np.ndarray) or y.ndim != 1:
         what = type(y).__name__ if not isinstance(y, np.ndarray) else f"shape {y.shape}"
         raise step.error(f"returns {what} for a 1-D signal; a pipeline step must map a "

@@ -356,3 +356,21 @@ def test_option_errors_are_input_errors_the_cli_exits_2_on(capsys, tmp_path):
     assert capsys.readouterr().err.strip() == (
         f"specscope: error: --plugins {tmp_path / 'nowhere'}: no such folder (a folder of "
         "plugin modules or packages was expected)")
+
+
+def test_operator_errors_carry_the_operator_and_the_bare_message():
+    import pickle
+
+    from specscope.compute import operators
+    from specscope.compute.errors import operator_detail
+
+    with pytest.raises(InputError) as info:
+        operators.call("gain", np.ones(8), factor=-1)
+    exc = info.value
+    assert (exc.operator, exc.detail) == ("gain", "factor=-1 must be a number >= 0.0")
+    assert str(exc) == "gain: factor=-1 must be a number >= 0.0"
+    assert operator_detail(exc, "gain") == exc.detail
+    assert operator_detail(exc, "clip") == str(exc)  # another operator's: the whole text
+    again = pickle.loads(pickle.dumps(exc))  # from a pool or Dask worker
+    assert (again.operator, again.detail) == (exc.operator, exc.detail)
+    assert operator_detail(InputError("clip: lo=2 must be <= hi=1"), "clip").startswith("clip:")

@@ -2,9 +2,9 @@
 
 The GUI thread only draws.  Opening, computing and exporting are jobs for the
 compute thread (:mod:`specscope.app.qt.worker`); their results arrive as signals.
-The controllers do the work: :class:`~.view_controller.ViewController` (the
-engines and render requests of the view), :class:`~.designer_controller.DesignerController`
-(the filter designer), :class:`~.processing_controller.ProcessingController`
+The controllers do the work: :class:`~specscope.app.qt.view_controller.ViewController` (the
+engines and render requests of the view), :class:`~specscope.app.desktop.controllers.designer.DesignerController`
+(the filter designer), :class:`~specscope.app.desktop.controllers.processing.ProcessingController`
 (processing steps, pipelines, plugin views) and :class:`~.exports.Exports`.
 The menus come from the action table in :mod:`specscope.app.desktop.actions`; the
 settings and session files from :mod:`specscope.app.session`.

@@ -1,7 +1,7 @@
 """The filter designer inline in a notebook (:func:`design_filter`).
 
 The desktop app's :class:`~specscope.widgets.filter_designer.FilterDesigner`,
-rendered offscreen and streamed to the notebook by a :class:`~.notebook_canvas.FrameCanvas`.
+rendered offscreen and streamed to the notebook by a :class:`~specscope.app.notebook.canvas.FrameCanvas`.
 """
 
 from __future__ import annotations

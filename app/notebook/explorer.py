@@ -2,7 +2,7 @@
 
 :func:`explore` returns an :class:`Explorer`: the desktop app's spectrogram view
 (:class:`~specscope.widgets.spectrogram_view.SpectrogramView`, driven by the
-app's :class:`~.view_controller.ViewController` and compute thread) rendered
+app's :class:`~specscope.app.qt.view_controller.ViewController` and compute thread) rendered
 offscreen and streamed to the notebook as frames of a ``jupyter_rfb`` remote
 frame buffer.  Pointer, wheel and key events from the browser come back as Qt
 events, so wheel zoom, drag pan, the readout, the colour bar and the overview
@@ -24,7 +24,7 @@ view is complete, so it also works in a script without any loop.
 
 Every toolbar callback, canvas event and setter runs on the Qt thread (the
 kernel's main thread): delivered on another one (a JupyterLab comm subshell),
-it is queued for the Qt thread and the caller returns (see :mod:`.notebook_qt`).
+it is queued for the Qt thread and the caller returns (see :mod:`specscope.app.notebook.pump`).
 Without a display Qt runs offscreen.
 """
 
@@ -78,8 +78,8 @@ class NotebookShell:
     """The explorer's Qt side: what the app's view controller needs of a window.
 
     It holds the document, its :class:`~.session.ViewSettings`, the compute worker
-    and the spectrogram view (the :class:`~.shell.Shell` protocol), and lets the
-    :class:`~.view_controller.ViewController` drive the view as in the desktop app.
+    and the spectrogram view (the :class:`~specscope.app.qt.shell.Shell` protocol), and lets the
+    :class:`~specscope.app.qt.view_controller.ViewController` drive the view as in the desktop app.
 
     Parameters
     ----------

@@ -61,3 +61,71 @@ def test_a_call_from_another_thread_waits_for_the_qt_thread():
     assert notebook_qt.run_queued_calls() == 1
     assert seen == [main]
     assert notebook_qt.run_on_qt(lambda: 42) == 42  # on the Qt thread: in place
+
+
+def test_frame_feedback_from_another_thread_lets_the_frames_stop(example_path):
+    """The browser answers every frame with feedback, which a JupyterLab subshell
+    delivers on its own thread and event loop: once the view is still, the frames stop
+    (each feedback must not wake the pump, whose ticks ask for the next frame)."""
+    import asyncio
+    import queue
+    import threading
+    import time
+
+    from specscope.app.notebook.explorer import explore
+
+    sent: list[float] = []
+    frames: queue.SimpleQueue = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def browser() -> None:  # the subshell: feedback 150 ms after each frame
+        async def answer() -> None:
+            while not stop.is_set():
+                try:
+                    index = frames.get_nowait()
+                except queue.Empty:
+                    await asyncio.sleep(0.005)
+                    continue
+                await asyncio.sleep(0.15)
+                now = time.time()
+                w.canvas.set_state({"_frame_feedback": {"index": index, "timestamp": now,
+                                                        "localtime": now}})
+        asyncio.run(answer())
+
+    async def main() -> float:
+        notebook_qt.PUMP.attach()
+        w.canvas.set_state({"_has_visible_views": True})
+        feeder = threading.Thread(target=browser)
+        feeder.start()
+        try:
+            for _ in range(5):  # wheel notches, as the browser sends them
+                w.canvas.handle_event({"event_type": "wheel", "x": 450.0, "y": 200.0,
+                                       "dx": 0.0, "dy": -100.0, "buttons": [],
+                                       "modifiers": []})
+                await asyncio.sleep(0.05)
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:  # one second without a frame
+                if sent and time.monotonic() - sent[-1] > 1.0:
+                    return time.monotonic() - sent[-1]
+                await asyncio.sleep(0.05)
+            return 0.0
+        finally:
+            stop.set()
+            feeder.join()
+
+    notebook_qt.qt_app()
+    w = explore(example_path)
+    w.wait()
+
+    def send(msg, buffers=None):
+        sent.append(time.monotonic())
+        frames.put(msg["index"])
+    w.canvas.send = send
+    previous = notebook_qt.PUMP.loop
+    try:
+        quiet = asyncio.run(main())
+    finally:
+        notebook_qt.PUMP.loop = previous
+        w.close()
+    assert len(sent) > 5  # the wheel was drawn
+    assert quiet > 1.0, f"{len(sent)} frames and still coming"

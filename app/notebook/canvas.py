@@ -142,10 +142,13 @@ class FrameCanvas(jupyter_rfb.RemoteFrameBuffer):
 
         jupyter_rfb asks for it from the thread that delivered the browser's frame
         feedback; off the Qt thread nothing is drawn there: None (jupyter_rfb then
-        sends nothing) and a new draw is requested on the Qt thread.
+        sends nothing) and the draw is asked for again on the Qt thread, once.  That
+        does not wake the pump: a woken pump asks every canvas for a frame on each
+        tick, so each frame's feedback would wake it again and the frames would
+        never stop (a draw pending whenever the feedback of the last one arrives).
         """
         if not on_qt_thread():
-            self.request_draw()
+            PUMP.call_soon(super().request_draw)
             return None
         return self.frame()
 

@@ -174,6 +174,19 @@ class Pump:
         except RuntimeError:  # the loop closed meanwhile
             pass
 
+    def call_soon(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Call ``fn`` on the Qt thread at the loop's next turn (thread-safe), without
+        processing Qt's events for a while as :meth:`wake` does; without a running loop
+        it is queued for the Qt thread (:func:`process_qt_events` runs it)."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(fn, *args)
+                return
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+        _CALLS.put((fn, args, {}))
+
     def _extend(self) -> None:
         self._until = max(self._until, time.monotonic() + ACTIVE_S)
         if not self._scheduled:

@@ -25,6 +25,7 @@ pytest.importorskip("distributed", reason="dask.distributed is not installed")
 
 from _dask_cluster import Cluster
 from specscope.compute.batch import run_batch
+from specscope.compute.files import clean_stale_partials
 from specscope.compute.pipeline import Pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -192,7 +193,20 @@ def test_a_scheduler_that_goes_away_ends_the_run(tmp_path):
             assert _data(Path(r.output)).size > 0
         for r in bad:
             assert not (tmp_path / "out" / f"{Path(r.input).stem}.h5").exists()
-        # the workers of a gone scheduler may still finish a part; nothing of ours stays
+        # the workers of a gone scheduler may still be writing a part: their temporaries
+        # carry their pid; once those workers have ended, the next run's clean-up takes
+        # them, and nothing else stays
+        for w in c.workers:  # the worker and the process it runs tasks in
+            os.killpg(w.pid, signal.SIGKILL)
+            w.wait(timeout=60)
+        def temporaries():
+            clean_stale_partials(tmp_path / "out" / "next.h5")
+            return [p for p in (tmp_path / "out").iterdir()
+                    if "partial" in p.name or p.name.startswith(".")]
+
+        deadline = time.monotonic() + 30  # until the killed processes are gone
+        while temporaries() and time.monotonic() < deadline:
+            time.sleep(0.2)
         _no_partials(tmp_path / "out")
 
 

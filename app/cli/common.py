@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import sys
 import threading
 import time
@@ -24,7 +25,7 @@ from specscope.compute.errors import Cancelled, InputError, OptionError, Specsco
 
 __all__ = ["OPTION_FLAGS", "ProgressBar", "add_plugin_option", "add_recording_options",
            "add_stft_options", "apply_plugin_option", "error_text", "open_input",
-           "recording_options", "require_at_least", "run_command"]
+           "recording_options", "report_batch", "require_at_least", "run_command"]
 
 #: the core's keyword of an option -> the command line's flag for it and its value's name
 #: (an :class:`OptionError` the core raises is printed with the flag)
@@ -275,3 +276,27 @@ def add_stft_options(p: argparse.ArgumentParser, *, scaling: bool) -> None:
         p.add_argument("--scaling", default="psd", choices=["psd", "spectrum", "magnitude"],
                        help="psd (default), spectrum or magnitude")
     p.add_argument("--channel", type=int, default=0, help="channel to analyse (default 0)")
+
+
+def report_batch(summary: Any, args: argparse.Namespace,
+                 done_line: Callable[[Any], str] = lambda r: str(r.output),
+                 extra: str | None = None) -> int:
+    """Print a batch summary as ``run`` and ``detect`` do; the exit status (1: an input failed).
+
+    Failed inputs go to stderr one line each; ``--json`` prints the summary as JSON;
+    otherwise each done input's ``done_line`` on stdout, then ``extra``, then the
+    summary's text on stderr.
+    """
+    for r in summary.failed:
+        print(f"specscope: failed: {r.input}: {r.error}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(summary.to_dict(), indent=1))
+    elif not args.quiet:
+        for r in summary.done:
+            print(done_line(r))
+        if extra is not None:
+            print(extra)
+        for line in summary.text().splitlines():
+            if not line.startswith("failed: "):  # printed above
+                print(line, file=sys.stderr)
+    return 0 if summary.ok else 1

@@ -23,6 +23,7 @@ from specscope.app.cli.common import (
     ProgressBar,
     add_recording_options,
     recording_options,
+    report_batch,
     require_at_least,
 )
 from specscope.app.cli.types import at_least, channel_list
@@ -114,19 +115,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
                          dask=args.dask, chunk_samples=args.chunk_samples,
                          recording_options=recording_options(args), channels=args.channels,
                          progress=progress, write_on=args.write_on)
-    for r in summary.failed:
-        print(f"specscope: failed: {r.input}: {r.error}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(summary.to_dict(), indent=1))
-        return 0 if summary.ok else 1
-    if not args.quiet:
-        for r in summary.done:
-            print(f"{r.output}\t{r.detections}")
-        print(summary.summary_csv)
-        for line in summary.text().splitlines():
-            if not line.startswith("failed: "):  # printed above
-                print(line, file=sys.stderr)
-    return 0 if summary.ok else 1
+    return report_batch(summary, args, lambda r: f"{r.output}\t{r.detections}",
+                        extra=summary.summary_csv)
 
 
 def add_parser(subparsers: Any) -> None:

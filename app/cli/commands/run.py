@@ -10,7 +10,6 @@ CLI prints as one line with exit status 2.  Nothing here imports Qt.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import Any
@@ -19,6 +18,7 @@ from specscope.app.cli.common import (
     ProgressBar,
     add_recording_options,
     recording_options,
+    report_batch,
     require_at_least,
 )
 from specscope.app.cli.types import at_least
@@ -60,18 +60,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                         dask=args.dask, chunk_samples=args.chunk_samples,
                         task_samples=args.task_samples, recording_options=options,
                         progress=progress, write_on=args.write_on)
-    for r in summary.failed:
-        print(f"specscope: failed: {r.input}: {r.error}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(summary.to_dict(), indent=1))
-        return 0 if summary.ok else 1
-    if not args.quiet:
-        for r in summary.done:
-            print(r.output)
-        for line in summary.text().splitlines():
-            if not line.startswith("failed: "):  # printed above
-                print(line, file=sys.stderr)
-    return 0 if summary.ok else 1
+    return report_batch(summary, args)
 
 
 def add_parser(subparsers: Any) -> None:

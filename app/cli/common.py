@@ -20,11 +20,11 @@ from collections.abc import Callable
 from typing import Any
 
 from specscope.app.cli import watch as cli_watch
-from specscope.app.cli.types import whole_number
+from specscope.app.cli.types import at_least, whole_number
 from specscope.compute.errors import Cancelled, InputError, OptionError, SpecscopeError
 
-__all__ = ["OPTION_FLAGS", "ProgressBar", "add_plugin_option", "add_recording_options",
-           "add_stft_options", "apply_plugin_option", "error_text", "open_input",
+__all__ = ["OPTION_FLAGS", "ProgressBar", "add_plugin_option", "add_pool_options",
+           "add_recording_options", "add_stft_options", "apply_plugin_option", "error_text", "open_input",
            "recording_options", "report_batch", "require_at_least", "run_command"]
 
 #: the core's keyword of an option -> the command line's flag for it and its value's name
@@ -264,6 +264,34 @@ def error_text(exc: BaseException) -> str:
     if isinstance(exc, OptionError) and exc.option in OPTION_FLAGS:
         return exc.text(*OPTION_FLAGS[exc.option])
     return str(exc)
+
+
+def add_pool_options(p: argparse.ArgumentParser, *, written: str = "outputs",
+                     chunk_note: str = "") -> None:
+    """Add the options of a batch's pool (``run``, ``detect``): --workers, --threads,
+    --chunk-samples, --dask and --write-on.
+
+    ``written`` names what the run writes (in --write-on's help), ``chunk_note`` is
+    appended to --chunk-samples's help.  :func:`require_at_least` checks --workers and
+    --chunk-samples after parsing (0 parses, so that its error names the option).
+    """
+    from specscope.compute.pipeline import DEFAULT_CHUNK_SAMPLES
+
+    p.add_argument("--workers", type=at_least(0), default=1, metavar="N",
+                   help="parallel workers (default 1: in this process)")
+    p.add_argument("--threads", action="store_true",
+                   help="use threads instead of processes for the local pool")
+    p.add_argument("--chunk-samples", type=at_least(0), default=DEFAULT_CHUNK_SAMPLES,
+                   metavar="N", help=f"samples read at a time (default {DEFAULT_CHUNK_SAMPLES}"
+                                     f"{'; ' + chunk_note if chunk_note else ''})")
+    p.add_argument("--dask", metavar="local|ADDRESS",
+                   help="run on Dask: 'local' starts a LocalCluster of --workers workers; "
+                        "tcp://host:port uses a running scheduler")
+    p.add_argument("--write-on", choices=("auto", "client", "workers"), default="auto",
+                   help=f"who writes the {written} of a --dask run: the workers in place, or "
+                        "this machine, fetching each file from its worker; auto (default): "
+                        "the workers when all of them see the output folder, else this "
+                        "machine")
 
 
 def add_stft_options(p: argparse.ArgumentParser, *, scaling: bool) -> None:

@@ -21,12 +21,13 @@ from typing import Any
 
 from specscope.app.cli.common import (
     ProgressBar,
+    add_pool_options,
     add_recording_options,
     recording_options,
     report_batch,
     require_at_least,
 )
-from specscope.app.cli.types import at_least, channel_list
+from specscope.app.cli.types import channel_list
 from specscope.compute.errors import InputError
 
 #: table formats, as ``--format`` takes them (the names of
@@ -121,8 +122,6 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers: Any) -> None:
     """Add ``detect`` to the main CLI's subparsers."""
-    from specscope.compute.pipeline import DEFAULT_CHUNK_SAMPLES
-
     p = subparsers.add_parser(
         "detect", help="run a detector over recordings, a table of detections per input",
         conflict_handler="resolve",
@@ -144,20 +143,7 @@ def add_parser(subparsers: Any) -> None:
                    help="a parameter of --detector (repeatable); see 'specscope ops'")
     p.add_argument("--channels", type=channel_list, metavar="0,1",
                    help="channels to search, each on its own (default: all)")
-    p.add_argument("--workers", type=at_least(0), default=1, metavar="N",
-                   help="parallel workers (default 1: in this process)")
-    p.add_argument("--threads", action="store_true",
-                   help="use threads instead of processes for the local pool")
-    p.add_argument("--dask", metavar="local|ADDRESS",
-                   help="run on Dask: 'local' starts a LocalCluster of --workers workers; "
-                        "tcp://host:port uses a running scheduler")
-    p.add_argument("--write-on", choices=("auto", "client", "workers"), default="auto",
-                   help="who writes the tables of a --dask run: the workers in place, or "
-                        "this machine, fetching each file from its worker; auto (default): "
-                        "the workers when all of them see the output folder")
-    p.add_argument("--chunk-samples", type=at_least(0), default=DEFAULT_CHUNK_SAMPLES,
-                   metavar="N", help=f"samples read at a time (default {DEFAULT_CHUNK_SAMPLES}; "
-                                     "the detections do not depend on it)")
+    add_pool_options(p, written="tables", chunk_note="the detections do not depend on it")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     p.add_argument("--json", action="store_true",
                    help="print the summary as JSON: per input its detections, counts per "

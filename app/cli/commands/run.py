@@ -16,6 +16,7 @@ from typing import Any
 
 from specscope.app.cli.common import (
     ProgressBar,
+    add_pool_options,
     add_recording_options,
     recording_options,
     report_batch,
@@ -66,7 +67,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 def add_parser(subparsers: Any) -> None:
     """Add ``run`` to the main CLI's subparsers."""
     from specscope.compute.batch import DEFAULT_TASK_SAMPLES
-    from specscope.compute.pipeline import DEFAULT_CHUNK_SAMPLES
 
     p = subparsers.add_parser(
         "run", help="run a pipeline over recordings, one HDF5 file per input",
@@ -78,23 +78,10 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("inputs", nargs="+", metavar="INPUT")
     p.add_argument("-o", "--output", required=True, metavar="OUTDIR",
                    help="folder for the outputs (created when missing)")
-    p.add_argument("--workers", type=at_least(0), default=1, metavar="N",
-                   help="parallel workers (default 1: in this process)")
-    p.add_argument("--threads", action="store_true",
-                   help="use threads instead of processes for the local pool")
-    p.add_argument("--chunk-samples", type=at_least(0), default=DEFAULT_CHUNK_SAMPLES, metavar="N",
-                   help=f"samples read at a time (default {DEFAULT_CHUNK_SAMPLES})")
+    add_pool_options(p)
     p.add_argument("--task-samples", type=at_least(0), default=DEFAULT_TASK_SAMPLES, metavar="N",
                    help="split longer recordings into tasks of N samples "
                         f"(default {DEFAULT_TASK_SAMPLES}; 0: never)")
-    p.add_argument("--dask", metavar="local|ADDRESS",
-                   help="run on Dask: 'local' starts a LocalCluster of --workers workers; "
-                        "tcp://host:port uses a running scheduler")
-    p.add_argument("--write-on", choices=("auto", "client", "workers"), default="auto",
-                   help="who writes the outputs of a --dask run: the workers in place, or "
-                        "this machine, fetching each file from its worker; auto (default): "
-                        "the workers when all of them see the output folder, else this "
-                        "machine")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     p.add_argument("--json", action="store_true",
                    help="print the summary as JSON: per input its time, throughput and the "

@@ -86,6 +86,11 @@ class Param:
         Physical unit, for forms and listings (``"Hz"``, ``"samples"``).
     help : str
         One line for forms and ``specscope ops``.
+    python_only : bool
+        A keyword only a call from Python can give (a buffer such as ``out=``, which
+        no form, file or command line can hold): left out of the operator's schema
+        (``Operator.to_dict``), so of generated forms and listings, and refused in
+        pipeline steps.
     """
 
     name: str
@@ -96,6 +101,7 @@ class Param:
     choices: tuple | None = None
     unit: str | None = None
     help: str = ""
+    python_only: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():

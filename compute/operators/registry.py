@@ -217,10 +217,16 @@ class Operator:
         data is read.
         """
         lenient = python and self.keeps_scipy_word
+        if not python:
+            given = [k for k in params if k in self._by_name and self._by_name[k].python_only]
+            if given:
+                raise operator_error(InputError, self.name, f"parameter {given[0]!r} is given "
+                                     "only in a call from Python (it is not part of a "
+                                     "pipeline step or a form)")
         unknown = [k for k in params if k not in self._by_name]
         if unknown:
             k = unknown[0]
-            names = ", ".join(self._by_name) or "none"
+            names = ", ".join(p.name for p in self.schema_params) or "none"
             close = difflib.get_close_matches(k, list(self._by_name), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise operator_error(InputError, self.name, f"unknown parameter {k!r}{hint} (parameters: {names})")
@@ -245,6 +251,12 @@ class Operator:
             else:
                 out[p.name] = p.default
         return out
+
+    @property
+    def schema_params(self) -> tuple[Param, ...]:
+        """The parameters of the schema: forms, listings and pipeline steps (those a
+        call from Python alone can give, such as ``out=``, left out)."""
+        return tuple(p for p in self.params if not p.python_only)
 
     @property
     def keeps_scipy_word(self) -> bool:
@@ -468,7 +480,7 @@ class Operator:
             "implementations": {
                 b: [{"variant": i.variant, "native": i.native} for i in v.values()]
                 for b, v in self.implementations.items()},
-            "params": [p.to_dict() for p in self.params],
+            "params": [p.to_dict() for p in self.schema_params],
             "takes_input": self.takes_input,
             "history": history,
             "streamable": self.streamable,

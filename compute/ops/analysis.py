@@ -15,7 +15,8 @@ WORN = Param("worN", "array", 512, help="number of frequencies (an integer), or 
              "frequencies themselves; None: 512")
 WHOLE = Param("whole", bool, False, help="0..fs instead of 0..fs/2")
 A = Param("a", "array", 1.0, help="denominator coefficients")
-PLOT = Param("plot", "any", None, help="callable given (w, h), as scipy's plot (Python only)")
+PLOT = Param("plot", "any", None, python_only=True,
+             help="callable given (w, h), as scipy's plot (Python only)")
 
 
 @operator("freqz", family=FAMILY, summary="Frequency response of (b input, a): (w, h)",

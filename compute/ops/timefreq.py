@@ -166,7 +166,7 @@ _STFT_PARAMS = [
           help="two-sided, centred spectra (default: for complex input only)"),
     Param("layout", str, "frames", choices=spectral.LAYOUTS,
           help="frames: (..., frames, freq); freq: (..., freq, frames)"),
-    Param("out", "any", None,
+    Param("out", "any", None, python_only=True,
           help="array the result is written into (Python only): C-contiguous, of the "
                "result's shape and dtype, in the input's namespace"),
 ]

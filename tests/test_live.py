@@ -195,14 +195,46 @@ def test_a_plugin_can_register_a_source():
 # -- file pacing, looping ------------------------------------------------------------------
 
 
+class _TimedFileSource(FileSource):
+    """A FileSource noting when it reads each block (time.perf_counter, its own clock)."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.read_at: list[float] = []
+
+    def read_block(self, start, n):
+        self.read_at.append(time.perf_counter())
+        return super().read_block(start, n)
+
+
+def _timed_stream(rec, rate):
+    """The stream of ``rec`` in 400-sample blocks at ``rate``: (session, source, seconds)."""
+    src = _TimedFileSource(rec, block=400, rate=rate)
+    t0 = time.perf_counter()
+    s = _stream(src, None)
+    return s, src, time.perf_counter() - t0
+
+
 def test_file_source_pacing_and_loop():
     x = _signal(16000, 1)  # 1 s
     rec = ArrayRecording(x, FS)
-    t0 = time.perf_counter()
-    s = _stream(FileSource(rec, block=400, rate=5.0), None)  # 0.2 s expected
-    took = time.perf_counter() - t0
-    assert 0.15 < took < 1.0, took  # loose: a busy machine runs late, never early
+    # the same stream unpaced, before and after: what reading and processing it costs
+    # under the load of this moment (the paced run's time beyond its schedule is that)
+    _, _, before = _timed_stream(rec, 0)
+    s, src, took = _timed_stream(rec, 5.0)  # a 0.2 s schedule
+    _, _, after = _timed_stream(rec, 0)
     assert s.stats().blocks_processed == 40 and s.stats().blocks_dropped == 0
+    # never early, counted per block: block k is read once block k-1 was due, at
+    # k * 400 / (16000 * 5) s after the start (a busy machine only makes it later)
+    period = 400 / (FS * 5.0)
+    early = [k for k, t in enumerate(src.read_at[:40])
+             if t < src.started_at + k * period - 1e-4]
+    assert len(src.read_at) >= 40 and early == [], early
+    assert took >= 40 * period - 1e-4
+    # not slower than the schedule: beyond it, at most a few times what the unpaced
+    # stream took just before or after (rate 1 would add 0.8 s to the schedule)
+    ref = max(before, after)
+    assert took - 40 * period < 0.3 + 4 * ref, (took, before, after)
 
     looped = FileSource(rec, block=700, rate=0, loop=True, duration=2.5)
     s = _stream(looped, None)

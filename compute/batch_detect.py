@@ -13,10 +13,13 @@ The tasks run on the executors of the batch
 (:func:`specscope.compute.batch_pool.make_pool`): this process, a pool of
 processes or threads, or a Dask cluster.  A task carries paths and the
 pipeline as JSON; each worker opens its recording, runs the detector over
-it in chunks and writes the table atomically.  A recording is never split
-into part tasks: the detector runs over it as one stream, so the detections
-are those of a whole run on every executor.  A failing input is reported in
-the summary and the others go on.
+it in chunks and writes the table atomically.  A recording longer than
+``part_samples`` is split into part tasks (:mod:`specscope.compute.detect_parts`):
+each part returns the events starting in its range of the recording, found
+as a whole run finds them, and this process joins them in order and writes
+the table, so one long recording is shared by the workers and its table is
+byte for byte the one a whole run writes.  A failing input (or any part of
+it) is reported in the summary and the others go on.
 
 Nothing here imports Qt.
 """
@@ -38,13 +41,15 @@ from . import extensions
 from .batch import EXECUTORS, InputResult, Summary
 from .batch_dask import plugin_copy, still_wanted, worker_name
 from .batch_pool import make_pool
+from .detect import Events
+from .detect_parts import DEFAULT_PART_SAMPLES, part_events, plan_parts
 from .errors import Cancelled, InputError, RecordingError, SpecscopeError
 from .files import atomic_write_text, os_error_cause, refuse_overwriting_inputs
 from .io import open_recording, split_member
 from .pipeline import DEFAULT_CHUNK_SAMPLES, Pipeline
 
-__all__ = ["SUMMARY_NAME", "TABLE_FORMATS", "DetectResult", "DetectSummary", "detect_task",
-           "run_detect", "table_path"]
+__all__ = ["DEFAULT_PART_SAMPLES", "SUMMARY_NAME", "TABLE_FORMATS", "DetectResult",
+           "DetectSummary", "detect_task", "run_detect", "table_path"]
 
 #: the tables a detect run writes, by format name: the file name's ending
 TABLE_FORMATS = {"raven": ".selections.txt", "audacity": ".labels.txt", "csv": ".csv",
@@ -106,7 +111,10 @@ def table_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[str
 
 
 def detect_task(spec: dict[str, Any]) -> dict[str, Any]:
-    """One input: its detections into its table; a small dict (never the events)."""
+    """One input: its detections into its table; a small dict (never the events).
+
+    A part task (``spec["part"]``) writes nothing and returns the events it owns.
+    """
     t0 = time.perf_counter()
     try:
         known = {str(p) for p in extensions.search_paths()}
@@ -115,7 +123,16 @@ def detect_task(spec: dict[str, Any]) -> dict[str, Any]:
         if missing:
             extensions.add_search_path(*missing)
         pipeline = Pipeline.from_dict(spec["pipeline"])
+        part = spec.get("part")
         with open_recording(spec["path"], **spec["options"]) as rec:
+            if part is not None:
+                events, pushed = part_events(
+                    pipeline, rec, spec["start"], spec["stop"], spec["channels"],
+                    tuple(part["own"]), chunk_samples=spec["chunk_samples"],
+                    last=part["index"] == part["count"] - 1,
+                    cancelled=lambda: not still_wanted())
+                return {"ok": True, "seconds": time.perf_counter() - t0,
+                        "worker": worker_name(), "events": events, "pushed": list(pushed)}
             events = pipeline.detect(rec, spec["start"], spec["stop"],
                                      chunk_samples=spec["chunk_samples"],
                                      channels=spec["channels"],
@@ -137,8 +154,9 @@ def detect_task(spec: dict[str, Any]) -> dict[str, Any]:
 
 def _prepare(pipeline: Pipeline, path: str, out: Path, fmt: str, options: dict[str, Any],
              chunk_samples: int, start: int | None, stop: int | None,
-             channels: list[int] | None) -> dict[str, Any]:
-    """The task spec of one input (opens the file for its metadata only)."""
+             channels: list[int] | None, part_samples: int | None
+             ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The task spec of one input and its part tasks (opens the file for its metadata)."""
     with open_recording(path, **options) as rec:
         fs = float(rec.sample_rate)
         bound = pipeline.bind(fs, rec.is_complex)
@@ -149,11 +167,75 @@ def _prepare(pipeline: Pipeline, path: str, out: Path, fmt: str, options: dict[s
             bad = next(s for s in bound.stages if not s.streams)
             raise bad.step.error(f"needs the whole signal at once; {Path(path).name} has "
                                  f"{b - a} samples, more than chunk_samples={chunk_samples}")
-    return {"mode": "detect", "pipeline": pipeline.to_dict(), "path": str(path),
+        owned = plan_parts(pipeline, rec, a, b, part_samples) or []
+    spec = {"mode": "detect", "pipeline": pipeline.to_dict(), "path": str(path),
             "options": dict(options), "out": str(out), "format": fmt, "start": a, "stop": b,
             "channels": chans, "chunk_samples": int(chunk_samples),
             "duration_s": (b - a) / fs, "n_samples": b - a,
             "plugin_paths": [str(p) for p in extensions.search_paths()]}
+    parts = [dict(spec, part={"index": i, "count": len(owned), "own": [int(p0), int(p1)]})
+             for i, (p0, p1) in enumerate(owned)]
+    return spec, parts
+
+
+def _write_merged(spec: dict[str, Any], parts: list[Events]) -> Events:
+    """The parts' events joined in order, written as the input's table (here)."""
+    first = parts[0]
+    events = Events.concat(parts, fs=first.fs, detector=first.detector,
+                           params=first.params).sorted()
+    with open_recording(spec["path"], **spec["options"]) as rec:
+        events.write(spec["out"], format=spec["format"], recording=rec)
+    return events
+
+
+def _result(spec: dict[str, Any], res: dict[str, Any], seconds: float, workers: list[str],
+            parts: int = 1) -> DetectResult:
+    ok = bool(res.get("ok"))
+    return DetectResult(spec["path"], spec["out"] if ok else None, ok, res.get("error"),
+                        seconds, spec["n_samples"], len(spec["channels"]), parts,
+                        workers=workers, detections=int(res.get("detections") or 0),
+                        labels=dict(res.get("labels") or {}), duration_s=spec["duration_s"])
+
+
+class _Parts:
+    """The part results of one split input, until the last arrives."""
+
+    def __init__(self, spec: dict[str, Any], n: int) -> None:
+        self.spec = spec
+        self.events: list[Events | None] = [None] * n
+        self.errors: list[str] = []
+        self.seconds = 0.0
+        self.workers: list[str] = []
+        self.left = n
+
+    def add(self, part: dict[str, Any], res: dict[str, Any]) -> DetectResult | None:
+        """Take one part's result; the input's result once every part has come."""
+        self.seconds += float(res.get("seconds") or 0.0)
+        if res.get("worker") and res["worker"] not in self.workers:
+            self.workers.append(res["worker"])
+        if res.get("ok"):
+            self.events[part["index"]] = res["events"]
+        else:
+            p0, p1 = part["own"]
+            self.errors.append(f"{res.get('error') or 'failed'} (the part of samples "
+                               f"{p0}..{p1})")
+        self.left -= 1
+        if self.left:
+            return None
+        n = len(self.events)
+        if self.errors:
+            return _result(self.spec, {"ok": False, "error": self.errors[0]}, self.seconds,
+                           self.workers, n)
+        t = time.perf_counter()
+        try:
+            events = _write_merged(self.spec, [e for e in self.events if e is not None])
+        except Exception as exc:  # noqa: BLE001 - this input fails, the others go on
+            return _result(self.spec, {"ok": False, "error": _one_line(exc)},
+                           self.seconds + time.perf_counter() - t, self.workers, n)
+        res = {"ok": True, "detections": len(events),
+               "labels": dict(sorted(Counter(events.label).items()))}
+        return _result(self.spec, res, self.seconds + time.perf_counter() - t,
+                       self.workers, n)
 
 
 def _summary_text(results: Sequence[InputResult]) -> str:
@@ -180,7 +262,8 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
                channels: list[int] | None = None,
                progress: Callable[[int, int, InputResult | None], None] | None = None,
                dask_options: dict[str, Any] | None = None,
-               write_on: str = "auto") -> DetectSummary:
+               write_on: str = "auto",
+               part_samples: int | None = DEFAULT_PART_SAMPLES) -> DetectSummary:
     """Run an event pipeline over every input: a table per input and a summary CSV.
 
     Parameters
@@ -202,7 +285,13 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
     start, stop, channels
         Range (samples) and channels of each recording (all by default).
     progress : callable, optional
-        ``progress(done, total, result)`` after each input.
+        ``progress(done, total, result)`` after each task: ``total`` counts the
+        parts of split inputs and the whole inputs; ``result`` is None for a part
+        that does not finish its input.
+    part_samples : int or None
+        Inputs longer than this (samples) are split into parts that run as tasks
+        of their own (:mod:`~specscope.compute.detect_parts`); the tables are
+        the same bytes as unsplit ones.  None or 0: never split.
     """
     t0 = time.perf_counter()
     pipeline_path = pipeline if isinstance(pipeline, (str, os.PathLike)) else None
@@ -220,6 +309,10 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
     if isinstance(chunk_samples, bool) or not isinstance(chunk_samples, int) or \
             chunk_samples < 1:
         raise InputError(f"chunk_samples={chunk_samples!r} must be a whole number >= 1")
+    if part_samples is not None and (isinstance(part_samples, bool) or not isinstance(
+            part_samples, int) or part_samples < 0):
+        raise InputError(f"part_samples={part_samples!r} must be a whole number >= 0 "
+                         "(0: never split an input)")
     if executor not in EXECUTORS:
         raise InputError(f"executor={executor!r} must be one of {', '.join(EXECUTORS)}")
     if not inputs:
@@ -245,16 +338,22 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
 
     order = [str(i) for i in inputs]
     results: dict[str, InputResult] = {}
-    specs: dict[str, dict[str, Any]] = {}
+    tasks: list[dict[str, Any]] = []
+    split: dict[str, _Parts] = {}
     for o, inp in outs.items():
         if o == summary_path:
             continue
         try:
-            specs[inp] = _prepare(pipeline, inp, o, format, options, chunk_samples, start,
-                                  stop, channels)
+            spec, parts = _prepare(pipeline, inp, o, format, options, chunk_samples, start,
+                                   stop, channels, part_samples)
         except Exception as exc:  # noqa: BLE001 - this input fails, the others go on
             results[inp] = DetectResult(inp, None, False, _one_line(exc))
-    total, done = len(order), len(results)
+            continue
+        if parts:
+            split[inp] = _Parts(spec, len(parts))
+        tasks += parts or [spec]
+    # progress counts tasks: an input's parts one by one, the failed ones at once
+    total, done = len(tasks) + len(results), len(results)
     if progress is not None:
         for r in results.values():
             progress(done, total, r)
@@ -268,18 +367,16 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
             raise
     setup = time.perf_counter() - t_setup
     try:
-        handles = [pool.submit(spec) for spec in specs.values()]
+        handles = [pool.submit(spec) for spec in tasks]
         for spec, res in pool.results(handles):
             inp = spec["path"]
-            ok = bool(res.get("ok"))
-            r = DetectResult(inp, spec["out"] if ok else None, ok, res.get("error"),
-                             float(res.get("seconds") or 0.0), spec["n_samples"],
-                             len(spec["channels"]),
-                             workers=[res["worker"]] if res.get("worker") else [],
-                             detections=int(res.get("detections") or 0),
-                             labels=dict(res.get("labels") or {}),
-                             duration_s=spec["duration_s"])
-            results[inp] = r
+            if "part" in spec:
+                r = split[inp].add(spec["part"], res)
+            else:
+                r = _result(spec, res, float(res.get("seconds") or 0.0),
+                            [res["worker"]] if res.get("worker") else [])
+            if r is not None:
+                results[inp] = r
             done += 1
             if progress is not None:
                 progress(done, total, r)

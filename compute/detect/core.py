@@ -332,6 +332,31 @@ class Detector(Stage):
         """Samples a push may hold back beyond the end of an event (frames, floor, gaps)."""
         return self.lookahead
 
+    # -- splitting a long input into parts (see specscope.compute.batch_detect) -------
+
+    @property
+    def grid(self) -> int | None:
+        """Samples a stream's start must be a multiple of to frame, block and score as a
+        stream from the first sample does; None when the detector cannot be split (it
+        needs the whole signal, or declares nothing)."""
+        return None
+
+    @property
+    def part_lookback(self) -> int:
+        """Samples before an owned range a part's stream must start at (before rounding
+        down to :attr:`grid`) for every event starting in the range to come out as in a
+        stream from the first sample: the frames, the noise floor, the neighbours a
+        decision compares with and the gap that separates an event from an earlier one."""
+        return self.lookback + self.latency
+
+    @property
+    def settled(self) -> int:
+        """Stream samples before which every event start has been returned: no later
+        push returns an event starting before it.  A part stops reading once this
+        passes the end of its owned range, so an event is never cut at a part's end,
+        however long it is."""
+        return self.samples_in if self.closed else 0
+
     def prepare(self, recording: Any, channel: int | None = None) -> None:
         """Read what the detector needs from the recording before streaming (a template)."""
 
@@ -437,6 +462,21 @@ class ChannelStreams(Stage):
 
     def for_channels(self, channels: Any, recording: Any = None) -> ChannelStreams:
         return ChannelStreams(self.detector, channels, recording)
+
+    @property
+    def grid(self) -> int | None:
+        """:attr:`Detector.grid` of the (prepared) channel streams; None if one has none."""
+        grids = {det.grid for det in self.rows}
+        return grids.pop() if len(grids) == 1 else None
+
+    @property
+    def part_lookback(self) -> int:
+        return max(det.part_lookback for det in self.rows)
+
+    @property
+    def settled(self) -> int:
+        """The earliest :attr:`Detector.settled` of the channels."""
+        return min(det.settled for det in self.rows)
 
 
 #: detector classes by operator name (filled by :func:`register`)

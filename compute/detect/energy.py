@@ -105,6 +105,31 @@ class EnergyDetector(Detector):
     def latency(self) -> int:  # type: ignore[override]
         return self.lookahead + math.ceil(self.params["min_gap_s"] * self.fs)
 
+    @property
+    def grid(self) -> int:  # type: ignore[override]
+        """One noise block: blocks are counted from a stream's first frame."""
+        return self.floor.block * self.params["hop"]
+
+    @property
+    def part_lookback(self) -> int:  # type: ignore[override]
+        """The blocks a floor's median looks back over, the minimum gap (in whole hops)
+        before an event's first frame, and one frame."""
+        hop = self.params["hop"]
+        gap_frames = math.ceil(self.params["min_gap_s"] * self.fs / hop)
+        return self.floor.half * self.grid + gap_frames * hop + self.params["nfft"]
+
+    @property
+    def settled(self) -> int:  # type: ignore[override]
+        """The first frame of the open event, or else the first frame whose floor is not
+        known yet, as an event's start (no event is capped: a long one holds this)."""
+        if self.closed:
+            return self.samples_in
+        first = self.floor.released * self.floor.block
+        if self.segments.open is not None:
+            first = min(first, self.segments.open.first)
+        nfft, hop = self.params["nfft"], self.params["hop"]
+        return first * hop + (nfft - hop) // 2
+
     def _band(self, complex_in: bool) -> None:
         p = self.params
         f = self.stft.frequencies(self.fs, two_sided=complex_in)

@@ -81,6 +81,22 @@ class OperatorDetector(Detector):
     def latency(self) -> int:  # type: ignore[override]
         return BLOCK + self.lookback
 
+    @property
+    def grid(self) -> int | None:  # type: ignore[override]
+        """Blocks of :data:`BLOCK` samples from the first; None for a whole-signal operator."""
+        return None if self.history is None else BLOCK
+
+    @property
+    def part_lookback(self) -> int:  # type: ignore[override]
+        """A part's first block has no history before it: one block and the history."""
+        return BLOCK + self.lookback
+
+    @property
+    def settled(self) -> int:  # type: ignore[override]
+        if self.closed:
+            return self.samples_in
+        return 0 if self.history is None else self.base
+
     def _call(self, x: np.ndarray) -> Events:
         result = dispatch.call(self.op.name, x, backend=self.backend, fs=self.fs,
                                **self.params)

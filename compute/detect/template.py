@@ -16,15 +16,25 @@ too), between -1 and 1.  A match is a lag whose score is at least
 least the template's length; its box is the template's box moved there.
 
 The correlation runs on the operator core: :func:`ncc` (operator
-``detect.ncc``) is written once against ``xp`` and runs on CuPy as on NumPy;
-its numerator is an FFT correlation summed over the bins.  Lags are computed
-in blocks of :data:`BLOCK_LAGS` counted from the first frame, so the scores
-of a chunked run are those of a whole run.
+``detect.ncc``) is written once against ``xp`` and runs on CuPy as on NumPy.
+Its numerator is an FFT correlation summed over the bins, in float64, on one
+thread (``workers=1``: the kernel runs on the calling thread, the compute
+thread in the app, and starts no scipy.fft thread pool there; a matrix
+product instead would hand the work to a threaded BLAS, whose spinning
+threads are many times slower on busy cores); its local sums are running
+sums.  Lags are computed in blocks of :data:`BLOCK_LAGS` counted from the
+first frame, so the scores of a chunked run are those of a whole run.
+
+The spectrogram is computed once, at the template's STFT parameters, through
+the ``stft_power`` operator; only the template's band is kept, as float32
+levels in one reused buffer.  On the dB scale the levels are natural
+logarithms of the power: ``10 * log10`` is a positive multiple of ``ln``, and
+the normalised cross-correlation does not change when either the data or the
+template is scaled.  The correlation's sums are float64.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import threading
 
@@ -61,7 +71,7 @@ def _template_spectrum(tz, size: int, rfft, xp):
     with _SPECTRA_LOCK:
         spec = _SPECTRA.get(key)
     if spec is None:
-        spec = xp.conj(rfft(tz, n=size, axis=-1))
+        spec = xp.conj(rfft(tz, size, -1))
         with _SPECTRA_LOCK:
             while len(_SPECTRA) >= 8:
                 _SPECTRA.pop(next(iter(_SPECTRA)))
@@ -70,12 +80,21 @@ def _template_spectrum(tz, size: int, rfft, xp):
 
 
 def _ffts(xp):
-    """``(rfft, irfft)`` of ``xp``; on NumPy scipy.fft's, rows spread over the cores."""
+    """``(rfft, irfft)`` of ``xp``; on NumPy scipy.fft's on the calling thread (``workers=1``)."""
     if xp is np:
-        workers = spectral.kernel_threads()
-        return (functools.partial(scipy.fft.rfft, workers=workers),
-                functools.partial(scipy.fft.irfft, workers=workers))
-    return xp.fft.rfft, xp.fft.irfft
+        return (lambda a, n, axis: scipy.fft.rfft(a, n=n, axis=axis, workers=1),
+                lambda a, n, axis: scipy.fft.irfft(a, n=n, axis=axis, workers=1))
+    return (lambda a, n, axis: xp.fft.rfft(a, n=n, axis=axis),
+            lambda a, n, axis: xp.fft.irfft(a, n=n, axis=axis))
+
+
+def _numerator(d, tz, lags: int, xp):
+    """``sum over bins of correlate(d, tz, 'valid')`` of FFT-length rows: ``(..., lags)``."""
+    size = int(d.shape[-1])
+    rfft, irfft = _ffts(xp)
+    spec = rfft(d, size, -1)
+    spec *= _template_spectrum(tz, size, rfft, xp)
+    return irfft(xp.sum(spec, axis=-2), size, -1)[..., :lags]
 
 
 with registry.namespace(None):
@@ -87,29 +106,35 @@ with registry.namespace(None):
                   "(local std of D under the template * norm of T - mean T)",
         history=lambda p: int(np.shape(p["template"])[-1]) - 1)
     def ncc(x, *, template, xp):
-        """Scores at every lag where the template fits: shape ``(..., n - frames + 1)``."""
-        d = xp.asarray(x, dtype=xp.float64)
+        """Scores at every lag where the template fits: shape ``(..., n - frames + 1)``.
+
+        ``x`` may be float32 (a view in any layout); the sums are float64.
+        """
+        x = xp.asarray(x)
+        if x.dtype not in (xp.float32, xp.float64):
+            x = x.astype(xp.float64)
         t = xp.asarray(template, dtype=xp.float64)
-        if t.ndim != 2 or d.ndim < 2 or d.shape[-2] != t.shape[0]:
+        if t.ndim != 2 or x.ndim < 2 or x.shape[-2] != t.shape[0]:
             raise operator_error(InputError, "detect.ncc", f"template of shape {tuple(t.shape)} needs an input "
                              f"shaped (..., {t.shape[0] if t.ndim == 2 else 'bins'}, frames), "
-                             f"got {tuple(d.shape)}")
+                             f"got {tuple(x.shape)}")
         bins, k = int(t.shape[0]), int(t.shape[1])
-        n = int(d.shape[-1])
+        n = int(x.shape[-1])
         lags = n - k + 1
         if lags <= 0:
-            return xp.zeros((*d.shape[:-2], 0), dtype=xp.float64)
-        # a constant offset changes no score: centring keeps the sums small
-        d = d - xp.mean(d, axis=(-2, -1), keepdims=True)
+            return xp.zeros((*x.shape[:-2], 0), dtype=xp.float64)
+        # rows padded to the FFT length; a constant offset changes no score, and
+        # centring keeps the sums small
+        padded = xp.zeros((*x.shape[:-1], _next_fast_len(n)), dtype=xp.float64)
+        d = padded[..., :n]
+        xp.subtract(x, xp.mean(x, axis=(-2, -1), keepdims=True, dtype=xp.float64), out=d)
         tz = t - xp.mean(t)
         norm_t = xp.sqrt(xp.sum(tz * tz))
-        size = _next_fast_len(n)
-        rfft, irfft = _ffts(xp)
-        spec = rfft(d, n=size, axis=-1) * _template_spectrum(tz, size, rfft, xp)
-        num = irfft(xp.sum(spec, axis=-2), n=size, axis=-1)[..., :lags]
-        zero = xp.zeros((*d.shape[:-2], 1), dtype=xp.float64)
+        num = _numerator(padded, tz, lags, xp)
+        zero = xp.zeros((*x.shape[:-2], 1), dtype=xp.float64)
         c1 = xp.concatenate([zero, xp.cumsum(xp.sum(d, axis=-2), axis=-1)], axis=-1)
-        c2 = xp.concatenate([zero, xp.cumsum(xp.sum(d * d, axis=-2), axis=-1)], axis=-1)
+        c2 = xp.concatenate([zero, xp.cumsum(xp.einsum("...bi,...bi->...i", d, d), axis=-1)],
+                            axis=-1)
         s1 = c1[..., k:] - c1[..., :lags]
         s2 = c2[..., k:] - c2[..., :lags]
         var = xp.maximum(s2 - s1 * s1 / (bins * k), 0.0)
@@ -170,7 +195,9 @@ class TemplateDetector(Detector):
             raise InputError(f"{self.name}: hop={p['hop']} must be <= nfft={p['nfft']}")
         self.stft = spectral.StftParams(p["nfft"], p["hop"], p["window"], "spectrum")
         self.frames = FrameStream(self.stft, self.fs, self.backend)
-        self.buffer: np.ndarray | None = None  # (bins, frames) dB from frame `base` on
+        # (capacity, bins) float32 levels of the frames from `base` on, `filled` rows valid
+        self.buffer: np.ndarray | None = None
+        self.filled = 0
         self.base = 0
         self.lags_done = 0
         self.scores = np.zeros(0)  # scores of lags from `score_base` on, not all decided
@@ -197,14 +224,56 @@ class TemplateDetector(Detector):
         """Lags are computed in blocks of :data:`BLOCK_LAGS`."""
         return self.lookahead + BLOCK_LAGS * self.params["hop"]
 
+    @property
+    def grid(self) -> int:  # type: ignore[override]
+        """One block of lags: blocks are counted from a stream's first frame."""
+        return BLOCK_LAGS * self.params["hop"]
+
+    @property
+    def part_lookback(self) -> int:  # type: ignore[override]
+        """One template length of lags a match must top before it, and one frame."""
+        k = 0 if self.template is None else self.template.shape[1]
+        return self.params["nfft"] + max(0, k - 1) * self.params["hop"]
+
+    @property
+    def settled(self) -> int:  # type: ignore[override]
+        """The first undecided lag's box start (matches start at lag * hop + offset)."""
+        if self.closed:
+            return self.samples_in
+        if self.template is None:
+            return 0
+        return max(0, self.decided * self.params["hop"] + self.offset)
+
     # -- the template -----------------------------------------------------------------
 
-    def _levels(self, power: np.ndarray) -> np.ndarray:
-        """(frames, bins) power -> (bins, frames) float64 on the template's scale."""
-        band = np.asarray(power[:, self.i0:self.i1], dtype=np.float64).T
+    def _levels(self, power: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """(frames, bins) power -> (frames, band bins) float32 levels on the template's scale.
+
+        dB: ``ln(power + eps)`` (see the module doc); power: the power itself.
+        Written into ``out`` when given.
+        """
+        band = power[:, self.i0:self.i1]
+        if out is None:
+            out = np.empty(band.shape, np.float32)
         if self.params["scale"] == "db":
-            return 10.0 * np.log10(band + self.eps)
-        return np.ascontiguousarray(band)
+            np.add(band, self.eps, out=out, casting="same_kind")
+            np.log(out, out=out)
+        else:
+            np.copyto(out, band, casting="same_kind")
+        return out
+
+    def _append(self, power: np.ndarray) -> None:
+        """Add the levels of new frames to the buffer (grown, never shrunk)."""
+        n = self.filled + power.shape[0]
+        if self.buffer is None or n > self.buffer.shape[0]:
+            cap = max(n, BLOCK_LAGS + self.template.shape[1],
+                      0 if self.buffer is None else 2 * self.buffer.shape[0])
+            grown = np.empty((cap, self.i1 - self.i0), np.float32)
+            if self.buffer is not None:
+                grown[:self.filled] = self.buffer[:self.filled]
+            self.buffer = grown
+        self._levels(power, self.buffer[self.filled:n])
+        self.filled = n
 
     def prepare(self, recording, channel: int | None = None) -> None:
         """Cut the template box out of ``recording`` (or the ``template_file``).
@@ -245,8 +314,8 @@ class TemplateDetector(Detector):
             raise InputError(f"{self.name}: the template box is shorter than one hop; make "
                              f"it longer than {hop / self.fs:g} s")
         band = np.asarray(power[inside, self.i0:self.i1], dtype=np.float64)
-        self.eps = max(float(band.max()), 1e-300) * 1e-12
-        t = self._levels(power[inside])
+        self.eps = max(float(band.max()) * 1e-12, float(np.finfo(np.float32).tiny))
+        t = np.ascontiguousarray(self._levels(power[inside]).T)
         if t.size < 2 or float(np.std(t)) == 0.0:
             raise InputError(f"{self.name}: the template box is flat (one value); choose a "
                              "box around a sound")
@@ -272,8 +341,7 @@ class TemplateDetector(Detector):
                              "one searched is not")
         _, power = self.frames.push(x)
         if power is not None:
-            lv = self._levels(power)
-            self.buffer = lv if self.buffer is None else np.concatenate([self.buffer, lv], 1)
+            self._append(power)
         k = self.template.shape[1]
         n_frames = self.frames.frames_done
         new = []
@@ -283,14 +351,17 @@ class TemplateDetector(Detector):
             take = BLOCK_LAGS if avail >= BLOCK_LAGS else (avail if final else 0)
             if take <= 0:
                 break
-            d = self.buffer[:, m0 - self.base:m0 - self.base + take + k - 1]
+            d = self.buffer[m0 - self.base:m0 - self.base + take + k - 1].T
             if self.backend != "numpy":
-                d = _backend.to_device(d, self.backend)
+                d = _backend.to_device(np.ascontiguousarray(d), self.backend)
             new.append(np.asarray(_backend.to_host(dispatch.call(
                 "detect.ncc", d, backend=self.backend, template=self.template))))
             self.lags_done += take
-            drop = self.lags_done - self.base
-            self.buffer, self.base = self.buffer[:, drop:], self.lags_done
+        drop = self.lags_done - self.base
+        if drop:  # keep the frames of the lags to come at the front
+            rest = self.filled - drop
+            self.buffer[:rest] = self.buffer[drop:self.filled]
+            self.filled, self.base = rest, self.lags_done
         if new:
             self.scores = np.concatenate([self.scores, *new])
         return self._matches(final)

@@ -6,7 +6,8 @@ band_low_hz=2000 INPUT... -o OUTDIR`` runs one detector without a pipeline
 file.  Each input gets ``OUTDIR/<stem>.selections.txt`` (``--format``: a
 Raven selection table by default, Audacity labels, CSV, SigMF or HDF5) and
 the run ``OUTDIR/summary.csv``; ``--workers`` and ``--dask`` spread the
-inputs as ``specscope run`` does (:func:`specscope.compute.batch_detect.run_detect`).
+inputs as ``specscope run`` does (:func:`specscope.compute.batch_detect.run_detect`),
+and a recording longer than ``--part-samples`` as parts of it.
 Exit status 0 when every input was done, 1 when one failed (the others are
 written), 2 for a bad pipeline or bad arguments.  Nothing here imports Qt.
 """
@@ -27,7 +28,7 @@ from specscope.app.cli.common import (
     report_batch,
     require_at_least,
 )
-from specscope.app.cli.types import channel_list
+from specscope.app.cli.types import at_least, channel_list
 from specscope.compute.errors import InputError
 
 #: table formats, as ``--format`` takes them (the names of
@@ -36,7 +37,7 @@ FORMAT_NAMES = ("raven", "audacity", "csv", "sigmf", "hdf5")
 
 
 class _Progress:
-    """Inputs done (and failed) and detections so far, on the one progress bar."""
+    """Tasks done (an input, or a part of a long one), failed inputs and detections so far."""
 
     def __init__(self, enabled: bool) -> None:
         self.bar = ProgressBar(enabled)
@@ -51,7 +52,7 @@ class _Progress:
             self.found += getattr(result, "detections", 0)
         extra = f", {self.failed} failed" if self.failed else ""
         self.bar.draw(done / max(1, total),
-                      f"{done}/{total} inputs, {self.found} detections{extra}", force=True)
+                      f"{done}/{total} tasks, {self.found} detections{extra}", force=True)
         if done == total:
             self.bar.close()
 
@@ -108,6 +109,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
     require_at_least("--workers", args.workers, 1)
     require_at_least("--chunk-samples", args.chunk_samples, 1)
+    require_at_least("--part-samples", args.part_samples, 0)
     pipeline, inputs = pipeline_of(args)
     progress = _Progress(not args.quiet and sys.stderr.isatty())
     summary = run_detect(pipeline, inputs, args.output, format=args.table_format,
@@ -115,13 +117,16 @@ def cmd_detect(args: argparse.Namespace) -> int:
                          executor="threads" if args.threads else "processes",
                          dask=args.dask, chunk_samples=args.chunk_samples,
                          recording_options=recording_options(args), channels=args.channels,
-                         progress=progress, write_on=args.write_on)
+                         progress=progress, write_on=args.write_on,
+                         part_samples=args.part_samples)
     return report_batch(summary, args, lambda r: f"{r.output}\t{r.detections}",
                         extra=summary.summary_csv)
 
 
 def add_parser(subparsers: Any) -> None:
     """Add ``detect`` to the main CLI's subparsers."""
+    from specscope.compute.detect_parts import DEFAULT_PART_SAMPLES
+
     p = subparsers.add_parser(
         "detect", help="run a detector over recordings, a table of detections per input",
         conflict_handler="resolve",
@@ -144,6 +149,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--channels", type=channel_list, metavar="0,1",
                    help="channels to search, each on its own (default: all)")
     add_pool_options(p, written="tables", chunk_note="the detections do not depend on it")
+    p.add_argument("--part-samples", type=at_least(0), default=DEFAULT_PART_SAMPLES,
+                   metavar="N",
+                   help=f"split a recording longer than this (samples) into parts that run "
+                        f"as tasks of their own, so the workers share it (default "
+                        f"{DEFAULT_PART_SAMPLES}; 0: never; the tables are the same bytes)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     p.add_argument("--json", action="store_true",
                    help="print the summary as JSON: per input its detections, counts per "

@@ -83,7 +83,7 @@ def plan_ahead(engine: TileEngine, t0: float, t1: float, n_cols: int, *,
                               centre)
     plan, seen, total = [], set(), 0
     for key in wanted:
-        if key in seen or engine.has_tile(*key):
+        if key in seen or engine.is_available(*key):
             continue
         seen.add(key)
         total += _tile_bytes(engine, key[0])
@@ -105,7 +105,7 @@ def build_ahead(engine: TileEngine, plan: list[tuple[int, int]], *,
     for n, (level, index) in enumerate(plan):
         if cancelled is not None and cancelled():
             break
-        if not engine.has_tile(level, index):
+        if not engine.is_available(level, index):
             try:
                 engine.get_tile(level, index, cancelled)
             except Cancelled:

@@ -10,9 +10,13 @@ the tile engine); :func:`check_freq_scale` raises it as a
 
 from __future__ import annotations
 
-from ..errors import InputError
+import numpy as np
 
-__all__ = ["FREQ_SCALES", "FrequencyScaleError", "check_freq_scale", "freq_scale_problem"]
+from ..errors import InputError
+from ..spectral import hz_to_mel, mel_to_hz
+
+__all__ = ["FREQ_SCALES", "FrequencyScaleError", "check_freq_scale", "freq_scale_problem",
+           "rescale_rows"]
 
 #: the frequency axes a display offers: rows uniform in Hz, in log10(Hz) or in mel
 FREQ_SCALES = ("linear", "log", "mel")
@@ -74,3 +78,33 @@ def check_freq_scale(scale: str, *, two_sided: bool = False, stacked: bool = Fal
     if problem:
         raise FrequencyScaleError(problem, scale, _reason(scale, two_sided, stacked))
     return scale
+
+
+def rescale_rows(image: np.ndarray, f: np.ndarray, df: float, scale: str, n_rows: int,
+                 reduce: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A linear-frequency image (rows at bin centres ``f``, ``df`` apart) on ``n_rows``
+    rows spaced on ``scale`` ("log" or "mel"): each row the mean (or, with
+    ``reduce="max"``, the maximum) of the bins whose centres fall in it; a row
+    holding no bin centre repeats the nearest bin.  Returns the image, the row
+    centres and the row edges (Hz)."""
+    fmax = f[-1] + df / 2
+    if scale == "log":  # from the first bin above DC
+        edges = np.geomspace(df / 2, fmax, n_rows + 1)
+        centres = np.sqrt(edges[:-1] * edges[1:])
+    else:
+        m = np.linspace(hz_to_mel(0.0), hz_to_mel(fmax), n_rows + 1)
+        edges = mel_to_hz(m)
+        centres = mel_to_hz((m[:-1] + m[1:]) / 2)
+    i0 = np.searchsorted(f, edges[:-1], side="left")
+    i1 = np.searchsorted(f, edges[1:], side="left")
+    nearest = np.clip(np.rint((centres - f[0]) / df).astype(np.int64), 0, f.size - 1)
+    empty = i1 <= i0
+    i0 = np.where(empty, nearest, i0)
+    i1 = np.where(empty, nearest + 1, i1)
+    if reduce == "max":
+        out = np.stack([image[s:e].max(axis=0) for s, e in zip(i0, i1)])
+    else:
+        cum = np.concatenate([np.zeros((1, image.shape[1])),
+                              np.cumsum(image, axis=0, dtype=np.float64)])
+        out = (cum[i1] - cum[i0]) / (i1 - i0)[:, None]
+    return np.ascontiguousarray(out.astype(np.float32)), centres, edges

@@ -17,8 +17,16 @@ nearest to its centre: frames are repeated, never interpolated.
 
 Tiles are computed from the recording block by block (memory does not grow
 with the file), kept in an LRU cache bounded in bytes, built from their two
-children when those are cached, and — optionally — stored on disk keyed by the
-file's identity and the analysis parameters, so reopening a file is instant.
+children when those are cached, and — with a ``disk_cache`` folder — stored on
+disk keyed by the file's identity and the analysis parameters (levels 3 and
+up), so reopening a file is instant.  Nothing computed is computed again while
+the engine lives: tiles the memory cache drops go to a spill in the same
+folder (:class:`~specscope.compute.view.store.TileStore`), and a tile computed
+from the recording leaves the cells of the next finer levels (down to level 2)
+from the same frames, so the whole file's first render also stores what every
+view of 50 s or more needs.  The fine levels a view asks for (below a kernel
+block of frames per tile) are computed in runs of whole blocks; a jump to a
+part never seen transforms only the view's frames, to a tile's edge.
 """
 
 from __future__ import annotations
@@ -28,7 +36,6 @@ import json
 import math
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,15 +44,31 @@ import numpy as np
 from .. import operators
 from ..errors import Cancelled, InputError
 from ..io import Recording
-from ..spectral import FRAMES_PER_BLOCK, StftParams, hz_to_mel, kernel_dtype, mel_to_hz
+from ..spectral import FRAMES_PER_BLOCK, StftParams, kernel_dtype
+from .cells import Scratch, block_cells, scatter
+from .envelope import waveform_envelope
 from .images import DisplayImage, RenderResult
-from .scales import check_freq_scale
+from .scales import check_freq_scale, rescale_rows
+from .store import TileStore
+from .tile_cache import DEFAULT_CACHE_BYTES, Tile, TileCache
+
+__all__ = ["DEFAULT_CACHE_BYTES", "REDUCTIONS", "TILE_CELLS", "Tile", "TileCache", "TileEngine",
+           "render_progressive"]
 
 TILE_CELLS = 256
 REDUCTIONS = ("mean", "max")
-DEFAULT_CACHE_BYTES = 384 << 20
-#: levels at or above this are worth keeping on disk (each cell >= 16 frames)
-DISK_MIN_LEVEL = 4
+#: levels at or above this are kept in the disk cache (each cell >= 8 frames: the
+#: whole hour's level 3 is a third of a GB, and every view of 100-200 s reads it)
+DISK_MIN_LEVEL = 3
+#: bound of a session's spill of tiles the memory cache drops (the finer levels)
+DEFAULT_SPILL_BYTES = 4 << 30
+#: a tile computed from the recording also yields the cells of this many finer
+#: levels from the same frames, down to SPILL_MIN_LEVEL: building the whole file's
+#: levels 4 and up stores its levels 2 and 3 too, which every view of 50-200 s
+#: reads (a view's cost is then bounded by a span of 50 s, 9400 frames at hop 256)
+BYPRODUCT_DEPTH = 2
+#: the finest level kept as a by-product (in the session's spill)
+SPILL_MIN_LEVEL = 2
 #: a tile computed from the recording is built from its descendants this many
 #: levels down, which are cached too: zooming in from a fresh view is then fast
 DERIVED_LEVELS = 3
@@ -53,112 +76,6 @@ DERIVED_LEVELS = 3
 #: kernel block (FRAMES_PER_BLOCK / TILE_CELLS frames per cell), so building a tile from
 #: many of them costs more (one read and one kernel call each) than it saves on zoom-in
 FINEST_DERIVED_LEVEL = max(0, (FRAMES_PER_BLOCK // TILE_CELLS).bit_length() - 1)
-
-
-class Tile:
-    """Sums and maxima of power over ``2**level`` frames per cell.
-
-    ``sums`` and ``maxs`` are float32 ``(n_freq, n_cells)`` (the same array at
-    level 0); ``counts`` int64 ``(n_cells,)``, the frames in each cell (the last
-    tile may be short).  A tile computed on a GPU keeps its cells on the device
-    (``device``: ``(sums, maxs)`` device arrays) and brings them to the host
-    only when they are first read there (``fetch(device_array)``): a view
-    reduces them to its columns on the device instead.
-    """
-
-    __slots__ = ("_fetch", "_maxs", "_sums", "counts", "device", "index", "level")
-
-    def __init__(self, level: int, index: int, sums: np.ndarray | None,
-                 maxs: np.ndarray | None, counts: np.ndarray, *,
-                 device: tuple | None = None,
-                 fetch: Callable[[object], np.ndarray] | None = None) -> None:
-        if (sums is None or maxs is None) and (device is None or fetch is None):
-            raise ValueError("a tile needs its cells, or the device's and a way to fetch them")
-        self.level, self.index, self.counts = level, index, counts
-        self._sums, self._maxs, self.device, self._fetch = sums, maxs, device, fetch
-
-    @property
-    def sums(self) -> np.ndarray:
-        """The sums (brought from the device on first use when they are still there)."""
-        if self._sums is None:
-            self._sums = self._fetch(self.device[0])
-            if self.level == 0:
-                self._maxs = self._sums
-        return self._sums
-
-    @property
-    def maxs(self) -> np.ndarray:
-        """The maxima (brought from the device on first use when they are still there)."""
-        if self._maxs is None:
-            self._maxs = self.sums if self.level == 0 else self._fetch(self.device[1])
-        return self._maxs
-
-    @property
-    def maxs_on_host(self) -> bool:
-        """Whether the maxima are in host memory (False: still on the device only)."""
-        return self._maxs is not None
-
-    @property
-    def sums_on_host(self) -> bool:
-        """Whether the sums are in host memory (False: still on the device only)."""
-        return self._sums is not None
-
-    @property
-    def nbytes(self) -> int:
-        """Memory held by the tile's cells, wherever they are (counts included)."""
-        n = len(self.counts) * self._rows() * 4
-        return (n if self.level == 0 else 2 * n) + self.counts.nbytes
-
-    def _rows(self) -> int:
-        a = self._sums if self._sums is not None else self.device[0]
-        return int(a.shape[0])
-
-
-class TileCache:
-    """A thread-safe LRU of tiles, bounded in bytes."""
-
-    def __init__(self, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
-        self.max_bytes = int(max_bytes)
-        self._items: OrderedDict[tuple[int, int], Tile] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-        self.hits = self.misses = 0
-
-    def get(self, key: tuple[int, int]) -> Tile | None:
-        """The tile of ``(level, index)``, marked as recently used; None when not cached."""
-        with self._lock:
-            tile = self._items.get(key)
-            if tile is None:
-                self.misses += 1
-                return None
-            self._items.move_to_end(key)
-            self.hits += 1
-            return tile
-
-    def peek(self, key: tuple[int, int]) -> bool:
-        """Whether ``(level, index)`` is cached (without counting a hit or miss)."""
-        with self._lock:
-            return key in self._items
-
-    def put(self, key: tuple[int, int], tile: Tile) -> None:
-        """Cache a tile, dropping the least recently used ones beyond ``max_bytes``."""
-        with self._lock:
-            old = self._items.pop(key, None)
-            if old is not None:
-                self._bytes -= old.nbytes
-            self._items[key] = tile
-            self._bytes += tile.nbytes
-            while self._bytes > self.max_bytes and len(self._items) > 1:
-                _, dropped = self._items.popitem(last=False)
-                self._bytes -= dropped.nbytes
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes held by the cached tiles."""
-        return self._bytes
-
-    def __len__(self) -> int:
-        return len(self._items)
 
 
 class TileEngine:
@@ -182,7 +99,12 @@ class TileEngine:
     cache_bytes : int
         Bound of the in-memory tile cache.
     disk_cache : str, Path or None
-        Folder for coarse tiles kept across sessions; None disables it.
+        Folder for coarse tiles kept across sessions; None disables it.  With
+        it, tiles the memory cache drops are spilled to a session folder inside
+        it (``spill_bytes`` at most, removed when the engine goes), so a tile
+        once computed is read back rather than computed again.
+    spill_bytes : int
+        Bound of that spill (0: none).
     backend : str
         Where the ``stft_power`` operator runs: ``"auto"``, ``"numpy"`` or ``"cupy"``.
         On a GPU (``"cupy"``, or ``"auto"`` when a device answers and the
@@ -196,6 +118,7 @@ class TileEngine:
                  pipeline_context: int | tuple[int, int] | None = None,
                  cache_bytes: int = DEFAULT_CACHE_BYTES,
                  disk_cache: str | os.PathLike[str] | None = None,
+                 spill_bytes: int = DEFAULT_SPILL_BYTES,
                  backend: str = "auto") -> None:
         self.recording = recording
         self.backend = backend
@@ -215,12 +138,19 @@ class TileEngine:
         f = self.params.frequencies(self.fs, self.two_sided)
         self.frequencies = f + (recording.center_frequency or 0.0)
         self.n_freq = f.size
-        self.cache = TileCache(cache_bytes)
+        self.cache = TileCache(cache_bytes, on_evict=self._spill_tile)
         self.max_level = max(0, math.ceil(math.log2(max(self.n_frames, 1) / TILE_CELLS)))
-        self._disk = (Path(disk_cache) / self._identity()
-                      if disk_cache and recording.path.is_file() else None)
+        persist = disk_cache and recording.path.is_file() and pipeline is None
+        self._disk = (TileStore(Path(disk_cache) / self._identity(), self.n_freq, TILE_CELLS)
+                      if persist else None)
+        self._spill = (TileStore(Path(disk_cache) / "session", self.n_freq, TILE_CELLS,
+                                 max_bytes=spill_bytes, temporary=True)
+                       if disk_cache and spill_bytes > 0 else None)
         self.tiles_computed = 0
+        #: frames transformed so far (every tile computed from the recording adds its own)
+        self.frames_computed = 0
         self._local = threading.local()  # per thread: the block buffer of the spectra
+        self._scratch = Scratch()  # per thread: the rows of a block's cells
         self._cells = None  # the device path (a CellStream), set up on first use
         self._device_checked = False
 
@@ -292,6 +222,47 @@ class TileEngine:
         """Whether tile ``index`` of ``level`` is in the memory cache."""
         return self.cache.peek((level, index))
 
+    @property
+    def spill(self) -> TileStore | None:
+        """The session's spill of tiles the memory cache dropped (None without one)."""
+        return self._spill
+
+    def is_available(self, level: int, index: int) -> bool:
+        """Whether the tile is had without transforming a frame: in memory, in the disk
+        cache or in the session's spill."""
+        return self.cache.peek((level, index)) or self._stored(level, index)
+
+    def _stored(self, level: int, index: int) -> bool:
+        return any(store.has(level, index) for store in self._stores(level))
+
+    def _stores(self, level: int) -> list[TileStore]:
+        found = [self._disk] if self._disk is not None and level >= DISK_MIN_LEVEL else []
+        return found + ([self._spill] if self._spill is not None else [])
+
+    def _from_store(self, level: int, index: int) -> Tile | None:
+        for store in self._stores(level):
+            got = store.get(level, index)
+            if got is not None:
+                return Tile(level, index, *got)
+        return None
+
+    def _spill_tile(self, tile: Tile) -> None:
+        """A tile the memory cache dropped: into the spill, unless the disk cache has it
+        (or its cells are on the device, which would bring them over the bus)."""
+        if self._spill is None or tile.device is not None:
+            return
+        if self._disk is not None and tile.level >= DISK_MIN_LEVEL \
+                and self._disk.has(tile.level, tile.index):
+            return
+        self._spill.put(tile.level, tile.index, tile.sums, tile.maxs, tile.counts)
+
+    def close(self) -> None:
+        """Drop the cached tiles and the session's spill (the disk cache stays)."""
+        self.cache = TileCache(self.cache.max_bytes, on_evict=self._spill_tile)
+        for store in (self._disk, self._spill):
+            if store is not None:
+                store.close()
+
     def get_tile(self, level: int, index: int,
                  cancelled: Callable[[], bool] | None = None,
                  derive: int = DERIVED_LEVELS,
@@ -310,18 +281,20 @@ class TileEngine:
         if self._device() is not None:
             derive = 0  # finer tiles would bring more back over the bus than this one
         derive = min(derive, max(0, level - FINEST_DERIVED_LEVEL))
-        tile = self._load_disk(level, index)
+        tile = self._from_store(level, index)
+        stored = tile is not None
         if tile is None and level > 0:
             kids = [(level - 1, 2 * index + k) for k in (0, 1)
                     if self._tile_exists(level - 1, 2 * index + k)]
-            if all(self.cache.peek(k) for k in kids) or derive > 0:
+            if all(self.is_available(*k) for k in kids) or derive > 0:
                 for n, k in enumerate(kids):  # cached, or computed now, one level down
                     self.get_tile(*k, cancelled=cancelled, derive=max(derive - 1, 0),
                                   progress=_share(progress, n, len(kids)))
                 tile = self._combine(level, index, cancelled)
         if tile is None:
             tile = self._compute(level, index, cancelled, progress)
-        self._save_disk(tile)
+        if not stored:
+            self._save_disk(tile)
         self.cache.put(key, tile)
         return tile
 
@@ -330,7 +303,8 @@ class TileEngine:
 
     def _combine(self, level: int, index: int,
                  cancelled: Callable[[], bool] | None = None) -> Tile:
-        parts = [self.cache.get((level - 1, 2 * index + k)) for k in (0, 1)
+        parts = [self.cache.get((level - 1, 2 * index + k))
+                 or self._from_store(level - 1, 2 * index + k) for k in (0, 1)
                  if self._tile_exists(level - 1, 2 * index + k)]
         if any(p is None for p in parts):  # evicted meanwhile: compute directly
             return self._compute(level, index, cancelled)
@@ -364,6 +338,42 @@ class TileEngine:
                             cp.ascontiguousarray(cp.maximum(maxs[:, 0::2], maxs[:, 1::2]))),
                     fetch=self._cells.fetch)
 
+    def byproduct_levels(self, level: int) -> list[int]:
+        """The finer levels whose cells a tile of ``level`` computed from the recording
+        also yields (from the same frames, kept cached at the cold end and stored).
+
+        Down to :data:`BYPRODUCT_DEPTH` levels, not below :data:`SPILL_MIN_LEVEL`
+        (the whole hour's level 1 would be 1.4 GB, and writing a block's cells to
+        more levels would slow the view that asked) where a spill keeps them, not
+        below :data:`DISK_MIN_LEVEL` with the disk cache only, none without either
+        (the memory cache alone would drop them), on the device or for cells
+        longer than a block.
+        """
+        if (1 << level) > FRAMES_PER_BLOCK or self._cells is not None:
+            return []
+        floor = SPILL_MIN_LEVEL if self._spill is not None else (
+            DISK_MIN_LEVEL if self._disk is not None else level)  # nowhere to keep them
+        return list(range(max(floor, level - BYPRODUCT_DEPTH), level))
+
+    def _descendants(self, level: int, index: int, k: int) -> range:
+        """Indices of the tiles of level ``k <= level`` covering tile ``(level, index)``."""
+        first = index << (level - k)
+        last = min(first + (1 << (level - k)), -(-self.n_frames // (TILE_CELLS << k)))
+        return range(first, last)
+
+    def _empty_tile(self, level: int, index: int, accumulate: bool) -> Tile:
+        cell = 1 << level
+        g0 = index * TILE_CELLS * cell
+        g1 = min(g0 + TILE_CELLS * cell, self.n_frames)
+        n_cells = -(-(g1 - g0) // cell)
+        make = np.zeros if accumulate else np.empty  # without: every cell is written once
+        sums = make((self.n_freq, n_cells), np.float32)
+        maxs = sums if level == 0 else (np.full((self.n_freq, n_cells), -np.inf, np.float32)
+                                        if accumulate else np.empty_like(sums))
+        counts = np.full(n_cells, cell, np.int64)
+        counts[-1] = (g1 - g0) - cell * (n_cells - 1)
+        return Tile(level, index, sums, maxs, counts)
+
     def _compute(self, level: int, index: int, cancelled: Callable[[], bool] | None,
                  progress: Callable[[float], None] | None = None) -> Tile:
         cell = 1 << level
@@ -371,14 +381,55 @@ class TileEngine:
         f1 = min(f0 + TILE_CELLS * cell, self.n_frames)
         if f1 <= f0:
             raise InputError(f"tile {index} of level {level} lies beyond the recording")
-        n_cells = -(-(f1 - f0) // cell)
         if self._device() is not None:
             return self._compute_on_device(level, index, f0, f1, cancelled, progress)
-        sums = np.zeros((self.n_freq, n_cells), np.float32)
-        maxs = sums if level == 0 else np.full((self.n_freq, n_cells), -np.inf, np.float32)
+        long_cells = cell > FRAMES_PER_BLOCK
+        extra = [k for k in self.byproduct_levels(level)
+                 if not all(self.is_available(k, i) for i in self._descendants(level, index, k))]
+        tiles = {k: [self._empty_tile(k, i, long_cells) for i in self._descendants(level, index, k)]
+                 for k in [*extra, level]}
+        self._compute_frames(f0, f1, tiles, level, cancelled, progress)
+        self.tiles_computed += 1
+        for k in extra:
+            for tile in tiles[k]:
+                if not self.is_available(tile.level, tile.index):
+                    self._save_disk(tile)
+                    self.cache.put((tile.level, tile.index), tile, cold=True)
+        return tiles[level][0]
+
+    def compute_run(self, level: int, indices: range,
+                    cancelled: Callable[[], bool] | None = None,
+                    progress: Callable[[float], None] | None = None) -> list[Tile]:
+        """Consecutive tiles of a fine level computed together and cached.
+
+        Below :data:`FINEST_DERIVED_LEVEL` a tile holds fewer frames than one
+        kernel block; a run of them is transformed in whole blocks (one read and
+        one kernel call per block, not per tile), each block's cells scattered to
+        the tiles holding them.  Numbers equal :meth:`get_tile`'s.
+        """
+        if not indices:
+            return []
+        if (1 << level) > FRAMES_PER_BLOCK or self._device() is not None:
+            return [self.get_tile(level, i, cancelled) for i in indices]
+        tiles = [self._empty_tile(level, i, False) for i in indices]
+        f0 = indices[0] * (TILE_CELLS << level)
+        f1 = min((indices[-1] + 1) * (TILE_CELLS << level), self.n_frames)
+        self._compute_frames(f0, f1, {level: tiles}, level, cancelled, progress)
+        self.tiles_computed += len(tiles)
+        for tile in tiles:
+            self._save_disk(tile)
+            self.cache.put((level, tile.index), tile)
+        return tiles
+
+    def _compute_frames(self, f0: int, f1: int, tiles: dict[int, list[Tile]], top: int,
+                        cancelled: Callable[[], bool] | None,
+                        progress: Callable[[float], None] | None) -> None:
+        """Transform frames ``f0 .. f1`` block by block into the cells of ``tiles``
+        (level -> consecutive tiles covering those frames, ``top`` the coarsest)."""
         hop, nfft = self.params.hop, self.params.nfft
-        block = max(1, FRAMES_PER_BLOCK // cell) * cell if cell <= FRAMES_PER_BLOCK \
-            else FRAMES_PER_BLOCK
+        cell = 1 << top
+        block = FRAMES_PER_BLOCK  # a multiple of a cell, or a cell a multiple of it
+        fine = min(tiles)
         for k0 in range(f0, f1, block):
             if cancelled is not None and cancelled():
                 raise Cancelled()
@@ -388,29 +439,18 @@ class TileEngine:
             p = self.spectra(x, out=self.block_buffer(k1 - k0))
             if not self.params.is_power:
                 np.square(p, out=p)
-            if level == 0:
-                sums[:, k0 - f0:k1 - f0] = p.T
-                if progress is not None:
-                    progress((k1 - f0) / (f1 - f0))
-                continue
-            # blocks start on a cell boundary (a block is a multiple of a cell, or a
-            # cell a multiple of a block), so whole cells reduce as a reshape
-            c0, m = (k0 - f0) // cell, k1 - k0
-            full = m // cell
-            if full:  # cells wholly in this block: reduced straight into the tile
-                g = p[:full * cell].reshape(full, cell, -1)
-                np.sum(g, axis=1, out=sums[:, c0:c0 + full].T)
-                np.max(g, axis=1, out=maxs[:, c0:c0 + full].T)
-            if m % cell:  # the part of a cell in this block
-                rest = p[full * cell:]
-                sums[:, c0 + full] += rest.sum(axis=0)
-                np.maximum(maxs[:, c0 + full], rest.max(axis=0), out=maxs[:, c0 + full])
+            if cell > block:  # the block lies in one cell
+                tile = tiles[top][0]
+                c = (k0 - f0) // cell
+                tile.sums[:, c] += p.sum(axis=0)
+                np.maximum(tile.maxs[:, c], p.max(axis=0), out=tile.maxs[:, c])
+            else:  # blocks start on a cell boundary of every level computed
+                for k, s_rows, m_rows in block_cells(p, fine, top, self._scratch):
+                    if k in tiles:
+                        scatter(tiles[k], k0 >> k, s_rows, m_rows, TILE_CELLS)
             if progress is not None:
                 progress((k1 - f0) / (f1 - f0))
-        counts = np.full(n_cells, cell, np.int64)
-        counts[-1] = (f1 - f0) - cell * (n_cells - 1)
-        self.tiles_computed += 1
-        return Tile(level, index, sums, maxs, counts)
+        self.frames_computed += f1 - f0
 
     def _compute_on_device(self, level: int, index: int, f0: int, f1: int,
                            cancelled: Callable[[], bool] | None,
@@ -479,37 +519,15 @@ class TileEngine:
                           "mtime": st.st_mtime_ns, "nfft": self.params.nfft,
                           "hop": self.params.hop, "window": str(self.params.window),
                           "scaling": self.params.scaling, "channel": self.channel,
-                          "two_sided": self.two_sided, "v": 1}, sort_keys=True)
+                          "two_sided": self.two_sided, "v": 2}, sort_keys=True)
         return hashlib.sha256(key.encode()).hexdigest()[:32]
 
-    def _disk_path(self, level: int, index: int) -> Path | None:
-        if self._disk is None or level < DISK_MIN_LEVEL or self.pipeline is not None:
-            return None
-        return self._disk / f"L{level:02d}_{index:08d}.npz"
-
-    def _load_disk(self, level: int, index: int) -> Tile | None:
-        path = self._disk_path(level, index)
-        if path is None or not path.exists():
-            return None
-        try:
-            with np.load(path) as z:
-                return Tile(level, index, z["sums"], z["maxs"], z["counts"])
-        except (OSError, ValueError, KeyError):
-            return None  # a damaged cache file is recomputed
-
     def _save_disk(self, tile: Tile) -> None:
-        path = self._disk_path(tile.level, tile.index)
-        if path is None or path.exists():
+        if self._disk is None or tile.level < DISK_MIN_LEVEL:
             return
         if tile.device is not None and not (tile.sums_on_host and tile.maxs_on_host):
             return  # cells on the device stay there: saving them would bring every cell over
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp.npz")
-            np.savez(tmp, sums=tile.sums, maxs=tile.maxs, counts=tile.counts)
-            os.replace(tmp, path)
-        except OSError:
-            pass  # the disk cache is an optimisation; never fail a render for it
+        self._disk.put(tile.level, tile.index, tile.sums, tile.maxs, tile.counts)
 
     # -- rendering -------------------------------------------------------------
     def column_frames(self, t0: float, t1: float, n_cols: int, level: int | None = None
@@ -578,7 +596,8 @@ class TileEngine:
         level : int, optional
             Force a pyramid level (default: chosen from the zoom).
         cached_only : bool
-            Use only tiles already in memory; return None when some are missing.
+            Use only tiles computed already (in memory, the disk cache or the
+            spill); return None when some are missing.
         """
         if reduce not in REDUCTIONS:
             raise InputError(f"reduce={reduce!r} must be one of {', '.join(REDUCTIONS)}")
@@ -615,7 +634,7 @@ class TileEngine:
         c_last = (b - 1) // cell
         c0, c1 = int(c_first.min()), int(c_last.max()) + 1
         tiles = range(c0 // TILE_CELLS, (c1 - 1) // TILE_CELLS + 1)
-        if cached_only and not all(self.has_tile(L, i) for i in tiles):
+        if cached_only and not all(self.is_available(L, i) for i in tiles):
             return None
         fl, ll = c_first - c0, c_last - c0
         if self._cells is not None:
@@ -623,12 +642,16 @@ class TileEngine:
                                             cancelled)
             if got is not None:
                 return got
+        fresh: dict[int, Tile] = {}  # tiles computed here (the cache may drop them)
+        if L < FINEST_DERIVED_LEVEL and self._cells is None:
+            progress = self._compute_missing(L, tiles, fresh, cancelled, progress)
         sums = np.empty((self.n_freq, c1 - c0), np.float32)
         peak = L > 0 and reduce == "max"  # a view of means reads no maxima
         maxs = np.empty_like(sums) if peak else sums
         counts = np.empty(c1 - c0, np.int64)
         for n, i in enumerate(tiles):
-            tile = self.get_tile(L, i, cancelled, progress=_share(progress, n, len(tiles)))
+            tile = fresh.get(i) or self.get_tile(L, i, cancelled,
+                                                 progress=_share(progress, n, len(tiles)))
             s0 = i * TILE_CELLS
             lo, hi = max(c0, s0), min(c1, s0 + tile.counts.size)
             sums[:, lo - c0:hi - c0] = tile.sums[:, lo - s0:hi - s0]
@@ -644,11 +667,37 @@ class TileEngine:
             np.maximum(out, maxs[:, ll], out=out)
             return out
         # columns hold whole cells: the mean is (sum of their sums) / (their frames)
+        if fl.size > 1 and np.array_equal(fl[1:], ll[:-1] + 1):
+            # consecutive runs of cells (every level above 0): one pass over the cells
+            total = np.add.reduceat(sums, fl, axis=1, dtype=np.float64)
+            return (total / np.add.reduceat(counts, fl)).astype(np.float32)
         cum = np.zeros((self.n_freq, sums.shape[1] + 1), np.float64)
         np.cumsum(sums, axis=1, out=cum[:, 1:])
         ccount = np.concatenate([[0], np.cumsum(counts)])
         total = cum[:, ll + 1] - cum[:, fl]
         return (total / (ccount[ll + 1] - ccount[fl])).astype(np.float32)
+
+    def _compute_missing(self, level: int, tiles: range, fresh: dict[int, Tile], cancelled,
+                         progress):
+        """Compute the view's missing tiles of a fine level in runs of whole blocks
+        (:meth:`compute_run`) into ``fresh``; returns the progress callback for what
+        follows."""
+        missing = [i for i in tiles if not self.is_available(level, i)]
+        if not missing:
+            return progress
+        runs, start = [], missing[0]
+        for a, b in zip(missing, [*missing[1:], None]):
+            if b != a + 1:
+                runs.append(range(start, a + 1))
+                start = b
+        total = len(missing)
+        done = 0
+        for run in runs:
+            part = None if progress is None else (
+                lambda f, d=done, n=len(run): progress(0.9 * (d + f * n) / total))
+            fresh.update((t.index, t) for t in self.compute_run(level, run, cancelled, part))
+            done += len(run)
+        return None if progress is None else (lambda f: progress(0.9 + 0.1 * f))
 
     def _aggregate_on_device(self, L: int, tiles: range, c0: int, c1: int, fl: np.ndarray,
                              ll: np.ndarray, reduce: str, progress, cancelled
@@ -671,30 +720,8 @@ class TileEngine:
 
     def _rescale_rows(self, image: np.ndarray, scale: str, n_rows: int, reduce: str):
         check_freq_scale(scale, two_sided=self.two_sided)
-        f = self.frequencies
-        df = self.fs / self.params.nfft
-        fmax = f[-1] + df / 2
-        if scale == "log":  # from the first bin above DC
-            edges = np.geomspace(df / 2, fmax, n_rows + 1)
-            centres = np.sqrt(edges[:-1] * edges[1:])
-        else:
-            m = np.linspace(hz_to_mel(0.0), hz_to_mel(fmax), n_rows + 1)
-            edges = mel_to_hz(m)
-            centres = mel_to_hz((m[:-1] + m[1:]) / 2)
-        # bins whose centres fall in each row; rows with none repeat the nearest bin
-        i0 = np.searchsorted(f, edges[:-1], side="left")
-        i1 = np.searchsorted(f, edges[1:], side="left")
-        nearest = np.clip(np.rint((centres - f[0]) / df).astype(np.int64), 0, f.size - 1)
-        empty = i1 <= i0
-        i0 = np.where(empty, nearest, i0)
-        i1 = np.where(empty, nearest + 1, i1)
-        if reduce == "max":
-            out = np.stack([image[s:e].max(axis=0) for s, e in zip(i0, i1)])
-        else:
-            cum = np.concatenate([np.zeros((1, image.shape[1])), np.cumsum(image, axis=0,
-                                                                          dtype=np.float64)])
-            out = (cum[i1] - cum[i0]) / (i1 - i0)[:, None]
-        return np.ascontiguousarray(out.astype(np.float32)), centres, edges
+        return rescale_rows(image, self.frequencies, self.fs / self.params.nfft, scale, n_rows,
+                            reduce)
 
     def preview(self, t0: float, t1: float, n_cols: int, *,
                 cancelled: Callable[[], bool] | None = None) -> RenderResult:
@@ -728,26 +755,8 @@ class TileEngine:
         Returns bucket edge times (s), minima and maxima; every sample is
         looked at, in blocks (``progress(fraction)`` after each).
         """
-        n = self.recording.n_samples
-        n_points = max(1, min(int(n_points), n))
-        bounds = np.round(np.linspace(0, n, n_points + 1)).astype(np.int64)
-        mins = np.full(n_points, np.inf, np.float32)
-        maxs = np.full(n_points, -np.inf, np.float32)
-        for s0 in range(0, n, block):
-            if cancelled is not None and cancelled():
-                raise Cancelled()
-            s1 = min(s0 + block, n)
-            x = self.recording.read(s0, s1, self.channel)[:, 0]
-            if np.iscomplexobj(x):
-                x = x.real
-            j0 = int(np.searchsorted(bounds, s0, side="right")) - 1
-            j1 = int(np.searchsorted(bounds, s1 - 1, side="right")) - 1
-            starts = np.clip(bounds[j0:j1 + 1] - s0, 0, None)
-            mins[j0:j1 + 1] = np.minimum(mins[j0:j1 + 1], np.minimum.reduceat(x, starts))
-            maxs[j0:j1 + 1] = np.maximum(maxs[j0:j1 + 1], np.maximum.reduceat(x, starts))
-            if progress is not None:
-                progress(s1 / n)
-        return bounds / self.fs, mins, maxs
+        return waveform_envelope(self.recording, self.channel, n_points, cancelled=cancelled,
+                                 block=block, progress=progress)
 
 
 def _share(progress: Callable[[float], None] | None, n: int, total: int

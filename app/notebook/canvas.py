@@ -7,6 +7,7 @@ Each entry from jupyter_rfb (an event, a draw) runs on the Qt thread (see
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -46,6 +47,11 @@ def _modifiers(names: Any) -> Qt.KeyboardModifier:
     for name in names or ():
         mods |= _MODIFIERS.get(name, Qt.KeyboardModifier.NoModifier)
     return mods
+
+
+def _digest(frame: np.ndarray) -> tuple:
+    """What tells two frames apart: their shape and a hash of their pixels."""
+    return frame.shape, hashlib.blake2b(frame, digest_size=16).digest()
 
 
 def _buttons(numbers: Any) -> Qt.MouseButton:
@@ -94,6 +100,10 @@ class FrameCanvas(jupyter_rfb.RemoteFrameBuffer):
         self.clicked = False
         self.on_first_click: Callable[[], None] | None = None
         self._grab: QWidget | None = None
+        #: the digest of the last frame handed to jupyter_rfb (None before the first)
+        self._sent: tuple | None = None
+        #: frames handed to jupyter_rfb to send
+        self.frames_sent = 0
         widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
         if widget.layout() is not None:
             # the canvas sets the size: a top-level layout's minimum size would be passed
@@ -137,6 +147,26 @@ class FrameCanvas(jupyter_rfb.RemoteFrameBuffer):
         """Schedule a new frame (from any thread: the frame is drawn on the Qt thread)."""
         run_on_qt(super().request_draw)
 
+    def draw_if_changed(self) -> bool:
+        """Schedule a new frame only when the widget looks different from the last frame
+        sent (Qt thread); whether it does.
+
+        The pump calls this on each of its ticks: a still view (the compute thread
+        busy with work that changes nothing on screen) sends no frames, and the
+        lossless redraw jupyter_rfb sends after a JPEG frame is not cancelled.  Nothing
+        is rendered to find out while a frame is asked for already, or while no view of
+        the canvas is visible (the frame is then asked for: it is drawn when one shows).
+        """
+        if self._rfb_draw_requested:  # a frame comes anyway (when the browser is ready)
+            return True
+        if not self._has_visible_views:
+            super().request_draw()
+            return True
+        if _digest(self.frame()) == self._sent:
+            return False
+        super().request_draw()
+        return True
+
     def get_frame(self) -> np.ndarray | None:
         """The frame jupyter_rfb sends (see :meth:`frame`).
 
@@ -150,7 +180,10 @@ class FrameCanvas(jupyter_rfb.RemoteFrameBuffer):
         if not on_qt_thread():
             PUMP.call_soon(super().request_draw)
             return None
-        return self.frame()
+        buf = self.frame()
+        self._sent = _digest(buf)
+        self.frames_sent += 1
+        return buf
 
     # -- events ------------------------------------------------------------------
     @qt_thread

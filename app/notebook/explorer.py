@@ -52,7 +52,7 @@ from PyQt6.QtWidgets import QWidget
 from specscope.app.notebook.canvas import FrameCanvas
 from specscope.app.notebook.designer import DesignerWidget, design_filter
 from specscope.app.notebook.pump import PUMP, process_qt_events, qt_app, qt_thread
-from specscope.app.qt.view_controller import ViewController
+from specscope.app.qt.view_controller import BACKGROUND_KINDS, ViewController
 from specscope.app.qt.worker import ComputeWorker
 from specscope.app.session import Document, ViewSettings
 from specscope.compute.annotations import Annotation
@@ -186,8 +186,9 @@ class NotebookShell:
         self._set_viewport(t0, t1, self.view.plot_size_px()[0])
 
     def busy(self) -> bool:
-        """Whether a render is queued, running or waiting to be shown."""
-        return self.worker.is_busy() or self.views.recompute_pending()
+        """Whether a render is queued, running or waiting to be shown (tiles built ahead
+        in idle time do not count: nothing on screen waits for them)."""
+        return self.worker.is_busy(ignore=BACKGROUND_KINDS) or self.views.recompute_pending()
 
     def settle(self, timeout_s: float = 60.0) -> None:
         """Process events until the view shows everything asked of it.

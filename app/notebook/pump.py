@@ -141,14 +141,15 @@ class Pump:
 
     ``wake`` may be called from any thread (the compute thread calls it when a job
     ends, a subshell when it queues a call); the loop then processes Qt's events
-    every ``TICK_S`` for ``ACTIVE_S`` and asks the canvases for a new frame.
+    every ``TICK_S`` for ``ACTIVE_S`` (and while a shell is busy) and has each canvas
+    send a new frame when its widget changed.
     Without a running loop (a script) it does nothing: ``settle`` of a shell, which
     calls :func:`process_qt_events`, does the work instead.
     """
 
     def __init__(self) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
-        #: objects with ``request_draw()`` (the frame canvases)
+        #: objects with ``draw_if_changed()`` (the frame canvases)
         self.canvases: weakref.WeakSet[Any] = weakref.WeakSet()
         #: objects with ``sync_viewport()`` and ``busy()`` (the explorers' shells)
         self.shells: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -199,7 +200,7 @@ class Pump:
         for shell in list(self.shells):
             shell.sync_viewport()
         for canvas in list(self.canvases):
-            canvas.request_draw()
+            canvas.draw_if_changed()  # a frame only when something on it changed
         busy = any(shell.busy() for shell in list(self.shells))
         if busy or time.monotonic() < self._until:
             self._scheduled = True

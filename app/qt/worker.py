@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -236,10 +236,12 @@ class ComputeWorker(QObject):
         for j in dropped:
             self.cancelled.emit(j.id, j.kind)
 
-    def is_busy(self) -> bool:
-        """Whether a job is queued or running, as the compute thread sees it now."""
+    def is_busy(self, ignore: Collection[str] = ()) -> bool:
+        """Whether a job is queued or running, as the compute thread sees it now; jobs of
+        the kinds in ``ignore`` (idle-time work) do not count."""
         with self._cond:
-            return bool(self._pending) or self._running is not None
+            running = self._running is not None and self._running[0].kind not in ignore
+            return running or any(kind not in ignore for kind in self._pending)
 
     def active(self) -> int:
         """Jobs submitted whose end has not reached the GUI thread yet (GUI thread).

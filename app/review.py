@@ -12,7 +12,10 @@ an annotation (label, box, ``generator`` = the detector, comment
 tables and CSV two more columns, ``Score`` and ``Review``, so a spreadsheet
 can sort and filter by them.  Accepted detections become annotations
 (:meth:`Review.annotation`) whose uuid is derived from the detection, so
-accepting, undoing and accepting again gives the same annotation.
+accepting, undoing and accepting again gives the same annotation.  A review
+builds a detection's annotation only when it is asked for (accepting it), so
+making one for a large table is cheap on the GUI thread; the tables
+(:meth:`Review.write_table`) build them all, on the compute thread.
 """
 
 from __future__ import annotations
@@ -86,7 +89,9 @@ class Review:
                              "or '' (pending)")
         self.index = min(max(int(index), 0), max(n - 1, 0))
         self.label_list = [str(v) for v in label_list]
-        self._base = events.to_annotations()
+        #: the annotations of the detections asked for so far: built one by one when
+        #: needed, so a table of 100 000 detections costs the GUI thread nothing up front
+        self._base: dict[int, Annotation] = {}
 
     def __len__(self) -> int:
         return len(self.events)
@@ -117,7 +122,9 @@ class Review:
 
     def annotation(self, i: int) -> Annotation:
         """Detection ``i`` as the annotation accepting it makes (a stable uuid)."""
-        base = self._base[i]
+        base = self._base.get(i)
+        if base is None:
+            base = self._base[i] = self.events.take([i]).to_annotations()[0]
         return base.replace(label=self.labels[i])
 
     def accepted_annotations(self) -> list[Annotation]:
@@ -182,9 +189,10 @@ class Review:
 
     # -- tables ---------------------------------------------------------------------------
     def table_annotations(self) -> list[Annotation]:
-        """Every detection as an annotation: its label, ``score=...; review=...``."""
+        """Every detection as an annotation: its label, ``score=...; review=...``
+        (all of them built: for the compute thread, as the export job does)."""
         out = []
-        for i, a in enumerate(self._base):
+        for i, a in enumerate(self.events.to_annotations()):
             state = self.states[i] or "pending"
             out.append(a.replace(label=self.labels[i],
                                  comment=f"score={float(self.events.score[i])!r}; "

@@ -15,7 +15,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from PyQt6.QtCore import QAbstractTableModel, QModelIndex, Qt, pyqtSignal
+import numpy as np
+from PyQt6.QtCore import QAbstractTableModel, QModelIndex, QSize, Qt, pyqtSignal
 from PyQt6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -26,6 +27,7 @@ from PyQt6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -35,7 +37,13 @@ from specscope.compute.operators import describe_operator
 
 from .param_form import ParamForm
 
-__all__ = ["DetectPanel", "DetectionTable", "parse_labels"]
+__all__ = ["CONTROLS_MIN_HEIGHT", "TABLE_MIN_HEIGHT", "DetectPanel", "DetectionTable",
+           "parse_labels"]
+
+#: least height of the detections table (pixels): a few rows with the header
+TABLE_MIN_HEIGHT = 120
+#: least height of the strip of controls above it (it scrolls below its own height)
+CONTROLS_MIN_HEIGHT = 90
 
 _TITLES = ("#", "Start (s)", "Dur (ms)", "Low (Hz)", "High (Hz)", "Score", "Label", "Review")
 #: parameters the panel fills itself (the template box of "Find similar")
@@ -49,28 +57,50 @@ def parse_labels(text: str) -> list[str]:
 
 
 class DetectionTable(QAbstractTableModel):
-    """The detections as rows (a model over plain lists, updated row by row)."""
+    """The detections as rows: a model over their arrays, each cell made when it is shown
+    (a table of 100 000 detections costs nothing until it scrolls)."""
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._rows: list[list[Any]] = []
+        self._boxes = np.zeros((0, 4))
+        self._scores = np.zeros(0)
+        self._labels: list[str] = []
+        self._states: list[str] = []
 
-    def set_rows(self, boxes: Sequence[Sequence[float]], scores: Sequence[float],
+    def set_rows(self, boxes: Sequence[Sequence[float]] | np.ndarray, scores: Sequence[float],
                  labels: Sequence[str], states: Sequence[str]) -> None:
+        """Rows of start s, stop s, low Hz, high Hz (NaN: no band), score, label, decision."""
+        b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+        n = len(b)
+        if not len(scores) == len(labels) == len(states) == n:
+            raise ValueError(f"{n} boxes with {len(scores)} scores, {len(labels)} labels "
+                             f"and {len(states)} decisions")
         self.beginResetModel()
-        self._rows = [[i + 1, b[0], (b[1] - b[0]) * 1e3, b[2], b[3], s, lab, st]
-                      for i, (b, s, lab, st) in enumerate(zip(boxes, scores, labels, states,
-                                                               strict=True))]
+        self._boxes = b
+        self._scores = np.asarray(scores, dtype=np.float64).reshape(-1)
+        self._labels, self._states = list(labels), list(states)
         self.endResetModel()
 
     def set_decision(self, row: int, label: str, state: str) -> None:
-        if not 0 <= row < len(self._rows):
+        if not 0 <= row < len(self._labels):
             return
-        self._rows[row][6], self._rows[row][7] = label, state
+        self._labels[row], self._states[row] = label, state
         self.dataChanged.emit(self.index(row, 6), self.index(row, 7))
 
+    def _value(self, row: int, column: int) -> Any:
+        b = self._boxes[row]
+        if column == 0:
+            return row + 1
+        if column == 2:
+            return float(b[1] - b[0]) * 1e3
+        if column in (1, 3, 4):
+            return float(b[{1: 0, 3: 2, 4: 3}[column]])
+        if column == 5:
+            return float(self._scores[row])
+        return self._labels[row] if column == 6 else self._states[row]
+
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
+        return 0 if parent.isValid() else len(self._labels)
 
     def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(_TITLES)
@@ -84,8 +114,8 @@ class DetectionTable(QAbstractTableModel):
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
             return None
-        v = self._rows[index.row()][index.column()]
         c = index.column()
+        v = self._value(index.row(), c)
         if c == 7:
             return v or "—"
         if isinstance(v, float):
@@ -93,6 +123,38 @@ class DetectionTable(QAbstractTableModel):
                 return ""
             return f"{v:.3f}" if c == 1 else f"{v:.1f}" if c in (2, 5) else f"{v:.0f}"
         return str(v)
+
+
+class _HeightLayout(QVBoxLayout):
+    """A column whose height does not follow its width: the dock's scroll area then
+    gives the panel the dock's height (down to the panel's minimum) instead of the
+    height its wrapped labels would like, so the table, not the dock, takes up the
+    difference."""
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+
+class _FittingScroll(QScrollArea):
+    """A scroll area as tall as its contents want, able to shrink to
+    :data:`CONTROLS_MIN_HEIGHT` (it scrolls then)."""
+
+    def __init__(self, contents: QWidget) -> None:
+        super().__init__()
+        self.setWidget(contents)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setMinimumHeight(CONTROLS_MIN_HEIGHT)
+        # as tall as its contents at most: the rest of the height goes to the table
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+
+    def sizeHint(self) -> QSize:
+        hint = self.widget().sizeHint()
+        return QSize(hint.width() + self.verticalScrollBar().sizeHint().width(), hint.height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(self.widget().minimumSizeHint().width(), CONTROLS_MIN_HEIGHT)
 
 
 class DetectPanel(QWidget):
@@ -129,7 +191,12 @@ class DetectPanel(QWidget):
         super().__init__(parent)
         self.form: ParamForm | None = None
         self._values: dict[str, dict[str, Any]] = {}
-        top = QVBoxLayout(self)
+        outer = _HeightLayout(self)
+        # the detector, its form and the buttons above the table scroll in a strip of
+        # their own when the dock is short, so the table keeps TABLE_MIN_HEIGHT
+        controls = QWidget()
+        top = QVBoxLayout(controls)
+        top.setContentsMargins(0, 0, 0, 0)
         head = QFormLayout()
         self.detector = QComboBox()
         for name in detectors:
@@ -172,6 +239,9 @@ class DetectPanel(QWidget):
         self.labels.setToolTip("Keys 1…9 in review give these labels (commas between)")
         labels.addRow("Labels 1–9", self.labels)
         top.addLayout(labels)
+        self.controls = _FittingScroll(controls)
+        outer.addWidget(self.controls)
+        top = outer
         self.status = QLabel("No detections")
         self.status.setWordWrap(True)
         top.addWidget(self.status)
@@ -183,7 +253,7 @@ class DetectPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
-        self.table.setMinimumHeight(160)
+        self.table.setMinimumHeight(TABLE_MIN_HEIGHT)
         top.addWidget(self.table, 1)
         buttons = QHBoxLayout()
         self.review_button = QPushButton("Review")
@@ -243,6 +313,8 @@ class DetectPanel(QWidget):
                               self._values.get(name))
         self.form.setObjectName(name)
         self.params_box.layout().addWidget(self.form)
+        if getattr(self, "controls", None) is not None:
+            self.controls.updateGeometry()  # another form: another height wanted
 
     def set_detector(self, name: str, values: dict[str, Any] | None = None) -> None:
         """Choose ``name`` and (optionally) fill its form."""

@@ -43,7 +43,7 @@ class DetectionLayer(QObject):
         #: index of the detection under review, or None
         self.current: int | None = None
         self._boxes = np.zeros((0, 4))   # start, stop, low, high (NaN: time only)
-        self._scores: list[str] = []
+        self._scores = np.zeros(0)       # the scores (NaN: none), formatted when drawn
         self._states: list[str] = []
         self._rects: list[QGraphicsRectItem] = []
         self._texts: list[pg.TextItem] = []
@@ -66,7 +66,7 @@ class DetectionLayer(QObject):
                        states: Sequence[str] | None = None) -> None:
         """Draw ``boxes`` (rows of start s, stop s, low Hz, high Hz; NaN band: time only)."""
         self._boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-        self._scores = [f"{s:.3g}" if np.isfinite(s) else "" for s in scores]
+        self._scores = np.asarray(scores, dtype=np.float64).reshape(-1)
         self._states = list(states) if states is not None else [""] * len(self._boxes)
         if self.current is not None and self.current >= len(self._boxes):
             self.current = None
@@ -77,9 +77,12 @@ class DetectionLayer(QObject):
         self._states = list(states)
         self.redraw()
 
-    def set_current(self, index: int | None) -> None:
+    def set_current(self, index: int | None, redraw: bool = True) -> None:
+        """Draw detection ``index`` as the one under review (None: none); ``redraw=False``
+        when a change of the view's range that redraws anyway follows."""
         self.current = index
-        self.redraw()
+        if redraw:
+            self.redraw()
 
     def set_banner(self, text: str) -> None:
         """A line over the plot's top-right corner ("" hides it): what is under review."""
@@ -166,7 +169,7 @@ class DetectionLayer(QObject):
             rect.setZValue(6 if current else 4)
             rect.setVisible(True)
             text = self._texts[k]
-            score = self._scores[i] if i < len(self._scores) else ""
+            score = _score_text(self._scores[i]) if i < len(self._scores) else ""
             x = max(b[i, 0], t0)
             x_px = (x - t0) * px_t
             room = bool(score) and bool(current or x_px >= right)
@@ -179,3 +182,7 @@ class DetectionLayer(QObject):
             item.setVisible(False)
         for item in self._texts[n:]:
             item.setVisible(False)
+
+
+def _score_text(score: float) -> str:
+    return f"{score:.3g}" if math.isfinite(score) else ""

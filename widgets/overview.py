@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QObject, QRectF, pyqtSignal
+from PyQt6.QtWidgets import QGraphicsItem
 
 from .time_axis import TimeAxis
 
@@ -69,6 +70,10 @@ class OverviewPlot(pg.PlotItem):
         self._lo = pg.PlotDataItem(pen=pen)
         self._hi = pg.PlotDataItem(pen=pen)
         self._fill = pg.FillBetweenItem(self._lo, self._hi, brush=pg.mkBrush(80, 140, 230, 140))
+        # filling the envelope's outline (thousands of vertices) takes a tenth of a second
+        # and more; drawn once into a pixmap, it is copied when the region or the play
+        # cursor moves over it (redrawn when the envelope or the strip's size changes)
+        self._fill.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         for item in (self._lo, self._hi, self._fill):
             self.addItem(item)
         self._missing = pg.ImageItem(axisOrder="row-major")

@@ -56,7 +56,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         levels came back (:meth:`set_quantity`).
     viewportChanged(float, float, float, float, int, int)
         The visible time span (s), frequency span (Hz) and plot size in device
-        pixels, after zooming, panning or resizing settled (debounced).
+        pixels, after zooming, panning or resizing settled (debounced), or at
+        once after :meth:`jump_to`.
     referenceChanged(float, float, float)
         A click set the measurement reference (time, frequency, level); NaNs
         when a double-click cleared it.
@@ -358,6 +359,26 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
 
     def set_time_range(self, t0: float, t1: float) -> None:
         self.plot.getViewBox().setXRange(t0, t1, padding=0)
+
+    def jump_to(self, t0: float, t1: float, f0: float | None = None,
+                f1: float | None = None) -> None:
+        """Show ``t0 .. t1`` s (and ``f0 .. f1`` Hz when given) as one change, and emit
+        ``viewportChanged`` at once.
+
+        For a single programmatic jump (review's next detection): nothing more is
+        coming to gather, so the debounce that settles wheel and drag gestures
+        would only delay the image.
+        """
+        y = None if f0 is None or f1 is None else \
+            tuple(float(v) for v in forward(self.freq_scale, [f0, f1]))
+        self.plot.getViewBox().setRange(xRange=(t0, t1), yRange=y, padding=0)
+        self.emit_viewport_now()
+
+    def emit_viewport_now(self) -> None:
+        """Emit ``viewportChanged`` now instead of after the debounce (if one is pending,
+        it is dropped: this emission replaces it)."""
+        self._viewport_timer.stop()
+        self._emit_viewport()
 
     def plot_size_px(self) -> tuple[int, int]:
         """Width and height of the plot area in device pixels."""

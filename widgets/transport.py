@@ -235,6 +235,18 @@ class TransportBar(QToolBar):
         self.band_hi.setText(f"{hi:.6g}")
         self._band_typed = False
 
+    def band_fields(self) -> tuple[str, str, bool]:
+        """The band fields as they are: low and high text, and whether they were typed
+        (a typed band is played; a shown one is not): what :meth:`set_band_fields` restores."""
+        return self.band_lo.text(), self.band_hi.text(), self._band_typed
+
+    def set_band_fields(self, fields: tuple[str, str, bool]) -> None:
+        """Put back what :meth:`band_fields` returned."""
+        lo, hi, typed = fields
+        self.band_lo.setText(lo)
+        self.band_hi.setText(hi)
+        self._band_typed = bool(typed)
+
     def set_tune(self, hz: float) -> None:
         """Put ``hz`` in the tune field and leave pick mode."""
         self.tune_freq.setText(f"{hz:.9g}")

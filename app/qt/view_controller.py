@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 from specscope.app.qt.shell import Shell
-from specscope.app.qt.worker import JobCallbacks, JobResult, TaskControl
+from specscope.app.qt.worker import JobCallbacks, JobError, JobResult, TaskControl
 from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.extensions import view_title
 from specscope.compute.paths import cache_dir
@@ -42,9 +42,10 @@ from specscope.compute.view import (
     render_progressive,
 )
 
-__all__ = ["ENVELOPE_POINTS", "OVERVIEW_COLUMNS", "PLUGIN_VIEW_MAX_SAMPLES",
+__all__ = ["AHEAD_KIND", "ENVELOPE_POINTS", "OVERVIEW_COLUMNS", "PLUGIN_VIEW_MAX_SAMPLES",
            "WAVEFORM_MAX_SAMPLES", "DetailRequest", "DetailResult", "EnvelopeRequest",
-           "OverviewRequest", "PluginViewRequest", "PyramidRequest", "ViewController", "Waveform"]
+           "OverviewRequest", "PluginViewRequest", "PyramidRequest", "ViewController", "Waveform",
+           "same_view"]
 
 #: columns of the whole-recording background image
 OVERVIEW_COLUMNS = 2048
@@ -136,8 +137,30 @@ class PyramidRequest(ViewRequest):
     width: int = 1
 
 
+#: the worker kind of a view rendered before it is shown (:meth:`ViewController.prepare_view`)
+AHEAD_KIND = "view-ahead"
 #: kinds of job the app runs on its own in idle time: no progress bar, no Cancel button
-BACKGROUND_KINDS = frozenset({PyramidRequest.KIND})
+BACKGROUND_KINDS = frozenset({PyramidRequest.KIND, AHEAD_KIND})
+
+
+def same_view(a: DetailRequest, b: DetailRequest) -> bool:
+    """Whether ``a`` and ``b`` render the same image (spans equal to a millionth of them)."""
+    tol = 1e-6 * max(a.t1 - a.t0, 1e-12)
+    return (type(a) is type(b) and a.engine is b.engine and a.source is b.source
+            and a.subtract is b.subtract and a.compare == b.compare
+            and a.representation == b.representation and a.freq_scale == b.freq_scale
+            and a.n_rows == b.n_rows and a.width == b.width and a.reduce == b.reduce
+            and abs(a.t0 - b.t0) <= tol and abs(a.t1 - b.t1) <= tol)
+
+
+@dataclass
+class _Ahead:
+    """A view rendered ahead: its request, its result once done, and the request of the
+    view on screen that waits for it (a jump there came before it was done)."""
+
+    request: DetailRequest
+    result: JobResult | None = None
+    wanted: DetailRequest | None = None
 
 
 @dataclass(frozen=True)
@@ -205,6 +228,9 @@ class ViewController(QObject):
         self._engine_key: tuple | None = None
         self._overview_ready = False
         self._viewport: tuple[float, float, int] | None = None
+        self._ahead: _Ahead | None = None
+        #: the view shown whose pyramid waits for the view being rendered ahead
+        self._pyramid_after: DetailRequest | None = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(RECOMPUTE_DELAY_MS)
@@ -367,18 +393,94 @@ class ViewController(QObject):
             self._submit(request, self._plugin_job,
                          label=f"Computing {view_title(s.representation)}")
             return
+        request = self._detail_request(common)
+        self.last_request = request
+        if self.shown_representation not in ("", "stft"):
+            self._announce("stft")
+        if not self._take_ahead(request):
+            self._submit(request, self._detail_job)
+
+    def _detail_request(self, common: dict) -> DetailRequest:
+        s = self.shell.settings
         compare = s.compare if s.chain_steps else "after"
         source, subtract = self.preview_engine or self.engine, None
         if compare == "before":
             source = self.base_engine
         elif compare == "difference":
             subtract = self.base_engine
-        request = DetailRequest(self.engine, compare=compare, source=source,
-                                subtract=subtract, **common)
-        self.last_request = request
-        if self.shown_representation not in ("", "stft"):
-            self._announce("stft")
-        self._submit(request, self._detail_job)
+        return DetailRequest(self.engine, compare=compare, source=source, subtract=subtract,
+                             **common)
+
+    # -- views rendered ahead -------------------------------------------------------
+    def prepare_view(self, t0: float, t1: float) -> bool:
+        """Render ``t0 .. t1`` s at the view's width on the compute thread in idle time, so
+        that a jump there (review's next detection) shows it without waiting for the
+        compute thread; False when the view cannot be prepared (a plugin view, no engine).
+
+        One view is kept: asking for another cancels one still rendering.  A view
+        request for the prepared span takes its image (at once when it is done, when
+        it is done otherwise); a request for another span cancels one still rendering.
+        """
+        if (self.engine is None or self.shell.document is None
+                or self.shell.settings.representation != "stft"):
+            return False
+        t0, t1 = max(t0, 0.0), min(t1, self.engine.duration)
+        if not t1 > t0:
+            return False
+        s = self.shell.settings
+        request = self._detail_request({
+            "freq_scale": s.freq_scale, "n_rows": self.n_rows(), "t0": t0, "t1": t1,
+            "width": self.view.plot_size_px()[0], "reduce": self.shell.document.settings.reduce})
+        if self._ahead is not None and same_view(self._ahead.request, request):
+            return True  # prepared, or being prepared
+        ahead = self._ahead = _Ahead(request)
+        self.shell.worker.submit(
+            AHEAD_KIND, lambda control: self._render_detail(request, control, None),
+            label="Preparing the next view",
+            callbacks=JobCallbacks(done=lambda result: self._ahead_done(ahead, result),
+                                   failed=lambda error: self._ahead_lost(ahead),
+                                   cancelled=lambda: self._ahead_lost(ahead)))
+        return True
+
+    def _take_ahead(self, request: DetailRequest) -> bool:
+        """Serve ``request`` from the view rendered ahead when it is that view."""
+        ahead = self._ahead
+        if ahead is None or not same_view(ahead.request, request):
+            if ahead is not None and ahead.result is None:  # it would only delay this one
+                self._ahead = None
+                self.shell.worker.cancel(AHEAD_KIND)
+            return False
+        # an older view's image must not come after this one; the building ahead stops
+        self.shell.worker.cancel(DetailRequest.KIND)
+        self.shell.worker.cancel(PyramidRequest.KIND)
+        if ahead.result is None:
+            ahead.wanted = request
+        else:
+            self._dispatch(request, ahead.result)
+        return True
+
+    def _ahead_done(self, ahead: _Ahead, result: JobResult) -> None:
+        if self._ahead is not ahead:
+            return
+        ahead.result = result
+        wanted, ahead.wanted = ahead.wanted, None
+        if wanted is not None and wanted is self.last_request:
+            self._dispatch(wanted, result)
+        self._build_pyramid_after()
+
+    def _build_pyramid_after(self) -> None:
+        shown, self._pyramid_after = self._pyramid_after, None
+        if shown is not None and shown is self.last_request and shown.engine is self.engine:
+            self.prepare_ahead(shown)
+
+    def _ahead_lost(self, ahead: _Ahead) -> None:
+        if self._ahead is not ahead:
+            return
+        self._ahead = None
+        if ahead.wanted is not None and ahead.wanted is self.last_request:
+            self._submit(ahead.wanted, self._detail_job)  # rendered the usual way after all
+        else:
+            self._build_pyramid_after()
 
     def _announce(self, coming: str) -> None:
         """The caption while ``coming`` is computed: what the image shows until then."""
@@ -396,10 +498,12 @@ class ViewController(QObject):
         if request.KIND != PyramidRequest.KIND:
             # what the user asked for comes first: the building ahead stops within a block
             self.shell.worker.cancel(PyramidRequest.KIND)
+        label = label or request.LABEL
         return self.shell.worker.submit(
-            request.KIND, lambda control: job(request, control), label=label or request.LABEL,
+            request.KIND, lambda control: job(request, control), label=label,
             callbacks=JobCallbacks(done=lambda result: self._dispatch(request, result),
-                                   partial=lambda value: self._partial(request, value)))
+                                   partial=lambda value: self._partial(request, value),
+                                   failed=lambda error: self._failed(request, label, error)))
 
     # -- jobs (compute thread) --------------------------------------------------------
     @staticmethod
@@ -411,12 +515,17 @@ class ViewController(QObject):
 
     @staticmethod
     def _detail_job(r: DetailRequest, control: TaskControl) -> DetailResult:
+        return ViewController._render_detail(r, control, control.partial)
+
+    @staticmethod
+    def _render_detail(r: DetailRequest, control: TaskControl,
+                       partial: Callable[[DisplayImage], None] | None) -> DetailResult:
         engine, shown, other = r.engine, r.source, r.subtract
         preview = shown is not engine and r.compare == "after"
         kw = {"freq_scale": r.freq_scale, "n_rows": r.n_rows, "cancelled": control.cancelled}
         img = render_progressive(shown, r.t0, r.t1, r.width, r.reduce,
-                                 partial=None if (preview or other is not None)
-                                 else control.partial, progress=control.progress, **kw)
+                                 partial=None if (preview or other is not None) else partial,
+                                 progress=control.progress, **kw)
         if other is not None:  # after minus before, in dB
             before = render_progressive(other, r.t0, r.t1, r.width, r.reduce, **kw)
             img = dataclasses.replace(img, db=img.db - before.db)
@@ -478,6 +587,17 @@ class ViewController(QObject):
     def _dispatch(self, request: ViewRequest, result: JobResult) -> None:
         self._handlers[type(request)](request, result)
 
+    def _failed(self, request: ViewRequest, label: str, error: JobError) -> None:
+        """A view job failed: one line naming it and the problem on the status line (the
+        image on screen stays; the announcement of the coming one goes)."""
+        text = (str(error.message).strip().splitlines() or [""])[0]
+        text = text or type(error.exception).__name__
+        self.shell.show_error(text if text.startswith(label) else f"{label}: {text}",
+                              dialog=False)
+        if request is self.last_request:
+            shown = self.shown_representation
+            self.view.set_caption("" if shown in ("", "stft") else view_title(shown))
+
     def _partial(self, request: ViewRequest, value: Any) -> None:
         if isinstance(request, OverviewRequest):
             self._show_overview(value)
@@ -525,7 +645,10 @@ class ViewController(QObject):
         self._maybe_image_shown()
         if (type(request) is DetailRequest and request.source is self.engine
                 and request is self.last_request):
-            self.prepare_ahead(request)  # the shown engine's next views, in idle time
+            if self._ahead is not None and self._ahead.result is None:
+                self._pyramid_after = request  # the view asked for ahead comes first
+            else:
+                self.prepare_ahead(request)  # the shown engine's next views, in idle time
 
     def _envelope_done(self, request: EnvelopeRequest, result: JobResult) -> None:
         self.view.overview.set_envelope(*result.value)

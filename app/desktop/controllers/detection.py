@@ -190,9 +190,10 @@ class DetectionController(QObject):
                                       f"No detections by {review.events.detector}")
             self.panel.set_has_detections(False)
         else:
-            self.layer.set_detections(self.boxes(), review.events.score, review.states)
-            self.panel.model.set_rows(self.boxes(), review.events.score.tolist(),
-                                      review.labels, review.states)
+            boxes = self.boxes()  # arrays: nothing per detection is built here
+            self.layer.set_detections(boxes, review.events.score, review.states)
+            self.panel.model.set_rows(boxes, review.events.score, review.labels,
+                                      review.states)
             if review.label_list:
                 self.panel.set_label_list(review.label_list)
             self.panel.set_has_detections(True)

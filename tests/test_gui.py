@@ -5,10 +5,11 @@ import threading
 import h5py
 import numpy as np
 import pytest
-from _gui import TIMEOUT_MS, open_and_wait
+from _gui import TIMEOUT_MS, open_and_wait, settle
 from PyQt6.QtCore import Qt
 from specscope.app.session import ViewSettings
 from specscope.compute import open_recording
+from specscope.compute.errors import InputError
 from specscope.compute.spectral import to_db
 from specscope.compute.view import TileEngine
 
@@ -58,9 +59,13 @@ def test_zoom_renders_the_new_span(qtbot, window, example_path):
 def test_overview_drag_moves_the_view(qtbot, window, example_path):
     open_and_wait(window, example_path)
     window.view.set_time_range(1.0, 3.0)
-    qtbot.wait(100)
+    # the view's span reached the overview (through the view's debounce)
+    qtbot.waitUntil(lambda: window.overview.region.getRegion() == pytest.approx(
+        (1.0, 3.0), abs=0.02), timeout=TIMEOUT_MS)
     window.overview.region.setRegion((10.0, 12.0))  # as a drag would
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: window.view.visible_range()[:2] == pytest.approx(
+        (10.0, 12.0), abs=0.02), timeout=TIMEOUT_MS)
+    settle(window)  # and it stays there once everything the drag posted has run
     t0, t1, _, _ = window.view.visible_range()
     assert (t0, t1) == pytest.approx((10.0, 12.0), abs=0.02)
 
@@ -81,7 +86,9 @@ def test_levels_relevel_without_recomputing(qtbot, window, example_path):
     window.controls.colormap.setCurrentText("viridis")
     lut_before = window.view.image.lut.copy() if window.view.image.lut is not None else None
     window.controls.gamma.setValue(2.0)
-    qtbot.wait(400)
+    # a recomputation would be scheduled by now (the controls emit at once): settle waits
+    # for it and its jobs, which ``jobs`` would then hold
+    settle(window)
     assert window.view.levels() == (-100.0, -20.0)
     assert window.view.colormap_name == "viridis"
     assert window.view.gamma == 2.0
@@ -195,7 +202,10 @@ def test_session_round_trip(qtbot, window, make_window, example_path, tmp_path):
     window.controls.colormap.setCurrentText("viridis")
     window.view.set_time_range(4.0, 9.0)
     window.view.set_levels(-100.0, -40.0)
-    qtbot.wait(300)
+    # the typed window is taken after a pause in typing: wait for it to be the setting
+    qtbot.waitUntil(lambda: (window.settings.stft.window, window.settings.stft.hop)
+                    == (("kaiser", 8.0), 128), timeout=TIMEOUT_MS)
+    settle(window)
     path = tmp_path / "s.json"
     window.save_session(path)
 
@@ -288,6 +298,35 @@ def test_spectrum_slice_is_the_column_under_the_cursor(qtbot, window, example_pa
     window.view._update_slice(t)
     x, _y = window.view._slice_curve.getData()
     np.testing.assert_array_equal(x, img.db[:, j])
+
+
+@pytest.mark.parametrize("error", [RuntimeError("tile store unreadable"),
+                                   InputError("scene.wav: read failed at sample 96000")])
+def test_a_failed_view_job_says_so_on_the_status_line(qtbot, window, example_path,
+                                                      monkeypatch, error):
+    open_and_wait(window, example_path)
+    settle(window)
+    shown = window.view.image_data.copy()
+
+    def broken(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(window.views.engine, "render", broken)
+    with qtbot.waitSignal(window.worker.failed, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda i, kind, e: kind == "detail"):
+        window.view.set_time_range(5.0, 6.0)
+    qtbot.waitUntil(lambda: str(error) in window.message_label.text(), timeout=TIMEOUT_MS)
+    text = window.message_label.text()
+    assert "\n" not in text and text.startswith("Error: Computing view")
+    if isinstance(error, RuntimeError):  # a bug: its type named too
+        assert "RuntimeError: tile store unreadable" in text
+    np.testing.assert_array_equal(window.view.image_data, shown)  # the image stays
+    # the engine works again: the next view job is drawn
+    monkeypatch.undo()
+    with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda i, kind, r: kind == "detail"):
+        window.view.set_time_range(6.0, 7.0)
+    assert window.last_image.column_edges[0] == pytest.approx(6.0, abs=0.01)
 
 
 def test_no_tile_is_computed_on_the_gui_thread(qtbot, window, example_path, monkeypatch):

@@ -4,7 +4,12 @@
 Generates a 1-hour 48 kHz recording and (unless --quick) one larger than 4 GB
 (RF64, float32), opens each, and replays a scripted sequence of 50 zooms and
 pans at 1600 px width through the code path the GUI uses
-(``render_progressive`` on a ``TileEngine``).  Reports per recording:
+(``render_progressive`` on a ``TileEngine`` with a disk cache, as the desktop
+window makes it).  Each journey runs in a new process (``--repeats`` of them),
+``--passes`` times there (default 2), each pass on a new engine with an empty
+disk cache: the first pass is what a user's first session gets (*fresh*), the
+second runs with the imports, the allocator and the file's pages warm (*warm*).
+Reports per pass:
 
 - time to the first image (the preview or the cached/coarse image the GUI shows first),
 - time to the exact image of the whole recording (the pyramid is built then),
@@ -19,6 +24,7 @@ and, as a peer measured in the same run, the naive way (``scipy.signal.spectrogr
 of the visible span, then averaging frames into columns) on the steps whose span
 it can handle within a time budget.
 
+    python scripts/bench_explorer.py --hour --ahead 0 --repeats 3   # the README's figures
     python scripts/bench_explorer.py            # 1 h and > 4 GB (needs ~5 GB of disk)
     python scripts/bench_explorer.py --quick    # 10 minutes only
     python scripts/bench_explorer.py --hour     # the 1-hour file only
@@ -33,9 +39,12 @@ reference measured in its own pass.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -228,12 +237,13 @@ def compare_ahead(path: Path, folder: Path, think_s: float, rounds: int) -> None
     print("  p95 with / without, round by round: " + ", ".join(f"{r:.2f}" for r in pairs))
 
 
-def bench(path: Path, label: str, naive_budget_s: float) -> dict:
+def bench(path: Path, label: str, naive_budget_s: float, cache: Path | None = None) -> dict:
     rng = np.random.default_rng(7)
+    load0 = os.getloadavg()[0]
     with open_recording(path) as rec:
         t_open = time.perf_counter()
-        # as the GUI does: tiles also kept in the disk cache (a fresh folder per run)
-        eng = TileEngine(rec, nfft=NFFT, hop=HOP, disk_cache=cache_dir("tiles"))
+        # as the GUI does: tiles also kept in the disk cache (a fresh folder per pass)
+        eng = TileEngine(rec, nfft=NFFT, hop=HOP, disk_cache=cache or cache_dir("tiles"))
         first: list[float] = []
         img = render_progressive(eng, 0.0, eng.duration, WIDTH,
                                  partial=lambda im: first.append(time.perf_counter()))
@@ -248,21 +258,25 @@ def bench(path: Path, label: str, naive_budget_s: float) -> dict:
             j = int(np.searchsorted(im.column_edges, click_t)) - 1
             hi = im.db[300:]  # above 14 kHz: noise everywhere but at the click
             stands_out[reduce] = float(hi[:, j].mean() - np.median(hi))
-        steps, shown, naive_times, reference = [], [], [], []
+        steps, shown, naive_times, reference, slow = [], [], [], [], []
         for i, (t0, t1) in enumerate(script(eng.duration, rng)):
             if i % 10 == 0:
                 reference.append(one_minute_reference(rec))
             first_shown: list[float] = []
+            frames0 = eng.frames_computed
             s0 = time.perf_counter()
             render_progressive(eng, t0, t1, WIDTH,
                                partial=lambda im, got=first_shown: got.append(time.perf_counter()))
             end = time.perf_counter()
             steps.append(end - s0)
+            slow.append((end - s0, i, t1 - t0, eng.column_frames(t0, t1, WIDTH)[3],
+                         eng.frames_computed - frames0))
             shown.append((first_shown[0] if first_shown else end) - s0)
             if t1 - t0 <= naive_budget_s:
                 s0 = time.perf_counter()
                 naive(rec, t0, t1)
                 naive_times.append((t1 - t0, time.perf_counter() - s0, steps[-1]))
+        eng.close()
     steps_ms = np.array(steps) * 1000
     shown_ms = np.array(shown) * 1000
     out = {"label": label, "size_gb": path.stat().st_size / 1e9, "first_s": t_first,
@@ -271,8 +285,10 @@ def bench(path: Path, label: str, naive_budget_s: float) -> dict:
            "shown_median_ms": float(np.median(shown_ms)),
            "shown_p95_ms": float(np.percentile(shown_ms, 95)),
            "click_db": stands_out, "naive": naive_times,
-           "reference_ms": float(np.median(reference)) * 1000}
-    print(f"\n{label}: {out['size_gb']:.2f} GB, {eng.duration / 3600:.2f} h")
+           "reference_ms": float(np.median(reference)) * 1000,
+           "load": (load0, os.getloadavg()[0]), "max_ms": float(steps_ms.max())}
+    print(f"\n{label}: {out['size_gb']:.2f} GB, {eng.duration / 3600:.2f} h; load average "
+          f"{load0:.1f} at the start of the pass, {out['load'][1]:.1f} at its end")
     print(f"  first image           {t_first * 1000:8.0f} ms")
     print(f"  exact whole-file view {t_exact:8.2f} s")
     print(f"  the one 1 ms click, zoomed out: +{stands_out['max']:.0f} dB over the median "
@@ -286,6 +302,9 @@ def bench(path: Path, label: str, naive_budget_s: float) -> dict:
     print(f"  reference: scipy read + spectrogram of one minute, median {ref:.1f} ms -> "
           f"exact update median {out['median_ms'] / ref:.2f}x (goal <= 0.4), "
           f"p95 {out['p95_ms'] / ref:.2f}x (goal <= 1.0)")
+    print("  slowest steps: " + "; ".join(
+        f"#{i} {d * 1000:.0f} ms ({span:.1f} s at level {lv}, {n} frames transformed)"
+        for d, i, span, lv, n in sorted(slow, reverse=True)[:4]))
     print(f"  peak memory (RSS)     {out['peak_rss_mb']:.0f} MB")
     if naive_times:
         spans = np.array([n[0] for n in naive_times])
@@ -302,6 +321,64 @@ def bench(path: Path, label: str, naive_budget_s: float) -> dict:
     return out
 
 
+RESULT = "RESULT-JSON "
+KEYS = ("first_s", "exact_home_s", "median_ms", "p95_ms", "max_ms", "reference_ms",
+        "peak_rss_mb", "load")
+
+
+def passes(path: Path, label: str, n_passes: int, naive_budget_s: float, folder: Path
+           ) -> list[dict]:
+    """The journey ``n_passes`` times in this process, each on a new engine with an empty
+    disk cache: the first is what a fresh process gets, the others run warm (imports,
+    allocator and the file's pages).  The peer runs in the last pass only."""
+    out = []
+    for k in range(n_passes):
+        cache = folder / f"cache-{os.getpid()}-{k}"
+        shutil.rmtree(cache, ignore_errors=True)
+        kind = "fresh process" if k == 0 else f"warm (pass {k + 1} in the process)"
+        got = bench(path, f"{label}, {kind}", naive_budget_s if k == n_passes - 1 else 0.0,
+                    cache)
+        shutil.rmtree(cache, ignore_errors=True)
+        got["kind"] = "fresh" if k == 0 else "warm"
+        out.append({key: got[key] for key in (*KEYS, "kind")})
+    return out
+
+
+def child(path: Path, label: str, n_passes: int, naive_budget_s: float, folder: Path) -> dict:
+    """One new process: its passes, each printed, then one line of JSON for the parent."""
+    cmd = [sys.executable, __file__, "--child", str(path), "--label", label,
+           "--passes", str(n_passes), "--naive-budget", str(naive_budget_s),
+           "--dir", str(folder)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                          env=dict(os.environ, PYTHONHASHSEED="0"))
+    if proc.returncode:
+        raise SystemExit(f"the benchmark process failed:\n{proc.stderr[-3000:]}")
+    lines = proc.stdout.splitlines()
+    print("\n".join(line for line in lines if not line.startswith(RESULT)))
+    return json.loads(next(line for line in lines if line.startswith(RESULT))[len(RESULT):])
+
+
+def summary(label: str, runs: list[list[dict]]) -> None:
+    print(f"\n{label}: {len(runs)} new process(es), exact updates against the reference "
+          "measured in the same pass (goals: median <= 0.4x, p95 <= 1.0x)")
+    for kind in ("fresh", "warm"):
+        rows = [p for r in runs for p in r if p["kind"] == kind]
+        if not rows:
+            continue
+        med = [p["median_ms"] / p["reference_ms"] for p in rows]
+        p95 = [p["p95_ms"] / p["reference_ms"] for p in rows]
+        print(f"  {kind:<5}: median " + ", ".join(f"{v:.2f}x" for v in med)
+              + "; p95 " + ", ".join(f"{v:.2f}x" for v in p95)
+              + "  (ms: " + "; ".join(f"{p['median_ms']:.0f}/{p['p95_ms']:.0f} vs "
+                                     f"{p['reference_ms']:.0f}" for p in rows)
+              + "; load " + ", ".join(f"{p['load'][0]:.1f}-{p['load'][1]:.1f}" for p in rows)
+              + ")")
+        home = ", ".join(f"{p['exact_home_s']:.1f}" for p in rows)
+        first = ", ".join(f"{p['first_s'] * 1000:.0f}" for p in rows)
+        print(f"         whole file exact {home} s; first image {first} ms; peak RSS "
+              f"{max(p['peak_rss_mb'] for p in rows):.0f} MB")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a 10-minute recording only")
@@ -316,7 +393,20 @@ def main() -> int:
                     help="seconds of looking at each view in that comparison (default 0.5)")
     ap.add_argument("--ahead-only", action="store_true",
                     help="only the comparison with and without building ahead")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="new processes per recording, each running --passes journeys")
+    ap.add_argument("--passes", type=int, default=2,
+                    help="journeys per process: the first fresh, the others warm (2)")
+    # one benchmark process (internal)
+    ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--label", help=argparse.SUPPRESS)
+    ap.add_argument("--naive-budget", type=float, default=0.0, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child:
+        os.environ["SPECSCOPE_CACHE_DIR"] = str(args.dir / "cache")
+        got = passes(args.child, args.label, args.passes, args.naive_budget, args.dir)
+        print(RESULT + json.dumps(got))
+        return 0
     folder = args.dir or Path(tempfile.mkdtemp(prefix="specscope-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
     os.environ["SPECSCOPE_CACHE_DIR"] = str(folder / "cache")
@@ -338,7 +428,9 @@ def main() -> int:
                       f"{time.perf_counter() - t:.0f} s")
             shutil.rmtree(folder / "cache", ignore_errors=True)  # every file starts cold
             if not args.ahead_only:
-                bench(path, label, naive_budget_s=0.0 if args.no_peer else 120.0)
+                runs = [child(path, label, args.passes, 0.0 if args.no_peer else 120.0, folder)
+                        for _ in range(args.repeats)]
+                summary(label, runs)
             if args.ahead > 0:
                 compare_ahead(path, folder, args.think, args.ahead)
     finally:

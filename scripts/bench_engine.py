@@ -17,8 +17,9 @@ taking turns (a shared machine slows them alike), so both figures are measured:
 2. A cold render of a whole recording by the tile engine (a generated 1-hour,
    48 kHz, 16-bit mono WAV in a temporary folder; 1600 columns, nothing cached)
    against scipy reading the same file (``scipy.io.wavfile.read``) and computing
-   its spectrogram, and the same render with a new array for every block's spectra
-   (``stft_power`` without ``out=``) beside it.
+   its spectrogram, and beside it the same render with a new array for every
+   block's spectra (``stft_power`` without ``out=``) and the render the desktop
+   window makes (an empty disk cache, which it fills, and the session's spill).
 
 Prints the median fresh and the best warm time of each, the ratios (``peer time /
 specscope time``: above 1 is faster than the peer), the load average, and the
@@ -57,6 +58,9 @@ SPECTROGRAM_PEERS = {  # name -> module that must be importable
 TILES = "specscope TileEngine cold render"
 #: the same render with a new array for every block's spectra (no block buffer)
 TILES_NEW_ARRAYS = "  same, new array per block"
+#: the same render as the desktop window makes it: with the disk cache (levels 3 and
+#: up written as they are computed) and the session's spill (level 2 from the same frames)
+TILES_APP = "  same, with disk cache + spill (app)"
 SCIPY_READ = "scipy wavfile.read + spectrogram"
 
 
@@ -104,15 +108,25 @@ def spectrogram_fn(name: str, n: int) -> Callable[[], np.ndarray]:
 def tiles_fn(name: str, path: str, columns: int) -> Callable[[], object]:
     import scipy.io.wavfile
     import scipy.signal
-    if name in (TILES, TILES_NEW_ARRAYS):
+    if name in (TILES, TILES_NEW_ARRAYS, TILES_APP):
+        import shutil
+
         from specscope.compute import TileEngine, open_recording
+        folder = Path(tempfile.mkdtemp(prefix="bench-tiles-"))
 
         def render():
             with open_recording(path) as rec:
-                eng = TileEngine(rec, nfft=NFFT, hop=HOP)
+                disk = folder / "cache" if name == TILES_APP else None
+                eng = TileEngine(rec, nfft=NFFT, hop=HOP, disk_cache=disk)
                 if name == TILES_NEW_ARRAYS:  # stft_power allocates each block's result
                     eng.block_buffer = lambda frames: None
-                return eng.render(0.0, rec.n_samples / rec.sample_rate, columns).image
+                image = eng.render(0.0, rec.n_samples / rec.sample_rate, columns).image
+                eng.close()
+                return image
+
+        def reset():  # every call starts with an empty disk cache (not timed)
+            shutil.rmtree(folder / "cache", ignore_errors=True)
+        render.reset = reset
         return render
     if name == SCIPY_READ:
         def read_and_spectrogram():
@@ -132,13 +146,16 @@ def worker(args: argparse.Namespace) -> int:
     """One library in this (new) process: the first call, then warm calls; one JSON line."""
     fn = tiles_fn(args.worker, args.path, args.columns) if args.path \
         else spectrogram_fn(args.worker, args.n)
+    reset = getattr(fn, "reset", lambda: None)
     rss0 = _peak_rss()
+    reset()
     t0 = time.perf_counter()
     out = fn()
     fresh = time.perf_counter() - t0
     rss_growth = _peak_rss() - rss0
     warm = []
     for _ in range(args.warm):
+        reset()
         t0 = time.perf_counter()
         out = fn()
         warm.append(time.perf_counter() - t0)
@@ -242,12 +259,13 @@ def bench_tiles(minutes: float, repeats: int, columns: int, warm: int) -> None:
         scipy.io.wavfile.write(path, fs, data)
         del data
         extra = ["--path", str(path), "--columns", str(columns), "--warm", str(warm)]
-        runs = interleaved([TILES, TILES_NEW_ARRAYS, SCIPY_READ], repeats, extra)
+        runs = interleaved([TILES, TILES_NEW_ARRAYS, TILES_APP, SCIPY_READ], repeats, extra)
         res = show(f"Whole {minutes:g}-minute 48 kHz WAV, {columns} columns, cold (nothing "
                    f"cached); {repeats} new processes each, interleaved", TILES, runs)
         for kind in ("fresh", "warm"):
             t = res[kind]
-            print(f"  -> {kind}: tile engine / scipy time {t[TILES] / t[SCIPY_READ]:.2f}; "
+            print(f"  -> {kind}: tile engine / scipy time {t[TILES] / t[SCIPY_READ]:.2f} "
+                  f"(with disk cache + spill, the app's: {t[TILES_APP] / t[SCIPY_READ]:.2f}); "
                   f"a new array per block / the block buffer {t[TILES_NEW_ARRAYS] / t[TILES]:.2f}")
         prof = run_worker(TILES, [*extra, "--warm", "0", "--profile"])["profile"]
         print("\n  profile of one cold render:")

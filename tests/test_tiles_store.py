@@ -169,3 +169,17 @@ def test_a_jump_to_a_part_never_seen_transforms_only_the_view(signal, t0, t1):
     # and a second look transforms nothing
     eng.render(t0, t1, 1600)
     assert eng.frames_computed - before <= in_view + 2 * tile_frames + 1
+
+
+@pytest.mark.parametrize("scaling", ["psd", "magnitude"])
+def test_preview_shows_each_columns_middle_frame(signal, scaling):
+    from specscope.compute import spectrogram
+
+    eng = TileEngine(ArrayRecording(signal, FS), nfft=NFFT, hop=HOP, scaling=scaling)
+    r = eng.preview(3.0, 40.0, 300)
+    assert r.preview
+    _, a, b, _ = eng.column_frames(3.0, 40.0, 300, level=0)
+    _, _, s = spectrogram(signal, FS, nfft=NFFT, hop=HOP, scaling=scaling)
+    power = s if scaling == "psd" else s * s
+    k = (a + b - 1) // 2
+    np.testing.assert_allclose(r.image, power[:, k], rtol=1e-4, atol=1e-6 * power.max())

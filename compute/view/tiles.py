@@ -735,13 +735,20 @@ class TileEngine:
         inside = np.flatnonzero(a >= 0)
         image = np.full((self.n_freq, int(n_cols)), np.nan, np.float32)
         hop, nfft = self.params.hop, self.params.nfft
+        # each column's frame read on its own, all transformed in one kernel call:
+        # the frames laid end to end and framed with a hop of nfft
+        frames = []
         for j in inside:
             if cancelled is not None and cancelled():
                 raise Cancelled()
             k = int((a[j] + b[j] - 1) // 2)
-            x = self.read_processed(k * hop, k * hop + nfft)
-            p = self.spectra(x)[0]
-            image[:, j] = p * p if not self.params.is_power else p
+            frames.append(self.read_processed(k * hop, k * hop + nfft))
+        if frames:
+            params = {**self.params.operator_params(), "hop": nfft}
+            p = operators.call("stft_power", np.concatenate(frames), backend=self.backend,
+                               fs=self.fs, two_sided=self.two_sided, layout="frames", **params)
+            p = np.asarray(p, np.float32)
+            image[:, inside] = (p * p if not self.params.is_power else p).T
         freqs, fedges = self.freq_axis()
         return RenderResult(image, edges, freqs, fedges, 0,
                             float(np.sum(b[inside] - a[inside])) / max(1, inside.size),

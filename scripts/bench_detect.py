@@ -19,8 +19,19 @@ duplicates (fragments of a call found already), edge errors at >= 10 dB and
 the run times, with their ratios to the peers.  The SNR of a call is its mean
 power over the noise power in the 2.5-12.5 kHz band at its time.
 
+Then the executors (``--executors``, on by default): the corpus command's
+:func:`specscope.compute.batch_detect.run_detect` over the recording with
+each detector, in this process without parts (``part_samples=0``), in this
+process with parts (the default ``part_samples``: the one recording as
+parts), on a pool of 2 processes and on a real Dask cluster of a scheduler
+and 2 worker processes (``tests/_dask_cluster.py``), in rounds of every
+executor in turn (the median of the rounds after the first, which warms
+the workers), with the ratios to the in-process run and whether every
+executor wrote the same table bytes.  The load average is printed with
+the times: the figures only mean something against peers of the same run.
+
 Usage: ``python scripts/bench_detect.py [--duration S] [--calls N] [--copies N]
-[--seed N] [--keep DIR]``.
+[--seed N] [--keep DIR] [--no-executors] [--runs N]``.
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -72,6 +84,61 @@ def child(path: str, template: dict, out: str) -> None:
              times=json.dumps(times))
 
 
+def _load() -> str:
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def executors(path: Path, template: dict, folder: Path, runs: int) -> None:
+    """The corpus command over the recording on each executor: times, ratios, same bytes."""
+    from specscope.compute.batch_detect import run_detect
+    from specscope.compute.pipeline import Pipeline
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from _dask_cluster import Cluster
+
+    pipes = {"energy": Pipeline.from_steps([{"op": "detect.energy", "params": ENERGY}]),
+             "template": Pipeline.from_steps([{"op": "detect.template",
+                                               "params": template}])}
+    print(f"\nexecutors: run_detect over the {path.stat().st_size / 2**20:.0f} MiB recording "
+          f"(load before: {_load()})")
+    with Cluster(2, root=folder / "cluster") as cluster:
+        configs = (("in process, whole", {"part_samples": 0}),
+                   ("in process, parts", {}),
+                   ("2 processes", {"workers": 2}),
+                   ("dask, 2 workers", {"dask": cluster.address}))
+        for name, pipe in pipes.items():
+            # rounds of every executor in turn, so a change of load hits them alike
+            times: dict[str, list[float]] = {label: [] for label, _ in configs}
+            loads: list[str] = []
+            tables: dict[str, bytes] = {}
+            parts: dict[str, int] = {}
+            for i in range(runs):
+                for label, kw in configs:
+                    out = folder / f"{name}-{label.replace(' ', '').replace(',', '-')}-{i}"
+                    t = time.perf_counter()
+                    r = run_detect(pipe, [path], out, **kw).results[0]
+                    times[label].append(time.perf_counter() - t)
+                    if not r.ok:
+                        raise SystemExit(f"{label}: {r.error}")
+                    parts[label] = r.parts
+                    tables[label] = (out / "survey.selections.txt").read_bytes()
+                    shutil.rmtree(out, ignore_errors=True)
+                loads.append(_load())
+            # the first round warms the Dask workers; the median of the others
+            warm = {k: float(np.median(v[1:] if len(v) > 1 else v)) for k, v in times.items()}
+            ref = warm["in process, whole"]
+            for label, _ in configs:
+                print(f"  {name:8s} {label:18s} {parts[label]:2d} task(s)  first "
+                      f"{times[label][0]:6.2f} s  warm (median of {max(1, runs - 1)}) "
+                      f"{warm[label]:6.2f} s  / in process whole {warm[label] / ref:5.2f}  "
+                      f"/ in process parts {warm[label] / warm['in process, parts']:5.2f}")
+            same = len(set(tables.values())) == 1
+            print(f"  {name:8s} same table bytes on every executor: {'yes' if same else 'NO'}; "
+                  f"dask 2 workers / in process whole = {warm['dask, 2 workers'] / ref:.2f}; "
+                  f"load after each round: {'; '.join(loads)}")
+
+
 def report(name: str, start, stop, calls, fs: float) -> dict:
     from specscope.compute.detect import Events, synth
 
@@ -108,6 +175,10 @@ def main() -> int:
     ap.add_argument("--copies", type=int, default=60, help="copies of the template call")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", help="write the recording into this folder and keep it")
+    ap.add_argument("--no-executors", action="store_true",
+                    help="skip the runs on the executors (in process, 2 processes, Dask)")
+    ap.add_argument("--runs", type=int, default=3,
+                    help="rounds of every executor (the first warms the workers; default 3)")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -154,10 +225,10 @@ def main() -> int:
               f"   warm / stft {warm / times['stft']:5.2f}")
     print(f"  peers: read in {CHUNK}-sample chunks {times['read']:.2f} s; stft_power "
           f"(512/256) {times['stft']:.2f} s")
+    if not args.no_executors:
+        executors(path, template, folder, max(1, args.runs))
     if not args.keep:
-        path.unlink()
-        out.unlink()
-        folder.rmdir()
+        shutil.rmtree(folder, ignore_errors=True)
     return 0
 
 

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 import pytest
-from _gui import TIMEOUT_MS, idle, open_and_wait
+from _gui import TIMEOUT_MS, idle, open_and_wait, wait_until
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QApplication, QFileDialog
 from specscope.compute import open_recording
@@ -67,6 +67,22 @@ def focus_view(qtbot, w):
     qtbot.waitUntil(lambda: QApplication.focusWidget() is w.view, timeout=TIMEOUT_MS)
 
 
+def show_span(w, t0, t1, f0=None, f1=None):
+    """Show ``t0 .. t1`` s (and ``f0 .. f1`` Hz); wait until the view asked for that span
+    (after its debounce) and the compute thread is done with it."""
+    w.view.set_time_range(t0, t1)
+    if f0 is not None:
+        w.view.set_frequency_range(f0, f1)
+    tol = 1e-3 * (t1 - t0)
+
+    def asked():
+        r = w.last_request
+        return r is not None and abs(r.t0 - t0) <= tol and abs(r.t1 - t1) <= tol
+
+    wait_until(asked, what=f"a view request for {t0:g} .. {t1:g} s")
+    idle(w)
+
+
 def select_box(qtbot, w, t0, f0, t1, f1, mods=CTRL):
     a, b = pixel(w, t0, f0), pixel(w, t1, f1)
     drag(qtbot, w, a, b, mods)
@@ -74,18 +90,20 @@ def select_box(qtbot, w, t0, f0, t1, f1, mods=CTRL):
     return a, b
 
 
-def type_label(qtbot, text):
+def type_label(qtbot, w, text):
+    """Type ``text`` into the focused field and Return; wait until the edit is on the undo
+    stack (it gets there through a queued signal): the Undo entry names the label."""
     field = QApplication.focusWidget()
     qtbot.keyClicks(field, text)
     qtbot.keyClick(field, Qt.Key.Key_Return)
-    qtbot.wait(50)  # the edit reaches the undo stack through a queued signal
+    qtbot.waitUntil(lambda: f"'{text}'" in w.menu_actions["undo"].text(), timeout=TIMEOUT_MS)
 
 
 def annotate(qtbot, w, label, *box):
     select_box(qtbot, w, *box)
     focus_view(qtbot, w)
     qtbot.keyClick(w.view, Qt.Key.Key_Return)
-    type_label(qtbot, label)
+    type_label(qtbot, w, label)
     return next(a for a in w.annotations.annotations if a.label == label)
 
 
@@ -97,9 +115,7 @@ def test_ctrl_drag_selects_the_box_and_measures_it(qtbot, window, example_path, 
         with qtbot.waitSignal(w.imageShown, timeout=TIMEOUT_MS):
             w.set_frequency_scale(scale)
         idle(w)
-    w.view.set_time_range(4.0, 9.0)
-    w.view.set_frequency_range(100.0, 20000.0)
-    qtbot.wait(100)
+    show_span(w, 4.0, 9.0, 100.0, 20000.0)
     a, b = select_box(qtbot, w, 5.0, 2000.0, 7.5, 9000.0)
     sel = w.annotations.selection
     assert sel is not None
@@ -128,9 +144,13 @@ def test_ctrl_drag_selects_the_box_and_measures_it(qtbot, window, example_path, 
     # Shift+Z zooms to it
     focus_view(qtbot, w)
     qtbot.keyClick(w.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ShiftModifier)
-    qtbot.wait(50)
-    t0, t1, _, _ = w.view.visible_range()
-    assert t0 <= sel.start_s < sel.stop_s <= t1 and t1 - t0 < 1.5 * (sel.stop_s - sel.start_s)
+
+    def zoomed():
+        t0, t1, _, _ = w.view.visible_range()
+        return t0 <= sel.start_s < sel.stop_s <= t1 and t1 - t0 < 1.5 * (sel.stop_s
+                                                                         - sel.start_s)
+
+    wait_until(zoomed, what=lambda: f"the view on the selection, not {w.view.visible_range()}")
 
 
 def test_alt_ctrl_drag_selects_a_time_range(qtbot, window, example_path):
@@ -146,8 +166,7 @@ def test_alt_ctrl_drag_selects_a_time_range(qtbot, window, example_path):
 def test_enter_annotates_then_delete_undo_and_search(qtbot, window, example_path):
     w = window
     open_idle(w, example_path)
-    w.view.set_time_range(0.0, 10.0)
-    qtbot.wait(100)
+    show_span(w, 0.0, 10.0)
     bat = annotate(qtbot, w, "bat", 2.0, 3000.0, 3.0, 8000.0)
     assert w.annotations.selection is None
     assert w.menu_actions["undo"].text() == "&Undo add annotation 'bat'"
@@ -168,7 +187,7 @@ def test_enter_annotates_then_delete_undo_and_search(qtbot, window, example_path
     qtbot.mouseDClick(lst.table.viewport(), LEFT, pos=cell)
     field = QApplication.focusWidget()
     field.selectAll()
-    type_label(qtbot, "toad")
+    type_label(qtbot, w, "toad")
     assert w.annotations.annotation(frog.uuid).label == "toad"
     assert w.menu_actions["undo"].text() == "&Undo rename annotation 'frog' to 'toad'"
     # search filters by label
@@ -196,8 +215,7 @@ def test_n_and_p_jump_the_view(qtbot, window, example_path):
     items = [Annotation(t, t + 0.2, 1000.0, 2000.0, label=f"call {k}")
              for k, t in enumerate((3.0, 8.0, 14.0))]
     w.annotations.set_annotations(items)
-    w.view.set_time_range(0.0, 2.0)
-    qtbot.wait(50)
+    show_span(w, 0.0, 2.0)
     focus_view(qtbot, w)
 
     def centre():
@@ -245,9 +263,7 @@ def test_dragging_an_edge_moves_it_and_undo_moves_it_back(qtbot, window, example
     open_idle(w, example_path)
     a = Annotation(5.0, 6.0, 2000.0, 6000.0, label="bird")
     w.annotations.set_annotations([a])
-    w.view.set_time_range(4.0, 7.0)
-    w.view.set_frequency_range(0.0, 10000.0)
-    qtbot.wait(100)
+    show_span(w, 4.0, 7.0, 0.0, 10000.0)
     dt, dy = per_pixel(w)
     # the stop edge, 60 px to the right
     p = pixel(w, 6.0, 4000.0)
@@ -376,10 +392,11 @@ def test_thousands_of_annotations_draw_only_those_in_view(qtbot, window, example
     w.annotations.set_annotations(items)
     layer = w.annotations.layer
     assert layer.drawn() == [] and len(layer.items()) < 10  # all in view: one path
-    w.view.set_time_range(5.0, 5.2)
-    qtbot.wait(50)
     in_view = [a.uuid for a in items if a.stop_s >= 5.0 and a.start_s <= 5.2]
-    assert set(layer.drawn()) == set(in_view) and 40 <= len(in_view) <= 60
+    show_span(w, 5.0, 5.2)
+    wait_until(lambda: set(layer.drawn()) == set(in_view),
+               what=lambda: f"{len(layer.drawn())} drawn, {len(in_view)} in view")
+    assert 40 <= len(in_view) <= 60
     focus_view(qtbot, w)
 
     def pan_steps(k):

@@ -10,6 +10,14 @@ from PyQt6.QtWidgets import QDialogButtonBox
 from test_gui_exports import FS, OPTIONS, _type, open_and_wait
 
 
+def show_span(qtbot, window, t0, t1):
+    """Show ``t0 .. t1`` s; wait until that span reached the overview (the view's viewport
+    signal, after its debounce, was handled)."""
+    window.view.set_time_range(t0, t1)
+    qtbot.waitUntil(lambda: window.view.overview.region.getRegion() == pytest.approx(
+        (t0, t1), abs=1e-3 * (t1 - t0)), timeout=TIMEOUT_MS)
+
+
 @pytest.fixture
 def window(make_window):
     return make_window(**OPTIONS)
@@ -54,8 +62,7 @@ def test_the_range_dialog_remembers_folder_format_channels_range_and_samples(
     back, _ = soundfile.read(str(folder / "a.wav"), dtype="float64")
     np.testing.assert_allclose(back, x[:, 1], atol=2.0 ** -23 + 1e-9)
     # the next dialog of this session starts where this one ended
-    window.view.set_time_range(0.5, 1.0)
-    qtbot.wait(100)
+    show_span(qtbot, window, 0.5, 1.0)
     window.menu_actions["export_range"].trigger()
     dlg = window.exports.range_dialog
     assert dlg.path.text().startswith(str(folder))
@@ -105,8 +112,7 @@ def test_the_png_of_the_view_has_no_cursor(qtbot, window, three_channels, tmp_pa
 def test_a_click_on_the_overview_moves_the_view_there(qtbot, window, three_channels):
     open_and_wait(window, three_channels[0])
     view = window.view
-    view.set_time_range(0.2, 0.7)
-    qtbot.wait(100)
+    show_span(qtbot, window, 0.2, 0.7)
     ovb = view.overview.getViewBox()
     target = 2.2
     p = view.mapFromScene(ovb.mapViewToScene(QPointF(target, 0.0)))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-import time
+import threading
 
 import numpy as np
 import pytest
@@ -154,19 +154,33 @@ def test_options_are_checked_and_name_the_parameter(bat):
         Renderer(bat, 0.3, 0.2)
 
 
+class _ReachingOutput(FakeOutput):
+    """A FakeOutput that sets ``reached`` once it has consumed ``target`` samples."""
+
+    def __init__(self, target: float, **kw):
+        super().__init__(**kw)
+        self.target = target
+        self.reached = threading.Event()
+
+    def __call__(self, sample_rate, blocksize, callback, channels=1):
+        def counted(buf, n, *rest):
+            callback(buf, n, *rest)
+            if self.consumed + n >= self.target:
+                self.reached.set()
+        return super().__call__(sample_rate, blocksize, counted, channels)
+
+
 def test_fake_output_position_maps_back_to_recording_time():
     fs = 48000
     t = np.arange(4 * fs) / fs
     # a chirp whose frequency says the time: 1 kHz + 2 kHz per second
     rec = ArrayRecording(0.5 * np.sin(2 * np.pi * (1000 * t + 1000 * t ** 2)), fs)
     r = Renderer(rec, 0.5, 3.5, speed=0.5)
-    out = FakeOutput(latency_s=0.05, rate=4.0, device_name="fake")
+    out = _ReachingOutput(0.6 * r.length, latency_s=0.05, rate=4.0, device_name="fake")
     with Player(r, output=out, block=512) as p:
         p.start()
         assert p.device_name == "fake" and p.latency_s == 0.05
-        deadline = time.monotonic() + 30
-        while out.consumed < 0.6 * r.length and time.monotonic() < deadline:
-            time.sleep(0.005)
+        assert out.reached.wait(30), f"{out.consumed} of {r.length} samples consumed"
         out.stop()  # freeze its clock: what is heard now is consumed - latency
         heard_at = out.consumed - round(0.05 * DEV)
         cursor = p.position_s

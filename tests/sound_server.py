@@ -30,6 +30,10 @@ from scipy import signal as ss
 
 SINK = "specscope_test"
 RATE = 48000
+#: the server and the recorder run before ordinary work, as a desktop's sound server does
+#: (its real-time threads): ``nice`` runs them unchanged where lowering is not permitted,
+#: so that the machine's load tests the player, not the fixture
+SERVER_PRIORITY = ["nice", "-n", "-11"] if shutil.which("nice") else []
 #: what the tests skip with when there is no sound server to start
 MISSING = ("needs pulseaudio, pulseaudio-utils (parec), libportaudio2, libasound2-plugins "
            "and sounddevice (.ci/apt-packages.txt, the audio extra)")
@@ -66,9 +70,9 @@ class SoundServer:
                           "PULSE_SERVER": f"unix:{self.socket}"}
         with open(self.log, "wb") as log:
             self.proc = subprocess.Popen(
-                ["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1",
+                [*SERVER_PRIORITY, "pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1",
                  "--disallow-exit", "--use-pid-file=no", "--log-target=stderr",
-                 "-F", str(conf)],
+                 "--high-priority=yes", "--realtime=yes", "-F", str(conf)],
                 env=self._base_env, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True)
         deadline = time.monotonic() + 20
@@ -136,7 +140,7 @@ class Recorder:
         self.path = path
         self._fh = open(path, "wb")
         self.proc = subprocess.Popen(
-            ["parec", f"--device={SINK}.monitor", "--format=float32le", f"--rate={RATE}",
+            [*SERVER_PRIORITY, "parec", f"--device={SINK}.monitor", "--format=float32le", f"--rate={RATE}",
              "--channels=2", "--raw", f"--latency-msec={int(latency_ms)}"],
             env=server.env(), stdout=self._fh, stderr=subprocess.DEVNULL)
         # the monitor runs on the sink's clock: wait for its first samples
@@ -226,6 +230,17 @@ def longest_gap(x: np.ndarray, thresh: float = 1e-3) -> int:
     d = np.diff(np.concatenate([[0], quiet.astype(np.int8), [0]]))
     starts, stops = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
     return int((stops - starts).max())
+
+
+def gap_at(x: np.ndarray, thresh: float = 1e-3) -> int:
+    """Where the longest gap (:func:`longest_gap`) starts, in samples after the first sound."""
+    a, b = sound_span(x, thresh)
+    quiet = np.abs(x[a:b]) <= thresh
+    if not quiet.any():
+        return 0
+    d = np.diff(np.concatenate([[0], quiet.astype(np.int8), [0]]))
+    starts, stops = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
+    return int(starts[np.argmax(stops - starts)])
 
 
 def align(recorded: np.ndarray, reference: np.ndarray) -> int:

@@ -11,7 +11,7 @@ from specscope.app.desktop.actions import shortcut_rows
 from specscope.app.desktop.controllers.playback import POLL_MS
 from specscope.compute.errors import SpecscopeError
 from specscope.compute.io import ArrayRecording
-from specscope.compute.playback import FakeOutput
+from specscope.compute.playback import FakeOutput, Renderer
 from specscope.compute.playback import player as player_module
 
 LATENCY_S = 0.04
@@ -444,9 +444,22 @@ def test_the_transport_says_when_the_limiter_acts(qtbot, window, fake):
     pb.cursorMoved.connect(lambda pos: shown.append((pos, label.text())))
     press_space(qtbot, window)
     wait_playing(qtbot, window)
+    pb_range = pb.range
     qtbot.waitUntil(lambda: pb.player is None, timeout=TIMEOUT_MS)
     assert label.text() == ""  # stopped: nothing said
-    quiet = [text for pos, text in shown if pos < 0.9 or pos > 2.4]
+    # quiet: before the loud part, and once the limiter's gain is back up (its release,
+    # 0.05 s time constant: within 0.05 dB of 1 after 0.23 s) and the hold (0.3 s) is over
+    quiet = [text for pos, text in shown if pos < 0.9 or pos > 2.6]
     loud = [text for pos, text in shown if 1.05 < pos < 1.95]
-    assert loud and all(text == "Limiting" for text in loud)
     assert quiet and all(text == "" for text in quiet)
+    # the gain the limiter applied, from the rendered output against its input (the same range)
+    r = Renderer(rec, pb_range.start_s, pb_range.stop_s, options=pb_range.options)
+    y = r.render().astype(float)
+    a, b = round(1.2 * fs), round(1.8 * fs)
+    x = (amp * np.sin(2 * np.pi * 440.0 * t))[a:b]
+    heard = y[a - r.start_sample:b - r.start_sample]
+    applied_db = 20 * np.log10(np.sqrt(np.mean(heard ** 2)) / np.sqrt(np.mean(x ** 2)))
+    assert applied_db == pytest.approx(20 * np.log10(0.98 / 2.0), abs=0.1)
+    assert loud and all(text.startswith("Limiting −") and text.endswith(" dB") for text in loud)
+    shown_db = [-float(text.removeprefix("Limiting −").removesuffix(" dB")) for text in loud]
+    np.testing.assert_allclose(shown_db, applied_db, atol=0.5)

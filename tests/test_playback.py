@@ -262,3 +262,39 @@ def test_band_stopband_is_at_least_60_db_down(tone_hz):
     cut = middle(render(rec, band=(1000, 3000)), 0.1).astype(float)
     ratio_db = 20 * np.log10(np.sqrt(np.mean(cut ** 2)) / np.sqrt(np.mean(full ** 2)))
     assert ratio_db <= -60.0
+
+
+def test_the_limiter_says_the_gain_it_applied_per_block():
+    """Renderer.block_gain, block by block, against the gain the output shows (output over
+    the input times the gain setting), within 0.1 dB where the gain is steady; 1 when quiet;
+    the player reports the deepest reduction heard."""
+    fs = 48000
+    t = np.arange(2 * fs) / fs
+    amp = np.where(t < 1.0, 0.3, 0.6)  # +12 dB: 1.2 then 2.4 before the limiter
+    x = amp * np.sin(2 * np.pi * 441.3 * t)
+    rec = ArrayRecording(x.astype(np.float32)[:, None], fs)
+    r = Renderer(rec, gain_db=12.0, fade_s=0.0)
+    gain = 10 ** (12 / 20)
+    pos, rows = 0, []
+    for b in r.blocks(2400):
+        seg = slice(pos, pos + b.shape[0])
+        applied = np.sqrt(np.mean(b.astype(float) ** 2)) / np.sqrt(np.mean((gain * x[seg]) ** 2))
+        rows.append((pos / fs, r.block_gain, applied))
+        pos += b.shape[0]
+    steady = [(g, a) for at, g, a in rows if 0.2 < at < 0.9 or 1.2 < at < 1.9]
+    np.testing.assert_allclose([20 * np.log10(g) for g, _ in steady],
+                               [20 * np.log10(a) for _, a in steady], atol=0.1)
+    assert 20 * np.log10(steady[0][0]) == pytest.approx(20 * np.log10(0.98 / (0.3 * gain)),
+                                                        abs=0.1)
+    assert 20 * np.log10(steady[-1][0]) == pytest.approx(20 * np.log10(0.98 / (0.6 * gain)),
+                                                         abs=0.1)
+    quiet = Renderer(rec, 0, 0.9, gain_db=-6.0)
+    assert all(quiet.block_gain == 1.0 for _ in quiet.blocks(2400))
+    out = FakeOutput(latency_s=0.0, rate=0.0)
+    p = Player(Renderer(rec, gain_db=12.0), output=out, block=512)
+    p.start()
+    assert p.wait(30)
+    # the end was heard: the last 0.3 s were limited by 20 log10(0.98 / 2.4)
+    assert p.limiting
+    assert p.limiter_db == pytest.approx(20 * np.log10(0.98 / (0.6 * gain)), abs=0.5)
+    p.stop()

@@ -213,9 +213,13 @@ class TransportBar(QToolBar):
         """Show Play or Stop on the button."""
         self.play_button.setText("■ Stop" if playing else "▶ Play")
 
-    def set_limiting(self, on: bool) -> None:
-        """Say that the limiter acts on what is heard (empty when it does not)."""
-        text = "Limiting" if on else ""
+    def set_limiting(self, on: bool, reduction_db: float | None = None) -> None:
+        """Say that the limiter acts on what is heard, with its gain reduction in dB
+        when known ("Limiting −4.5 dB"; empty when it does not act)."""
+        text = ""
+        if on:
+            text = "Limiting" if reduction_db is None or reduction_db > -0.05 else \
+                f"Limiting −{abs(reduction_db):.1f} dB"
         if self.limiter_label.text() != text:
             self.limiter_label.setText(text)
 

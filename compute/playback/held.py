@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .player import Callback, OutputStream, SoundDeviceOutput
+from .system import quiet_stderr
 
 __all__ = ["HeldOutput"]
 
@@ -105,7 +106,8 @@ class HeldOutput:
     def _discard(self) -> None:
         stream, self._stream, self._key = self._stream, None, None
         if stream is not None:
-            with contextlib.suppress(Exception):  # a device gone away: nothing to close
+            # a device gone away: nothing to close (PortAudio says why: to the log)
+            with quiet_stderr, contextlib.suppress(Exception):
                 stream.close()
 
     def _relay(self, outdata: np.ndarray, frames: int, *args: Any) -> None:

@@ -60,6 +60,11 @@ class Looping:
                 return
 
     @property
+    def block_gain(self) -> float:
+        """The renderer's limiter gain over the block yielded last."""
+        return float(getattr(self.renderer, "block_gain", 1.0))
+
+    @property
     def passes(self) -> int:
         """How many passes were begun."""
         return self._passes

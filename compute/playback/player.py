@@ -33,6 +33,7 @@ import numpy as np
 from .. import sound
 from ..errors import InputError, SpecscopeError
 from .stages import Shaper
+from .system import quiet_stderr, raise_priority, sound_priority
 
 __all__ = ["AUDIO_DEVICE_ENV", "AUDIO_OUTPUT_ENV", "FakeOutput", "OutputStream", "Player", "SampleRing",
            "SoundDeviceOutput", "default_output", "load_sounddevice", "quiet_alsa"]
@@ -59,6 +60,8 @@ CLOCK_CALLBACKS = 16
 LIMITED_PEAK = Shaper.threshold - 1e-3
 #: how long "limiting" stays shown after the last limited block was heard (s)
 LIMITING_HOLD_S = 0.3
+#: a gain reduction smaller than this (dB) is not shown as limiting
+LIMITING_DB = 0.05
 #: rendered blocks whose peaks are remembered (more than the ring holds)
 PEAK_BLOCKS = 1024
 
@@ -189,9 +192,12 @@ class Player:
         self._end: int | None = None  # frames to hand over in all, when cut short
         self._drain = 0  # ... needed before the end is heard (set at start)
         self._running = False  # the output was started (and not stopped by us)
+        self._holding = self._quiet = False  # priority / quiet stderr taken by start()
         # peaks of the rendered blocks (feeder only): where each ends, in output samples
         self._peak_ends = np.zeros(PEAK_BLOCKS, np.int64)
         self._peaks = np.zeros(PEAK_BLOCKS, np.float32)
+        # ... and the limiter's gain over each (the renderer's block_gain; NaN: not said)
+        self._gains = np.full(PEAK_BLOCKS, np.nan, np.float32)
         self._n_peaks = 0
         self._rendered = 0
         # the device's clock: monotonic times at which output sample 0 would be heard,
@@ -249,6 +255,7 @@ class Player:
         self._rendered += b.shape[0]
         self._peak_ends[i] = self._rendered
         self._peaks[i] = float(np.max(np.abs(b))) if b.size else 0.0
+        self._gains[i] = float(getattr(self.renderer, "block_gain", np.nan))
         self._n_peaks += 1
 
     def _feed_block(self, b: np.ndarray) -> bool:
@@ -285,6 +292,12 @@ class Player:
         if self._stream is not None or self._feeder is not None:
             return
         blocks = self.renderer.blocks(self.block)
+        # every thread of the process at the sound's priority while it plays (see .system)
+        sound_priority.acquire()
+        self._quiet = bool(getattr(self._output, "sound_card", False))
+        if self._quiet:  # PortAudio's lines on a device gone away go to the log
+            quiet_stderr.acquire()
+        self._holding = True
         opened = threading.Event()
         failure: list[BaseException] = []
 
@@ -305,7 +318,16 @@ class Player:
         if failure:
             self._feeder.join()
             self._feeder = None
+            self._let_go()
             raise failure[0]
+
+    def _let_go(self) -> None:
+        """Give back the priority and the quiet standard error taken by :meth:`start`."""
+        if self._holding:
+            self._holding = False
+            if self._quiet:
+                quiet_stderr.release()
+            sound_priority.release()
 
     def _open(self, blocks: Any) -> None:
         """Open the output, give the ring its head start and start the output."""
@@ -376,6 +398,7 @@ class Player:
             stream.close()
         if self._feeder is not None:
             self._feeder.join(2.0)
+        self._let_go()
 
     close = stop
 
@@ -404,18 +427,37 @@ class Player:
         return (self._running and not self._done.is_set()
                 and getattr(self._stream, "active", True) is False)
 
+    def _heard_blocks(self) -> np.ndarray:
+        """Which remembered blocks were heard in the last :data:`LIMITING_HOLD_S`."""
+        n = min(self._n_peaks, PEAK_BLOCKS)
+        pos = self.position
+        ends = self._peak_ends[:n]
+        return (ends > pos - round(LIMITING_HOLD_S * self.sample_rate)) \
+            & (ends - self.block <= pos)
+
     @property
     def limiting(self) -> bool:
         """Whether the renderer's limiter held down what was heard in the last
-        :data:`LIMITING_HOLD_S` (a block of it reached the limiter's ceiling)."""
-        n = min(self._n_peaks, PEAK_BLOCKS)
-        if not n:
-            return False
-        pos = self.position
-        ends, peaks = self._peak_ends[:n], self._peaks[:n]
-        heard = (ends > pos - round(LIMITING_HOLD_S * self.sample_rate)) \
-            & (ends - self.block <= pos)
-        return bool(np.any(peaks[heard] >= LIMITED_PEAK))
+        :data:`LIMITING_HOLD_S` (its gain went below 1; for a renderer that does not
+        say its gain: a block reached the limiter's ceiling)."""
+        if self.limiter_db < -LIMITING_DB:
+            return True
+        heard = self._heard_blocks()
+        n = heard.size
+        known = ~np.isnan(self._gains[:n])
+        return bool(np.any(self._peaks[:n][heard & ~known] >= LIMITED_PEAK))
+
+    @property
+    def limiter_db(self) -> float:
+        """The limiter's deepest gain reduction over what was heard in the last
+        :data:`LIMITING_HOLD_S`, in dB (<= 0; 0: it did not act, or the renderer
+        does not say)."""
+        heard = self._heard_blocks()
+        gains = self._gains[:heard.size][heard]
+        gains = gains[~np.isnan(gains)]
+        if not gains.size:
+            return 0.0
+        return float(min(0.0, 20.0 * np.log10(max(float(gains.min()), 1e-6))))
 
     @property
     def dropouts(self) -> int:
@@ -472,23 +514,6 @@ def default_output() -> Callable[..., OutputStream]:
     if os.environ.get(AUDIO_OUTPUT_ENV, "").strip().lower() == "fake":
         return FakeOutput(latency_s=0.05, rate=1.0, device_name="fake output")
     return SoundDeviceOutput()
-
-
-#: how much nicer than the rest of the machine the sound's threads ask to be
-SOUND_NICE = -11
-
-
-def raise_priority() -> None:
-    """Ask the calling thread to run before ordinary work (where permitted).
-
-    The feeder and the device's callback need a little CPU on time, not much
-    CPU; on a machine kept busy they would otherwise wait their turn behind it.
-    Refused without the privilege (CAP_SYS_NICE); then nothing changes.
-    """
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), SOUND_NICE)
-    except (OSError, AttributeError):
-        pass
 
 
 _ALSA_QUIET: list[Any] = []
@@ -556,7 +581,8 @@ class SoundDeviceOutput:
             device = int(device)
         where = f"audio output {device!r}" if device is not None else "the default audio output"
         try:
-            info = sd.query_devices(device, "output")
+            with quiet_stderr:
+                info = sd.query_devices(device, "output")
         except (ValueError, sd.PortAudioError) as exc:
             raise SpecscopeError(f"no audio output device: {where} is not available "
                                  f"({str(exc).splitlines()[0]}); list them with "
@@ -581,9 +607,10 @@ class SoundDeviceOutput:
 
         try:
             # blocksize 0: the host's own period, which keeps its buffer full
-            stream = sd.OutputStream(device=self.device, samplerate=sample_rate,
-                                     channels=channels, dtype="float32", blocksize=0,
-                                     latency=self.latency, callback=cb)
+            with quiet_stderr:  # PortAudio prints why it could not open: said below
+                stream = sd.OutputStream(device=self.device, samplerate=sample_rate,
+                                         channels=channels, dtype="float32", blocksize=0,
+                                         latency=self.latency, callback=cb)
         except (ValueError, sd.PortAudioError) as exc:
             raise SpecscopeError(f"{self.device_name}: cannot open the audio output at "
                                  f"{sample_rate:g} Hz, {channels} channel(s) "

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -142,6 +143,9 @@ class Renderer:
         # channel gets a fresh chain of its own
         cols = [[self._sources.index(c) for c in group] for group in self.layout]
         self._layout = _Layout(self._chain(), cols)
+        #: the limiter's gain (linear, <= 1; 1: it did not act) over the block
+        #: :meth:`blocks` yielded last (set on the thread that iterates, before the yield)
+        self.block_gain = 1.0
 
     # -- planning -------------------------------------------------------------------------
     def _check(self, o: PlaybackOptions, rec: Any) -> None:
@@ -292,13 +296,21 @@ class Renderer:
         """
         rebuffer = Rebuffer(block)
         stage = self._layout.spawn()
+        meter = _GainMeter(stage.shapers())
+        self.block_gain = 1.0
 
         def read(a: int, b: int) -> np.ndarray:
             return self.recording.read(a, b, channels=self._sources)
 
         for y in run(stage, read, self.start_sample, self.stop_sample, chunk=self.chunk):
-            yield from rebuffer.push(y)
-        yield from rebuffer.flush()
+            meter.take()
+            for b in rebuffer.push(y):
+                self.block_gain = meter.over(b.shape[0])
+                yield b
+        meter.take()
+        for b in rebuffer.flush():
+            self.block_gain = meter.over(b.shape[0])
+            yield b
 
     def render(self, progress: Callable[[float], None] | None = None) -> np.ndarray:
         """The whole output as one float32 array of :attr:`length` samples."""
@@ -438,11 +450,49 @@ class _Layout(Stage):
     def reset(self) -> None:
         self.chains = [self.chain.spawn() for _ in self.cols]
 
+    def shapers(self) -> list[Shaper]:
+        """The limiter of each output channel's chain."""
+        return [next(s for s in chain.stages if isinstance(s, Shaper)) for chain in self.chains]
+
     def push(self, data: np.ndarray, final: bool) -> np.ndarray:
         outs = [chain.push(as_float(data[:, group[0]] if len(group) == 1
                                     else data[:, group].mean(axis=1)), final)
                 for chain, group in zip(self.chains, self.cols, strict=True)]
         return outs[0] if len(outs) == 1 else np.stack(outs, axis=1)
+
+
+class _GainMeter:
+    """The limiters' gain over consecutive output blocks, from their segment marks."""
+
+    def __init__(self, shapers: list[Shaper]) -> None:
+        self.shapers = shapers
+        self.marks: deque[tuple[int, float]] = deque()
+        self.pos = 0  # output samples measured so far
+
+    def take(self) -> None:
+        """Collect the segments the limiters released (every channel: the lowest gain)."""
+        lists = [s.marks for s in self.shapers]
+        if len(lists) == 1:
+            self.marks.extend(lists[0])
+        else:
+            self.marks.extend((ends[0][0], min(g for _, g in ends)) for ends in zip(*lists, strict=False))
+        for s in self.shapers:
+            s.marks = []
+
+    def over(self, n: int) -> float:
+        """The lowest gain over the next ``n`` output samples."""
+        a, b = self.pos, self.pos + n
+        self.pos = b
+        marks = self.marks
+        while marks and marks[0][0] <= a:
+            marks.popleft()
+        low = 1.0
+        seg = Shaper.segment
+        for end, g in marks:
+            if end - seg >= b:
+                break
+            low = min(low, g)
+        return low
 
 
 def _real(x: np.ndarray) -> np.ndarray:

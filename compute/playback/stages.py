@@ -300,6 +300,9 @@ class Shaper(Stage):
         self._pending = np.zeros(0)  # samples of segments not yet released
         self._g: float | None = None  # gain at the end of the last released segment
         self._done = 0  # samples released
+        #: the limiter's gain over each released segment: (end sample, lowest gain), appended
+        #: by push and taken by the reader (see ``Renderer.block_gain``)
+        self.marks: list[tuple[int, float]] = []
 
     def _allowed(self, seg: np.ndarray) -> float:
         peak = float(np.max(np.abs(seg))) if seg.size else 0.0
@@ -321,6 +324,7 @@ class Shaper(Stage):
                          self._g + (1.0 - self._g) * self.rise)
             ramp = self._g + (target - self._g) * (np.arange(1, seg.size + 1) / s)
             out[k * s:k * s + seg.size] = seg * ramp
+            self.marks.append((self._done + k * s + seg.size, float(min(ramp[0], ramp[-1]))))
             self._g = target
         self._pending = buf[out.size:]
         out = self._fades(out)

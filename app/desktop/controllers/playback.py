@@ -428,7 +428,7 @@ class PlaybackController(QObject):
         if abs(latency - self._latency) >= 0.001:
             self._latency = latency
             self.transport.set_device(player.device_name, latency)
-        self.transport.set_limiting(player.limiting)
+        self.transport.set_limiting(player.limiting, player.limiter_db)
         self.position = float(player.position_s)
         self.view.set_play_cursor(self.position)
         self.cursorMoved.emit(self.position)

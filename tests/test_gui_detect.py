@@ -1,4 +1,6 @@
-"""The Detect panel, the detection layer and review mode, driven through the real widgets."""
+"""The Detect panel, the detection layer and review mode, driven through the real widgets
+(with review's steps: the view rendered ahead, the band given back, a large table, the
+dock's table on a small screen)."""
 
 from __future__ import annotations
 
@@ -7,13 +9,18 @@ import time
 import numpy as np
 import pytest
 import soundfile
-from _gui import idle, open_and_wait, wait_until
-from PyQt6.QtCore import Qt
+from _gui import idle, open_and_wait, settle, wait_until
+from PyQt6.QtCore import QRect, Qt
 from PyQt6.QtWidgets import QLineEdit
 from specscope.app.desktop.controllers.annotations import Selection
-from specscope.app.review import ACCEPTED, REJECTED
+from specscope.app.review import ACCEPTED, REJECTED, Review
 from specscope.compute.annotations import Annotation, read_annotations
-from specscope.compute.detect import detect, synth
+from specscope.compute.detect import Events, detect, synth
+from specscope.compute.detect import events as events_module
+from specscope.compute.playback import FakeOutput
+from specscope.compute.spectral import to_db
+from specscope.widgets.detect_panel import TABLE_MIN_HEIGHT
+from specscope.widgets.detection_layer import MAX_ITEMS
 
 FS = 32000.0
 BAND = {"band_low_hz": 2500.0, "band_high_hz": 12500.0}
@@ -286,3 +293,143 @@ def test_visible_range_searches_only_what_is_seen(qtbot, window, calls_wav):
     inside = [c for c in plan.calls if t0 + 0.05 < c.start_s(FS) and c.stop_s(FS) < t1 - 0.05]
     assert len(events) >= len(inside) >= 2
     assert events.start_s.min() >= t0 - 1e-9 and events.stop_s.max() <= t1 + 1e-9
+
+
+# -- review's steps: the next detection's view rendered ahead and shown without the compute
+# thread, the jump's viewport emitted at once, the transport's band given back after a
+# detection played, a large table without per-detection work on the GUI thread, and the
+# Detect dock's table on a small screen
+
+def test_the_next_detection_is_shown_from_the_view_rendered_ahead(qtbot, window, calls_wav):
+    det = _reviewing(qtbot, window, calls_wav)
+    view, mode = window.view, det.mode
+    idle(window)  # detection 1 shown; detection 2's view rendered ahead, its pyramid after
+    started, images, viewports = [], [], []
+    window.worker.started.connect(lambda i, kind, label: started.append(kind))
+    window.imageShown.connect(lambda: images.append(view.visible_range()))
+    view.viewportChanged.connect(lambda *v: viewports.append(v[:2]))
+    qtbot.keyClick(view, Qt.Key.Key_N)
+    # within the key press, before the event loop ran again: the jump's viewport went out
+    # (no debounce) and its image is on screen, with no job of the compute thread
+    t0, t1, f0, f1 = mode.context(1)
+    assert viewports == [pytest.approx((t0, t1), abs=1e-9)]
+    assert len(images) == 1 and images[0][:2] == pytest.approx((t0, t1), abs=1e-9)
+    assert "detail" not in started
+    # the image is the view's exact render (the tile engine's own numbers)
+    engine = window.views.engine
+    width = view.plot_size_px()[0]
+    ref = engine.render(t0, t1, width, window.document.settings.reduce)
+    np.testing.assert_allclose(view.image_data, to_db(ref.image), rtol=1e-6, atol=1e-4)
+    assert det.layer.current == 1 and view.visible_range()[2:] == pytest.approx((f0, f1))
+    # a jump elsewhere (not the view rendered ahead) is rendered the usual way
+    idle(window)
+    started.clear()
+    with qtbot.waitSignal(window.imageShown, timeout=60000):
+        mode.show(5)
+    assert "detail" in started and det.layer.current == 5
+
+
+@pytest.mark.parametrize("window", [{"activate": True}], indirect=True)  # keys need the focus
+def test_playing_a_detection_gives_the_band_fields_back(qtbot, window, calls_wav):
+    det = _reviewing(qtbot, window, calls_wav)
+    # an output 20 times slower than real time: a detection of tens of ms plays for a while
+    window.playback.output = FakeOutput(latency_s=0.04, rate=0.05, device_name="fake output")
+    heard = []
+    window.playback.playingChanged.connect(
+        lambda on: heard.append((on, bar.band_lo.text(), bar.band_hi.text())))
+    bar = window.transport_bar
+    qtbot.mouseClick(bar.band_box, Qt.MouseButton.LeftButton)
+    for field, text in ((bar.band_lo, "1000"), (bar.band_hi, "2000")):
+        field.clear()
+        qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
+        qtbot.keyClicks(field, text)
+    assert bar.settings().band == (1000.0, 2000.0)  # a band the person typed
+    window.view.setFocus()
+    wait_until(window.view.hasFocus, what="the focus back on the view")
+    qtbot.keyClick(window.view, Qt.Key.Key_Space)
+    wait_until(lambda: window.playback.player is not None, what="the detection playing")
+    e = det.review.events[0]
+    assert window.playback.renderer.options.band == pytest.approx((e.low_hz, e.high_hz))
+    assert float(bar.band_lo.text()) == pytest.approx(e.low_hz, rel=1e-5)  # shown meanwhile
+    qtbot.keyClick(window.view, Qt.Key.Key_Space)           # again: stop
+    assert window.playback.player is None
+    assert (bar.band_lo.text(), bar.band_hi.text()) == ("1000", "2000")
+    assert bar.settings().band == (1000.0, 2000.0)  # typed again, as it was
+    # a playback that ends by itself gives them back too
+    heard.clear()
+    window.playback.output = FakeOutput(latency_s=0.01, rate=1.0, device_name="fake output")
+    qtbot.keyClick(window.view, Qt.Key.Key_Space)
+    wait_until(lambda: len(heard) == 2, what="the detection played to its end")
+    assert [on for on, _, _ in heard] == [True, False]
+    assert float(heard[0][1]) == pytest.approx(e.low_hz, rel=1e-5)
+    assert (bar.band_lo.text(), bar.band_hi.text()) == ("1000", "2000")
+
+
+def _many(n: int, fs: float) -> Events:
+    rng = np.random.default_rng(3)
+    starts = np.arange(n, dtype=np.int64) * 6  # 100 000 in the 20 s recording
+    stops = starts + 30
+    low = rng.uniform(1000.0, 5000.0, n)
+    return Events(starts, stops, fs, low, low + 1500.0, rng.normal(10.0, 3.0, n),
+                  ("energy",) * n, np.full(n, -1), "detect.energy", {})
+
+
+def test_a_large_table_builds_nothing_per_detection_on_the_gui_thread(qtbot, window, calls_wav,
+                                                                    monkeypatch):
+    path, _ = calls_wav
+    open_and_wait(window, path)
+    fs = window.document.recording.sample_rate
+    events = _many(100_000, fs)
+    reference = events.take([12_345]).to_annotations()[0]
+    built = []
+    real = events_module.Annotation
+
+    def counted(*args, **kwargs):
+        built.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(events_module, "Annotation", counted)
+    det = window.detection
+    det.set_review(Review(events))
+    det.mode.start(12_345)
+    settle(window)
+    # nothing was built per detection: no annotation, the layer's items for those in view
+    assert built == []
+    assert len(det.layer.drawn()) <= MAX_ITEMS and 12_345 in det.layer.drawn()
+    model = det.panel.model
+    assert model.rowCount() == 100_000
+    assert model.data(model.index(99_999, 1)) == f"{events.start_s[99_999]:.3f}"
+    assert model.data(model.index(12_345, 5)) == f"{events.score[12_345]:.1f}"
+    # the GUI thread still answers: a key steps to the next detection
+    qtbot.keyClick(window.view, Qt.Key.Key_A)               # accept: one annotation built
+    assert det.review.states[12_345] == ACCEPTED and det.review.index == 12_346
+    assert len(built) == 1
+    (a,) = window.annotations.annotations
+    assert (a.uuid, a.start_s, a.freq_low_hz, a.label) == (
+        reference.uuid, reference.start_s, reference.freq_low_hz, reference.label)
+
+
+def _rect_in(window, widget) -> QRect:
+    return QRect(widget.mapTo(window, widget.rect().topLeft()), widget.size())
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1600, 1000)])
+def test_the_detections_table_keeps_its_height_beside_the_selection(qtbot, make_window,
+                                                                   example_path, size):
+    w = make_window(size=size)
+    open_and_wait(w, example_path)
+    det = w.detection
+    w.detect_dock.setVisible(True)
+    w.detect_dock.raise_()
+    settle(w)
+    table = det.panel.table
+    for shown in ("raised", "asked for"):
+        assert (w.width(), w.height()) == size, shown  # the window did not grow
+        assert w.measurement_dock.isVisible(), shown  # sharing the column with Selection
+        assert table.height() >= TABLE_MIN_HEIGHT, shown
+        # on screen, whole: inside the dock's visible part
+        seen = table.visibleRegion().boundingRect()
+        assert seen.height() >= TABLE_MIN_HEIGHT, shown
+        assert w.rect().contains(_rect_in(w, table)), shown
+        det.show_panel()                                       # Detect › Detect panel
+        settle(w)

@@ -77,3 +77,17 @@ def test_tables_carry_score_and_review(tmp_path):
     # formats without extra columns carry the review in the comment
     rows = read_annotations(r.write_table(tmp_path / "t.h5"))
     assert rows[2].comment == "score=3.0; review=rejected"
+
+
+def test_annotations_are_built_when_asked_for_and_equal_the_tables():
+    e = _events()
+    r = Review(e)
+    full = e.to_annotations()
+    r.decide(2, ACCEPTED, "owl")
+    a = r.annotation(2)
+    assert a == full[2].replace(label="owl")  # the same uuid, box, comment and extra
+    assert r.annotation(2) is not a and r.annotation(2) == a  # kept, relabelled on request
+    assert r.accepted_annotations() == [a]
+    rows = r.table_annotations()
+    assert [x.uuid for x in rows] == [x.uuid for x in full]
+    assert rows[2].label == "owl" and rows[2].comment == "score=3.0; review=accepted"

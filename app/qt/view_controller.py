@@ -149,7 +149,8 @@ def same_view(a: DetailRequest, b: DetailRequest) -> bool:
     return (type(a) is type(b) and a.engine is b.engine and a.source is b.source
             and a.subtract is b.subtract and a.compare == b.compare
             and a.representation == b.representation and a.freq_scale == b.freq_scale
-            and a.n_rows == b.n_rows and a.width == b.width and a.reduce == b.reduce
+            and (a.n_rows == b.n_rows or a.freq_scale == "linear")  # linear: the FFT bins
+            and a.width == b.width and a.reduce == b.reduce
             and abs(a.t0 - b.t0) <= tol and abs(a.t1 - b.t1) <= tol)
 
 

@@ -221,7 +221,8 @@ class ReviewMode(QObject):
             self.draw_ms.append((time.perf_counter() - self._shown_at) * 1e3)
             del self.draw_ms[:-200]
             self._shown_at = None
-            self.prepare_next()
+        # (again after a resize: the view rendered ahead must have the view's width)
+        self.prepare_next()
         r = self.review
         if r is not None and len(r) and not self._played:
             self.shell.show_message(self.describe(r.index), 0)

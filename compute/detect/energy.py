@@ -11,6 +11,17 @@ event's edges are the outer edges of its first and last frames' centre hops
 (``k*hop + (nfft-hop)/2`` to ``k*hop + (nfft+hop)/2``); its score is the
 peak SNR in dB.
 
+An event's band is its own, measured on the detector's STFT bins inside the
+search band: per bin, the mean power of the event's frames above the
+threshold minus the mean power of the frames below it in the same noise
+blocks (the noise of that bin; a block with no such frame takes its floor
+spread evenly over the bins), and the bins around the largest of these
+excesses that are within ``event_band_db`` of it, bridging dips of up to two
+bins (:func:`event_band`).  ``low_hz``/``high_hz`` are those bins' outer
+edges, clipped to the search band.  A tone gives about three bins (the Hann
+window's main lobe), a sweep its sweep.  Only the blocks holding an event
+are measured per bin, so the band costs next to nothing.
+
 :class:`BurstDetector` (operator ``detect.bursts``) is the same detector for
 IQ captures (two-sided spectra, absolute RF bands) that also measures each
 burst's band: the mean power over the floor per bin during the burst and
@@ -22,6 +33,7 @@ so the centre frequency and bandwidth come to within a bin.
 from __future__ import annotations
 
 import math
+from collections import deque
 
 import numpy as np
 
@@ -31,7 +43,7 @@ from ..operators import Param
 from .core import BlockFloor, Detector, FrameStream, Segment, Segmenter, band_bins, register
 from .events import Events
 
-__all__ = ["BurstDetector", "EnergyDetector"]
+__all__ = ["BurstDetector", "EnergyDetector", "event_band", "occupied_band"]
 
 _TINY = np.finfo(np.float64).tiny
 
@@ -64,6 +76,12 @@ def _params(nfft: int, hop: int, snr: float, min_dur: float, gap: float, block: 
     )
 
 
+#: the energy detector's own parameters (after the shared ones)
+_EVENT_BAND = Param("event_band_db", float, 10.0, min=0.0, unit="dB",
+                    help="an event's band: the bins whose mean power over the noise is "
+                         "within this of the event's largest")
+
+
 @register
 class EnergyDetector(Detector):
     """Band-limited energy detector: band power over an adaptive noise floor (Raven's BLED)."""
@@ -72,7 +90,7 @@ class EnergyDetector(Detector):
     summary = "Band-limited energy detector: events where the band power exceeds the noise floor"
     REFERENCE = ("Raven Pro band-limited energy detector: STFT band power against a "
                  "percentile noise floor per block, SNR threshold, duration and gap limits")
-    PARAMS = _params(512, 256, 5.0, 0.01, 0.05, 0.5, 5.0, "energy")
+    PARAMS = (*_params(512, 256, 5.0, 0.01, 0.05, 0.5, 5.0, "energy"), _EVENT_BAND)
     per_bin = False
 
     def _setup(self) -> None:
@@ -88,6 +106,8 @@ class EnergyDetector(Detector):
         self.segments = Segmenter(p["snr_db"], hop, p["min_gap_s"] * self.fs)
         self.bins: tuple[int, int] | None = None
         self.freqs: np.ndarray | None = None
+        #: (first frame, band power rows) of the frames the floor has not released yet
+        self.rows: deque[tuple[int, np.ndarray]] = deque()
 
     @property
     def lookback(self) -> int:  # type: ignore[override]
@@ -141,7 +161,7 @@ class EnergyDetector(Detector):
     def _push(self, x: np.ndarray, final: bool) -> Events:
         if self.bins is None:
             self._band(x.dtype.kind == "c")
-        _, power = self.frames.push(x)
+        k0, power = self.frames.push(x)
         released = []
         if power is not None:
             i0, i1 = self.bins
@@ -149,17 +169,51 @@ class EnergyDetector(Detector):
             values = band.sum(axis=1)[:, None]
             if self.per_bin:
                 values = np.concatenate([values, band], axis=1)
+            else:
+                self.rows.append((k0, band))
             released += self.floor.feed(values)
         if final:
             released += self.floor.finish()
         segs: list[Segment] = []
         for kb, values, floor in released:
             snr = 10.0 * np.log10(np.maximum(values[:, 0], _TINY) / max(floor[0], _TINY))
-            payload = values[:, 1:] - floor[1:] if self.per_bin else None
+            if self.per_bin:
+                payload = values[:, 1:] - floor[1:]
+            else:
+                payload = self._excess(kb, snr, floor[0])
             segs += self.segments.feed(kb, snr, payload)
         if final:
             segs += self.segments.finish()
         return self._events(segs)
+
+    def _excess(self, kb: int, snr: np.ndarray, floor: float) -> np.ndarray | None:
+        """Per frame and bin of the block at frame ``kb``: power over the block's noise.
+
+        None for a block without a frame above the threshold (no event takes
+        its rows); the rows of the block are dropped from :attr:`rows` either way.
+        """
+        n = snr.shape[0]
+        on = snr >= self.segments.threshold
+        rows = None
+        if on.any():
+            parts = []
+            for a, arr in self.rows:
+                if a >= kb + n:
+                    break
+                lo, hi = max(kb, a) - a, min(kb + n, a + arr.shape[0]) - a
+                if hi > lo:
+                    parts.append(arr[lo:hi])
+            rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        while self.rows and self.rows[0][0] + self.rows[0][1].shape[0] <= kb + n:
+            self.rows.popleft()
+        if rows is None:
+            return None
+        off = ~on
+        if off.any():
+            noise = rows[off].mean(axis=0)
+        else:  # every frame of the block is loud: its floor, spread evenly
+            noise = np.full(rows.shape[1], floor / rows.shape[1])
+        return rows - noise
 
     def _keep(self, seg: Segment) -> bool:
         p = self.params
@@ -168,11 +222,24 @@ class EnergyDetector(Detector):
             return False
         return p["max_duration_s"] is None or dur <= p["max_duration_s"]
 
-    def _band_of(self, seg: Segment) -> tuple[float, float]:
+    def _search_band(self) -> tuple[float, float]:
         p, f = self.params, self.freqs
         lo = f[self.bins[0]] if p["band_low_hz"] is None else p["band_low_hz"]
         hi = f[self.bins[1] - 1] if p["band_high_hz"] is None else p["band_high_hz"]
         return float(lo), float(hi)
+
+    def _band_of(self, seg: Segment) -> tuple[float, float]:
+        """The event's own band (see the module doc), inside the search band."""
+        lo, hi = self._search_band()
+        if seg.payload is None or seg.count == 0:
+            return lo, hi
+        excess = seg.payload / seg.count
+        if not float(np.max(excess)) > 0.0:
+            return lo, hi
+        a, b = event_band(excess, self.params["event_band_db"])
+        f = self.freqs[self.bins[0]:self.bins[1]]
+        df = self.fs / self.params["nfft"]
+        return max(lo, float(f[a] - df / 2)), min(hi, float(f[b] + df / 2))
 
     def _events(self, segs: list[Segment]) -> Events:
         segs = [s for s in segs if self._keep(s)]
@@ -185,6 +252,35 @@ class EnergyDetector(Detector):
         return Events(first * hop + (nfft - hop) // 2, last * hop + (nfft + hop) // 2,
                       self.fs, bands[:, 0], bands[:, 1], [s.peak for s in segs],
                       (self.params["label"],) * len(segs), None, self.name, self.params)
+
+
+def _grow(s: np.ndarray, peak: int, level: float, gap: int) -> tuple[int, int]:
+    """The bins around ``peak`` at no less than ``level``, over dips of up to ``gap`` bins."""
+    lo = hi = peak
+    while True:
+        nxt = [j for j in range(lo - 1, max(-1, lo - 2 - gap), -1) if s[j] >= level]
+        if not nxt:
+            break
+        lo = nxt[0]
+    while True:
+        nxt = [j for j in range(hi + 1, min(s.size, hi + 2 + gap)) if s[j] >= level]
+        if not nxt:
+            break
+        hi = nxt[0]
+    return lo, hi
+
+
+def event_band(excess: np.ndarray, level_db: float, gap: int = 2) -> tuple[int, int]:
+    """``(first, last)`` bins of an event's band: around the largest of ``excess``.
+
+    ``excess`` is the event's mean power over the noise per bin; the band
+    holds the bins around its largest value at no more than ``level_db``
+    below it, bridging dips of up to ``gap`` bins (a sweep's or a vibrato's
+    uneven spread).
+    """
+    e = np.asarray(excess, dtype=np.float64)
+    peak = int(np.argmax(e))
+    return _grow(e, peak, float(e[peak]) * 10.0 ** (-level_db / 10.0), gap)
 
 
 def occupied_band(excess: np.ndarray, level_db: float, gap: int = 2) -> tuple[int, int]:
@@ -205,19 +301,7 @@ def occupied_band(excess: np.ndarray, level_db: float, gap: int = 2) -> tuple[in
         s = e
     peak = int(np.argmax(s))
     top = float(np.median(s[s >= 0.5 * s[peak]]))
-    level = top * 10.0 ** (-level_db / 10.0)
-    lo = hi = peak
-    while True:
-        nxt = [j for j in range(lo - 1, max(-1, lo - 2 - gap), -1) if s[j] >= level]
-        if not nxt:
-            break
-        lo = nxt[0]
-    while True:
-        nxt = [j for j in range(hi + 1, min(s.size, hi + 2 + gap)) if s[j] >= level]
-        if not nxt:
-            break
-        hi = nxt[0]
-    return lo, hi
+    return _grow(s, peak, top * 10.0 ** (-level_db / 10.0), gap)
 
 
 @register

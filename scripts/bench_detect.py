@@ -31,7 +31,7 @@ executor wrote the same table bytes.  The load average is printed with
 the times: the figures only mean something against peers of the same run.
 
 Usage: ``python scripts/bench_detect.py [--duration S] [--calls N] [--copies N]
-[--seed N] [--keep DIR] [--no-executors] [--runs N]``.
+[--seed N] [--keep DIR] [--no-executors] [--runs N] [--kernel-threads N]``.
 """
 
 from __future__ import annotations
@@ -100,9 +100,14 @@ def executors(path: Path, template: dict, folder: Path, runs: int) -> None:
     pipes = {"energy": Pipeline.from_steps([{"op": "detect.energy", "params": ENERGY}]),
              "template": Pipeline.from_steps([{"op": "detect.template",
                                                "params": template}])}
-    print(f"\nexecutors: run_detect over the {path.stat().st_size / 2**20:.0f} MiB recording "
-          f"(load before: {_load()})")
-    with Cluster(2, root=folder / "cluster") as cluster:
+    threads = os.environ.get("SPECSCOPE_THREADS", "")
+    preload = None
+    if threads:  # the Dask workers start without SPECSCOPE_*: a preload file sets it there
+        preload = folder / "kernel_threads.py"
+        preload.write_text(f"import os\nos.environ['SPECSCOPE_THREADS'] = {threads!r}\n")
+    print(f"\nexecutors: run_detect over the {path.stat().st_size / 2**20:.0f} MiB recording, "
+          f"kernel threads per process: {threads or 'all cores'} (load before: {_load()})")
+    with Cluster(2, root=folder / "cluster", preload=preload and str(preload)) as cluster:
         configs = (("in process, whole", {"part_samples": 0}),
                    ("in process, parts", {}),
                    ("2 processes", {"workers": 2}),
@@ -179,8 +184,13 @@ def main() -> int:
                     help="skip the runs on the executors (in process, 2 processes, Dask)")
     ap.add_argument("--runs", type=int, default=3,
                     help="rounds of every executor (the first warms the workers; default 3)")
+    ap.add_argument("--kernel-threads", type=int,
+                    help="threads of the STFT kernel in every process, this one, the pool's "
+                         "and the Dask workers' (SPECSCOPE_THREADS; default: all cores)")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.kernel_threads:
+        os.environ["SPECSCOPE_THREADS"] = str(args.kernel_threads)
     if args.child:
         child(args.child[0], json.loads(args.child[1]), args.child[2])
         return 0

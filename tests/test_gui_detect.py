@@ -321,6 +321,10 @@ def test_the_next_detection_is_shown_from_the_view_rendered_ahead(qtbot, window,
     ref = engine.render(t0, t1, width, window.document.settings.reduce)
     np.testing.assert_allclose(view.image_data, to_db(ref.image), rtol=1e-6, atol=1e-4)
     assert det.layer.current == 1 and view.visible_range()[2:] == pytest.approx((f0, f1))
+    # the detection after it was rendered ahead too: a key at once finds it ready
+    qtbot.keyClick(view, Qt.Key.Key_N)
+    assert len(images) == 2 and images[1][:2] == pytest.approx(mode.context(2)[:2], abs=1e-9)
+    assert "detail" not in started and det.layer.current == 2
     # a jump elsewhere (not the view rendered ahead) is rendered the usual way
     idle(window)
     started.clear()

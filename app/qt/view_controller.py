@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -42,7 +43,7 @@ from specscope.compute.view import (
     render_progressive,
 )
 
-__all__ = ["AHEAD_KIND", "ENVELOPE_POINTS", "OVERVIEW_COLUMNS", "PLUGIN_VIEW_MAX_SAMPLES",
+__all__ = ["AHEAD_KIND", "AHEAD_VIEWS", "ENVELOPE_POINTS", "OVERVIEW_COLUMNS", "PLUGIN_VIEW_MAX_SAMPLES",
            "WAVEFORM_MAX_SAMPLES", "DetailRequest", "DetailResult", "EnvelopeRequest",
            "OverviewRequest", "PluginViewRequest", "PyramidRequest", "ViewController", "Waveform",
            "same_view"]
@@ -137,8 +138,10 @@ class PyramidRequest(ViewRequest):
     width: int = 1
 
 
-#: the worker kind of a view rendered before it is shown (:meth:`ViewController.prepare_view`)
+#: the worker kind of views rendered before they are shown (:meth:`ViewController.prepare_views`)
 AHEAD_KIND = "view-ahead"
+#: views rendered ahead that are kept
+AHEAD_VIEWS = 4
 #: kinds of job the app runs on its own in idle time: no progress bar, no Cancel button
 BACKGROUND_KINDS = frozenset({PyramidRequest.KIND, AHEAD_KIND})
 
@@ -162,6 +165,8 @@ class _Ahead:
     request: DetailRequest
     result: JobResult | None = None
     wanted: DetailRequest | None = None
+    #: the number of the job rendering it (it is rendered by the latest job only)
+    job: int | None = None
 
 
 @dataclass(frozen=True)
@@ -229,9 +234,8 @@ class ViewController(QObject):
         self._engine_key: tuple | None = None
         self._overview_ready = False
         self._viewport: tuple[float, float, int] | None = None
-        self._ahead: _Ahead | None = None
-        #: the view shown whose pyramid waits for the view being rendered ahead
-        self._pyramid_after: DetailRequest | None = None
+        self._aheads: list[_Ahead] = []  # views rendered ahead, the latest asked for last
+        self._ahead_job = 0  # the number of the last job rendering ahead
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(RECOMPUTE_DELAY_MS)
@@ -413,43 +417,75 @@ class ViewController(QObject):
                              **common)
 
     # -- views rendered ahead -------------------------------------------------------
-    def prepare_view(self, t0: float, t1: float) -> bool:
-        """Render ``t0 .. t1`` s at the view's width on the compute thread in idle time, so
-        that a jump there (review's next detection) shows it without waiting for the
-        compute thread; False when the view cannot be prepared (a plugin view, no engine).
+    def prepare_views(self, spans: list[tuple[float, float]]) -> bool:
+        """Render the spans ``(t0, t1)`` s at the view's width on the compute thread in idle
+        time, in order, so that a jump to one (review's next detections) shows it without
+        waiting for the compute thread; False when none can be prepared (a plugin view,
+        no engine).
 
-        One view is kept: asking for another cancels one still rendering.  A view
-        request for the prepared span takes its image (at once when it is done, when
-        it is done otherwise); a request for another span cancels one still rendering.
+        The last :data:`AHEAD_VIEWS` views asked for are kept.  One job renders those
+        not rendered yet; asking again replaces it (the views it finished stay).  A view
+        request for a prepared span takes its image (at once when it is done, when it
+        is done otherwise); a request for another span cancels the job (it would only
+        delay that one).
         """
         if (self.engine is None or self.shell.document is None
                 or self.shell.settings.representation != "stft"):
             return False
-        t0, t1 = max(t0, 0.0), min(t1, self.engine.duration)
-        if not t1 > t0:
-            return False
         s = self.shell.settings
-        request = self._detail_request({
-            "freq_scale": s.freq_scale, "n_rows": self.n_rows(), "t0": t0, "t1": t1,
-            "width": self.view.plot_size_px()[0], "reduce": self.shell.document.settings.reduce})
-        if self._ahead is not None and same_view(self._ahead.request, request):
-            return True  # prepared, or being prepared
-        ahead = self._ahead = _Ahead(request)
+        common = {"freq_scale": s.freq_scale, "n_rows": self.n_rows(),
+                  "width": self.view.plot_size_px()[0],
+                  "reduce": self.shell.document.settings.reduce}
+        todo: list[_Ahead] = []
+        valid = False
+        for t0, t1 in spans:
+            t0, t1 = max(t0, 0.0), min(t1, self.engine.duration)
+            if not t1 > t0:
+                continue
+            valid = True
+            request = self._detail_request({**common, "t0": t0, "t1": t1})
+            ahead = self._ahead_for(request)
+            if ahead is None:
+                ahead = _Ahead(request)
+            else:
+                self._aheads.remove(ahead)
+            self._aheads.append(ahead)  # the latest asked for last
+            if ahead.result is None:
+                todo.append(ahead)
+        self._aheads = self._aheads[-AHEAD_VIEWS:]
+        if not todo or all(a.job is not None and a.job == self._ahead_job for a in todo):
+            return valid  # rendered, or being rendered
+        job = self._ahead_job = self._ahead_job + 1
+        for ahead in todo:
+            ahead.job = job
+        requests = [ahead.request for ahead in todo]
+
+        def render(control: TaskControl) -> None:
+            for k, request in enumerate(requests):
+                t = time.perf_counter()
+                result = self._render_detail(request, control, None)
+                control.partial((k, result, time.perf_counter() - t))
+
         self.shell.worker.submit(
-            AHEAD_KIND, lambda control: self._render_detail(request, control, None),
-            label="Preparing the next view",
-            callbacks=JobCallbacks(done=lambda result: self._ahead_done(ahead, result),
-                                   failed=lambda error: self._ahead_lost(ahead),
-                                   cancelled=lambda: self._ahead_lost(ahead)))
+            AHEAD_KIND, render, label="Preparing the next views",
+            callbacks=JobCallbacks(partial=lambda value: self._ahead_rendered(todo, value),
+                                   failed=lambda error: self._ahead_lost(job),
+                                   cancelled=lambda: self._ahead_lost(job)))
         return True
 
+    def prepare_view(self, t0: float, t1: float) -> bool:
+        """:meth:`prepare_views` of one span."""
+        return self.prepare_views([(t0, t1)])
+
+    def _ahead_for(self, request: DetailRequest) -> _Ahead | None:
+        return next((a for a in self._aheads if same_view(a.request, request)), None)
+
     def _take_ahead(self, request: DetailRequest) -> bool:
-        """Serve ``request`` from the view rendered ahead when it is that view."""
-        ahead = self._ahead
-        if ahead is None or not same_view(ahead.request, request):
-            if ahead is not None and ahead.result is None:  # it would only delay this one
-                self._ahead = None
-                self.shell.worker.cancel(AHEAD_KIND)
+        """Serve ``request`` from a view rendered ahead when it is one."""
+        ahead = self._ahead_for(request)
+        if ahead is None or (ahead.result is None and ahead.job != self._ahead_job):
+            if any(a.result is None and a.job == self._ahead_job for a in self._aheads):
+                self.shell.worker.cancel(AHEAD_KIND)  # it would only delay this one
             return False
         # an older view's image must not come after this one; the building ahead stops
         self.shell.worker.cancel(DetailRequest.KIND)
@@ -460,28 +496,26 @@ class ViewController(QObject):
             self._dispatch(request, ahead.result)
         return True
 
-    def _ahead_done(self, ahead: _Ahead, result: JobResult) -> None:
-        if self._ahead is not ahead:
-            return
-        ahead.result = result
+    def _ahead_pending(self) -> bool:
+        """Whether a view asked for ahead is still being rendered."""
+        return any(a.result is None and a.job == self._ahead_job for a in self._aheads)
+
+    def _ahead_rendered(self, todo: list[_Ahead], value: tuple) -> None:
+        k, detail, seconds = value
+        ahead = todo[k]
+        ahead.result = JobResult(detail, 0, "specscope-compute", seconds)
         wanted, ahead.wanted = ahead.wanted, None
         if wanted is not None and wanted is self.last_request:
-            self._dispatch(wanted, result)
-        self._build_pyramid_after()
+            self._dispatch(wanted, ahead.result)
 
-    def _build_pyramid_after(self) -> None:
-        shown, self._pyramid_after = self._pyramid_after, None
-        if shown is not None and shown is self.last_request and shown.engine is self.engine:
-            self.prepare_ahead(shown)
-
-    def _ahead_lost(self, ahead: _Ahead) -> None:
-        if self._ahead is not ahead:
-            return
-        self._ahead = None
-        if ahead.wanted is not None and ahead.wanted is self.last_request:
-            self._submit(ahead.wanted, self._detail_job)  # rendered the usual way after all
-        else:
-            self._build_pyramid_after()
+    def _ahead_lost(self, job: int) -> None:
+        """The job rendering ahead ended early: the views it did not finish are dropped
+        (one a request waits for is rendered the usual way after all)."""
+        lost = [a for a in self._aheads if a.result is None and a.job == job]
+        self._aheads = [a for a in self._aheads if a not in lost]
+        for ahead in lost:
+            if ahead.wanted is not None and ahead.wanted is self.last_request:
+                self._submit(ahead.wanted, self._detail_job)
 
     def _announce(self, coming: str) -> None:
         """The caption while ``coming`` is computed: what the image shows until then."""
@@ -646,10 +680,11 @@ class ViewController(QObject):
         self._maybe_image_shown()
         if (type(request) is DetailRequest and request.source is self.engine
                 and request is self.last_request):
-            if self._ahead is not None and self._ahead.result is None:
-                self._pyramid_after = request  # the view asked for ahead comes first
-            else:
-                self.prepare_ahead(request)  # the shown engine's next views, in idle time
+            # the shown engine's next views, in idle time; unless a view is being rendered
+            # ahead (review's next detection): that is where the person goes next, and a
+            # pyramid block still running when the key comes would hold it back
+            if not self._ahead_pending():
+                self.prepare_ahead(request)
 
     def _envelope_done(self, request: EnvelopeRequest, result: JobResult) -> None:
         self.view.overview.set_envelope(*result.value)

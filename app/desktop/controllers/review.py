@@ -28,8 +28,9 @@ and what the person had in them afterwards.
 Stepping is quick (the next detection drawn within 100 ms): the view jumps in
 one change whose viewport goes out at once (not after the view's debounce),
 and while a detection is looked at, the next one's view is rendered on the
-compute thread (:meth:`~specscope.app.qt.view_controller.ViewController.prepare_view`),
-so the next key finds its image ready.
+compute thread, and the one after it
+(:meth:`~specscope.app.qt.view_controller.ViewController.prepare_views`), so the
+next keys find their images ready.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ _KEYS = {K.Key_A.value, K.Key_R.value, K.Key_Space.value, K.Key_Escape.value,
 SNR_DETECTORS = ("detect.energy", "detect.bursts")
 #: least time span shown around a detection (s)
 MIN_SPAN_S = 0.4
+#: detections after the one under review whose views are rendered ahead
+AHEAD = 2
 
 
 def _typing_into(w: QWidget | None) -> bool:
@@ -183,13 +186,15 @@ class ReviewMode(QObject):
         return t0, t1, max(lo, e.low_hz - pad), min(hi, e.high_hz + pad)
 
     def prepare_next(self) -> bool:
-        """Render the next detection's view on the compute thread while this one is looked
-        at (idle-time work, cancelled by any other view), so the next key shows it at once."""
+        """Render the next detections' views (:data:`AHEAD` of them) on the compute thread
+        while this one is looked at (idle-time work, cancelled by any other view), so the
+        next keys find their images ready."""
         r = self.review
         if r is None or not self.active or not r.index + 1 < len(r):
             return False
-        t0, t1, _, _ = self.context(r.index + 1)
-        return self.shell.views.prepare_view(t0, t1)
+        spans = [self.context(j)[:2] for j in range(r.index + 1,
+                                                     min(len(r), r.index + 1 + AHEAD))]
+        return self.shell.views.prepare_views(spans)
 
     def banner(self, i: int) -> str:
         """What the view says over the plot about detection ``i``."""

@@ -12,8 +12,8 @@ event's edges are the outer edges of its first and last frames' centre hops
 peak SNR in dB.
 
 An event's band is its own, measured on the detector's STFT bins inside the
-search band: per bin, the mean power of the event's frames above the
-threshold minus the mean power of the frames below it in the same noise
+search band: per bin, the mean power of the event's frames (first to last)
+minus the mean power of the frames below the threshold in the same noise
 blocks (the noise of that bin; a block with no such frame takes its floor
 spread evenly over the bins), and the bins around the largest of these
 excesses that are within ``event_band_db`` of it, bridging dips of up to two
@@ -108,6 +108,10 @@ class EnergyDetector(Detector):
         self.freqs: np.ndarray | None = None
         #: (first frame, band power rows) of the frames the floor has not released yet
         self.rows: deque[tuple[int, np.ndarray]] = deque()
+        #: the last frame above the threshold that a later one may still join, and the
+        #: excess of the frames after it (see :meth:`_excess`)
+        self.last_on: int | None = None
+        self.carry: np.ndarray | float = 0.0
 
     @property
     def lookback(self) -> int:  # type: ignore[override]
@@ -175,45 +179,75 @@ class EnergyDetector(Detector):
         if final:
             released += self.floor.finish()
         segs: list[Segment] = []
+        thr = self.segments.threshold
         for kb, values, floor in released:
             snr = 10.0 * np.log10(np.maximum(values[:, 0], _TINY) / max(floor[0], _TINY))
             if self.per_bin:
                 payload = values[:, 1:] - floor[1:]
+            elif self.last_on is None and not snr.max() >= thr:
+                payload = None  # nothing an event takes (the common case)
             else:
                 payload = self._excess(kb, snr, floor[0])
             segs += self.segments.feed(kb, snr, payload)
+        if released and not self.per_bin:  # the released frames' rows are done with
+            end = released[-1][0] + released[-1][1].shape[0]
+            while self.rows and self.rows[0][0] + self.rows[0][1].shape[0] <= end:
+                self.rows.popleft()
         if final:
             segs += self.segments.finish()
         return self._events(segs)
 
     def _excess(self, kb: int, snr: np.ndarray, floor: float) -> np.ndarray | None:
-        """Per frame and bin of the block at frame ``kb``: power over the block's noise.
+        """Payload rows of the block at frame ``kb`` for the segmenter (None: not needed).
 
-        None for a block without a frame above the threshold (no event takes
-        its rows); the rows of the block are dropped from :attr:`rows` either way.
+        A frame's excess is its band power per bin over the block's noise (the
+        mean of its frames below the threshold).  Each frame above the
+        threshold carries its own excess plus that of the frames since the
+        previous one when the segmenter joins the two (the gap is shorter than
+        the minimum gap), so a segment's payload sums the excess of every frame
+        from its first to its last.
         """
         n = snr.shape[0]
-        on = snr >= self.segments.threshold
-        rows = None
-        if on.any():
-            parts = []
-            for a, arr in self.rows:
-                if a >= kb + n:
-                    break
-                lo, hi = max(kb, a) - a, min(kb + n, a + arr.shape[0]) - a
-                if hi > lo:
-                    parts.append(arr[lo:hi])
-            rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
-        while self.rows and self.rows[0][0] + self.rows[0][1].shape[0] <= kb + n:
-            self.rows.popleft()
-        if rows is None:
+        on = np.flatnonzero(snr >= self.segments.threshold)
+        hop, gap = self.segments.hop, self.segments.min_gap
+        pending = self.last_on is not None
+        if not (on.size or pending):
             return None
-        off = ~on
+        parts = []
+        for a, arr in self.rows:
+            if a >= kb + n:
+                break
+            lo, hi = max(kb, a) - a, min(kb + n, a + arr.shape[0]) - a
+            if hi > lo:
+                parts.append(arr[lo:hi])
+        rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        off = np.ones(n, bool)
+        off[on] = False
         if off.any():
             noise = rows[off].mean(axis=0)
         else:  # every frame of the block is loud: its floor, spread evenly
             noise = np.full(rows.shape[1], floor / rows.shape[1])
-        return rows - noise
+        excess = rows - noise
+        # cum[j]: the excess of the block's frames before frame j
+        cum = np.zeros((n + 1, rows.shape[1]))
+        np.cumsum(excess, axis=0, out=cum[1:])
+        payload = excess.copy() if on.size else None
+        prev = self.last_on  # absolute frame of the previous frame above the threshold
+        for i in on:
+            k = kb + int(i)
+            if prev is not None and (k - prev - 1) * hop < gap:
+                start = max(prev + 1 - kb, 0)
+                payload[i] += cum[i] - cum[start]
+                if prev < kb:
+                    payload[i] += self.carry
+            prev = k
+        if prev is not None and (kb + n - prev - 1) * hop < gap:
+            # a later frame may still join: carry the excess of the frames after it
+            self.carry = (self.carry if prev < kb else 0.0) + cum[n] - cum[max(prev + 1 - kb, 0)]
+            self.last_on = prev
+        else:
+            self.carry, self.last_on = 0.0, None
+        return payload
 
     def _keep(self, seg: Segment) -> bool:
         p = self.params
@@ -233,7 +267,7 @@ class EnergyDetector(Detector):
         lo, hi = self._search_band()
         if seg.payload is None or seg.count == 0:
             return lo, hi
-        excess = seg.payload / seg.count
+        excess = seg.payload / (seg.last - seg.first + 1)
         if not float(np.max(excess)) > 0.0:
             return lo, hi
         a, b = event_band(excess, self.params["event_band_db"])

@@ -11,6 +11,10 @@ plugin's image operator over the visible span) and :class:`EnvelopeRequest`
 older one in the worker; a result is shown only while its request still
 matches the engine, frequency axis and representation on screen.  Results are
 dispatched by request type.
+
+Views can be rendered before they are asked for (:meth:`ViewController.prepare_views`,
+review's next detections): a detail request for such a span takes the image
+rendered ahead, at once, without a job of the compute thread.
 """
 
 from __future__ import annotations
@@ -165,7 +169,7 @@ class _Ahead:
     request: DetailRequest
     result: JobResult | None = None
     wanted: DetailRequest | None = None
-    #: the number of the job rendering it (it is rendered by the latest job only)
+    #: the number of the job rendering it (None: waiting for the next job)
     job: int | None = None
 
 
@@ -236,6 +240,7 @@ class ViewController(QObject):
         self._viewport: tuple[float, float, int] | None = None
         self._aheads: list[_Ahead] = []  # views rendered ahead, the latest asked for last
         self._ahead_job = 0  # the number of the last job rendering ahead
+        self._ahead_running = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(RECOMPUTE_DELAY_MS)
@@ -423,11 +428,12 @@ class ViewController(QObject):
         waiting for the compute thread; False when none can be prepared (a plugin view,
         no engine).
 
-        The last :data:`AHEAD_VIEWS` views asked for are kept.  One job renders those
-        not rendered yet; asking again replaces it (the views it finished stay).  A view
-        request for a prepared span takes its image (at once when it is done, when it
-        is done otherwise); a request for another span cancels the job (it would only
-        delay that one).
+        The last :data:`AHEAD_VIEWS` views asked for are kept.  One job at a time
+        renders them, each handed over as it is done; views asked for while it runs
+        are rendered by the next one (a view half rendered is never thrown away).  A
+        view request for a prepared span takes its image (at once when it is done,
+        when it is done otherwise); a request for another span cancels the job (it
+        would only delay that one).
         """
         if (self.engine is None or self.shell.document is None
                 or self.shell.settings.representation != "stft"):
@@ -436,7 +442,6 @@ class ViewController(QObject):
         common = {"freq_scale": s.freq_scale, "n_rows": self.n_rows(),
                   "width": self.view.plot_size_px()[0],
                   "reduce": self.shell.document.settings.reduce}
-        todo: list[_Ahead] = []
         valid = False
         for t0, t1 in spans:
             t0, t1 = max(t0, 0.0), min(t1, self.engine.duration)
@@ -450,11 +455,21 @@ class ViewController(QObject):
             else:
                 self._aheads.remove(ahead)
             self._aheads.append(ahead)  # the latest asked for last
-            if ahead.result is None:
-                todo.append(ahead)
         self._aheads = self._aheads[-AHEAD_VIEWS:]
-        if not todo or all(a.job is not None and a.job == self._ahead_job for a in todo):
-            return valid  # rendered, or being rendered
+        self._render_ahead()
+        return valid
+
+    def prepare_view(self, t0: float, t1: float) -> bool:
+        """:meth:`prepare_views` of one span."""
+        return self.prepare_views([(t0, t1)])
+
+    def _render_ahead(self) -> None:
+        """Start the job rendering the views asked for ahead that no job has taken."""
+        if self._ahead_running:
+            return  # the next one starts when it ends
+        todo = [a for a in self._aheads if a.result is None and a.job is None]
+        if not todo:
+            return
         job = self._ahead_job = self._ahead_job + 1
         for ahead in todo:
             ahead.job = job
@@ -466,16 +481,13 @@ class ViewController(QObject):
                 result = self._render_detail(request, control, None)
                 control.partial((k, result, time.perf_counter() - t))
 
+        self._ahead_running = True
         self.shell.worker.submit(
             AHEAD_KIND, render, label="Preparing the next views",
-            callbacks=JobCallbacks(partial=lambda value: self._ahead_rendered(todo, value),
-                                   failed=lambda error: self._ahead_lost(job),
-                                   cancelled=lambda: self._ahead_lost(job)))
-        return True
-
-    def prepare_view(self, t0: float, t1: float) -> bool:
-        """:meth:`prepare_views` of one span."""
-        return self.prepare_views([(t0, t1)])
+            callbacks=JobCallbacks(done=lambda result: self._ahead_ended(job),
+                                   partial=lambda value: self._ahead_rendered(todo, value),
+                                   failed=lambda error: self._ahead_ended(job),
+                                   cancelled=lambda: self._ahead_ended(job)))
 
     def _ahead_for(self, request: DetailRequest) -> _Ahead | None:
         return next((a for a in self._aheads if same_view(a.request, request)), None)
@@ -483,22 +495,22 @@ class ViewController(QObject):
     def _take_ahead(self, request: DetailRequest) -> bool:
         """Serve ``request`` from a view rendered ahead when it is one."""
         ahead = self._ahead_for(request)
-        if ahead is None or (ahead.result is None and ahead.job != self._ahead_job):
-            if any(a.result is None and a.job == self._ahead_job for a in self._aheads):
+        if ahead is None:
+            if self._ahead_pending():
                 self.shell.worker.cancel(AHEAD_KIND)  # it would only delay this one
             return False
         # an older view's image must not come after this one; the building ahead stops
         self.shell.worker.cancel(DetailRequest.KIND)
         self.shell.worker.cancel(PyramidRequest.KIND)
         if ahead.result is None:
-            ahead.wanted = request
+            ahead.wanted = request  # shown when its job hands it over
         else:
             self._dispatch(request, ahead.result)
         return True
 
     def _ahead_pending(self) -> bool:
-        """Whether a view asked for ahead is still being rendered."""
-        return any(a.result is None and a.job == self._ahead_job for a in self._aheads)
+        """Whether a view asked for ahead is still to be rendered."""
+        return any(a.result is None for a in self._aheads)
 
     def _ahead_rendered(self, todo: list[_Ahead], value: tuple) -> None:
         k, detail, seconds = value
@@ -508,14 +520,16 @@ class ViewController(QObject):
         if wanted is not None and wanted is self.last_request:
             self._dispatch(wanted, ahead.result)
 
-    def _ahead_lost(self, job: int) -> None:
-        """The job rendering ahead ended early: the views it did not finish are dropped
-        (one a request waits for is rendered the usual way after all)."""
+    def _ahead_ended(self, job: int) -> None:
+        """A job rendering ahead ended: the views it did not finish (cancelled, failed) are
+        dropped, one a request waits for rendered the usual way; the next job starts."""
+        self._ahead_running = False
         lost = [a for a in self._aheads if a.result is None and a.job == job]
         self._aheads = [a for a in self._aheads if a not in lost]
         for ahead in lost:
             if ahead.wanted is not None and ahead.wanted is self.last_request:
                 self._submit(ahead.wanted, self._detail_job)
+        self._render_ahead()
 
     def _announce(self, coming: str) -> None:
         """The caption while ``coming`` is computed: what the image shows until then."""

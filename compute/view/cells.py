@@ -93,3 +93,20 @@ def scatter(tiles: list[Tile], first_cell: int, sums: np.ndarray, maxs: np.ndarr
         if tile.level > 0:
             tile.maxs[:, col:col + take] = maxs[row:row + take].T
         row += take
+
+
+def empty_tile(level: int, index: int, n_frames: int, n_freq: int, tile_cells: int,
+               accumulate: bool) -> Tile:
+    """Tile ``index`` of ``level`` before its cells are written: zeros and -inf when
+    blocks accumulate into its cells, else uninitialised (every cell is written once)."""
+    cell = 1 << level
+    g0 = index * tile_cells * cell
+    g1 = min(g0 + tile_cells * cell, n_frames)
+    n_cells = -(-(g1 - g0) // cell)
+    make = np.zeros if accumulate else np.empty
+    sums = make((n_freq, n_cells), np.float32)
+    maxs = sums if level == 0 else (np.full((n_freq, n_cells), -np.inf, np.float32)
+                                    if accumulate else np.empty_like(sums))
+    counts = np.full(n_cells, cell, np.int64)
+    counts[-1] = (g1 - g0) - cell * (n_cells - 1)
+    return Tile(level, index, sums, maxs, counts)

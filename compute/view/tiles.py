@@ -45,7 +45,7 @@ from .. import operators
 from ..errors import Cancelled, InputError
 from ..io import Recording
 from ..spectral import FRAMES_PER_BLOCK, StftParams, kernel_dtype
-from .cells import Scratch, block_cells, scatter
+from .cells import Scratch, block_cells, empty_tile, scatter
 from .envelope import waveform_envelope
 from .images import DisplayImage, RenderResult
 from .scales import check_freq_scale, rescale_rows
@@ -362,17 +362,7 @@ class TileEngine:
         return range(first, last)
 
     def _empty_tile(self, level: int, index: int, accumulate: bool) -> Tile:
-        cell = 1 << level
-        g0 = index * TILE_CELLS * cell
-        g1 = min(g0 + TILE_CELLS * cell, self.n_frames)
-        n_cells = -(-(g1 - g0) // cell)
-        make = np.zeros if accumulate else np.empty  # without: every cell is written once
-        sums = make((self.n_freq, n_cells), np.float32)
-        maxs = sums if level == 0 else (np.full((self.n_freq, n_cells), -np.inf, np.float32)
-                                        if accumulate else np.empty_like(sums))
-        counts = np.full(n_cells, cell, np.int64)
-        counts[-1] = (g1 - g0) - cell * (n_cells - 1)
-        return Tile(level, index, sums, maxs, counts)
+        return empty_tile(level, index, self.n_frames, self.n_freq, TILE_CELLS, accumulate)
 
     def _compute(self, level: int, index: int, cancelled: Callable[[], bool] | None,
                  progress: Callable[[float], None] | None = None) -> Tile:

@@ -2,6 +2,7 @@
 
 Run: ``.venv/bin/python scripts/listening_figures.py`` (needs pulseaudio, parec,
 libportaudio2, libasound2-plugins and sounddevice; the window is drawn offscreen).
+``--busy`` keeps both cores busy meanwhile (two ``yes > /dev/null``), as the tests do.
 
 The app's window opens a recording (which opens the sound card ahead, on a
 thread of its own) and Space is pressed; the null sink's monitor is recorded.
@@ -30,20 +31,35 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from sound_server import RATE, MonitorClock, SoundServer, align, sound_span
+from sound_server import RATE, MonitorClock, SoundServer, align, longest_gap, sound_span
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 #: parec's latency (ms): the null sink renders that far ahead, so the monitor hears
 #: each frame up to that much before it is played (20 ms shifts the cursor by 20 ms)
 MONITOR_MS = 5
+#: presses of Space measured for the first sound
+N_FIRST = 12
+
+
+def load() -> str:
+    """The machine's load averages (1, 5, 15 min), for the figures' context."""
+    with open("/proc/loadavg") as fh:
+        return " ".join(fh.read().split()[:3])
 
 
 def main() -> None:
+    import subprocess
+
     root = Path(tempfile.mkdtemp())
     srv = SoundServer(root / "pulse")
+    hogs = ([subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(2)]
+            if "--busy" in sys.argv[1:] else [])
     try:
         measure(srv, root)
     finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
         srv.close()
 
 
@@ -121,11 +137,13 @@ def measure(srv: SoundServer, root: Path) -> None:
         a, _ = sound_span(y[n0:])
         return zero + (n0 + a) / RATE - t_press, y, zero
 
+    print(f"load before: {load()}")
     pb.transport.speed.setEditText("×1")
-    firsts = [trial(f"first{i}", 0.6)[0] for i in range(4)]
+    firsts = [trial(f"first{i}", 0.6)[0] for i in range(N_FIRST)]
+    ms = np.array(firsts) * 1e3
     print(f"first sound after Space, output held open: first playback in the process "
-          f"{firsts[0] * 1e3:.0f} ms, later ones "
-          + ", ".join(f"{f * 1e3:.0f}" for f in firsts[1:]) + " ms")
+          f"{ms[0]:.0f} ms, later ones " + ", ".join(f"{f:.0f}" for f in ms[1:])
+          + f" ms; median {np.median(ms):.0f} ms, max {ms.max():.0f} ms (load {load()})")
     held = pb.output
     pb.output = SoundDeviceOutput()  # a stream opened at each Space
     opened = [trial(f"open{i}", 0.6)[0] for i in range(3)]
@@ -149,6 +167,8 @@ def measure(srv: SoundServer, root: Path) -> None:
     print(f"play cursor vs sound over a x{speed:g} playback ({len(m)} cursor draws): median "
           f"{np.median(err):.1f} ms, 95th percentile {np.percentile(err, 95):.1f} ms, "
           f"max {err.max():.1f} ms (output time); dropouts {dropouts[0]}")
+    print(f"x{speed:g} playback of {r.duration_s:.1f} s from the app: longest gap "
+          f"{longest_gap(y) / RATE * 1e3:.1f} ms (load {load()})")
     w.close()
 
 

@@ -13,8 +13,11 @@ Continuity comes first: the ring holds :data:`AHEAD_S` seconds rendered ahead
 so a long job on the compute thread or a busy machine does not starve the
 device; the stream's latency is :data:`OUTPUT_LATENCY_S`, chosen to ride out
 scheduling delays of a loaded machine rather than to be as low as possible.
-Playback starts after a short head start (:data:`HEAD_START_S`) so the first
-sound comes quickly.  :class:`SoundDeviceOutput` is PortAudio through ``sounddevice`` (the
+Playback starts after a short head start (the device's first buffer,
+:data:`FIRST_BUFFER_SHARE` of its latency) so the first sound comes quickly: the
+device asks for its whole fill at once when it starts, and a callback that finds
+the ring short waits for the feeder for as long as the device still holds sound
+to play (its buffer's time at the converter, less :data:`WAIT_MARGIN_S`).  :class:`SoundDeviceOutput` is PortAudio through ``sounddevice`` (the
 ``audio`` extra); :class:`FakeOutput` consumes samples on its own clock, for
 tests and headless runs.
 """
@@ -33,7 +36,7 @@ import numpy as np
 from .. import sound
 from ..errors import InputError, SpecscopeError
 from .stages import Shaper
-from .system import quiet_stderr, raise_priority, sound_priority
+from .system import quiet_stderr, raise_priority
 
 __all__ = ["AUDIO_DEVICE_ENV", "AUDIO_OUTPUT_ENV", "FakeOutput", "OutputStream", "Player", "SampleRing",
            "SoundDeviceOutput", "default_output", "load_sounddevice", "quiet_alsa"]
@@ -54,6 +57,16 @@ LEAD_S = 0.02
 #: the latency asked of the audio output (s): long enough for a loaded machine
 OUTPUT_LATENCY_S = 0.2
 
+#: the share of the output latency the device's first buffer holds (its period: PortAudio
+#: asks the host for four or more), rendered before the output starts
+FIRST_BUFFER_SHARE = 0.3
+#: a callback that finds the ring short waits for the feeder until this long (s) before its
+#: buffer is due at the converter
+WAIT_MARGIN_S = 0.03
+#: ... and never longer than this (s)
+MAX_WAIT_S = 0.5
+#: how often a waiting callback looks at the ring again (s)
+WAIT_STEP_S = 0.001
 #: callbacks whose device times give the play cursor's clock (their median)
 CLOCK_CALLBACKS = 16
 #: a block whose peak reaches this was held down by the renderer's limiter
@@ -192,7 +205,7 @@ class Player:
         self._end: int | None = None  # frames to hand over in all, when cut short
         self._drain = 0  # ... needed before the end is heard (set at start)
         self._running = False  # the output was started (and not stopped by us)
-        self._holding = self._quiet = False  # priority / quiet stderr taken by start()
+        self._holding = self._quiet = False  # the quiet stderr taken by start()
         # peaks of the rendered blocks (feeder only): where each ends, in output samples
         self._peak_ends = np.zeros(PEAK_BLOCKS, np.int64)
         self._peaks = np.zeros(PEAK_BLOCKS, np.float32)
@@ -214,6 +227,8 @@ class Player:
         end = self._end
         allowed = frames if end is None else max(0, min(frames, end - self._consumed))
         n = self._ring.read_into(col[:allowed])
+        if n < allowed and latency is not None and not self._stopping:
+            n += self._wait_for(col, n, allowed, latency)
         ended = self._ring.closed or (end is not None and self._consumed + n >= end)
         if n < frames:
             outdata[n:] = 0.0
@@ -247,6 +262,20 @@ class Player:
             self._drained += frames - n
             if self._drained >= self._drain:
                 self._done.set()
+
+    def _wait_for(self, col: np.ndarray, n: int, allowed: int, latency: float) -> int:
+        """Wait for the feeder to fill ``col[n:allowed]``, while the device still plays
+        what it holds: this buffer is heard ``latency`` s from now, so a wait of up to
+        that, less :data:`WAIT_MARGIN_S`, is not heard (at the start, when the device
+        asks for its whole fill at once; on a machine that delayed the feeder).
+        Returns the frames added."""
+        deadline = time.monotonic() + min(latency - WAIT_MARGIN_S, MAX_WAIT_S)
+        got = 0
+        while (n + got < allowed and not self._ring.closed and not self._halt.is_set()
+               and time.monotonic() < deadline):
+            time.sleep(WAIT_STEP_S)
+            got += self._ring.read_into(col[n + got:allowed])
+        return got
 
     # -- the feeder side ------------------------------------------------------------------
     def _note_peak(self, b: np.ndarray) -> None:
@@ -292,8 +321,6 @@ class Player:
         if self._stream is not None or self._feeder is not None:
             return
         blocks = self.renderer.blocks(self.block)
-        # every thread of the process at the sound's priority while it plays (see .system)
-        sound_priority.acquire()
         self._quiet = bool(getattr(self._output, "sound_card", False))
         if self._quiet:  # PortAudio's lines on a device gone away go to the log
             quiet_stderr.acquire()
@@ -322,12 +349,11 @@ class Player:
             raise failure[0]
 
     def _let_go(self) -> None:
-        """Give back the priority and the quiet standard error taken by :meth:`start`."""
+        """Give back the quiet standard error taken by :meth:`start`."""
         if self._holding:
             self._holding = False
             if self._quiet:
                 quiet_stderr.release()
-            sound_priority.release()
 
     def _open(self, blocks: Any) -> None:
         """Open the output, give the ring its head start and start the output."""
@@ -341,11 +367,14 @@ class Player:
         self._ring.write(np.zeros(self._lead, np.float32))
         if self._lead:  # a sound card plays its buffer out after the last sample
             self._drain = round(latency * 2 * self.sample_rate) + self.block
-        # a head start in the ring covering the device's first fill (its latency), so
-        # the first callbacks find sound; the feeder renders the rest while it plays
+        # a head start in the ring covering the device's first buffer (a period: a
+        # share of its latency), which is heard at once; the device asks for the rest
+        # of its fill at once too, but those buffers are heard later and their callbacks
+        # wait for the feeder, which renders faster than real time (see _callback)
         # (other outputs: half the ring, as a test's output may take samples at any pace)
-        fill = round(1.5 * latency * self.sample_rate)
-        head = (min(self._ring.capacity // 2, max(self._head_start, fill + self.block))
+        fill = round(FIRST_BUFFER_SHARE * latency * self.sample_rate)
+        head = (min(self._ring.capacity // 2, max(self._head_start, fill) + self.block
+                    + self._lead)
                 if self._lead else self._ring.capacity // 2)
         for b in blocks:
             self._note_peak(b)

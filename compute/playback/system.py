@@ -1,24 +1,20 @@
 """What playback asks of the operating system: priority, and a quiet standard error.
 
-**Priority.**  The device's callback and the feeder are Python threads: each
-needs the interpreter's lock (the GIL) to run.  On a machine kept busy by
-other processes, a thread of the same process that holds the lock (the GUI
-thread painting, the compute thread) may be preempted while holding it, and
-the device's thread then waits for as long as that thread waits for a core:
-hundreds of milliseconds under a load of eight, longer than the device's
-buffer.  Raising only the sound's threads does not help them to the lock, so
-:class:`SoundPriority` raises *every* thread of the process to
-:data:`SOUND_NICE` while something plays (priority inheritance by hand) and
-puts each back afterwards.  Lowering a nice value needs the privilege
+**Priority.**  :func:`raise_priority` asks for the calling thread to run
+before ordinary work; the feeder and the device's callback call it (they
+need a little CPU on time, not much CPU).  Only they: raising every thread
+of the process (the GUI thread painting, the tile workers) was tried, and on
+a loaded machine it starved the sound server instead, which then stopped
+asking for sound for seconds.  Lowering a nice value needs the privilege
 (``CAP_SYS_NICE`` or ``RLIMIT_NICE``); without it nothing changes.
 
 **Standard error.**  PortAudio's ALSA host prints "Expression '...' failed in
 'src/hostapi/alsa/pa_linux_alsa.c'" to file descriptor 2 from its own thread
 when the device goes away, and from the call when a stream cannot open.  The
 player counts and reports these conditions itself, so :class:`QuietStderr`
-routes descriptor 2 through a pipe while a sound-card stream is in use: those
-lines (and ALSA's) go to the ``specscope.playback`` log, everything else is
-copied to the real standard error as it arrives.
+points descriptor 2 at a file while a sound-card stream is in use: those lines
+(and ALSA's) go to the ``specscope.playback`` log, everything else is copied
+to the real standard error when the stream is let go.
 """
 
 from __future__ import annotations
@@ -29,11 +25,11 @@ import re
 import threading
 from typing import Self
 
-__all__ = ["SOUND_NICE", "QuietStderr", "SoundPriority", "raise_priority", "sound_priority"]
+__all__ = ["SOUND_NICE", "QuietStderr", "quiet_stderr", "raise_priority"]
 
 log = logging.getLogger("specscope.playback")
 
-#: how much nicer than ordinary work the process's threads ask to be while it plays
+#: how much nicer than ordinary work the sound's threads ask to be
 SOUND_NICE = -11
 #: lines of the audio libraries kept off standard error (into the log)
 LIBRARY_LINE = re.compile(rb"^(Expression '.*' failed in '.*'|ALSA lib |PaAlsa|"
@@ -49,92 +45,17 @@ def raise_priority() -> None:
         pass
 
 
-def _threads() -> list[int]:
-    try:
-        return [int(t) for t in os.listdir("/proc/self/task")]
-    except OSError:
-        return [threading.get_native_id()]
-
-
-class SoundPriority:
-    """Every thread of the process at :data:`SOUND_NICE` while held (see the module).
-
-    Held by each playing :class:`~.player.Player` (:meth:`acquire` /
-    :meth:`release`, counted): the first raises the threads there are and the
-    calling one (threads started later inherit the value of the thread that
-    starts them), the last puts every thread back to the nice value it had,
-    threads started meanwhile to the process's own.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._holders = 0
-        self._saved: dict[int, int] = {}
-        self._base = 0
-
-    @property
-    def held(self) -> bool:
-        return self._holders > 0
-
-    def acquire(self) -> None:
-        with self._lock:
-            self._holders += 1
-            if self._holders > 1:
-                self._raise_new()
-                return
-            try:
-                self._base = os.getpriority(os.PRIO_PROCESS, os.getpid())
-            except OSError:
-                self._base = 0
-            self._saved = {}
-            self._raise_new()
-
-    def _raise_new(self) -> None:
-        for tid in _threads():
-            if tid in self._saved:
-                continue
-            try:
-                nice = os.getpriority(os.PRIO_PROCESS, tid)
-                if nice > SOUND_NICE:
-                    os.setpriority(os.PRIO_PROCESS, tid, SOUND_NICE)
-                self._saved[tid] = nice
-            except OSError:  # not permitted, or the thread has ended
-                continue
-
-    def release(self) -> None:
-        with self._lock:
-            if self._holders == 0:
-                return
-            self._holders -= 1
-            if self._holders:
-                return
-            for tid in _threads():
-                want = self._saved.get(tid, self._base)
-                try:
-                    if os.getpriority(os.PRIO_PROCESS, tid) != want:
-                        os.setpriority(os.PRIO_PROCESS, tid, want)
-                except OSError:
-                    continue
-            self._saved = {}
-
-    def __enter__(self) -> Self:
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
-#: the process's one :class:`SoundPriority`
-sound_priority = SoundPriority()
-
-
 class QuietStderr:
-    """Descriptor 2 through a filter while held (counted; see the module).
+    """Descriptor 2 into a file while held (counted; see the module), sorted when let go.
 
-    Lines matching :data:`LIBRARY_LINE` go to the log at debug level; all
-    other bytes reach the real standard error unchanged and in order, as
-    soon as they arrive (a line without its end after 50 ms is copied as it is).
+    A file, not a pipe read by a thread: a writer never waits for a reader that
+    the interpreter's lock or a busy machine holds up (a pipe's reader thread
+    stalled the device's callback by seconds on a loaded machine).  When the
+    last holder lets go, lines matching :data:`LIBRARY_LINE` go to the log at
+    debug level (and to :attr:`kept`); everything else is copied to the real
+    standard error, in order.  :meth:`flush` does the same for what has been
+    written so far (the player does it when it stops; a long playback's other
+    output waits for it).
     """
 
     def __init__(self, fd: int = 2) -> None:
@@ -142,8 +63,8 @@ class QuietStderr:
         self._lock = threading.Lock()
         self._holders = 0
         self._saved: int | None = None
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
+        self._file: int | None = None
+        self._read = 0  # bytes of the file sorted so far
         #: library lines kept off standard error so far
         self.kept: list[str] = []
 
@@ -153,78 +74,62 @@ class QuietStderr:
             if self._holders > 1:
                 return
             try:
-                read, write = os.pipe()
+                import tempfile
+
+                tmp, path = tempfile.mkstemp(prefix="specscope-stderr-")
+                os.unlink(path)
                 saved = os.dup(self.fd)
             except OSError:
                 self._holders -= 1
                 return
             try:
-                os.dup2(write, self.fd)
+                os.dup2(tmp, self.fd)
             except OSError:
-                for f in (read, write, saved):
-                    os.close(f)
+                os.close(tmp)
+                os.close(saved)
                 self._holders -= 1
                 return
-            os.close(write)
-            self._saved = saved
-            self._stop = threading.Event()
-            # the pump writes to a descriptor of its own: it may outlive release()
-            self._thread = threading.Thread(target=self._pump,
-                                            args=(read, os.dup(saved), self._stop),
-                                            name="specscope-stderr", daemon=True)
-            self._thread.start()
+            self._saved, self._file, self._read = saved, tmp, 0
 
     def release(self) -> None:
         with self._lock:
             if self._holders == 0:
                 return
             self._holders -= 1
-            if self._holders or self._saved is None:
+            if self._holders or self._saved is None or self._file is None:
                 return
-            saved, self._saved = self._saved, None
-            thread, self._thread = self._thread, None
+            saved, tmp = self._saved, self._file
+            self._saved = self._file = None
             os.dup2(saved, self.fd)
+            self._sort(tmp, saved, final=True)
+            os.close(tmp)
             os.close(saved)
-            # the pump copies what is in the pipe, then ends (a child process started
-            # meanwhile may hold the pipe open: the pump does not wait for its end)
-            self._stop.set()
-        if thread is not None:
-            thread.join(2.0)
 
-    def _pump(self, read: int, out: int, stop: threading.Event) -> None:
-        import select
+    def flush(self) -> None:
+        """Sort what was written so far (whole lines) while still held."""
+        with self._lock:
+            if self._saved is not None and self._file is not None:
+                self._sort(self._file, self._saved, final=False)
 
-        pending = b""
+    def _sort(self, tmp: int, out: int, final: bool) -> None:
         try:
-            while True:
-                ready, _, _ = select.select([read], [], [], 0.05)
-                if not ready and stop.is_set():
-                    break
-                if not ready:
-                    if pending:  # a partial line: let it through now
-                        _write(out, pending)
-                        pending = b""
-                    continue
-                chunk = os.read(read, 65536)
-                if not chunk:
-                    break
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                passed = []
-                for line in lines:
-                    if LIBRARY_LINE.match(line):
-                        text = line.decode(errors="replace")
-                        self.kept.append(text)
-                        log.debug("audio library: %s", text)
-                    else:
-                        passed.append(line + b"\n")
-                if passed:
-                    _write(out, b"".join(passed))
-            if pending:
-                _write(out, pending)
-        finally:
-            os.close(read)
-            os.close(out)
+            size = os.fstat(tmp).st_size
+            data = os.pread(tmp, size - self._read, self._read) if size > self._read else b""
+        except OSError:
+            return
+        if not final:
+            data = data[:data.rfind(b"\n") + 1]  # whole lines only
+        self._read += len(data)
+        passed = []
+        for line in data.splitlines(keepends=True):
+            if LIBRARY_LINE.match(line):
+                text = line.rstrip(b"\r\n").decode(errors="replace")
+                self.kept.append(text)
+                log.debug("audio library: %s", text)
+            else:
+                passed.append(line)
+        if passed:
+            _write(out, b"".join(passed))
 
     def __enter__(self) -> Self:
         self.acquire()

@@ -40,6 +40,7 @@ from specscope.compute.playback import (
     Renderer,
 )
 from specscope.compute.playback.held import HeldOutput
+from specscope.compute.playback.system import raise_priority
 from specscope.widgets.transport import TransportBar
 
 __all__ = ["PlayRange", "PlaybackController"]
@@ -59,6 +60,22 @@ def playback_chunk(sample_rate: float, speed: float) -> int:
     """Recording samples per rendered chunk: :data:`CHUNK_OUT_S` of output, within
     :data:`MIN_CHUNK` and the renderer's default."""
     return int(min(DEFAULT_CHUNK, max(MIN_CHUNK, round(sample_rate * speed * CHUNK_OUT_S))))
+
+
+#: seconds of the recording the warm-up renders
+WARM_UP_S = 0.02
+
+
+def warm_up(recording: Any) -> None:
+    """Render the first :data:`WARM_UP_S` of ``recording`` once, through the chain Play
+    uses (IQ: demodulated), so that Play's first render finds it loaded."""
+    stop = min(float(recording.duration), WARM_UP_S)
+    if stop <= 0:
+        return
+    opts = {"demod": "fm"} if recording.is_complex else {}
+    for speed in (1.0, 0.1):
+        Renderer(recording, 0.0, stop, options=PlaybackOptions.of({**opts, "speed": speed}),
+                 chunk=playback_chunk(recording.sample_rate, speed)).render()
 
 
 @dataclass(frozen=True)
@@ -161,7 +178,7 @@ class PlaybackController(QObject):
         """A new recording: stop, show the controls its kind needs, open the output ahead."""
         self.stop()
         self.transport.set_complex(bool(recording.is_complex))
-        self.prepare_output()
+        self.prepare_output(recording)
 
     def backend(self) -> Any:
         """The output each player gets: :attr:`output` when set, else the held sound card
@@ -174,18 +191,26 @@ class PlaybackController(QObject):
             self._held = HeldOutput()
         return self._held
 
-    def prepare_output(self) -> threading.Thread | None:
+    def prepare_output(self, recording: Any = None) -> threading.Thread | None:
         """Open the output on a background thread (the audio library's first start is
-        slow); no device is said by Space, in one line.  Returns the thread."""
+        slow); no device is said by Space, in one line.  With ``recording``, also render
+        a few milliseconds of it once (the first render in a process pays for loading and
+        first calls: tens of milliseconds Space would otherwise wait).  Returns the thread."""
         prepare = getattr(self.backend(), "prepare", None)
-        if prepare is None:
+        if prepare is None and recording is None:
             return None
         rate = PlaybackOptions().device_rate
 
         def run() -> None:
+            # the threads the audio library starts for the stream take this one's priority
+            raise_priority()
             # no device (or a failing one): Play opens it again and says what is wrong
-            with contextlib.suppress(Exception):
-                prepare(rate)
+            if prepare is not None:
+                with contextlib.suppress(Exception):
+                    prepare(rate)
+            if recording is not None:
+                with contextlib.suppress(Exception):  # a warm-up: Play says what is wrong
+                    warm_up(recording)
 
         thread = threading.Thread(target=run, name="specscope-output-prepare", daemon=True)
         thread.start()
@@ -265,32 +290,38 @@ class PlaybackController(QObject):
         volume = self.transport.gain()
 
         def start() -> None:
-            try:
-                r = Renderer(rec, what.start_s, what.stop_s, channel=what.channel,
-                             options=what.options,
-                             chunk=playback_chunk(rec.sample_rate, what.options.speed))
-                source = Looping(r, loop)
-                player = Player(source, output=output, block=BLOCK,  # no device: one line
-                                volume=volume)
-                player.start()
-            except SpecscopeError as exc:
-                self._startFailed.emit(req, str(exc))
-            except Exception as exc:  # noqa: BLE001 -- one line in the status bar, the app goes on
-                self._startFailed.emit(req, f"{type(exc).__name__}: {exc}")
-            else:
-                with self._lock:
-                    current = req == self._request
-                    if current:
-                        self._in_flight = player
-                        self._startDone.emit(req, (player, source, r))
-                if not current:  # stopped while it started: nobody will take it
-                    _halt(player)
+            raise_priority()  # a loaded machine does not hold up the first sound
+            self._start(req, rec, what, output, loop, volume)
 
         self.range = what
         self._pending = True
         self.transport.set_playing(True)
         # on a thread of its own, not behind the compute thread's jobs: Space is heard at once
         threading.Thread(target=start, name="specscope-playback-start", daemon=True).start()
+
+    def _start(self, req: int, rec: Any, what: PlayRange, output: Any, loop: bool,
+               volume: float) -> None:
+        """Make the renderer and the player and start it (on the start thread)."""
+        try:
+            r = Renderer(rec, what.start_s, what.stop_s, channel=what.channel,
+                         options=what.options,
+                         chunk=playback_chunk(rec.sample_rate, what.options.speed))
+            source = Looping(r, loop)
+            player = Player(source, output=output, block=BLOCK,  # no device: one line
+                            volume=volume)
+            player.start()
+        except SpecscopeError as exc:
+            self._startFailed.emit(req, str(exc))
+        except Exception as exc:  # noqa: BLE001 -- one line in the status bar, the app goes on
+            self._startFailed.emit(req, f"{type(exc).__name__}: {exc}")
+        else:
+            with self._lock:
+                current = req == self._request
+                if current:
+                    self._in_flight = player
+                    self._startDone.emit(req, (player, source, r))
+            if not current:  # stopped while it started: nobody will take it
+                _halt(player)
 
     def _started(self, req: int, result: tuple[Player, Looping, Renderer]) -> None:
         player, source, renderer = result

@@ -4,9 +4,11 @@ A detection and an annotation (the truth) *match* when their time spans
 overlap by at least ``min_overlap``, measured as the intersection over union
 (IoU) of the spans, and their bands intersect when both have one (a
 time-only box matches on time alone).  The bands only have to meet, not to
-agree: a band-limited energy detector reports its whole search band.  Matching is one to one: the pairs are
-taken in order of decreasing overlap (ties by position), each detection and
-each annotation at most once.
+agree: a detected band is measured on STFT bins (the energy detector's is
+within a bin or two of a call's at 6 dB SNR and more, and may be only the
+part of a weak sweep it found).  Matching is one to one: the pairs are taken
+in order of decreasing overlap (ties by position), each detection and each
+annotation at most once.
 
 Per label (the annotations' labels and the detections'), a matched pair whose
 labels are equal is a true positive of that label; a detection of the label

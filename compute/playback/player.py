@@ -36,7 +36,7 @@ import numpy as np
 from .. import sound
 from ..errors import InputError, SpecscopeError
 from .stages import Shaper
-from .system import quiet_stderr, raise_priority
+from .system import quiet_stderr, raise_priority, raise_to_realtime, realtime_children
 
 __all__ = ["AUDIO_DEVICE_ENV", "AUDIO_OUTPUT_ENV", "FakeOutput", "OutputStream", "Player", "SampleRing",
            "SoundDeviceOutput", "default_output", "load_sounddevice", "quiet_alsa"]
@@ -238,7 +238,7 @@ class Player:
             self.xruns += 1
         if latency is not None:
             if self._measured_latency is None:
-                raise_priority()  # the device's thread, on its first callback
+                raise_to_realtime()  # the device's thread, on its first callback
             self._measured_latency = latency
             # this buffer's first frame is heard `latency` from now: the clock of the cursor
             self._zeros[self._n_zeros % CLOCK_CALLBACKS] = (
@@ -384,7 +384,8 @@ class Player:
         else:
             self._ring.closed = True
         self._stream = stream
-        stream.start()
+        with realtime_children():  # the stream's callback thread starts here
+            stream.start()
         self._running = True
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -636,7 +637,9 @@ class SoundDeviceOutput:
 
         try:
             # blocksize 0: the host's own period, which keeps its buffer full
-            with quiet_stderr:  # PortAudio prints why it could not open: said below
+            # PortAudio prints why it could not open (said below); the sound server's
+            # client thread starts here
+            with quiet_stderr, realtime_children():
                 stream = sd.OutputStream(device=self.device, samplerate=sample_rate,
                                          channels=channels, dtype="float32", blocksize=0,
                                          latency=self.latency, callback=cb)

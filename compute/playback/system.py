@@ -1,8 +1,11 @@
 """What playback asks of the operating system: priority, and a quiet standard error.
 
 **Priority.**  :func:`raise_priority` asks for the calling thread to run
-before ordinary work; the feeder and the device's callback call it (they
-need a little CPU on time, not much CPU).  Only they: raising every thread
+before ordinary work (nice :data:`SOUND_NICE`); the feeder calls it.  The
+device's threads (its callback, the sound server client's) go further, into
+the real-time class (:func:`raise_to_realtime`, :func:`realtime_children`):
+their work is short, and under a load of ten a nice value alone still left
+them waiting longer than the device's buffer.  Only they: raising every thread
 of the process (the GUI thread painting, the tile workers) was tried, and on
 a loaded machine it starved the sound server instead, which then stopped
 asking for sound for seconds.  Lowering a nice value needs the privilege
@@ -23,9 +26,12 @@ import logging
 import os
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from typing import Self
 
-__all__ = ["SOUND_NICE", "QuietStderr", "quiet_stderr", "raise_priority"]
+__all__ = ["REALTIME_PRIORITY", "SOUND_NICE", "QuietStderr", "quiet_stderr", "raise_priority",
+           "raise_to_realtime", "realtime_children"]
 
 log = logging.getLogger("specscope.playback")
 
@@ -34,6 +40,43 @@ SOUND_NICE = -11
 #: lines of the audio libraries kept off standard error (into the log)
 LIBRARY_LINE = re.compile(rb"^(Expression '.*' failed in '.*'|ALSA lib |PaAlsa|"
                           rb"Cannot connect to server|jack server is not running)")
+
+
+#: the real-time priority (SCHED_RR) of the device's threads where permitted: below a sound
+#: server's own (PulseAudio and PipeWire ask for 5 and above through rtkit)
+REALTIME_PRIORITY = 4
+
+
+def raise_to_realtime() -> None:
+    """Put the calling thread in the real-time round-robin class (:data:`REALTIME_PRIORITY`)
+    where permitted, else :func:`raise_priority`.
+
+    For the device's threads only: their work is a copy and a short wait, so running
+    before all ordinary work costs the machine nothing and keeps them on time.
+    """
+    try:
+        os.sched_setscheduler(0, os.SCHED_RR, os.sched_param(REALTIME_PRIORITY))
+    except (OSError, AttributeError):
+        raise_priority()
+
+
+@contextmanager
+def realtime_children() -> Iterator[None]:
+    """While inside, the calling thread is real time (:func:`raise_to_realtime`), so the
+    threads the audio library starts meanwhile (the stream's callback thread, the sound
+    server client's) inherit it; afterwards the calling thread is put back."""
+    try:
+        policy = os.sched_getscheduler(0)
+        param = os.sched_getparam(0)
+    except (OSError, AttributeError):
+        yield
+        return
+    raise_to_realtime()
+    try:
+        yield
+    finally:
+        with suppress(OSError):
+            os.sched_setscheduler(0, policy, param)
 
 
 def raise_priority() -> None:

@@ -116,7 +116,7 @@ def executors(path: Path, template: dict, folder: Path, runs: int) -> None:
             # rounds of every executor in turn, so a change of load hits them alike
             times: dict[str, list[float]] = {label: [] for label, _ in configs}
             loads: list[str] = []
-            tables: dict[str, bytes] = {}
+            tables: dict[tuple[str, int], bytes] = {}
             parts: dict[str, int] = {}
             for i in range(runs):
                 for label, kw in configs:
@@ -127,7 +127,7 @@ def executors(path: Path, template: dict, folder: Path, runs: int) -> None:
                     if not r.ok:
                         raise SystemExit(f"{label}: {r.error}")
                     parts[label] = r.parts
-                    tables[label] = (out / "survey.selections.txt").read_bytes()
+                    tables[label, i] = (out / "survey.selections.txt").read_bytes()
                     shutil.rmtree(out, ignore_errors=True)
                 loads.append(_load())
             # the first round warms the Dask workers; the median of the others
@@ -138,8 +138,11 @@ def executors(path: Path, template: dict, folder: Path, runs: int) -> None:
                       f"{times[label][0]:6.2f} s  warm (median of {max(1, runs - 1)}) "
                       f"{warm[label]:6.2f} s  / in process whole {warm[label] / ref:5.2f}  "
                       f"/ in process parts {warm[label] / warm['in process, parts']:5.2f}")
-            same = len(set(tables.values())) == 1
-            print(f"  {name:8s} same table bytes on every executor: {'yes' if same else 'NO'}; "
+            ref_bytes = tables["in process, whole", 0]
+            odd = [f"{label} (round {i + 1})" for (label, i), b in tables.items()
+                   if b != ref_bytes]
+            same = "yes" if not odd else "NO: " + ", ".join(odd)
+            print(f"  {name:8s} same table bytes on every executor and round: {same}; "
                   f"dask 2 workers / in process whole = {warm['dask, 2 workers'] / ref:.2f}; "
                   f"load after each round: {'; '.join(loads)}")
 

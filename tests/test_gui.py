@@ -332,13 +332,13 @@ def test_a_failed_view_job_says_so_on_the_status_line(qtbot, window, example_pat
 def test_no_tile_is_computed_on_the_gui_thread(qtbot, window, example_path, monkeypatch):
     gui = threading.get_ident()
     seen = []
-    original = TileEngine._compute
+    original = TileEngine.spectra  # every tile's frames go through it, one or a run
 
     def spy(self, *args, **kwargs):
         seen.append(threading.get_ident())
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(TileEngine, "_compute", spy)
+    monkeypatch.setattr(TileEngine, "spectra", spy)
     open_and_wait(window, example_path)
     for span in ((2.0, 4.0), (0.5, 0.6), (10.0, 19.0)):
         with qtbot.waitSignal(window.worker.finished, timeout=TIMEOUT_MS,

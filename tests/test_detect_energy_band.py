@@ -88,3 +88,15 @@ def test_event_band_grows_from_the_peak_over_short_dips():
     assert event_band(e, 10.0, gap=1) == (5, 8)
     assert event_band(e, 0.3) == (8, 8)  # bin 6 (9.0) is under 10 * 10**-0.03
     assert event_band(e, 3.0) == (6, 8)
+
+
+def test_iq_bursts_get_their_bands_in_absolute_hz():
+    x, truth = synth.iq_bursts(FS)
+    fc = 2.4e9
+    ev = detect(ArrayRecording(x, FS, center_frequency=fc), "detect.energy",
+                {"band_low_hz": fc - 20000, "band_high_hz": fc + 20000, "nfft": 1024,
+                 "hop": 512})
+    assert len(ev) == len(truth)
+    df = FS / 1024
+    for e, (_, _, lo, hi) in zip(ev, truth, strict=True):
+        assert abs(e.low_hz - (fc + lo)) <= df and abs(e.high_hz - (fc + hi)) <= df

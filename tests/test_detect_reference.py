@@ -209,3 +209,23 @@ def test_onsets_through_the_event_path_are_the_plugins_own(survey):
     assert ev.detector == "onsets.detect" and set(ev.label) <= {"onset"}
     back = Events.from_annotations(ev.to_annotations(), FS)
     np.testing.assert_array_equal(back.start_sample, ev.start_sample)
+
+
+def test_generated_calls_are_drawn_in_their_boxes():
+    """The truth the figures are measured against: each call's instantaneous frequency
+    (from the analytic signal of its noise-free shape, tapers cut off) spans the call's
+    stored box to within 20 Hz plus what its steepest slope moves in the ends cut off."""
+    plan = synth.plan_calls(120.0, FS, 40, n_template=6, seed=3)
+    kinds = set()
+    for call in plan.calls:
+        shape = synth._shape(call, FS)
+        phase = np.unwrap(np.angle(scipy.signal.hilbert(shape)))
+        inst = np.diff(phase) * FS / (2 * np.pi)
+        cut = round(synth.TAPER_S * FS) + 64
+        inst = inst[cut:-cut]
+        slope = float(np.abs(np.diff(inst)).max()) * FS  # Hz per second
+        tol = 20.0 + slope * (cut + 32) / FS  # 32: the analytic signal settling
+        assert abs(inst.min() - call.low_hz) <= tol, (call.kind, inst.min(), call.low_hz)
+        assert abs(inst.max() - call.high_hz) <= tol, (call.kind, inst.max(), call.high_hz)
+        kinds.add(call.kind)
+    assert kinds == {"chirp", "whistle", "template"}

@@ -80,7 +80,7 @@ def _shape(call: Call, fs: float) -> np.ndarray:
     t = np.arange(n) / fs
     dur = n / fs
     if call.kind == "whistle":
-        depth = 0.5 * (call.high_hz - call.low_hz)
+        depth = call.f1 - call.f0  # f0 +- depth at 8 Hz
         phase = 2 * np.pi * (call.f0 * t + depth / (2 * np.pi * 8.0)
                              * (1 - np.cos(2 * np.pi * 8.0 * t)))
     elif call.kind == "template" or call.f1 < call.f0:  # exponential sweep
@@ -128,9 +128,11 @@ def plan_calls(duration_s: float = 60.0, fs: float = 48000.0, n_calls: int = 20,
             else:
                 depth = float(rng.uniform(50.0, 300.0))
                 f0 = float(rng.uniform(calls_hz[0] + depth, calls_hz[1] - depth))
-                f1 = f0
-                lo, hi = f0 - depth, f0 + depth
-                f0 = lo
+                f1 = f0 + depth
+                # drawn as f0 + depth*sin(2*pi*8*t) (see _shape): a call shorter than the
+                # vibrato's period spans only part of f0 +- depth, and its box is that part
+                swing = np.sin(2 * np.pi * 8.0 * np.linspace(0.0, dur, 1025))
+                lo, hi = f0 + depth * float(swing.min()), f0 + depth * float(swing.max())
         t0 = 0.5 + i * slot + float(rng.uniform(0, slot - dur - min_spacing_s))
         start = round(t0 * fs)
         stop = start + round(dur * fs)

@@ -57,12 +57,13 @@ LEAD_S = 0.02
 #: the latency asked of the audio output (s): long enough for a loaded machine
 OUTPUT_LATENCY_S = 0.2
 
-#: the share of the output latency the device's first buffer holds (its period: PortAudio
-#: asks the host for four or more), rendered before the output starts
-FIRST_BUFFER_SHARE = 0.3
+#: the share of the output latency rendered before the output starts: the device's first
+#: two buffers (periods: PortAudio asks the host for four or more); the first is heard at
+#: once, the second's callback has one period to wait for the feeder, the later ones more
+FIRST_BUFFER_SHARE = 0.55
 #: a callback that finds the ring short waits for the feeder until this long (s) before its
 #: buffer is due at the converter
-WAIT_MARGIN_S = 0.03
+WAIT_MARGIN_S = 0.01
 #: ... and never longer than this (s)
 MAX_WAIT_S = 0.5
 #: how often a waiting callback looks at the ring again (s)
@@ -367,8 +368,8 @@ class Player:
         self._ring.write(np.zeros(self._lead, np.float32))
         if self._lead:  # a sound card plays its buffer out after the last sample
             self._drain = round(latency * 2 * self.sample_rate) + self.block
-        # a head start in the ring covering the device's first buffer (a period: a
-        # share of its latency), which is heard at once; the device asks for the rest
+        # a head start in the ring covering the device's first buffers (periods: a
+        # share of its latency), the first heard at once; the device asks for the rest
         # of its fill at once too, but those buffers are heard later and their callbacks
         # wait for the feeder, which renders faster than real time (see _callback)
         # (other outputs: half the ring, as a test's output may take samples at any pace)

@@ -183,3 +183,12 @@ def test_preview_shows_each_columns_middle_frame(signal, scaling):
     power = s if scaling == "psd" else s * s
     k = (a + b - 1) // 2
     np.testing.assert_allclose(r.image, power[:, k], rtol=1e-4, atol=1e-6 * power.max())
+
+
+def test_an_engine_nobody_holds_takes_its_spill_with_it(wav, tmp_path):
+    eng = TileEngine(wav, nfft=NFFT, hop=HOP, cache_bytes=1 << 20, disk_cache=tmp_path / "c")
+    eng.render(0.0, 30.0, 400)
+    folder = eng.spill.folder
+    assert folder.is_dir() and eng.cache.evicted > 0
+    del eng  # no reference cycle keeps it: no garbage collection needed
+    assert not folder.exists()

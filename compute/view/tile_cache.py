@@ -11,6 +11,7 @@ handed to ``on_evict`` (outside the lock), which may keep it on disk.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -142,3 +143,10 @@ class TileCache:
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+def weak_method(method: Callable[[Tile], None]) -> Callable[[Tile], None]:
+    """``method`` as an ``on_evict`` that holds no reference to its object: an engine
+    nobody holds goes at once (no cycle through its cache), and with it its files."""
+    ref = weakref.WeakMethod(method)
+    return lambda tile: (m := ref()) is not None and m(tile)

@@ -50,7 +50,7 @@ from .envelope import waveform_envelope
 from .images import DisplayImage, RenderResult
 from .scales import check_freq_scale, rescale_rows
 from .store import TileStore
-from .tile_cache import DEFAULT_CACHE_BYTES, Tile, TileCache
+from .tile_cache import DEFAULT_CACHE_BYTES, Tile, TileCache, weak_method
 
 __all__ = ["DEFAULT_CACHE_BYTES", "REDUCTIONS", "TILE_CELLS", "Tile", "TileCache", "TileEngine",
            "render_progressive"]
@@ -138,7 +138,7 @@ class TileEngine:
         f = self.params.frequencies(self.fs, self.two_sided)
         self.frequencies = f + (recording.center_frequency or 0.0)
         self.n_freq = f.size
-        self.cache = TileCache(cache_bytes, on_evict=self._spill_tile)
+        self.cache = TileCache(cache_bytes, on_evict=weak_method(self._spill_tile))
         self.max_level = max(0, math.ceil(math.log2(max(self.n_frames, 1) / TILE_CELLS)))
         persist = disk_cache and recording.path.is_file() and pipeline is None
         self._disk = (TileStore(Path(disk_cache) / self._identity(), self.n_freq, TILE_CELLS)
@@ -258,7 +258,7 @@ class TileEngine:
 
     def close(self) -> None:
         """Drop the cached tiles and the session's spill (the disk cache stays)."""
-        self.cache = TileCache(self.cache.max_bytes, on_evict=self._spill_tile)
+        self.cache = TileCache(self.cache.max_bytes, on_evict=weak_method(self._spill_tile))
         for store in (self._disk, self._spill):
             if store is not None:
                 store.close()

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import soundfile
-from _gui import TIMEOUT_MS, idle
+from _gui import TIMEOUT_MS, idle, settle
 from _gui import open_and_wait as open_first
 from PyQt6.QtCore import QPoint, Qt
 from PyQt6.QtWidgets import QDialogButtonBox
@@ -49,8 +49,10 @@ def test_export_range_of_two_channels_as_flac_through_the_dialog(qtbot, window,
                                                                 three_channels, tmp_path):
     path, x = three_channels
     open_and_wait(window, path)
-    window.view.set_time_range(1.0, 2.5)
-    qtbot.wait(100)
+    # the view takes the new span (its debounced viewport signal) and renders it to the end
+    with qtbot.waitSignal(window.view.viewportChanged, timeout=TIMEOUT_MS):
+        window.view.set_time_range(1.0, 2.5)
+    settle(window)
     action = window.menu_actions["export_range"]
     assert action.isEnabled()
     action.trigger()

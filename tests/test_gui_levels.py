@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 import soundfile
-from _gui import TIMEOUT_MS, settle
+from _gui import TIMEOUT_MS, settle, wait_until
 from _gui import open_and_wait as open_first
 from PyQt6.QtCore import QEvent, QPoint, QPointF, Qt
 from PyQt6.QtGui import QImage, QMouseEvent, QPainter, QWheelEvent
@@ -148,6 +148,20 @@ def _tick_texts(axis):
     return [text for _, _, text in specs[2]]
 
 
+def _shown(view):
+    """Until ``view`` is on screen and each time axis shows the span of its plot."""
+    axes = (view.plot.getAxis("bottom"), view.overview.getAxis("bottom"))
+
+    def ready() -> bool:
+        handle = view.windowHandle()
+        return (handle is not None and handle.isExposed()
+                and all(axis.range == pytest.approx(list(axis.linkedView().viewRange()[0]))
+                        for axis in axes))
+
+    wait_until(ready, what=lambda: "the view on screen, its time axes showing their spans "
+               f"(axes {[a.range for a in axes]}, view {view.visible_range()[:2]})")
+
+
 def test_time_axis_reads_clock_on_an_hour_and_ms_on_50_ms(qtbot):
     view = SpectrogramView()
     qtbot.addWidget(view)
@@ -155,7 +169,7 @@ def test_time_axis_reads_clock_on_an_hour_and_ms_on_50_ms(qtbot):
     view.show()
     view.set_extent(0.0, 3600.0, 0.0, 4000.0)
     view.reset_view()
-    qtbot.wait(20)
+    _shown(view)
     for axis in (view.plot.getAxis("bottom"), view.overview.getAxis("bottom")):
         texts = _tick_texts(axis)
         assert texts and all(re.fullmatch(r"\d:\d\d:\d\d", t) for t in texts), texts
@@ -163,12 +177,12 @@ def test_time_axis_reads_clock_on_an_hour_and_ms_on_50_ms(qtbot):
         assert not any("ks" in t for t in texts)
         assert "(ks)" not in axis.labelString()
     view.set_time_range(2344.0, 2344.05)     # 50 ms, 39 minutes in
-    qtbot.wait(20)
+    _shown(view)
     texts = _tick_texts(view.plot.getAxis("bottom"))
     assert texts and all(t.startswith("0:39:04.0") for t in texts), texts
     view.set_extent(0.0, 0.05, 0.0, 4000.0)
     view.reset_view()
-    qtbot.wait(20)
+    _shown(view)
     texts = _tick_texts(view.plot.getAxis("bottom"))
     assert "10 ms" in texts and "40 ms" in texts, texts
     assert all(t.endswith(" ms") for t in texts)
@@ -194,7 +208,7 @@ def test_wheel_zooms_time_and_shift_wheel_frequency(qtbot):
     view.show()
     view.set_extent(0.0, 100.0, 0.0, 8000.0, min_dt=0.01, min_df=10.0)
     view.reset_view()
-    qtbot.wait(20)
+    _shown(view)
     t0, t1, f0, f1 = view.visible_range()
     tc, fc = 30.0, 2000.0
     _wheel(view, tc, fc)
@@ -221,7 +235,7 @@ def _mouse(widget, kind, pos, buttons):
     QApplication.sendEvent(widget, event)
 
 
-def _drag_region(qtbot, view, t_from, t_to):
+def _drag_region(view, t_from, t_to):
     """Drag the overview's region with the mouse from time ``t_from`` to ``t_to``."""
     vb = view.overview.getViewBox()
     (_, _), (y0, y1) = vb.viewRange()
@@ -232,12 +246,29 @@ def _drag_region(qtbot, view, t_from, t_to):
 
     a, b = px(t_from), px(t_to)
     port = view.viewport()
-    _mouse(port, QEvent.Type.MouseButtonPress, a, Qt.MouseButton.LeftButton)
-    for k in range(1, 11):
-        p = QPoint(a.x() + (b.x() - a.x()) * k // 10, a.y())
-        _mouse(port, QEvent.Type.MouseMove, p, Qt.MouseButton.LeftButton)
-        qtbot.wait(5)
-    _mouse(port, QEvent.Type.MouseButtonRelease, b, Qt.MouseButton.NoButton)
+    # the scene drops moves that come quicker than its rate limit (pyqtgraph's
+    # mouseRateLimit), as a hand holding still sends more: each step is sent again until
+    # the scene took it (``sigMouseMoved``)
+    taken: list = []
+
+    def on_move(pos) -> None:
+        taken.append(pos)
+
+    view.scene().sigMouseMoved.connect(on_move)
+    try:
+        _mouse(port, QEvent.Type.MouseButtonPress, a, Qt.MouseButton.LeftButton)
+        for k in range(1, 11):
+            p = QPoint(a.x() + (b.x() - a.x()) * k // 10, a.y())
+            taken.clear()
+
+            def moved(p=p) -> bool:
+                _mouse(port, QEvent.Type.MouseMove, p, Qt.MouseButton.LeftButton)
+                return bool(taken)
+
+            wait_until(moved, what=f"the scene taking the drag's move {k} of 10")
+        _mouse(port, QEvent.Type.MouseButtonRelease, b, Qt.MouseButton.NoButton)
+    finally:
+        view.scene().sigMouseMoved.disconnect(on_move)
 
 
 def test_overview_region_follows_a_new_file(qtbot, window, tmp_path):
@@ -250,7 +281,7 @@ def test_overview_region_follows_a_new_file(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: window.overview.region.getRegion() == pytest.approx((2.0, 6.0),
                                                                                abs=0.05),
                     timeout=TIMEOUT_MS)  # the overview shows the span, as a person sees it
-    _drag_region(qtbot, window.view, 4.0, 14.0)
+    _drag_region(window.view, 4.0, 14.0)
     settle(window)
     r0, r1 = window.overview.region.getRegion()
     assert r0 > 8.0 and r1 - r0 == pytest.approx(4.0, abs=0.2)      # the drag moved it

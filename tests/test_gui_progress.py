@@ -149,9 +149,11 @@ def test_status_bar_is_clean_after_every_job(qtbot, window, example_path):
     settle(qtbot, window)
     assert status_clean(window)
     # quick zooms: superseded, cancelled and finished jobs, each one ending
+    # (each zoom waits until the view took it, its debounced viewport signal, which asks
+    # for its image at once: the next zoom supersedes that job, pending or running)
     for k in range(8):
-        window.view.set_time_range(1.0 + 0.3 * k, 2.0 + 0.5 * k)
-        qtbot.wait(15)
+        with qtbot.waitSignal(window.view.viewportChanged, timeout=TIMEOUT_MS):
+            window.view.set_time_range(1.0 + 0.3 * k, 2.0 + 0.5 * k)
     settle(qtbot, window)
     assert status_clean(window)
     # a job that fails ends clean too

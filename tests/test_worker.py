@@ -4,6 +4,7 @@ import threading
 import time
 
 import pytest
+from _gui import TIMEOUT_MS
 from specscope.app.qt.worker import ComputeWorker, JobCallbacks, JobError
 from specscope.compute.errors import InputError, MissingOption
 
@@ -16,7 +17,7 @@ def worker(qtbot):
 
 
 def test_runs_off_the_gui_thread(qtbot, worker):
-    with qtbot.waitSignal(worker.finished, timeout=5000) as b:
+    with qtbot.waitSignal(worker.finished, timeout=TIMEOUT_MS) as b:
         worker.submit("k", lambda c: threading.get_ident())
     result = b.args[2]
     assert result.value == result.thread_id != threading.get_ident()
@@ -37,9 +38,9 @@ def test_newer_request_supersedes_running_one(qtbot, worker):
     worker.finished.connect(lambda i, k, r: finished.append(r.value))
     first = worker.submit("spec", slow)
     assert started.wait(5)
-    with qtbot.waitSignal(worker.finished, timeout=5000):
+    with qtbot.waitSignal(worker.finished, timeout=TIMEOUT_MS):
         worker.submit("spec", lambda c: "fast")
-    qtbot.waitUntil(lambda: first in cancelled, timeout=5000)
+    qtbot.waitUntil(lambda: first in cancelled, timeout=TIMEOUT_MS)
     assert finished == ["fast"]
 
 
@@ -48,19 +49,22 @@ def test_pending_request_is_dropped(qtbot, worker):
     worker.submit("block", lambda c: gate.wait(5))
     values = []
     worker.finished.connect(lambda i, k, r: values.append(r.value))
-    worker.submit("spec", lambda c: "older")
+    cancelled = []
+    worker.cancelled.connect(lambda i, k: cancelled.append(i))
+    older = worker.submit("spec", lambda c: "older")
     worker.submit("spec", lambda c: "newer")
+    assert cancelled == [older]  # dropped while still pending
     gate.set()
-    qtbot.waitUntil(lambda: "newer" in values, timeout=5000)
-    qtbot.wait(100)
-    assert "older" not in values
+    # every job ends with exactly one signal: once none is left, "older" can come no more
+    qtbot.waitUntil(lambda: worker.active() == 0, timeout=TIMEOUT_MS)
+    assert values == [True, "newer"]  # the gate's wait, then the newer job only
 
 
 def test_errors_come_back_as_the_exception_and_a_line(qtbot, worker, capfd):
     def bad(control):
         raise MissingOption("sample_rate", "raw samples carry no sample rate", path="a.iq")
 
-    with qtbot.waitSignal(worker.failed, timeout=5000) as b:
+    with qtbot.waitSignal(worker.failed, timeout=TIMEOUT_MS) as b:
         worker.submit("k", bad)
     error = b.args[2]
     assert isinstance(error, JobError) and not error.is_bug
@@ -72,29 +76,35 @@ def test_errors_come_back_as_the_exception_and_a_line(qtbot, worker, capfd):
     def bug(control):
         raise ZeroDivisionError("division by zero")
 
-    with qtbot.waitSignal(worker.failed, timeout=5000) as b:
+    with qtbot.waitSignal(worker.failed, timeout=TIMEOUT_MS) as b:
         worker.submit("k", bug, label="Computing")
     error = b.args[2]
     assert error.message == "Computing failed: ZeroDivisionError: division by zero"
     assert isinstance(error.exception, ZeroDivisionError) and error.is_bug
     err = capfd.readouterr().err  # a bug's traceback goes to stderr
     assert "Traceback" in err and "in bug" in err and "ZeroDivisionError" in err
-    with qtbot.waitSignal(worker.finished, timeout=5000):  # the thread survived
+    with qtbot.waitSignal(worker.finished, timeout=TIMEOUT_MS):  # the thread survived
         worker.submit("k", lambda c: 0)
 
 
-def test_progress_is_reported(qtbot, worker):
-    seen = []
-    worker.progress.connect(lambda i, k, f: seen.append(f))
+def test_progress_is_reported_before_the_end(qtbot, worker):
+    events = []
+    worker.progress.connect(lambda i, k, f: events.append((i, f)))
+    worker.finished.connect(lambda i, k, r: events.append((i, "end")))
 
     def job(control):
         for i in range(5):
             control.progress((i + 1) / 5)
             time.sleep(0.06)
 
-    with qtbot.waitSignal(worker.finished, timeout=5000):
-        worker.submit("k", job)
-    qtbot.wait(50)
+    first = worker.submit("k", job)
+    # a second job runs after the first on the same thread: once its end is here, every
+    # report the first made is here too
+    second = worker.submit("marker", lambda c: None)
+    qtbot.waitUntil(lambda: (second, "end") in events, timeout=TIMEOUT_MS)
+    mine = [e for i, e in events if i == first]
+    assert mine[-1] == "end"  # nothing of the first job after its end
+    seen = mine[:-1]
     assert seen and seen[-1] == 1.0 and seen == sorted(seen)
 
 
@@ -104,9 +114,9 @@ def test_callbacks_of_a_job_run_on_the_gui_thread(qtbot, worker):
     done = JobCallbacks(done=lambda r: seen.append(("done", r.value, threading.get_ident())))
     failed = JobCallbacks(failed=lambda e: seen.append(("failed", e.message,
                                                         threading.get_ident())))
-    with qtbot.waitSignal(worker.finished, timeout=5000):
+    with qtbot.waitSignal(worker.finished, timeout=TIMEOUT_MS):
         worker.submit("a", lambda c: 42, callbacks=done)
-    with qtbot.waitSignal(worker.failed, timeout=5000):
+    with qtbot.waitSignal(worker.failed, timeout=TIMEOUT_MS):
         worker.submit("b", lambda c: (_ for _ in ()).throw(InputError("bad x")), callbacks=failed)
     assert seen == [("done", 42, gui), ("failed", "bad x", gui)]
 
@@ -137,10 +147,11 @@ def test_idle_comes_once_after_the_last_job_has_ended(qtbot, worker):
     worker.submit("slow", lambda c: time.sleep(0.05))
     worker.submit("slow", lambda c: time.sleep(0.05))  # supersedes the pending one
     assert worker.active() == 2
-    qtbot.waitUntil(lambda: len(idle) > 0, timeout=5000)
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: len(idle) > 0, timeout=TIMEOUT_MS)
     assert ends == [1, 2, 3]
-    assert idle == [0]  # exactly once, when nothing was left
-    with qtbot.waitSignal(worker.idle, timeout=5000):
+    with qtbot.waitSignal(worker.idle, timeout=TIMEOUT_MS):
         worker.submit("fails", lambda c: 1 / 0)
     assert worker.active() == 0
+    # once when the chain and the slow jobs had all ended, nothing was left, and once
+    # after the failing job: no idle came in between
+    assert idle == [0, 0]

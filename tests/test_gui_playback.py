@@ -463,30 +463,3 @@ def test_the_transport_says_when_the_limiter_acts(qtbot, window, fake):
     assert loud and all(text.startswith("Limiting −") and text.endswith(" dB") for text in loud)
     shown_db = [-float(text.removeprefix("Limiting −").removesuffix(" dB")) for text in loud]
     np.testing.assert_allclose(shown_db, applied_db, atol=0.5)
-
-
-def test_the_gui_thread_is_raised_while_a_playback_is_heard(qtbot, window, fake, example_path):
-    """The device's callback waits for the interpreter's lock that the GUI thread may hold
-    while it paints: the GUI thread runs at the sound's nice value while sound plays (where
-    the system permits), and goes back to its own when playback stops."""
-    import os
-    import threading
-
-    from specscope.compute.playback.system import SOUND_NICE
-
-    tid = threading.get_native_id()
-    before = os.getpriority(os.PRIO_PROCESS, tid)
-    try:
-        os.setpriority(os.PRIO_PROCESS, tid, before)  # lowering is permitted: probe raising
-        os.setpriority(os.PRIO_PROCESS, tid, SOUND_NICE)
-        os.setpriority(os.PRIO_PROCESS, tid, before)
-    except OSError:
-        pytest.skip("this system does not let a thread raise its priority")
-    open_and_wait(window, example_path)
-    press_space(qtbot, window)
-    wait_playing(qtbot, window)
-    qtbot.waitUntil(lambda: window.playback.player is not None, timeout=TIMEOUT_MS)
-    assert os.getpriority(os.PRIO_PROCESS, tid) == SOUND_NICE
-    press_space(qtbot, window)  # stop
-    qtbot.waitUntil(lambda: window.playback.player is None, timeout=TIMEOUT_MS)
-    assert os.getpriority(os.PRIO_PROCESS, tid) == before

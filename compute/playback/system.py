@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Self
 
-__all__ = ["REALTIME_PRIORITY", "SOUND_NICE", "QuietStderr", "RaisedWhilePlaying", "quiet_stderr", "raise_priority",
+__all__ = ["REALTIME_PRIORITY", "SOUND_NICE", "QuietStderr", "quiet_stderr", "raise_priority",
            "raise_to_realtime", "realtime_children"]
 
 log = logging.getLogger("specscope.playback")
@@ -86,37 +86,6 @@ def raise_priority() -> None:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), SOUND_NICE)
     except (OSError, AttributeError):
         pass
-
-
-class RaisedWhilePlaying:
-    """The GUI thread at :data:`SOUND_NICE` while a playback is heard, then put back.
-
-    The device's callback needs the interpreter's lock for each buffer; a thread at
-    ordinary priority that holds it (the GUI thread painting the spectrogram) and is
-    preempted by other work on a loaded machine holds the callback up past the
-    device's buffer.  Raising the thread that may hold the lock while the sound plays
-    keeps such a pause short.  Only the GUI thread: the tile workers stay ordinary
-    (raised, their long work starved the sound server).  Made on the thread to raise;
-    :meth:`lower` (from any thread) gives it back its own priority.
-    """
-
-    def __init__(self) -> None:
-        self.tid = threading.get_native_id()
-        self.before: int | None = None
-        try:
-            before = os.getpriority(os.PRIO_PROCESS, self.tid)
-            if before > SOUND_NICE:
-                os.setpriority(os.PRIO_PROCESS, self.tid, SOUND_NICE)
-                self.before = before
-        except (OSError, AttributeError):
-            self.before = None
-
-    def lower(self) -> None:
-        """Put the thread back to the priority it had (always permitted: it is lower)."""
-        before, self.before = self.before, None
-        if before is not None:
-            with suppress(OSError, AttributeError):
-                os.setpriority(os.PRIO_PROCESS, self.tid, before)
 
 
 class QuietStderr:

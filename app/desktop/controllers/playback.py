@@ -40,7 +40,7 @@ from specscope.compute.playback import (
     Renderer,
 )
 from specscope.compute.playback.held import HeldOutput
-from specscope.compute.playback.system import RaisedWhilePlaying, raise_priority
+from specscope.compute.playback.system import raise_priority
 from specscope.widgets.transport import TransportBar
 
 __all__ = ["PlayRange", "PlaybackController"]
@@ -134,8 +134,6 @@ class PlaybackController(QObject):
         self._lock = threading.Lock()
         self._in_flight: Player | None = None
         self._pending = False
-        #: the GUI thread raised while a playback is heard (see RaisedWhilePlaying)
-        self._raised: RaisedWhilePlaying | None = None
         self._dropouts = 0  # dropouts of the running player already reported
         self._latency = 0.0  # the latency the transport shows (s)
         self._actions: dict[str, QAction] = {}
@@ -347,8 +345,6 @@ class PlaybackController(QObject):
             f"Playing {r.start_s:.3f}–{r.stop_s:.3f} s at ×{renderer.speed:.3g} on "
             f"{player.device_name} (latency {player.latency_s * 1e3:.0f} ms)"
             + "".join(f"; {note}" for note in renderer.notes))
-        if self._raised is None:  # the GUI thread holds the device's callback up least
-            self._raised = RaisedWhilePlaying()
         self.timer.start()
         self.playingChanged.emit(True)
         self._tick()
@@ -380,9 +376,6 @@ class PlaybackController(QObject):
         self.transport.set_limiting(False)
         if player is not None:
             _halt(player)
-        if self._raised is not None:
-            self._raised.lower()
-            self._raised = None
         if was:
             self.playingChanged.emit(False)
 

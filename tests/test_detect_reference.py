@@ -65,7 +65,7 @@ def test_energy_detector_matches_an_independent_bled(survey):
     params = {"band_low_hz": 2500.0, "band_high_hz": 12500.0, "snr_db": 4.0, "nfft": 512,
               "hop": 256, "noise_block_s": 0.5, "noise_window_s": 5.0,
               "noise_percentile": 20.0, "min_duration_s": 0.01, "max_duration_s": 0.3,
-              "min_gap_s": 0.02}
+              "min_gap_s": 0.02, "whiten": False}
     ref = reference_bled(x, FS, band=(2500.0, 12500.0), snr_db=4.0, nfft=512, hop=256,
                          block_s=0.5, window_s=5.0, percentile=20.0, min_duration_s=0.01,
                          max_duration_s=0.3, min_gap_s=0.02)

@@ -43,7 +43,8 @@ from ..operators import Param
 from .core import BlockFloor, Detector, FrameStream, Segment, Segmenter, band_bins, register
 from .events import Events
 
-__all__ = ["BurstDetector", "EnergyDetector", "event_band", "occupied_band"]
+__all__ = ["BurstDetector", "EnergyDetector", "event_band", "exponential_mean_ratio",
+           "occupied_band"]
 
 _TINY = np.finfo(np.float64).tiny
 
@@ -80,6 +81,24 @@ def _params(nfft: int, hop: int, snr: float, min_dur: float, gap: float, block: 
 _EVENT_BAND = Param("event_band_db", float, 10.0, min=0.0, unit="dB",
                     help="an event's band: the bins whose mean power over the noise is "
                          "within this of the event's largest")
+_WHITEN = Param("whiten", bool, True,
+                help="weigh each bin by its own noise floor: a frame's level is the mean over "
+                     "the band of each bin's power over that bin's floor, so a few loud or "
+                     "fluctuating tonal bins (hum) cannot dominate; off: the band's total "
+                     "power over the floor of the total")
+
+
+def exponential_mean_ratio(percentile: float) -> float:
+    """Mean over the ``percentile``-th percentile of an exponential distribution.
+
+    The power of one STFT bin of Gaussian noise is exponentially distributed;
+    a bin's floor (a low percentile of its power) is its mean noise power
+    divided by this: ``-1 / ln(1 - percentile/100)`` (about 4.48 for 20 %).
+    """
+    q = float(percentile) / 100.0
+    if not 0.0 < q < 1.0:
+        raise ValueError(f"percentile={percentile!r} must be strictly between 0 and 100")
+    return -1.0 / math.log1p(-q)
 
 
 @register
@@ -90,7 +109,7 @@ class EnergyDetector(Detector):
     summary = "Band-limited energy detector: events where the band power exceeds the noise floor"
     REFERENCE = ("Raven Pro band-limited energy detector: STFT band power against a "
                  "percentile noise floor per block, SNR threshold, duration and gap limits")
-    PARAMS = (*_params(512, 256, 5.0, 0.01, 0.05, 0.5, 5.0, "energy"), _EVENT_BAND)
+    PARAMS = (*_params(512, 256, 5.0, 0.01, 0.05, 0.5, 5.0, "energy"), _EVENT_BAND, _WHITEN)
     per_bin = False
 
     def _setup(self) -> None:
@@ -103,6 +122,13 @@ class EnergyDetector(Detector):
         block = max(1, round(p["noise_block_s"] * self.fs / hop))
         half = max(0, round((p["noise_window_s"] / max(p["noise_block_s"], 1e-12) - 1) / 2))
         self.floor = BlockFloor(block, int(half), p["noise_percentile"])
+        #: per-bin floors (see the module doc); the bursts detector has no such parameter
+        self.whiten = bool(p.get("whiten", False))
+        if self.whiten:
+            if not 0.0 < p["noise_percentile"] < 100.0:
+                raise InputError(f"{self.name}: noise_percentile={p['noise_percentile']!r} "
+                                 "must be strictly between 0 and 100 with whiten=true")
+            self.ratio = exponential_mean_ratio(p["noise_percentile"])
         self.segments = Segmenter(p["snr_db"], hop, p["min_gap_s"] * self.fs)
         self.bins: tuple[int, int] | None = None
         self.freqs: np.ndarray | None = None
@@ -170,7 +196,7 @@ class EnergyDetector(Detector):
         if power is not None:
             i0, i1 = self.bins
             band = np.ascontiguousarray(power[:, i0:i1], dtype=np.float64)
-            values = band.sum(axis=1)[:, None]
+            values = band if self.whiten else band.sum(axis=1)[:, None]
             if self.per_bin:
                 values = np.concatenate([values, band], axis=1)
             else:
@@ -181,13 +207,18 @@ class EnergyDetector(Detector):
         segs: list[Segment] = []
         thr = self.segments.threshold
         for kb, values, floor in released:
-            snr = 10.0 * np.log10(np.maximum(values[:, 0], _TINY) / max(floor[0], _TINY))
+            if self.whiten:
+                # each bin over its own floor, normalised so that noise gives 1 (0 dB)
+                level = (values / np.maximum(floor, _TINY)).mean(axis=1) / self.ratio
+                snr = 10.0 * np.log10(np.maximum(level, _TINY))
+            else:
+                snr = 10.0 * np.log10(np.maximum(values[:, 0], _TINY) / max(floor[0], _TINY))
             if self.per_bin:
                 payload = values[:, 1:] - floor[1:]
             elif self.last_on is None and not snr.max() >= thr:
                 payload = None  # nothing an event takes (the common case)
             else:
-                payload = self._excess(kb, snr, floor[0])
+                payload = self._excess(kb, snr, floor)
             segs += self.segments.feed(kb, snr, payload)
         if released and not self.per_bin:  # the released frames' rows are done with
             end = released[-1][0] + released[-1][1].shape[0]
@@ -197,7 +228,7 @@ class EnergyDetector(Detector):
             segs += self.segments.finish()
         return self._events(segs)
 
-    def _excess(self, kb: int, snr: np.ndarray, floor: float) -> np.ndarray | None:
+    def _excess(self, kb: int, snr: np.ndarray, floor: np.ndarray) -> np.ndarray | None:
         """Payload rows of the block at frame ``kb`` for the segmenter (None: not needed).
 
         A frame's excess is its band power per bin over the block's noise (the
@@ -205,7 +236,8 @@ class EnergyDetector(Detector):
         threshold carries its own excess plus that of the frames since the
         previous one when the segmenter joins the two (the gap is shorter than
         the minimum gap), so a segment's payload sums the excess of every frame
-        from its first to its last.
+        from its first to its last.  ``floor`` is the block's floor: of the band
+        power, or per bin when whitening.
         """
         n = snr.shape[0]
         on = np.flatnonzero(snr >= self.segments.threshold)
@@ -225,8 +257,10 @@ class EnergyDetector(Detector):
         off[on] = False
         if off.any():
             noise = rows[off].mean(axis=0)
+        elif self.whiten:  # every frame of the block is loud: the bins' mean noise
+            noise = floor * self.ratio
         else:  # every frame of the block is loud: its floor, spread evenly
-            noise = np.full(rows.shape[1], floor / rows.shape[1])
+            noise = np.full(rows.shape[1], floor[0] / rows.shape[1])
         excess = rows - noise
         # cum[j]: the excess of the block's frames before frame j
         cum = np.zeros((n + 1, rows.shape[1]))

@@ -115,14 +115,20 @@ class BlockFloor:
         Blocks on each side whose percentiles the floor's median takes.
     percentile : float
         The percentile of a block's values (0-100) that stands for its noise.
+    stride : int
+        The percentile takes every ``stride``-th frame of a block (from its
+        first): fewer values to partition where there are many per frame (a
+        floor per bin), and frames that do not overlap say as much about the
+        noise as all of them.
 
     ``feed(values)`` takes the next frames' values, shaped ``(frames, d)``;
     it and ``finish()`` return the released blocks as ``(k0, values,
     floor)`` with ``floor`` shaped ``(d,)``.
     """
 
-    def __init__(self, block: int, half: int, percentile: float) -> None:
+    def __init__(self, block: int, half: int, percentile: float, stride: int = 1) -> None:
         self.block, self.half, self.percentile = int(block), int(half), float(percentile)
+        self.stride = max(1, int(stride))
         self.partial: list[np.ndarray] = []
         self.n_partial = 0
         self.blocks: deque[np.ndarray] = deque()  # complete blocks not yet released
@@ -138,10 +144,10 @@ class BlockFloor:
             return
         if n % self.block == 0:
             blocks = values.reshape(n // self.block, self.block, values.shape[1])
-            stats = np.percentile(blocks, self.percentile, axis=1)
+            stats = np.percentile(blocks[:, ::self.stride], self.percentile, axis=1)
             self.blocks.extend(blocks)
         else:
-            stats = np.percentile(values, self.percentile, axis=0)[None]
+            stats = np.percentile(values[::self.stride], self.percentile, axis=0)[None]
             self.blocks.append(values)
         self.stats = stats if self.stats is None else np.concatenate([self.stats, stats])
 
@@ -149,14 +155,20 @@ class BlockFloor:
         values = np.asarray(values, dtype=np.float64)
         if values.shape[0] == 0:
             return []
-        self.partial.append(values)
-        self.n_partial += values.shape[0]
-        whole = self.n_partial // self.block * self.block
+        if self.n_partial:  # complete the open block first (copying only that block)
+            need = self.block - self.n_partial
+            if values.shape[0] < need:
+                self.partial.append(values)
+                self.n_partial += values.shape[0]
+                return self._release(final=False)
+            self._close(np.concatenate([*self.partial, values[:need]]))
+            self.partial, self.n_partial = [], 0
+            values = values[need:]
+        whole = values.shape[0] // self.block * self.block
         if whole:
-            buf = np.concatenate(self.partial) if len(self.partial) > 1 else self.partial[0]
-            self._close(buf[:whole])
-            self.partial = [buf[whole:]] if buf.shape[0] > whole else []
-            self.n_partial -= whole
+            self._close(values[:whole])
+        if values.shape[0] > whole:
+            self.partial, self.n_partial = [values[whole:]], values.shape[0] - whole
         return self._release(final=False)
 
     def finish(self) -> list[tuple[int, np.ndarray, np.ndarray]]:

@@ -11,6 +11,26 @@ event's edges are the outer edges of its first and last frames' centre hops
 (``k*hop + (nfft-hop)/2`` to ``k*hop + (nfft+hop)/2``); its score is the
 peak SNR in dB.
 
+With ``whiten`` (the default) each bin counts by its own noise: the floor is
+estimated per bin (the same blocks, percentile and median, over every
+:func:`whiten_stride`-th frame of a block: every 4th for the defaults, 24
+frames of a 0.5 s block, which costs a quarter of partitioning them all),
+and a frame's level is the mean over the band of each bin's power over its
+floor.  A loud tonal bin, such as mains hum whose harmonics beat inside one
+bin and swing its power by 10-15 dB from frame to frame, then weighs as much
+as any other bin, not by its power; the band total it would dominate made a
+whole recording one event.  The level is put at 0 dB for noise by dividing
+it by its mean there rather than by a second percentile floor (which would
+need a second round of blocks, doubling the latency): a bin of Gaussian
+noise has exponentially distributed power, so the mean of power over floor
+is a constant of the percentile, the frames a block's percentile takes and
+the blocks the median takes (:func:`noise_floor_scale`; 4.48 for the 20th
+percentile of many values, about 4.1 for the defaults' 24 frames and 11
+blocks).  The SNR threshold is therefore over the noise's mean level, where
+the band total's is over its percentile; with many bins the two differ by a
+fraction of a dB.  ``whiten=false`` is the band total, as Raven's detector
+has it.
+
 An event's band is its own, measured on the detector's STFT bins inside the
 search band: per bin, the mean power of the event's frames (first to last)
 minus the mean power of the frames below the threshold in the same noise

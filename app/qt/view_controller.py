@@ -641,8 +641,9 @@ class ViewController(QObject):
         image on screen stays; the announcement of the coming one goes)."""
         text = (str(error.message).strip().splitlines() or [""])[0]
         text = text or type(error.exception).__name__
-        self.shell.show_error(text if text.startswith(label) else f"{label}: {text}",
-                              dialog=False)
+        # a bug's and an out-of-memory message name the job already; bad input's does not
+        named = error.is_bug or isinstance(error.exception, MemoryError)
+        self.shell.show_error(text if named else f"{label}: {text}", dialog=False)
         if request is self.last_request:
             shown = self.shown_representation
             self.view.set_caption("" if shown in ("", "stft") else view_title(shown))

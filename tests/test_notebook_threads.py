@@ -127,5 +127,7 @@ def test_frame_feedback_from_another_thread_lets_the_frames_stop(example_path):
     finally:
         notebook_qt.PUMP.loop = previous
         w.close()
-    assert len(sent) > 5  # the wheel was drawn
+    # the wheel was drawn: a frame for the first look and one at least for the notches (a
+    # tick sends a frame only when the view looks different, so notches may share one)
+    assert len(sent) >= 2
     assert quiet > 1.0, f"{len(sent)} frames and still coming"

@@ -16,6 +16,7 @@ silence inside the sound), :func:`sound_span`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -34,6 +35,32 @@ RATE = 48000
 #: (its real-time threads): ``nice`` runs them unchanged where lowering is not permitted,
 #: so that the machine's load tests the player, not the fixture
 SERVER_PRIORITY = ["nice", "-n", "-11"] if shutil.which("nice") else []
+#: the real-time priority (SCHED_RR) the server's threads get where permitted: a sound
+#: server's own (its I/O thread asks for 5 itself)
+SERVER_REALTIME = 5
+
+
+def realtime_server(pid: int) -> None:
+    """Put every thread of the server ``pid`` in the real-time class where permitted.
+
+    PulseAudio makes only its I/O thread real time; its main thread, which relays the
+    clients' sound to that thread and asks them for more, stays at nice -11, and that
+    counts only within its own session: the server runs in a session of its own, whose
+    group of threads gets one share of the machine against every other session's, and
+    on a loaded 2-core machine that main thread waited 0.4-2.4 s to run while it
+    was ready, longer than the 0.2 s a client's stream holds there, and the null sink
+    played silence (the player's ring stayed full, its callback was simply not asked).
+    The tests give every thread the priority so that the load tests the player.
+    """
+    try:
+        tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        return
+    for tid in tids:
+        with contextlib.suppress(OSError, AttributeError):
+            os.sched_setscheduler(tid, os.SCHED_RR, os.sched_param(SERVER_REALTIME))
+
+
 #: what the tests skip with when there is no sound server to start
 MISSING = ("needs pulseaudio, pulseaudio-utils (parec), libportaudio2, libasound2-plugins "
            "and sounddevice (.ci/apt-packages.txt, the audio extra)")
@@ -87,6 +114,7 @@ class SoundServer:
                 raise RuntimeError("pulseaudio did not start: "
                                    + self.log.read_text(errors="replace")[-2000:])
             time.sleep(0.05)
+        realtime_server(self.proc.pid)
 
     def env(self, **extra: str) -> dict[str, str]:
         """The environment of a process that plays into the null sink."""

@@ -9,6 +9,7 @@ or PortAudio is missing (see tests/sound_server.py).
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -279,3 +280,66 @@ def test_the_volume_is_applied_after_the_limiter_and_mute_is_silence(
         assert 20 * np.log10(rms / rms0) == pytest.approx(db, abs=0.5)
         assert np.abs(y).max() == pytest.approx(0.98 * 10 ** (db / 20), rel=0.06)
     assert np.abs(levels[None]).max() < 1e-4
+
+
+def test_every_thread_of_the_server_runs_in_the_real_time_class(server):
+    """PulseAudio leaves its main thread (which asks the clients for sound and hands it to
+    the sink's thread) at nice -11 in a session of its own; on a loaded machine it waited
+    seconds to run and the sink played silence with the player's ring full."""
+    probe = subprocess.run(["chrt", "-r", "1", "true"], check=False, capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("the real-time class is not permitted here")
+    tids = [int(t.name) for t in Path(f"/proc/{server.proc.pid}/task").iterdir()]
+    policies = {tid: os.sched_getscheduler(tid) for tid in tids}
+    assert server.proc.pid in policies
+    assert all(p & ~os.SCHED_RESET_ON_FORK == os.SCHED_RR for p in policies.values()), policies
+
+
+def test_the_apps_slow_playback_after_several_presses_has_no_gap_while_both_cores_are_busy(
+        qtbot, server, tmp_path, monkeypatch, busy_cores):
+    """Space pressed four times at x1, then a 20 s x0.1 playback of a 2 s 96 kHz recording
+    from the window: no silence longer than 5 ms in the monitor, no dropout counted."""
+    from PyQt6.QtCore import Qt
+    from specscope.app.desktop.main_window import MainWindow
+    from specscope.app.session import ViewSettings
+    from specscope.compute import StftParams
+
+    server.apply(monkeypatch)
+    wav = tones(tmp_path / "t.wav", 2.0, 0.1)
+    w = MainWindow(ViewSettings(stft=StftParams(1024, 256)), interactive=False)
+    qtbot.addWidget(w)
+    w.show()
+    with qtbot.waitSignal(w.imageShown, timeout=60000):
+        w.open_path(wav)
+    pb = w.playback
+    qtbot.waitUntil(lambda: pb.backend().is_open, timeout=30000)
+
+    def space():
+        w.view.setFocus()
+        qtbot.keyClick(w.view, Qt.Key.Key_Space)
+
+    pb.transport.speed.setEditText("×1")
+    for _ in range(4):
+        space()
+        qtbot.waitUntil(lambda: pb.player is not None and pb.player.position > 9600,
+                        timeout=30000)
+        space()
+        qtbot.waitUntil(lambda: not pb.backend().lent, timeout=30000)
+    pb.transport.speed.setEditText("0.1")
+    dropouts = []
+    with server.record(tmp_path / "slow.raw", MONITOR_MS) as mon:
+        space()
+        qtbot.waitUntil(lambda: pb.player is not None, timeout=30000)
+        player = pb.player
+        qtbot.waitUntil(lambda: pb.player is None, timeout=120000)
+        dropouts.append(player.dropouts)
+        mon.wait_for(mon.frames() + RATE // 2)
+        left = mon.samples()[:, 0]
+    w.worker.shutdown()
+    gap = longest_gap(left) / RATE
+    a, b = sound_span(left)
+    print(f"app x0.1: longest gap {gap * 1e3:.2f} ms, heard {(b - a) / RATE:.3f} s, "
+          f"dropouts {dropouts[0]}")
+    assert gap <= MAX_GAP_S, f"a gap of {gap * 1e3:.1f} ms, {gap_at(left) / RATE:.3f} s in"
+    assert abs((b - a) / RATE - 20.0) < 0.05
+    assert dropouts == [0]

@@ -92,6 +92,7 @@ __all__ = [
     "InputResult",
     "RerunResult",
     "Summary",
+    "clean_abandoned_parts",
     "output_path",
     "process_file",
     "rerun",
@@ -247,6 +248,27 @@ def _plan(bound: BoundPipeline, start: int, stop: int,
         parts.append({"read_start": r0, "read_stop": r1, "skip": a - (r0 + bound.drop),
                       "take": b - a, "count": count})
     return parts
+
+
+#: part files of inputs a run left unfinished: named after this process (so the clean-up of
+#: dead writers' temporaries never takes them), but a worker that outlived the run (its
+#: scheduler gone) may still move one into place after the run removed it
+_ABANDONED: set[Path] = set()
+
+
+def clean_abandoned_parts() -> list[Path]:
+    """Remove the part files that runs of this process left to workers that outlived them
+    (each run does this first); returns the removed paths."""
+    removed = []
+    for p in list(_ABANDONED):
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            continue
+        removed.append(p)
+    return removed
 
 
 def _part_path(out: Path, index: int) -> Path:
@@ -484,6 +506,7 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
     # an output folder holding the inputs under the output names: refused before any read
     refuse_overwriting_inputs(outs, list(inputs) + [pipeline_path])
     _make_folder(out_dir)
+    clean_abandoned_parts()
 
     results: dict[str, InputResult] = {}
     order = [str(i) for i in inputs]
@@ -528,6 +551,7 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
         for inp in unfinished:
             for p in jobs[inp][1]:
                 Path(p["part_path"]).unlink(missing_ok=True)
+                _ABANDONED.add(Path(p["part_path"]))
         clean_stale_partials(out_dir / ".specscope-batch")  # temporaries of killed workers
     cluster: dict[str, Any] = {}
     if dask is not None:
@@ -596,6 +620,8 @@ def _run_jobs(pool: Any, jobs: dict[str, tuple[dict[str, Any], list[dict[str, An
             finally:
                 for p in paths:
                     p.unlink(missing_ok=True)
+            if not r.ok:  # a part still being written may yet be moved into place
+                _ABANDONED.update(paths)
         results[inp] = r
         unfinished.discard(inp)
         done += 1

@@ -24,7 +24,7 @@ import soundfile
 pytest.importorskip("distributed", reason="dask.distributed is not installed")
 
 from _dask_cluster import Cluster
-from specscope.compute.batch import run_batch
+from specscope.compute.batch import clean_abandoned_parts, run_batch
 from specscope.compute.files import clean_stale_partials
 from specscope.compute.pipeline import Pipeline
 
@@ -199,8 +199,9 @@ def test_a_scheduler_that_goes_away_ends_the_run(tmp_path):
         for w in c.workers:  # the worker and the process it runs tasks in
             os.killpg(w.pid, signal.SIGKILL)
             w.wait(timeout=60)
-        def temporaries():
+        def temporaries():  # what the next run cleans up first
             clean_stale_partials(tmp_path / "out" / "next.h5")
+            clean_abandoned_parts()
             return [p for p in (tmp_path / "out").iterdir()
                     if "partial" in p.name or p.name.startswith(".")]
 

@@ -66,6 +66,14 @@ class JourneyReport:
         self._last_texts: tuple[str, ...] = ()
         from PyQt6.QtCore import QTimer
 
+        # every message as it is shown, too: one that lasts less than a poll (a short
+        # file's "Opening NAME…" before its first image) is seen all the same
+        shown = window.show_message
+
+        def show_message(text: str, *args, **kwargs) -> None:
+            shown(text, *args, **kwargs)
+            self._watch_status()
+        window.show_message = show_message
         self._poll = QTimer(window)
         self._poll.setInterval(50)
         self._poll.timeout.connect(self._watch_status)

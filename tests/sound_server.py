@@ -249,26 +249,26 @@ def sound_span(x: np.ndarray, thresh: float = 1e-3) -> tuple[int, int]:
     return int(idx[0]), int(idx[-1]) + 1
 
 
-def longest_gap(x: np.ndarray, thresh: float = 1e-3) -> int:
-    """The longest run of samples within ``thresh`` of zero between the first and last sound."""
+def _quiet_runs(x: np.ndarray, thresh: float) -> tuple[np.ndarray, np.ndarray]:
+    """Starts (after the first sound) and lengths of the runs within ``thresh`` of zero
+    between the first and last sound."""
     a, b = sound_span(x, thresh)
     quiet = np.abs(x[a:b]) <= thresh
-    if not quiet.any():
-        return 0
     d = np.diff(np.concatenate([[0], quiet.astype(np.int8), [0]]))
     starts, stops = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
-    return int((stops - starts).max())
+    return starts, stops - starts
+
+
+def longest_gap(x: np.ndarray, thresh: float = 1e-3) -> int:
+    """The longest run of samples within ``thresh`` of zero between the first and last sound."""
+    _, lengths = _quiet_runs(x, thresh)
+    return int(lengths.max()) if lengths.size else 0
 
 
 def gap_at(x: np.ndarray, thresh: float = 1e-3) -> int:
     """Where the longest gap (:func:`longest_gap`) starts, in samples after the first sound."""
-    a, b = sound_span(x, thresh)
-    quiet = np.abs(x[a:b]) <= thresh
-    if not quiet.any():
-        return 0
-    d = np.diff(np.concatenate([[0], quiet.astype(np.int8), [0]]))
-    starts, stops = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
-    return int(starts[np.argmax(stops - starts)])
+    starts, lengths = _quiet_runs(x, thresh)
+    return int(starts[np.argmax(lengths)]) if lengths.size else 0
 
 
 def align(recorded: np.ndarray, reference: np.ndarray) -> int:

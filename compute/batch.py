@@ -267,6 +267,7 @@ def clean_abandoned_parts() -> list[Path]:
             continue
         except OSError:
             continue
+        _ABANDONED.discard(p)
         removed.append(p)
     return removed
 

@@ -192,3 +192,36 @@ def test_an_engine_nobody_holds_takes_its_spill_with_it(wav, tmp_path):
     assert folder.is_dir() and eng.cache.evicted > 0
     del eng  # no reference cycle keeps it: no garbage collection needed
     assert not folder.exists()
+
+
+def test_tiles_of_the_npz_format_are_removed_when_the_cache_opens(wav, tmp_path):
+    cache = tmp_path / "cache"
+    old = cache / ("ab" * 16)  # a recording's folder of the earlier format
+    old.mkdir(parents=True)
+    t = _tile(3, 0)
+    for name in ("L03_00000000.npz", "L04_00000001.npz", "L03_00000002.tmp.npz"):
+        np.savez(old / name, sums=t.sums, maxs=t.maxs, counts=t.counts)
+    mixed = cache / ("cd" * 16)  # an old tile beside a file of someone else's
+    mixed.mkdir()
+    np.savez(mixed / "L05_00000003.npz", sums=t.sums)
+    (mixed / "notes.txt").write_text("keep")
+    other = cache / "not-an-identity"  # npz files outside an identity's folder stay
+    other.mkdir()
+    np.savez(other / "L03_00000000.npz", sums=t.sums)
+    (cache / "L03_00000000.npz").write_bytes(b"x")  # and in the cache folder itself
+    outside = tmp_path / "outside"  # a link to a folder elsewhere is not followed
+    outside.mkdir()
+    np.savez(outside / "L03_00000000.npz", sums=t.sums)
+    (cache / ("ef" * 16)).symlink_to(outside, target_is_directory=True)
+
+    eng = TileEngine(wav, nfft=NFFT, hop=HOP, disk_cache=cache)
+    first = eng.render(0.0, 120.0, 300).image
+    assert not old.exists()
+    assert sorted(p.name for p in mixed.iterdir()) == ["notes.txt"]
+    assert (other / "L03_00000000.npz").is_file() and (cache / "L03_00000000.npz").is_file()
+    assert (outside / "L03_00000000.npz").is_file()
+    eng.close()
+    # the new format's folder is kept and read back by the next session
+    again = TileEngine(wav, nfft=NFFT, hop=HOP, disk_cache=cache)
+    np.testing.assert_array_equal(again.render(0.0, 120.0, 300, cached_only=True).image, first)
+    again.close()

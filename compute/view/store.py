@@ -21,12 +21,18 @@ Two uses, by the tile engine:
 - the *spill* (``temporary=True``, deleted when the engine goes): tiles the
   memory cache drops are written here, within ``max_bytes``, and read back when
   a view needs them again.
+
+Tiles of the earlier on-disk format (one ``.npz`` file per tile, in a folder per
+recording named by its 32-hex-digit identity) are never read; opening a
+persistent store removes them from its cache folder, once per process
+(:func:`remove_npz_tiles`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import struct
 import tempfile
@@ -41,6 +47,12 @@ HEADER = struct.Struct("<8sqqqqq")
 HEADER_BYTES = 64
 #: prefix of a session's spill folder; the rest is the process id and a random part
 SPILL_PREFIX = "spill-"
+#: a folder of the earlier format: a recording's identity (32 hex digits) ...
+NPZ_FOLDER = re.compile(r"[0-9a-f]{32}")
+#: ... holding a file per tile (or the temporary of one being written)
+NPZ_TILE = re.compile(r"L\d{2}_\d{8}(\.tmp)?\.npz")
+_npz_checked: set[Path] = set()
+_npz_lock = threading.Lock()
 
 
 class TileStore:
@@ -67,6 +79,8 @@ class TileStore:
         if temporary:
             _remove_dead_spills(folder)
             folder = Path(tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-", dir=folder))
+        else:
+            remove_npz_tiles(folder.parent)
         self.folder = folder
         self.n_freq, self.tile_cells = int(n_freq), int(tile_cells)
         self.max_bytes = None if max_bytes is None else int(max_bytes)
@@ -185,6 +199,45 @@ def _close(fds: dict[int, int], folder: Path | None) -> None:
     fds.clear()
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def remove_npz_tiles(parent: Path) -> int:
+    """Remove tiles of the earlier ``.npz`` format from the cache folder ``parent``, once
+    per process and folder; returns the files removed.
+
+    Only regular files named as that format named them (``L03_00000012.npz``, or
+    ``L03_00000012.tmp.npz`` left by a write cut short) inside sub-folders named
+    by a recording's identity (32 hex digits) are removed, and such a folder
+    only when it is left empty: nothing else in the folder is touched, and no
+    link is followed.  A file that cannot be removed is left (it is never read).
+    """
+    parent = Path(parent)
+    key = parent.absolute()
+    with _npz_lock:
+        if key in _npz_checked:
+            return 0
+        _npz_checked.add(key)
+    removed = 0
+    try:
+        subs = [e for e in os.scandir(parent)
+                if NPZ_FOLDER.fullmatch(e.name) and e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return 0
+    for sub in subs:
+        try:
+            with os.scandir(sub.path) as entries:
+                old = [e.path for e in entries
+                       if NPZ_TILE.fullmatch(e.name) and e.is_file(follow_symlinks=False)]
+        except OSError:
+            continue
+        for path in old:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+                removed += 1
+        if old:
+            with contextlib.suppress(OSError):
+                os.rmdir(sub.path)  # only when nothing else is left in it
+    return removed
 
 
 def _remove_dead_spills(parent: Path) -> None:

@@ -74,6 +74,7 @@ from .batch_fetch import check_write_on
 from .batch_pool import make_pool
 from .errors import InputError, RecordingError, SpecscopeError
 from .files import clean_stale_partials, os_error_cause, owner_tag, refuse_overwriting_inputs
+from .heap import roomy_heap
 from .io import open_recording, split_member
 from .io.remote import UrlPath, as_path, is_url
 from .output import (
@@ -293,6 +294,11 @@ def _iter_part_blocks(paths: Sequence[Path], block: int = 4096) -> Iterator[np.n
 
 def _task(spec: dict[str, Any]) -> dict[str, Any]:
     """One task: a whole input into its output, or one part into a part file."""
+    with roomy_heap():  # a Dask worker's lean heap maps and faults every block otherwise
+        return _task_body(spec)
+
+
+def _task_body(spec: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
     try:
         _use_plugin_paths(spec.get("plugin_paths", ()))

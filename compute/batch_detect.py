@@ -45,6 +45,7 @@ from .detect import Events
 from .detect_parts import DEFAULT_PART_SAMPLES, part_events, plan_parts
 from .errors import Cancelled, InputError, RecordingError, SpecscopeError
 from .files import atomic_write_text, os_error_cause, refuse_overwriting_inputs
+from .heap import roomy_heap
 from .io import open_recording, split_member
 from .pipeline import DEFAULT_CHUNK_SAMPLES, Pipeline
 
@@ -115,6 +116,11 @@ def detect_task(spec: dict[str, Any]) -> dict[str, Any]:
 
     A part task (``spec["part"]``) writes nothing and returns the events it owns.
     """
+    with roomy_heap():  # a Dask worker's lean heap maps and faults every block otherwise
+        return _detect_body(spec)
+
+
+def _detect_body(spec: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
     try:
         known = {str(p) for p in extensions.search_paths()}

@@ -225,3 +225,108 @@ def test_tiles_of_the_npz_format_are_removed_when_the_cache_opens(wav, tmp_path)
     again = TileEngine(wav, nfft=NFFT, hop=HOP, disk_cache=cache)
     np.testing.assert_array_equal(again.render(0.0, 120.0, 300, cached_only=True).image, first)
     again.close()
+
+
+# -- writing in the background -------------------------------------------------------------
+
+
+def test_tiles_written_in_the_background_read_back_bit_identical(tmp_path):
+    store = TileStore(tmp_path, N_FREQ, TILE_CELLS, background=True)
+    tiles = [_tile(k % 3, k, n_cells=TILE_CELLS - k, seed=k) for k in range(12)]
+    for t in tiles:
+        assert store.put(t.level, t.index, t.sums, t.maxs, t.counts)
+    store.flush()
+    for t in tiles:
+        sums, maxs, counts = store.get(t.level, t.index)
+        assert sums is not t.sums  # read from its slot, not from the queue
+        np.testing.assert_array_equal(sums, t.sums)
+        np.testing.assert_array_equal(maxs, t.maxs)
+        np.testing.assert_array_equal(counts, t.counts)
+    more = [_tile(4, k, seed=100 + k) for k in range(6)]
+    for t in more:
+        store.put(t.level, t.index, t.sums, t.maxs, t.counts)
+    store.close()  # a persistent store writes what is queued before it closes
+    again = TileStore(tmp_path, N_FREQ, TILE_CELLS)
+    for t in tiles + more:
+        sums, maxs, counts = again.get(t.level, t.index)
+        np.testing.assert_array_equal(sums, t.sums)
+        np.testing.assert_array_equal(maxs, t.maxs)
+        np.testing.assert_array_equal(counts, t.counts)
+    again.close()
+
+
+def test_a_tile_waiting_to_be_written_is_read_from_the_queue(tmp_path, monkeypatch):
+    import threading
+
+    from specscope.compute.view import store as store_module
+
+    release, started = threading.Event(), threading.Event()
+    write = store_module.write_slot
+
+    def slow(*args):
+        started.set()
+        assert release.wait(60)
+        write(*args)
+    monkeypatch.setattr(store_module, "write_slot", slow)
+    one = N_FREQ * TILE_CELLS * 4 * 2
+    spill = TileStore(tmp_path, N_FREQ, TILE_CELLS, temporary=True, background=True,
+                      queue_bytes=2 * one)
+    tiles = [_tile(1, i, seed=i) for i in range(2)]
+    for t in tiles:
+        assert spill.put(1, t.index, t.sums, t.maxs, t.counts)
+    assert started.wait(60)  # the first is being written, the second waits
+    for t in tiles:
+        assert spill.has(1, t.index)
+        sums, maxs, counts = spill.get(1, t.index)
+        np.testing.assert_array_equal(sums, t.sums)
+        np.testing.assert_array_equal(maxs, t.maxs)
+        np.testing.assert_array_equal(counts, t.counts)
+    third = _tile(1, 2, seed=2)  # the queue is full: this put waits for room
+    done = threading.Thread(target=spill.put, args=(1, 2, third.sums, third.maxs, third.counts))
+    done.start()
+    release.set()
+    done.join(60)
+    spill.flush()
+    for t in [*tiles, third]:
+        sums, maxs, _ = spill.get(1, t.index)
+        assert sums is not t.sums
+        np.testing.assert_array_equal(sums, t.sums)
+        np.testing.assert_array_equal(maxs, t.maxs)
+    folder = spill.folder
+    spill.close()
+    assert not folder.exists()
+
+
+def test_a_full_disk_turns_the_spill_off_and_renders_stay_equal(wav, tmp_path, monkeypatch,
+                                                                caplog):
+    import errno
+    import logging
+
+    from specscope.compute.view import store as store_module
+
+    calls = []
+
+    def full(fd, offset, parts, header):
+        calls.append(offset)
+        if len(calls) > 3:  # a few tiles fit, then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        store_module.os.pwritev(fd, parts, offset + store_module.HEADER_BYTES)
+        store_module.os.pwrite(fd, header, offset)
+    monkeypatch.setattr(store_module, "write_slot", full)
+    one = N_FREQ * TILE_CELLS * 4 * 2
+    eng = TileEngine(wav, nfft=NFFT, hop=HOP, cache_bytes=3 * one, disk_cache=tmp_path / "c")
+    plain = TileEngine(wav, nfft=NFFT, hop=HOP)
+    views = [(t0, t0 + 20.0) for t0 in (0.0, 30.0, 60.0, 90.0)]
+    with caplog.at_level(logging.WARNING, logger=store_module.__name__):
+        for _ in range(2):
+            for a, b in views:
+                for reduce in ("mean", "max"):
+                    np.testing.assert_array_equal(eng.render(a, b, 400, reduce).image,
+                                                  plain.render(a, b, 400, reduce).image)
+            eng.spill.flush()
+    assert not eng.spill.writing
+    lines = [r.getMessage() for r in caplog.records if "spill" in r.getMessage()]
+    assert len(lines) == 1 and "No space left" in lines[0], lines
+    folder = eng.spill.folder
+    eng.close()
+    assert not folder.exists()

@@ -141,10 +141,11 @@ class TileEngine:
         self.cache = TileCache(cache_bytes, on_evict=weak_method(self._spill_tile))
         self.max_level = max(0, math.ceil(math.log2(max(self.n_frames, 1) / TILE_CELLS)))
         persist = disk_cache and recording.path.is_file() and pipeline is None
-        self._disk = (TileStore(Path(disk_cache) / self._identity(), self.n_freq, TILE_CELLS)
-                      if persist else None)
+        # both stores write on threads of their own: the thread that renders never waits
+        self._disk = (TileStore(Path(disk_cache) / self._identity(), self.n_freq, TILE_CELLS,
+                                background=True) if persist else None)
         self._spill = (TileStore(Path(disk_cache) / "session", self.n_freq, TILE_CELLS,
-                                 max_bytes=spill_bytes, temporary=True)
+                                 max_bytes=spill_bytes, temporary=True, background=True)
                        if disk_cache and spill_bytes > 0 else None)
         self.tiles_computed = 0
         #: frames transformed so far (every tile computed from the recording adds its own)
@@ -257,7 +258,8 @@ class TileEngine:
         self._spill.put(tile.level, tile.index, tile.sums, tile.maxs, tile.counts)
 
     def close(self) -> None:
-        """Drop the cached tiles and the session's spill (the disk cache stays)."""
+        """Drop the cached tiles and the session's spill (the disk cache stays: the tiles
+        still queued for it are written first)."""
         self.cache = TileCache(self.cache.max_bytes, on_evict=weak_method(self._spill_tile))
         for store in (self._disk, self._spill):
             if store is not None:

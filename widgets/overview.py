@@ -73,7 +73,10 @@ class OverviewPlot(pg.PlotItem):
         # filling the envelope's outline (thousands of vertices) takes a tenth of a second
         # and more; drawn once into a pixmap, it is copied when the region or the play
         # cursor moves over it (redrawn when the envelope or the strip's size changes)
-        self._fill.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        # (and so are its two outlines: the visible span moves over the strip at every step
+        # of a review, and stroking them took a millisecond or two each time)
+        for item in (self._fill, self._lo.curve, self._hi.curve):
+            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         for item in (self._lo, self._hi, self._fill):
             self.addItem(item)
         self._missing = pg.ImageItem(axisOrder="row-major")

@@ -145,6 +145,10 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.waveform.hideButtons()
         self.waveform.hideAxis("bottom")
         self._wave_curve = self.waveform.plot(pen=pg.mkPen((120, 220, 160), width=1))
+        # tens of thousands of samples on a few hundred pixels: each pixel's column drawn
+        # from the least and greatest of its samples (the same strokes, far fewer of them)
+        self._wave_curve.setDownsampling(auto=True, method="peak")
+        self._wave_curve.opts["autoDownsampleFactor"] = 2.0
         self.waveform.setVisible(False)
         #: the whole recording's waveform envelope, with the visible span
         self.overview = OverviewPlot(left_axis_width=64)
@@ -181,6 +185,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._f_edges: np.ndarray | None = None
         self._bg: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._extent: tuple[float, float, float, float] | None = None
+        #: whether the detail image has no NaN cell (it hides the background it spans)
+        self._detail_whole = False
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         self._viewport_timer = QTimer(self)
@@ -188,6 +194,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._viewport_timer.setInterval(30)
         self._viewport_timer.timeout.connect(self._emit_viewport)
         self.plot.getViewBox().sigRangeChanged.connect(self._on_range_changed)
+        for item in (self.plot, self.slice, self.waveform, self.overview):
+            _steady_paint(item)
         #: what the image shows and what is being computed, over the plot's top left
         self.caption = QLabel(self)
         self.caption.setObjectName("viewCaption")
@@ -281,6 +289,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._db = None
         self._bg = None
         self._update_missing()
+        self._cover_background()
 
     def set_background(self, db: np.ndarray, time_edges: np.ndarray,
                        freq_edges: np.ndarray) -> None:
@@ -299,6 +308,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.image.setImage(db, autoLevels=False, levels=self.levels())
         self.image.setRect(_rect(time_edges, forward(self.freq_scale, freq_edges)))
         self._draw_missing(self._missing, (db, self._t_edges, self._f_edges))
+        self._detail_whole = not np.isnan(db).any()
+        self._cover_background()
         if self._extent is None:
             self.set_extent(float(time_edges[0]), float(time_edges[-1]),
                             float(freq_edges[0]), float(freq_edges[-1]))
@@ -333,6 +344,24 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._missing.clear()
         self._missing_bg.clear()
         self._kept_levels.clear()  # another recording: its own levels
+        self._cover_background()
+
+    def _cover_background(self) -> None:
+        """Draw the background only where the detail image leaves some of the plot to it:
+        a detail without NaN cells spanning the visible range (to half a pixel) hides it
+        (painting it under an opaque image costs a scaled copy of the recording's image
+        on every paint)."""
+        covered = False
+        if self._db is not None and self._detail_whole and self._t_edges is not None:
+            vb = self.plot.getViewBox()
+            (x0, x1), (y0, y1) = vb.viewRange()
+            rect = self.image.mapRectToParent(self.image.boundingRect())
+            w, h = max(vb.width(), 1.0), max(vb.height(), 1.0)
+            tx, ty = 0.5 * (x1 - x0) / w, 0.5 * (y1 - y0) / h
+            covered = (rect.left() <= x0 + tx and rect.right() >= x1 - tx
+                       and rect.top() <= y0 + ty and rect.bottom() >= y1 - ty)
+        if self.background.isVisible() == covered:
+            self.background.setVisible(not covered)
 
     @property
     def image_data(self) -> np.ndarray | None:
@@ -387,6 +416,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         return max(1, int(vb.width() * ratio)), max(1, int(vb.height() * ratio))
 
     def _on_range_changed(self, *_: object) -> None:
+        self._cover_background()
         self._place_stack_labels()
         self._place_caption()
         self._viewport_timer.start()
@@ -750,6 +780,29 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.slice.setXRange(lo, hi, padding=0.02)
         self._kept_levels[self.quantity] = (lo, hi)
         self.levelsChanged.emit(lo, hi)
+
+
+def _steady_paint(item: pg.PlotItem) -> None:
+    """One paint per change of ``item``'s view, with no work the change does not need.
+
+    pyqtgraph moves a view box's contents to a new range in the paint that follows
+    (``prepareForPaint``); moved there, every item in the box is marked dirty while it is
+    painted and the view is painted a second time, with nothing new.  The box's transform
+    follows each change of its range or size at once instead, so the one paint finds it
+    current.  An axis without units rewrites its label (HTML) on every change of range for
+    an SI prefix it never shows: its prefix is turned off.
+    """
+    vb = item.getViewBox()
+    vb.sigRangeChanged.connect(_update_matrix)
+    vb.sigResized.connect(_update_matrix)
+    for name in ("left", "bottom", "right", "top"):
+        axis = item.getAxis(name)
+        if not axis.labelUnits and axis.autoSIPrefix:
+            axis.enableAutoSIPrefix(False)
+
+
+def _update_matrix(vb: pg.ViewBox, *_: object) -> None:
+    vb.updateMatrix()
 
 
 def _rect(time_edges: np.ndarray, freq_edges: np.ndarray) -> QRectF:

@@ -11,7 +11,6 @@ handed to ``on_evict`` (outside the lock), which may keep it on disk.
 from __future__ import annotations
 
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -144,9 +143,3 @@ class TileCache:
     def __len__(self) -> int:
         return len(self._items)
 
-
-def weak_method(method: Callable[[Tile], None]) -> Callable[[Tile], None]:
-    """``method`` as an ``on_evict`` that holds no reference to its object: an engine
-    nobody holds goes at once (no cycle through its cache), and with it its files."""
-    ref = weakref.WeakMethod(method)
-    return lambda tile: (m := ref()) is not None and m(tile)

@@ -31,13 +31,10 @@ part never seen transforms only the view's frames, to a tile's edge.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import os
 import threading
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
@@ -46,22 +43,19 @@ from ..errors import Cancelled, InputError
 from ..io import Recording
 from ..spectral import FRAMES_PER_BLOCK, StftParams, kernel_dtype
 from .cells import Scratch, block_cells, empty_tile, scatter
+from .columns import column_frames, level_for, reduce_columns
 from .envelope import waveform_envelope
 from .images import DisplayImage, RenderResult
 from .scales import check_freq_scale, rescale_rows
 from .store import TileStore
-from .tile_cache import DEFAULT_CACHE_BYTES, Tile, TileCache, weak_method
+from .tile_cache import DEFAULT_CACHE_BYTES, Tile, TileCache
+from .tile_stores import DEFAULT_SPILL_BYTES, DISK_MIN_LEVEL, EngineStores, recording_identity
 
 __all__ = ["DEFAULT_CACHE_BYTES", "REDUCTIONS", "TILE_CELLS", "Tile", "TileCache", "TileEngine",
            "render_progressive"]
 
 TILE_CELLS = 256
 REDUCTIONS = ("mean", "max")
-#: levels at or above this are kept in the disk cache (each cell >= 8 frames: the
-#: whole hour's level 3 is a third of a GB, and every view of 100-200 s reads it)
-DISK_MIN_LEVEL = 3
-#: bound of a session's spill of tiles the memory cache drops (the finer levels)
-DEFAULT_SPILL_BYTES = 4 << 30
 #: a tile computed from the recording also yields the cells of this many finer
 #: levels from the same frames, down to SPILL_MIN_LEVEL: building the whole file's
 #: levels 4 and up stores its levels 2 and 3 too, which every view of 50-200 s
@@ -138,15 +132,15 @@ class TileEngine:
         f = self.params.frequencies(self.fs, self.two_sided)
         self.frequencies = f + (recording.center_frequency or 0.0)
         self.n_freq = f.size
-        self.cache = TileCache(cache_bytes, on_evict=weak_method(self._spill_tile))
         self.max_level = max(0, math.ceil(math.log2(max(self.n_frames, 1) / TILE_CELLS)))
         persist = disk_cache and recording.path.is_file() and pipeline is None
-        # both stores write on threads of their own: the thread that renders never waits
-        self._disk = (TileStore(Path(disk_cache) / self._identity(), self.n_freq, TILE_CELLS,
-                                background=True) if persist else None)
-        self._spill = (TileStore(Path(disk_cache) / "session", self.n_freq, TILE_CELLS,
-                                 max_bytes=spill_bytes, temporary=True, background=True)
-                       if disk_cache and spill_bytes > 0 else None)
+        identity = recording_identity(
+            recording.path, nfft=self.params.nfft, hop=self.params.hop,
+            window=str(self.params.window), scaling=self.params.scaling,
+            channel=self.channel, two_sided=self.two_sided) if persist else None
+        self._stores = EngineStores(disk_cache, identity, self.n_freq, TILE_CELLS, spill_bytes)
+        # the cache holds the stores, not the engine: an engine nobody holds goes at once
+        self.cache = TileCache(cache_bytes, on_evict=self._stores.spill_tile)
         self.tiles_computed = 0
         #: frames transformed so far (every tile computed from the recording adds its own)
         self.frames_computed = 0
@@ -210,13 +204,9 @@ class TileEngine:
         """Continuous frame index whose centre is at time ``t``."""
         return (np.asarray(t, dtype=np.float64) * self.fs - self.params.nfft / 2) / self.params.hop
 
-    _frame_position = frame_position
-
     def level_for(self, frames_per_column: float) -> int:
         """The coarsest level whose cells are at most half a column."""
-        if frames_per_column < 4:
-            return 0
-        return int(min(self.max_level, max(0, math.floor(math.log2(frames_per_column / 2)))))
+        return level_for(frames_per_column, self.max_level)
 
     # -- tiles ---------------------------------------------------------------
     def has_tile(self, level: int, index: int) -> bool:
@@ -226,44 +216,18 @@ class TileEngine:
     @property
     def spill(self) -> TileStore | None:
         """The session's spill of tiles the memory cache dropped (None without one)."""
-        return self._spill
+        return self._stores.spill
 
     def is_available(self, level: int, index: int) -> bool:
         """Whether the tile is had without transforming a frame: in memory, in the disk
         cache or in the session's spill."""
-        return self.cache.peek((level, index)) or self._stored(level, index)
-
-    def _stored(self, level: int, index: int) -> bool:
-        return any(store.has(level, index) for store in self._stores(level))
-
-    def _stores(self, level: int) -> list[TileStore]:
-        found = [self._disk] if self._disk is not None and level >= DISK_MIN_LEVEL else []
-        return found + ([self._spill] if self._spill is not None else [])
-
-    def _from_store(self, level: int, index: int) -> Tile | None:
-        for store in self._stores(level):
-            got = store.get(level, index)
-            if got is not None:
-                return Tile(level, index, *got)
-        return None
-
-    def _spill_tile(self, tile: Tile) -> None:
-        """A tile the memory cache dropped: into the spill, unless the disk cache has it
-        (or its cells are on the device, which would bring them over the bus)."""
-        if self._spill is None or tile.device is not None:
-            return
-        if self._disk is not None and tile.level >= DISK_MIN_LEVEL \
-                and self._disk.has(tile.level, tile.index):
-            return
-        self._spill.put(tile.level, tile.index, tile.sums, tile.maxs, tile.counts)
+        return self.cache.peek((level, index)) or self._stores.has(level, index)
 
     def close(self) -> None:
         """Drop the cached tiles and the session's spill (the disk cache stays: the tiles
         still queued for it are written first)."""
-        self.cache = TileCache(self.cache.max_bytes, on_evict=weak_method(self._spill_tile))
-        for store in (self._disk, self._spill):
-            if store is not None:
-                store.close()
+        self.cache = TileCache(self.cache.max_bytes, on_evict=self._stores.spill_tile)
+        self._stores.close()
 
     def get_tile(self, level: int, index: int,
                  cancelled: Callable[[], bool] | None = None,
@@ -283,7 +247,7 @@ class TileEngine:
         if self._device() is not None:
             derive = 0  # finer tiles would bring more back over the bus than this one
         derive = min(derive, max(0, level - FINEST_DERIVED_LEVEL))
-        tile = self._from_store(level, index)
+        tile = self._stores.get(level, index)
         stored = tile is not None
         if tile is None and level > 0:
             kids = [(level - 1, 2 * index + k) for k in (0, 1)
@@ -296,7 +260,7 @@ class TileEngine:
         if tile is None:
             tile = self._compute(level, index, cancelled, progress)
         if not stored:
-            self._save_disk(tile)
+            self._stores.save(tile)
         self.cache.put(key, tile)
         return tile
 
@@ -306,7 +270,7 @@ class TileEngine:
     def _combine(self, level: int, index: int,
                  cancelled: Callable[[], bool] | None = None) -> Tile:
         parts = [self.cache.get((level - 1, 2 * index + k))
-                 or self._from_store(level - 1, 2 * index + k) for k in (0, 1)
+                 or self._stores.get(level - 1, 2 * index + k) for k in (0, 1)
                  if self._tile_exists(level - 1, 2 * index + k)]
         if any(p is None for p in parts):  # evicted meanwhile: compute directly
             return self._compute(level, index, cancelled)
@@ -353,8 +317,8 @@ class TileEngine:
         """
         if (1 << level) > FRAMES_PER_BLOCK or self._cells is not None:
             return []
-        floor = SPILL_MIN_LEVEL if self._spill is not None else (
-            DISK_MIN_LEVEL if self._disk is not None else level)  # nowhere to keep them
+        floor = SPILL_MIN_LEVEL if self._stores.spill is not None else (
+            DISK_MIN_LEVEL if self._stores.disk is not None else level)  # nowhere to keep them
         return list(range(max(floor, level - BYPRODUCT_DEPTH), level))
 
     def _descendants(self, level: int, index: int, k: int) -> range:
@@ -385,7 +349,7 @@ class TileEngine:
         for k in extra:
             for tile in tiles[k]:
                 if not self.is_available(tile.level, tile.index):
-                    self._save_disk(tile)
+                    self._stores.save(tile)
                     self.cache.put((tile.level, tile.index), tile, cold=True)
         return tiles[level][0]
 
@@ -409,7 +373,7 @@ class TileEngine:
         self._compute_frames(f0, f1, {level: tiles}, level, cancelled, progress)
         self.tiles_computed += len(tiles)
         for tile in tiles:
-            self._save_disk(tile)
+            self._stores.save(tile)
             self.cache.put((level, tile.index), tile)
         return tiles
 
@@ -504,68 +468,14 @@ class TileEngine:
         y = np.asarray(self.pipeline(x, self.fs))
         return y[a - a0:a - a0 + (b - a)]
 
-    # -- disk cache ------------------------------------------------------------
-    def _identity(self) -> str:
-        st = self.recording.path.stat()
-        key = json.dumps({"path": str(self.recording.path.resolve()), "size": st.st_size,
-                          "mtime": st.st_mtime_ns, "nfft": self.params.nfft,
-                          "hop": self.params.hop, "window": str(self.params.window),
-                          "scaling": self.params.scaling, "channel": self.channel,
-                          "two_sided": self.two_sided, "v": 2}, sort_keys=True)
-        return hashlib.sha256(key.encode()).hexdigest()[:32]
-
-    def _save_disk(self, tile: Tile) -> None:
-        if self._disk is None or tile.level < DISK_MIN_LEVEL:
-            return
-        if tile.device is not None and not (tile.sums_on_host and tile.maxs_on_host):
-            return  # cells on the device stay there: saving them would bring every cell over
-        self._disk.put(tile.level, tile.index, tile.sums, tile.maxs, tile.counts)
-
     # -- rendering -------------------------------------------------------------
     def column_frames(self, t0: float, t1: float, n_cols: int, level: int | None = None
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """Columns of a view: their edges, their frame ranges ``[a, b)`` and the level.
-
-        Column ``j`` aggregates exactly the frames whose centres lie in
-        ``[edges[j], edges[j+1])``.  At level ``L > 0`` the frame bounds are
-        snapped to whole cells of ``2**L`` frames (less than a quarter of a
-        column, so under a quarter pixel) and the returned edges are the exact
-        ones.  A column holding no frame centre gets the frame nearest to its
-        centre (frames are repeated when zoomed in past one frame per column).
-        Columns wholly outside the recording get ``a == b == -1``.
-        """
-        edges = np.linspace(t0, t1, n_cols + 1)
-        u = self._frame_position(edges)
-        bounds = np.clip(np.ceil(u), 0, self.n_frames).astype(np.int64)
-        a, b = bounds[:-1].copy(), bounds[1:].copy()
-        inside_n = max(1, int(np.sum(b > a)))
-        fpc = float(np.sum(b - a)) / inside_n
-        L = self.level_for(fpc) if level is None else int(level)
-        hop_t = self.params.hop / self.fs
-        first_c, last_c = self.frame_centre(0), self.frame_centre(self.n_frames - 1)
-        outside = (edges[1:] <= first_c - hop_t / 2) | (edges[:-1] >= last_c + hop_t / 2)
-        if L > 0:
-            cell = 1 << L
-            snapped = np.minimum(np.rint(bounds / cell).astype(np.int64) * cell, self.n_frames)
-            snapped[bounds >= self.n_frames] = self.n_frames  # keep the short last cell
-            a, b = snapped[:-1].copy(), snapped[1:].copy()
-            inner = (b > a) & ~outside
-            exact = (np.maximum(snapped, 0) * self.params.hop + self.params.nfft / 2) / self.fs \
-                - hop_t / 2
-            # keep the requested outer edges where the view extends beyond the recording
-            keep = (u <= 0) | (u >= self.n_frames)
-            edges = np.where(keep, edges, exact)
-            outside |= ~inner
-        else:
-            empty = (b <= a) & ~outside
-            if np.any(empty):
-                mid = np.clip(np.rint((u[:-1] + u[1:]) / 2).astype(np.int64), 0,
-                              self.n_frames - 1)
-                a = np.where(empty, mid, a)
-                b = np.where(empty, mid + 1, b)
-        a[outside] = -1
-        b[outside] = -1
-        return edges, a, b, L
+        """Columns of a view: their edges, their frame ranges ``[a, b)`` and the level
+        (:func:`specscope.compute.view.columns.column_frames` on this recording's frames)."""
+        return column_frames(t0, t1, n_cols, level, fs=self.fs, hop=self.params.hop,
+                             nfft=self.params.nfft, n_frames=self.n_frames,
+                             max_level=self.max_level)
 
     def render(self, t0: float, t1: float, n_cols: int, reduce: str = "mean", *,
                freq_scale: str = "linear", n_rows: int | None = None,
@@ -652,22 +562,7 @@ class TileEngine:
             counts[lo - c0:hi - c0] = tile.counts[lo - s0:hi - s0]
             if progress is not None:
                 progress((n + 1) / len(tiles))
-        if reduce == "max":
-            # reduceat spans cells [fl_j, fl_{j+1}); at level 0 a repeated frame
-            # makes fl_j == fl_{j+1}, so take each column's last cell explicitly
-            out = np.maximum.reduceat(maxs, fl, axis=1)
-            np.maximum(out, maxs[:, ll], out=out)
-            return out
-        # columns hold whole cells: the mean is (sum of their sums) / (their frames)
-        if fl.size > 1 and np.array_equal(fl[1:], ll[:-1] + 1):
-            # consecutive runs of cells (every level above 0): one pass over the cells
-            total = np.add.reduceat(sums, fl, axis=1, dtype=np.float64)
-            return (total / np.add.reduceat(counts, fl)).astype(np.float32)
-        cum = np.zeros((self.n_freq, sums.shape[1] + 1), np.float64)
-        np.cumsum(sums, axis=1, out=cum[:, 1:])
-        ccount = np.concatenate([[0], np.cumsum(counts)])
-        total = cum[:, ll + 1] - cum[:, fl]
-        return (total / (ccount[ll + 1] - ccount[fl])).astype(np.float32)
+        return reduce_columns(sums, maxs, counts, fl, ll, reduce)
 
     def _compute_missing(self, level: int, tiles: range, fresh: dict[int, Tile], cancelled,
                          progress):

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from PyQt6.QtCore import QObject, QTimer, pyqtSignal
+from PyQt6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, pyqtSignal
 from specscope.app.qt.shell import Shell
 from specscope.app.qt.worker import JobCallbacks, JobError, JobResult, TaskControl
 from specscope.compute.errors import InputError, SpecscopeError
@@ -142,6 +142,8 @@ class PyramidRequest(ViewRequest):
     width: int = 1
 
 
+#: the event that starts the rendering ahead once the pending paint is done
+_AFTER_PAINT = QEvent.Type(QEvent.registerEventType())
 #: the worker kind of views rendered before they are shown (:meth:`ViewController.prepare_views`)
 AHEAD_KIND = "view-ahead"
 #: views rendered ahead that are kept
@@ -241,6 +243,7 @@ class ViewController(QObject):
         self._aheads: list[_Ahead] = []  # views rendered ahead, the latest asked for last
         self._ahead_job = 0  # the number of the last job rendering ahead
         self._ahead_running = False
+        self._ahead_posted = False  # a start of the rendering ahead waits for the paint
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(RECOMPUTE_DELAY_MS)
@@ -433,7 +436,9 @@ class ViewController(QObject):
         are rendered by the next one (a view half rendered is never thrown away).  A
         view request for a prepared span takes its image (at once when it is done,
         when it is done otherwise); a request for another span cancels the job (it
-        would only delay that one).
+        would only delay that one).  The job starts after the paint that is pending (the
+        view just shown): rendering beside it, the compute thread's Python takes the
+        interpreter from the paint every few milliseconds and the frame comes later.
         """
         if (self.engine is None or self.shell.document is None
                 or self.shell.settings.representation != "stft"):
@@ -456,8 +461,19 @@ class ViewController(QObject):
                 self._aheads.remove(ahead)
             self._aheads.append(ahead)  # the latest asked for last
         self._aheads = self._aheads[-AHEAD_VIEWS:]
-        self._render_ahead()
+        if not self._ahead_posted:
+            # posted below the repaint's priority: delivered once the window has painted
+            self._ahead_posted = True
+            QCoreApplication.postEvent(self, QEvent(_AFTER_PAINT),
+                                       Qt.EventPriority.LowEventPriority.value - 1)
         return valid
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == _AFTER_PAINT:
+            self._ahead_posted = False
+            self._render_ahead()
+            return True
+        return super().event(event)
 
     def prepare_view(self, t0: float, t1: float) -> bool:
         """:meth:`prepare_views` of one span."""
@@ -504,6 +520,7 @@ class ViewController(QObject):
         self.shell.worker.cancel(PyramidRequest.KIND)
         if ahead.result is None:
             ahead.wanted = request  # shown when its job hands it over
+            self._render_ahead()  # (its job starts now if it was waiting for a paint)
         else:
             self._dispatch(request, ahead.result)
         return True

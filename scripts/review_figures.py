@@ -14,6 +14,7 @@ slowest):
 * key press to image: the same from the key event;
 * key press to painted: from the key event to the end of the view's first paint
   after the image (the view's ``paintEvent`` is timed by wrapping it);
+* paints of the view per step, from a key to the next (one when nothing is drawn twice);
 
 and the load of the machine (``/proc/loadavg``) before and after.
 
@@ -96,9 +97,10 @@ def main() -> int:
     wait(lambda: det.mode.draw_ms, "the first detection drawn")
     det.mode.draw_ms.clear()
     load_before = _load()
-    to_image, to_paint = [], []
+    to_image, to_paint, paints = [], [], []
+    QTest.qWait(int(args.pause))  # the first key comes as late after its image as the others
     for _ in range(n - 1):
-        before = len(images)
+        before, painted_before = len(images), len(painted)
         t0 = time.perf_counter()
         QTest.keyClick(w.view, Qt.Key.Key_N)
         wait(lambda b=before: len(images) > b, "the next image")
@@ -107,6 +109,7 @@ def main() -> int:
         to_image.append((shown - t0) * 1e3)
         to_paint.append((next(p for p in painted if p > shown) - t0) * 1e3)
         QTest.qWait(int(args.pause))  # a person's next key comes later than this
+        paints.append(len(painted) - painted_before)
     print(f"{n} detections, {len(to_image)} steps, platform {os.environ['QT_QPA_PLATFORM']}, "
           f"window {w.width()}x{w.height()}, pause {args.pause:g} ms, "
           f"load {load_before} before, {_load()} after (/proc/loadavg, 2 cores)")
@@ -115,6 +118,7 @@ def main() -> int:
                     ("key press to painted", np.array(to_paint))):
         print(f"  {name:22s} median {np.median(v):6.1f} ms  p90 {np.percentile(v, 90):6.1f} ms"
               f"  max {v.max():6.1f} ms")
+    print(f"  paints of the view per step: {np.mean(paints):.2f} (most {max(paints)})")
     w.close()
     app.processEvents()
     return 0

@@ -196,12 +196,18 @@ class StftParams:
 #   and Nyquist bins, which are not doubled, are halved afterwards (two columns).
 # - Work is split into tasks of :data:`KERNEL_FRAMES` frames, whose window product
 #   and spectra stay in cache, run on a thread pool: scipy.fft and NumPy's ufuncs
-#   release the GIL, so the tasks run in parallel.
+#   release the GIL, so the tasks run in parallel.  The pool's threads take the
+#   tasks from one queue as they finish the last (65536 frames are 256 tasks), so
+#   a thread descheduled on a busy machine holds the call back by one task at most.
 # - |X|**2 is computed in place on the spectra viewed as (re, im) float pairs:
 #   one square and one add, no complex temporaries, the add writing straight
-#   into the destination in the ``frames`` layout (the two halves of the
-#   fftshift for two-sided spectra), into a per-thread buffer copied transposed
-#   in the ``freq`` layout (a ufunc writing a transposed view is far slower).
+#   into the destination (the two halves of the fftshift for two-sided spectra).
+#   In the ``freq`` layout the FFT writes its spectra transposed, frequency by
+#   frame, into the workspace (pocketfft transforms several frames at once, so
+#   adjacent frames' bins are written side by side), and the power rows go
+#   straight into the destination's rows: no transposed copy (a ufunc writing a
+#   transposed view is far slower, and a copy through a buffer cost a fifth of
+#   the call).  The arithmetic is the same in both layouts.
 # - Nothing is allocated per task: each pool thread keeps a workspace (the
 #   windowed frames and their spectra, :data:`KERNEL_FRAMES` rows) per
 #   ``(nfft, dtype, sides)`` and reuses it.  Temporaries of ~1 MiB are above
@@ -210,7 +216,7 @@ class StftParams:
 #   into the workspace through pocketfft's ``out=`` (the engine behind
 #   ``scipy.fft``, whose public functions always return a new array;
 #   ``numpy.fft``'s ``out=`` transforms one row at a time, several times
-#   slower); the complex FFT runs in place.
+#   slower); the complex FFT runs in place in the ``frames`` layout.
 
 #: frames per task of :func:`stft_kernel` (1024-sample frames: 1 MiB of float32 input)
 KERNEL_FRAMES = 256
@@ -255,14 +261,14 @@ def kernel_dtype(dtype: np.dtype) -> type:
 
 def workspace(nfft: int, ftype: type, two_sided: bool
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """This thread's buffers for one task: ``(frames, spectra, power)``, :data:`KERNEL_FRAMES` rows.
+    """This thread's buffers for one task: ``(frames, spectra, spectra_t)``.
 
     ``frames`` is ``(KERNEL_FRAMES, nfft)`` real (complex when two-sided),
     ``spectra`` ``(KERNEL_FRAMES, n_freq)`` complex (the frames buffer itself
-    when two-sided: that transform runs in place), ``power``
-    ``(KERNEL_FRAMES, n_freq)`` real (the ``freq`` layout's rows before their
-    transposed copy).  Allocated once per thread and ``(nfft, ftype,
-    two_sided)``, the few most recent kept.
+    when two-sided: that transform runs in place), ``spectra_t`` ``(n_freq,
+    KERNEL_FRAMES)`` complex (the ``freq`` layout's spectra, frequency by
+    frame).  Allocated once per thread and ``(nfft, ftype, two_sided)``, the
+    few most recent kept.
     """
     cache = getattr(_local, "workspaces", None)
     if cache is None:
@@ -272,13 +278,13 @@ def workspace(nfft: int, ftype: type, two_sided: bool
     if ws is None:
         ctype = np.complex64 if np.dtype(ftype) == np.float32 else np.complex128
         n_freq = nfft if two_sided else nfft // 2 + 1
-        power = np.empty((KERNEL_FRAMES, n_freq), ftype)
+        spec_t = np.empty((n_freq, KERNEL_FRAMES), ctype)
         if two_sided:
             seg = np.empty((KERNEL_FRAMES, nfft), ctype)
-            ws = (seg, seg, power)
+            ws = (seg, seg, spec_t)
         else:
             ws = (np.empty((KERNEL_FRAMES, nfft), ftype),
-                  np.empty((KERNEL_FRAMES, n_freq), ctype), power)
+                  np.empty((KERNEL_FRAMES, n_freq), ctype), spec_t)
         cache[key] = ws
         while len(cache) > WORKSPACES_PER_THREAD:
             cache.popitem(last=False)
@@ -303,7 +309,8 @@ def kernel_window(params: StftParams, fs: float, ftype: type, two_sided: bool
 
 
 def _transform(seg: np.ndarray, spec: np.ndarray, two_sided: bool) -> np.ndarray:
-    """The FFT of the rows of ``seg`` into ``spec`` (in place when two-sided)."""
+    """The FFT of the rows of ``seg`` into ``spec``, any strides (in place when ``spec``
+    is ``seg``)."""
     if _pocketfft is not None:
         if two_sided:
             return _pocketfft.c2c(seg, axes=(1,), forward=True, inorm=0, out=spec, nthreads=1)
@@ -313,15 +320,15 @@ def _transform(seg: np.ndarray, spec: np.ndarray, two_sided: bool) -> np.ndarray
     return spec
 
 
-def _power_into(spec: np.ndarray, dest: np.ndarray, ftype: type, power: bool,
-                cols: slice = slice(None)) -> None:
-    """``|spec[:, cols]|**2`` (or ``|.|``) into ``dest``; squares ``spec`` in place."""
+def _power_into(spec: np.ndarray, dest: np.ndarray, ftype: type, power: bool) -> None:
+    """``|spec|**2`` (or ``|spec|``) into ``dest`` of the same shape; squares ``spec`` in
+    place (its last axis contiguous)."""
     if power:
-        pairs = spec[:, cols].view(ftype).reshape(*dest.shape, 2)
+        pairs = spec.view(ftype).reshape(*dest.shape, 2)
         np.square(pairs, out=pairs)
         np.add(pairs[..., 0], pairs[..., 1], out=dest)
     else:
-        np.abs(spec[:, cols], out=dest)
+        np.abs(spec, out=dest)
 
 
 def stft_kernel(x: np.ndarray, params: StftParams, fs: float, *,
@@ -398,23 +405,24 @@ def stft_kernel(x: np.ndarray, params: StftParams, fs: float, *,
         step = sig.strides[-1]
         frames = np.lib.stride_tricks.as_strided(
             sig[a * hop:], shape=(b - a, nfft), strides=(hop * step, step), writeable=False)
-        seg_ws, spec_ws, pw_ws = workspace(nfft, ftype, two_sided)
-        seg, spec = seg_ws[:b - a], spec_ws[:b - a]
+        seg_ws, spec_ws, spec_t_ws = workspace(nfft, ftype, two_sided)
+        seg = seg_ws[:b - a]
         np.multiply(frames, win, out=seg)
-        spec = _transform(seg, spec, two_sided)
-        # frames: straight into the destination; freq: into the contiguous workspace,
-        # then one transposed copy (a ufunc writing a transposed view is ~8x slower)
-        pw = dest[row, a:b] if layout == "frames" else pw_ws[:b - a]
-        if two_sided:  # fftshift while writing
-            _power_into(spec, pw[:, :half], ftype, power, lo)
-            _power_into(spec, pw[:, half:], ftype, power, hi)
-        else:
-            _power_into(spec, pw, ftype, power)
-        for e in edges:
-            col = pw[:, e]
-            np.multiply(col, 0.5, out=col)
-        if layout == "freq":
-            np.copyto(dest[row, :, a:b], pw.T)
+        if layout == "frames":  # spectra frame by frame, power into the destination's rows
+            spec = _transform(seg, spec_ws[:b - a], two_sided)
+            pw = dest[row, a:b]
+            parts = [(spec[:, lo], pw[:, :half]), (spec[:, hi], pw[:, half:])] \
+                if two_sided else [(spec, pw)]  # two-sided: fftshift while writing
+        else:  # spectra frequency by frame, power into the destination's rows
+            spec = _transform(seg, spec_t_ws[:, :b - a].T, two_sided).T
+            pw = dest[row, :, a:b]
+            parts = [(spec[lo], pw[:half]), (spec[hi], pw[half:])] \
+                if two_sided else [(spec, pw)]
+        for part, into in parts:
+            _power_into(part, into, ftype, power)
+        for e in edges:  # the bins the one-sided doubling must not double
+            line = pw[:, e] if layout == "frames" else pw[e]
+            np.multiply(line, 0.5, out=line)
 
     tasks = [(r, a, min(a + KERNEL_FRAMES, k)) for r in range(flat.shape[0])
              for a in range(0, k, KERNEL_FRAMES)]

@@ -339,6 +339,7 @@ class _Queue:
         self.cond = threading.Condition()
         self.stopped = False
         self.thread: threading.Thread | None = None
+        self.pid = os.getpid()  # a forked child has no writer thread: it writes nothing
         self.cleanup = None  # set when the store closed on the writer's own thread
 
     def holds(self, key: tuple[int, int]) -> bool:
@@ -358,7 +359,7 @@ class _Queue:
             while (self.items and self.bytes + size > self.max_bytes and not self.stopped
                    and not files.failed and self.thread is not threading.current_thread()):
                 self.cond.wait()
-            if self.stopped or files.failed:
+            if self.stopped or files.failed or os.getpid() != self.pid:
                 return False
             self.items[key] = item
             self.sizes[key] = size

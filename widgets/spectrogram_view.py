@@ -22,6 +22,7 @@ from specscope.compute.view import auto_levels, difference_levels
 
 from .frequency_axis import FrequencyAxis, forward, inverse
 from .overview import MISSING_COLOR, OverviewPlot
+from .steady_paint import steady_paint
 from .time_axis import TimeAxis
 
 #: colour maps offered in menus (all bundled with pyqtgraph)
@@ -195,7 +196,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._viewport_timer.timeout.connect(self._emit_viewport)
         self.plot.getViewBox().sigRangeChanged.connect(self._on_range_changed)
         for item in (self.plot, self.slice, self.waveform, self.overview):
-            _steady_paint(item)
+            steady_paint(item)
         #: what the image shows and what is being computed, over the plot's top left
         self.caption = QLabel(self)
         self.caption.setObjectName("viewCaption")
@@ -780,29 +781,6 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.slice.setXRange(lo, hi, padding=0.02)
         self._kept_levels[self.quantity] = (lo, hi)
         self.levelsChanged.emit(lo, hi)
-
-
-def _steady_paint(item: pg.PlotItem) -> None:
-    """One paint per change of ``item``'s view, with no work the change does not need.
-
-    pyqtgraph moves a view box's contents to a new range in the paint that follows
-    (``prepareForPaint``); moved there, every item in the box is marked dirty while it is
-    painted and the view is painted a second time, with nothing new.  The box's transform
-    follows each change of its range or size at once instead, so the one paint finds it
-    current.  An axis without units rewrites its label (HTML) on every change of range for
-    an SI prefix it never shows: its prefix is turned off.
-    """
-    vb = item.getViewBox()
-    vb.sigRangeChanged.connect(_update_matrix)
-    vb.sigResized.connect(_update_matrix)
-    for name in ("left", "bottom", "right", "top"):
-        axis = item.getAxis(name)
-        if not axis.labelUnits and axis.autoSIPrefix:
-            axis.enableAutoSIPrefix(False)
-
-
-def _update_matrix(vb: pg.ViewBox, *_: object) -> None:
-    vb.updateMatrix()
 
 
 def _rect(time_edges: np.ndarray, freq_edges: np.ndarray) -> QRectF:

@@ -198,6 +198,42 @@ def test_cursor_readout_survives_status_messages(qtbot, window, example_path):
                     timeout=TIMEOUT_MS)
 
 
+def test_a_long_message_ends_in_an_ellipsis(qtbot, window, example_path):
+    """A message longer than its room is drawn elided at its end (not cut mid-letter),
+    the whole text in its tool tip; the readout and file info keep their room."""
+    from PyQt6.QtGui import QImage, QPainter
+
+    with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
+        window.open_path(example_path)
+    text = "Review: detection 1 of 17 at 1.021 s, score 33.5 dB, " * 6
+    window.show_message(text, 0)
+    label = window.message_label
+    qtbot.waitUntil(lambda: label.isVisible() and label.width() > 40, timeout=TIMEOUT_MS)
+    metrics = label.fontMetrics()
+    room = label.contentsRect().width()
+    assert metrics.horizontalAdvance(text) > room  # it does not fit
+    assert label.text() == text and label.toolTip() == text
+    shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, room)
+    assert shown.endswith("…") and len(shown) < len(text)
+
+    def drawn(paint) -> QImage:
+        img = QImage(label.size(), QImage.Format.Format_ARGB32)
+        img.fill(0)
+        painter = QPainter(img)
+        paint(painter)
+        painter.end()
+        return img
+
+    got = drawn(lambda p: label.render(p))
+    want = drawn(lambda p: (p.setFont(label.font()), p.setPen(label.palette().windowText().color()),
+                            p.drawText(label.contentsRect(), int(label.alignment()), shown)))
+    cut = drawn(lambda p: (p.setFont(label.font()), p.setPen(label.palette().windowText().color()),
+                           p.drawText(label.contentsRect(), int(label.alignment()), text)))
+    assert got != cut  # not the whole text cut at the edge
+    assert got == want
+    assert window.file_label.isVisible() and window.cursor_label.isVisible()
+
+
 def test_plugin_view_at_the_views_width_with_progress_and_cancel(qtbot, window):
     """The Morlet scalogram of 60 s (48 kHz) for the view: at most 2 columns per pixel,
     progress as its chunks go, and the real Cancel button stops it in the chunk it is

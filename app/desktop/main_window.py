@@ -249,8 +249,9 @@ class MainWindow(QMainWindow):
                                         QSizePolicy.Policy.Preferred)
         self._opening_message = ""
         self.imageShown.connect(self._first_image_shown)
-        self.message_label = QLabel("")
-        # a long message is cut, never pushing the readout or file info aside
+        # a long message ends in an ellipsis (the whole of it in the tool tip), never
+        # pushing the readout or file info aside
+        self.message_label = ElidedLabel("", elide=Qt.TextElideMode.ElideRight)
         self.message_label.setSizePolicy(QSizePolicy.Policy.Ignored,
                                          QSizePolicy.Policy.Preferred)
         self._tip_saved: str | None = None  # the message a menu's status tip covers

@@ -9,10 +9,13 @@ from PyQt6.QtWidgets import QLabel, QSizePolicy
 
 
 class ElidedLabel(QLabel):
-    """A one-line label that shrinks to a few characters, eliding its text in the middle."""
+    """A one-line label that shrinks to a few characters, eliding its text (in the middle,
+    or where ``elide`` says)."""
 
-    def __init__(self, text: str = "", parent=None) -> None:
+    def __init__(self, text: str = "", parent=None, *,
+                 elide: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> None:
         super().__init__(text, parent)
+        self._elide = elide
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
 
     def setText(self, text: str) -> None:
@@ -31,6 +34,6 @@ class ElidedLabel(QLabel):
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
         rect = self.contentsRect()
-        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideMiddle,
+        text = self.fontMetrics().elidedText(self.text(), self._elide,
                                              rect.width())
         painter.drawText(rect, int(self.alignment()), text)

@@ -330,3 +330,35 @@ def test_a_full_disk_turns_the_spill_off_and_renders_stay_equal(wav, tmp_path, m
     folder = eng.spill.folder
     eng.close()
     assert not folder.exists()
+
+
+def test_a_disk_cache_dropped_unclosed_leaves_its_writer_to_finish(tmp_path, monkeypatch):
+    import threading
+
+    from specscope.compute.view import store as store_module
+
+    release, started = threading.Event(), threading.Event()
+    write = store_module.write_slot
+
+    def slow(*args):
+        started.set()
+        assert release.wait(60)
+        write(*args)
+    monkeypatch.setattr(store_module, "write_slot", slow)
+    store = TileStore(tmp_path, N_FREQ, TILE_CELLS, background=True)
+    tiles = [_tile(3, i, seed=i) for i in range(4)]
+    for t in tiles:
+        store.put(3, t.index, t.sums, t.maxs, t.counts)
+    assert started.wait(60)
+    writers = [t for t in threading.enumerate() if t.name == "specscope-tile-writer"]
+    del store  # returns while the writer is held: nobody waits for the disk here
+    release.set()
+    for w in writers:
+        w.join(60)
+    assert not any(w.is_alive() for w in writers)
+    again = TileStore(tmp_path, N_FREQ, TILE_CELLS)
+    for t in tiles:
+        sums, maxs, _ = again.get(3, t.index)
+        np.testing.assert_array_equal(sums, t.sums)
+        np.testing.assert_array_equal(maxs, t.maxs)
+    again.close()

@@ -39,6 +39,7 @@ persistent store removes them from its cache folder, once per process
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import logging
@@ -65,6 +66,9 @@ NPZ_TILE = re.compile(r"L\d{2}_\d{8}(\.tmp)?\.npz")
 #: most bytes of cells a store's writer thread has waiting
 DEFAULT_QUEUE_BYTES = 64 << 20
 log = logging.getLogger(__name__)
+#: set when the process exits (before the stores' finalizers run): they wait for their writers
+_exiting = threading.Event()
+_exit_hooked: list[bool] = []
 _npz_checked: set[Path] = set()
 _npz_lock = threading.Lock()
 
@@ -107,6 +111,7 @@ class TileStore:
         self._queue = _Queue(int(queue_bytes)) if background else None
         self._finalizer = weakref.finalize(self, _shutdown, self._files, self._queue,
                                            folder if temporary else None)
+        _note_exit_once()  # registered after the finalizer's own exit hook: runs before it
 
     @property
     def nbytes(self) -> int:
@@ -179,7 +184,9 @@ class TileStore:
 
     def close(self) -> None:
         """Write what is queued (a spill drops it), close the files, and remove a
-        temporary store's folder."""
+        temporary store's folder; returns when that is done."""
+        if self._queue is not None:
+            self._queue.wait_on_close = True
         self._finalizer()
 
 
@@ -340,7 +347,9 @@ class _Queue:
         self.stopped = False
         self.thread: threading.Thread | None = None
         self.pid = os.getpid()  # a forked child has no writer thread: it writes nothing
-        self.cleanup = None  # set when the store closed on the writer's own thread
+        self.cleanup = None  # what the writer does last, when the store did not wait for it
+        self.finished = False  # the writer thread has left its loop
+        self.wait_on_close = False  # an explicit close waits for the writer
 
     def holds(self, key: tuple[int, int]) -> bool:
         with self.cond:
@@ -414,26 +423,43 @@ def _write_queued(queue: _Queue, files: _Slots) -> None:
                 queue.sizes.clear()
                 queue.bytes = 0
             queue.cond.notify_all()
-    if queue.cleanup is not None:
-        queue.cleanup()
+    with queue.cond:
+        queue.finished = True
+        cleanup = queue.cleanup
+    if cleanup is not None:
+        cleanup()
 
 
 def _shutdown(files: _Slots, queue: _Queue | None, folder: Path | None) -> None:
     """Stop the writer (writing what is queued unless the store is temporary), close the
-    files and remove a temporary store's folder."""
+    files and remove a temporary store's folder.
+
+    :meth:`TileStore.close` and the exit of the process wait for the writer; a
+    persistent store that is merely collected leaves its writer to finish the
+    queue and close the files, so whoever dropped the engine does not wait."""
     def finish() -> None:
         files.close()
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
 
     writer = None if queue is None else queue.stop(discard=folder is not None)
-    if writer is threading.current_thread():
-        queue.cleanup = finish  # collected on the writer's own thread: it finishes
-        return
     if writer is not None:
+        mine = writer is threading.current_thread()
+        later = folder is None and not queue.wait_on_close and not _exiting.is_set()
+        with queue.cond:
+            if not queue.finished and (mine or later):
+                queue.cleanup = finish  # the writer finishes when its queue is empty
+                return
         writer.join()
     finish()
 
+
+
+def _note_exit_once() -> None:
+    with _npz_lock:
+        if not _exit_hooked:
+            atexit.register(_exiting.set)  # atexit runs its hooks last registered first
+            _exit_hooked.append(True)
 
 
 def remove_npz_tiles(parent: Path) -> int:

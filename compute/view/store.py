@@ -29,7 +29,8 @@ until its slot is written, so the thread that renders never waits for the disk.
 A write the disk refuses (full, or failing) turns the store's writing off with
 one log line; what was written stays readable, what was queued is dropped and
 computed again when needed.  :meth:`TileStore.close` writes what is queued for
-a persistent store and drops it for a spill.
+a persistent store and drops it for a spill; a persistent store collected
+without ``close`` leaves its writer to finish, and the exit of the process waits.
 
 Tiles of the earlier on-disk format (one ``.npz`` file per tile, in a folder per
 recording named by its 32-hex-digit identity) are never read; opening a

@@ -32,15 +32,28 @@ fraction of a dB.  ``whiten=false`` is the band total, as Raven's detector
 has it.
 
 An event's band is its own, measured on the detector's STFT bins inside the
-search band: per bin, the mean power of the event's frames (first to last)
-minus the mean power of the frames below the threshold in the same noise
-blocks (the noise of that bin; a block with no such frame takes its floor
-spread evenly over the bins), and the bins around the largest of these
-excesses that are within ``event_band_db`` of it, bridging dips of up to two
-bins (:func:`event_band`).  ``low_hz``/``high_hz`` are those bins' outer
-edges, clipped to the search band.  A tone gives about three bins (the Hann
-window's main lobe), a sweep its sweep.  Only the blocks holding an event
-are measured per bin, so the band costs next to nothing.
+search band, each bin against its own noise: per bin, the mean power of the
+event's frames (first to last) minus the mean power of the frames below the
+threshold in the same noise blocks (the noise of that bin; a block with no
+such frame takes, whitened, each bin's floor times the scale above, else
+its floor spread evenly over the bins), and that excess over the noise, the
+bin's SNR.  The event reaches from the bin of its largest SNR over the bins
+whose mean power is at least ``snr_db`` over their noise (the threshold a
+frame's level must pass, here per bin), bridging runs of up to
+:data:`BAND_GAP` bins (8) that do not stand out; its band is the first to
+the last bin of that reach that stands out with an excess power within
+``event_band_db`` of the largest among its best-seen bins (those within
+``event_band_db`` of the largest SNR) (:func:`event_band`).
+``low_hz``/``high_hz`` are those bins' outer edges, clipped to the search
+band.  A tone gives about three bins (the Hann window's main lobe; its side
+lobes stand out but are 30 dB down), a sweep its sweep, a click the bins it
+stands out in, over the nulls of its random spectrum.  Mains hum does not
+set the band: its harmonics beat inside a bin, so over a click's few frames
+its excess power is by chance larger than the click's in any other bin (a
+band measured on the excess power alone would be the hum's), but that
+excess is small against the hum's own noise.  Only the blocks holding an
+event are measured per bin (the excess and the noise ride along with the
+frames), so the band costs next to nothing.
 
 :class:`BurstDetector` (operator ``detect.bursts``) is the same detector for
 IQ captures (two-sided spectra, absolute RF bands) that also measures each
@@ -70,6 +83,9 @@ __all__ = ["BurstDetector", "EnergyDetector", "event_band", "noise_floor_scale",
 _TINY = np.finfo(np.float64).tiny
 #: noise floors drawn for :func:`noise_floor_scale` (its relative error is about 0.2 %)
 _DRAWS = 8000
+#: runs of bins not standing out of their noise that an event's band bridges (see
+#: :func:`event_band`): a short click's spectrum has nulls several bins wide
+BAND_GAP = 8
 
 
 def _params(nfft: int, hop: int, snr: float, min_dur: float, gap: float, block: float,
@@ -305,9 +321,14 @@ class EnergyDetector(Detector):
             noise = floor * self.ratio
         else:  # every frame of the block is loud: its floor, spread evenly
             noise = np.full(rows.shape[1], floor[0] / rows.shape[1])
-        excess = rows - noise
+        # a frame's row: its excess per bin, then its block's noise per bin (the segment's
+        # sum of these over its frames gives the event's mean noise, for its per-bin SNR)
+        nb = rows.shape[1]
+        excess = np.empty((n, 2 * nb))
+        np.subtract(rows, noise, out=excess[:, :nb])
+        excess[:, nb:] = noise
         # cum[j]: the excess of the block's frames before frame j
-        cum = np.zeros((n + 1, rows.shape[1]))
+        cum = np.zeros((n + 1, 2 * nb))
         np.cumsum(excess, axis=0, out=cum[1:])
         payload = excess.copy() if on.size else None
         prev = self.last_on  # absolute frame of the previous frame above the threshold
@@ -345,10 +366,13 @@ class EnergyDetector(Detector):
         lo, hi = self._search_band()
         if seg.payload is None or seg.count == 0:
             return lo, hi
-        excess = seg.payload / (seg.last - seg.first + 1)
+        mean = seg.payload / (seg.last - seg.first + 1)
+        nb = mean.size // 2
+        excess, noise = mean[:nb], mean[nb:]
         if not float(np.max(excess)) > 0.0:
             return lo, hi
-        a, b = event_band(excess, self.params["event_band_db"])
+        a, b = event_band(excess, self.params["event_band_db"], BAND_GAP, noise=noise,
+                          min_snr_db=self.params["snr_db"])
         f = self.freqs[self.bins[0]:self.bins[1]]
         df = self.fs / self.params["nfft"]
         return max(lo, float(f[a] - df / 2)), min(hi, float(f[b] + df / 2))
@@ -366,33 +390,64 @@ class EnergyDetector(Detector):
                       (self.params["label"],) * len(segs), None, self.name, self.params)
 
 
-def _grow(s: np.ndarray, peak: int, level: float, gap: int) -> tuple[int, int]:
-    """The bins around ``peak`` at no less than ``level``, over dips of up to ``gap`` bins."""
+def _reach(ok: np.ndarray, peak: int, gap: int) -> tuple[int, int]:
+    """The run of ``ok`` bins around ``peak``, over runs of up to ``gap`` others."""
     lo = hi = peak
     while True:
-        nxt = [j for j in range(lo - 1, max(-1, lo - 2 - gap), -1) if s[j] >= level]
+        nxt = [j for j in range(lo - 1, max(-1, lo - 2 - gap), -1) if ok[j]]
         if not nxt:
             break
         lo = nxt[0]
     while True:
-        nxt = [j for j in range(hi + 1, min(s.size, hi + 2 + gap)) if s[j] >= level]
+        nxt = [j for j in range(hi + 1, min(ok.size, hi + 2 + gap)) if ok[j]]
         if not nxt:
             break
         hi = nxt[0]
     return lo, hi
 
 
-def event_band(excess: np.ndarray, level_db: float, gap: int = 2) -> tuple[int, int]:
-    """``(first, last)`` bins of an event's band: around the largest of ``excess``.
+def _grow(s: np.ndarray, peak: int, level: float, gap: int) -> tuple[int, int]:
+    """The bins around ``peak`` at no less than ``level``, over dips of up to ``gap`` bins."""
+    return _reach(s >= level, peak, gap)
 
-    ``excess`` is the event's mean power over the noise per bin; the band
-    holds the bins around its largest value at no more than ``level_db``
-    below it, bridging dips of up to ``gap`` bins (a sweep's or a vibrato's
-    uneven spread).
+
+def event_band(excess: np.ndarray, level_db: float, gap: int = 2,
+               noise: np.ndarray | None = None, min_snr_db: float = 0.0) -> tuple[int, int]:
+    """``(first, last)`` bins of an event's band, from its mean excess power per bin.
+
+    With ``noise`` (the mean noise power per bin) each bin counts by its own
+    SNR, ``excess / noise``.  The peak is the bin of the largest SNR (where
+    the event stands out most); the event reaches over the bins around it
+    that stand out of their noise, their mean power at least ``min_snr_db``
+    over it (``excess >= (10**(min_snr_db/10) - 1) * noise``), bridging runs
+    of up to ``gap`` bins that do not; the band is the first to the last bin
+    of that reach that stands out and whose excess power is no more than
+    ``level_db`` below the largest of the bins whose SNR is no more than
+    ``level_db`` below the peak's (the event's strongest bins where it is
+    seen best, never a bin of loud noise).  A tone's band is then its window's
+    main lobe (its side lobes stand out but are 30 dB down); a click's is
+    the bins it stands out in, over the nulls of its own spectrum; the bins
+    of loud fluctuating noise (hum), whose chance excess power is larger
+    than an event's, do not stand out of their own noise and stay out.
+
+    Without ``noise`` the band holds the bins around the largest ``excess``
+    at no more than ``level_db`` below it, bridging dips of up to ``gap``
+    bins (a sweep's or a vibrato's uneven spread).
     """
     e = np.asarray(excess, dtype=np.float64)
-    peak = int(np.argmax(e))
-    return _grow(e, peak, float(e[peak]) * 10.0 ** (-level_db / 10.0), gap)
+    if noise is None:
+        peak = int(np.argmax(e))
+        return _grow(e, peak, float(e[peak]) * 10.0 ** (-level_db / 10.0), gap)
+    snr = e / np.maximum(np.asarray(noise, dtype=np.float64), _TINY)
+    peak = int(np.argmax(snr))
+    out = snr >= 10.0 ** (min_snr_db / 10.0) - 1.0
+    out[peak] = True  # a weak event's best bin, though no bin stands out of its noise
+    lo, hi = _reach(out, peak, gap)
+    down = 10.0 ** (-level_db / 10.0)
+    out, e, snr = out[lo:hi + 1], e[lo:hi + 1], snr[lo:hi + 1]
+    top = float(np.max(e[out & (snr >= snr[peak - lo] * down)]))
+    inside = np.flatnonzero(out & (e >= top * down))
+    return lo + int(inside[0]), lo + int(inside[-1])
 
 
 def occupied_band(excess: np.ndarray, level_db: float, gap: int = 2) -> tuple[int, int]:

@@ -108,7 +108,15 @@ STALL_FACTOR = 10.0
 
 
 class StallMeter:
-    """The largest gap between ticks of a 5 ms timer on the GUI thread."""
+    """The largest gap between ticks of a 5 ms timer on the GUI thread, and how the GUI
+    thread spent it (where ``/proc/thread-self/schedstat`` tells: Linux).
+
+    ``worst_split`` is ``(running, waiting for a core, asleep past the timer's interval)``
+    in seconds over the worst gap, or None where it is not known.  Waiting for a core is the machine's doing (the
+    thread was ready and other work had the cores); asleep with nothing to wait for is the
+    interpreter's lock held by another thread (or a blocking call); running is work done on
+    the GUI thread.
+    """
 
     def __init__(self) -> None:
         from PyQt6.QtCore import QTimer
@@ -118,14 +126,51 @@ class StallMeter:
         self.timer.timeout.connect(self._tick)
         self.worst = 0.0
         self.last: float | None = None
+        self.worst_split: tuple[float, float, float] | None = None
+        self._fd: int | None = None
+        self._sched: tuple[int, int] | None = None
+
+    def _schedstat(self) -> tuple[int, int] | None:
+        """The GUI thread's time on a core and waiting for one so far (ns)."""
+        if self._fd is None:
+            return None
+        try:
+            run, wait = os.pread(self._fd, 128, 0).split()[:2]
+            return int(run), int(wait)
+        except (OSError, ValueError):
+            return None
 
     def _tick(self) -> None:
         now = time.perf_counter()
-        if self.last is not None:
-            self.worst = max(self.worst, now - self.last)
+        sched = self._schedstat()
+        if self.last is not None and now - self.last > self.worst:
+            self.worst = now - self.last
+            if sched is not None and self._sched is not None:
+                run = (sched[0] - self._sched[0]) / 1e9
+                wait = (sched[1] - self._sched[1]) / 1e9
+                # asleep beyond the timer's own interval
+                rest = self.worst - run - wait - self.timer.interval() / 1000
+                self.worst_split = (run, wait, max(0.0, rest))
+            else:
+                self.worst_split = None
         self.last = now
+        self._sched = sched
+
+    def describe_worst(self) -> str:
+        """How the GUI thread spent the worst gap, in words ("" where not known)."""
+        if self.worst_split is None:
+            return ""
+        run, wait, asleep = (round(v * 1000) for v in self.worst_split)
+        return (f"of it the GUI thread ran {run} ms, was ready but waited {wait} ms for a "
+                f"core, slept {asleep} ms past the timer's interval (the interpreter lock held "
+                "elsewhere, or a wait)")
 
     def __enter__(self) -> Self:
+        try:
+            self._fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+        except OSError:
+            self._fd = None
+        self._sched = self._schedstat()
         self.last = time.perf_counter()
         self.timer.start()
         return self
@@ -133,6 +178,9 @@ class StallMeter:
     def __exit__(self, *exc: object) -> None:
         self._tick()
         self.timer.stop()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 def redraw_seconds(window, times: int = 5) -> float:
@@ -174,7 +222,8 @@ def assert_no_stall(window, meter: StallMeter, what: str) -> None:
     """The GUI thread did not stall during ``what``: its longest gap was under
     :data:`MAX_STALL_S`, or under :data:`STALL_FACTOR` full redraws of the window timed
     right after, under the same load (a loaded machine stretches both alike)."""
-    print(f"{what}: longest GUI stall {meter.worst * 1000:.1f} ms")
+    split = meter.describe_worst()
+    print(f"{what}: longest GUI stall {meter.worst * 1000:.1f} ms" + (f"; {split}" if split else ""))
     if meter.worst < MAX_STALL_S:
         return
     redraw = redraw_seconds(window)
@@ -182,7 +231,7 @@ def assert_no_stall(window, meter: StallMeter, what: str) -> None:
     assert meter.worst < STALL_FACTOR * redraw, (
         f"{what}: the GUI thread stalled {meter.worst * 1000:.0f} ms, {meter.worst / redraw:.1f} "
         f"full redraws of the window ({redraw * 1000:.0f} ms each here now); at most "
-        f"{STALL_FACTOR:g} pass")
+        f"{STALL_FACTOR:g} pass" + (f" ({split})" if split else ""))
 
 
 # -- the window's life ------------------------------------------------------------------

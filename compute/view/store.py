@@ -26,6 +26,9 @@ Writes go to a background thread (``background=True``, as the tile engine opens
 both stores): a tile handed to :meth:`TileStore.put` waits in a queue bounded in
 bytes (a full queue makes the caller wait for room) and is served from there
 until its slot is written, so the thread that renders never waits for the disk.
+The writer ends once it has had nothing to write for half a second (the next tile
+starts another), so idle stores, and engines dropped but not yet collected, hold no
+thread.
 A write the disk refuses (full, or failing) turns the store's writing off with
 one log line; what was written stays readable, what was queued is dropped and
 computed again when needed.  :meth:`TileStore.close` writes what is queued for
@@ -66,6 +69,8 @@ NPZ_FOLDER = re.compile(r"[0-9a-f]{32}")
 NPZ_TILE = re.compile(r"L\d{2}_\d{8}(\.tmp)?\.npz")
 #: most bytes of cells a store's writer thread has waiting
 DEFAULT_QUEUE_BYTES = 64 << 20
+#: seconds a writer thread with nothing to write waits before it ends
+WRITER_IDLE_S = 0.5
 log = logging.getLogger(__name__)
 #: set when the process exits (before the stores' finalizers run): they wait for their writers
 _exiting = threading.Event()
@@ -399,11 +404,17 @@ class _Queue:
 
 
 def _write_queued(queue: _Queue, files: _Slots) -> None:
-    """The writer thread: the oldest queued tile to its slot, until stopped and empty."""
+    """The writer thread: the oldest queued tile to its slot, until stopped and empty.
+
+    A writer with nothing to write for ``WRITER_IDLE_S`` ends (the next tile queued
+    starts another), so a store nobody closes holds no thread while it is idle."""
     while True:
         with queue.cond:
-            while not queue.items and not queue.stopped:
-                queue.cond.wait()
+            if not queue.items and not queue.stopped:
+                queue.cond.wait(WRITER_IDLE_S)
+                if not queue.items and not queue.stopped:
+                    queue.thread = None  # (under the lock: add() starts a new one)
+                    return
             if not queue.items:
                 break
             key, item = next(iter(queue.items.items()))

@@ -201,14 +201,16 @@ def test_cursor_readout_survives_status_messages(qtbot, window, example_path):
 def test_a_long_message_ends_in_an_ellipsis(qtbot, window, example_path):
     """A message longer than its room is drawn elided at its end (not cut mid-letter),
     the whole text in its tool tip; the readout and file info keep their room."""
-    from PyQt6.QtGui import QImage, QPainter
+    from PyQt6.QtGui import QImage, QPainter, QRegion
+    from PyQt6.QtWidgets import QWidget
 
     with qtbot.waitSignal(window.imageShown, timeout=TIMEOUT_MS):
         window.open_path(example_path)
     text = "Review: detection 1 of 17 at 1.021 s, score 33.5 dB, " * 6
     window.show_message(text, 0)
     label = window.message_label
-    qtbot.waitUntil(lambda: label.isVisible() and label.width() > 40, timeout=TIMEOUT_MS)
+    # at 1280 px the message has room beside the file info and the readout of the cursor
+    qtbot.waitUntil(lambda: label.isVisible() and label.width() > 200, timeout=TIMEOUT_MS)
     metrics = label.fontMetrics()
     room = label.contentsRect().width()
     assert metrics.horizontalAdvance(text) > room  # it does not fit
@@ -224,7 +226,7 @@ def test_a_long_message_ends_in_an_ellipsis(qtbot, window, example_path):
         painter.end()
         return img
 
-    got = drawn(lambda p: label.render(p))
+    got = drawn(lambda p: label.render(p, QPoint(), QRegion(), QWidget.RenderFlag.DrawChildren))
     want = drawn(lambda p: (p.setFont(label.font()), p.setPen(label.palette().windowText().color()),
                             p.drawText(label.contentsRect(), int(label.alignment()), shown)))
     cut = drawn(lambda p: (p.setFont(label.font()), p.setPen(label.palette().windowText().color()),

@@ -80,8 +80,9 @@ SESSION_FILTER = "Sessions (*.json)"
 
 
 #: the longest readout the status bar shows (its label is this wide, so it is never cut)
-READOUT_TEMPLATE = ("ch 00  t = 00:00:00.000  f = -00000.0 Hz  -000.0 dB  |  "
-                    "Δt = -0000.000 s  Δf = -00000.0 Hz  ΔL = -000.0 dB  (1/Δt = 0.0001234 Hz)")
+#: the longest readout of the cursor alone, and what a reference cursor adds to it
+READOUT_TEMPLATE = "ch 00  t = 00:00:00.000  f = -00000.0 Hz  -000.0 dB"
+READOUT_REFERENCE = "  |  Δt = -0000.000 s  Δf = -00000.0 Hz  ΔL = -000.0 dB  (1/Δt = 0.0001234 Hz)"
 
 
 class MainWindow(QMainWindow):
@@ -241,19 +242,18 @@ class MainWindow(QMainWindow):
         sb = self.statusBar()
         self.file_label = ElidedLabel("no recording")
         self.cursor_label = QLabel("")
-        # as wide as the longest readout, always: never cut, never jumping with the text;
-        # the file info gives way first (its full text is its tool tip)
-        self.cursor_label.setMinimumWidth(self.cursor_label.fontMetrics().horizontalAdvance(
-            READOUT_TEMPLATE) + 8)
+        # as wide as the longest readout of its kind (the cursor alone, or with the Δ to a
+        # reference): never cut, never jumping with the text; the file info and messages
+        # give way (their full text is their tool tip)
+        self._readout_width(False)
         self.cursor_label.setSizePolicy(QSizePolicy.Policy.Minimum,
                                         QSizePolicy.Policy.Preferred)
         self._opening_message = ""
         self.imageShown.connect(self._first_image_shown)
-        # a long message ends in an ellipsis (the whole of it in the tool tip), never
-        # pushing the readout or file info aside
+        # a message shares the room the readout leaves with the file info (both give way
+        # down to a few characters); a long one ends in an ellipsis, the whole of it in
+        # the tool tip
         self.message_label = ElidedLabel("", elide=Qt.TextElideMode.ElideRight)
-        self.message_label.setSizePolicy(QSizePolicy.Policy.Ignored,
-                                         QSizePolicy.Policy.Preferred)
         self._tip_saved: str | None = None  # the message a menu's status tip covers
         self._message_timer = QTimer(self)
         self._message_timer.setSingleShot(True)
@@ -442,6 +442,7 @@ class MainWindow(QMainWindow):
         # nothing of the previous recording stays in the readout
         self.view.clear_reference()
         self.cursor_label.setText("")
+        self._readout_width(False)
         self.menu_actions["save_annotations"].setEnabled(self.annotations.is_sigmf())
         if not self.views.document_opened():
             return
@@ -728,6 +729,12 @@ class MainWindow(QMainWindow):
             self._clear_message()
         self._opening_message = ""
 
+    def _readout_width(self, reference: bool) -> None:
+        text = READOUT_TEMPLATE + (READOUT_REFERENCE if reference else "")
+        width = self.cursor_label.fontMetrics().horizontalAdvance(text) + 8
+        if self.cursor_label.minimumWidth() != width:
+            self.cursor_label.setMinimumWidth(width)
+
     def show_cursor(self, t: float, f: float, level: float) -> None:
         """The readout of the cursor at ``t`` s, ``f`` Hz (and Δ to the reference).
 
@@ -751,6 +758,7 @@ class MainWindow(QMainWindow):
                 text += f"  ΔL = {dl:+.1f} dB"
             if abs(dt) > 0:
                 text += f"  (1/Δt = {1 / abs(dt):.4g} Hz)"
+        self._readout_width(ref is not None)
         self.cursor_label.setText(text)
 
     def set_harmonic_cursors(self, on: bool) -> None:

@@ -255,7 +255,9 @@ def test_tiles_written_in_the_background_read_back_bit_identical(tmp_path):
     again.close()
 
 
-def test_a_tile_waiting_to_be_written_is_read_from_the_queue(tmp_path, monkeypatch):
+@pytest.fixture
+def held_writes(monkeypatch):
+    """Slot writes held until ``release`` is set; ``started`` says one is waiting."""
     import threading
 
     from specscope.compute.view import store as store_module
@@ -268,6 +270,13 @@ def test_a_tile_waiting_to_be_written_is_read_from_the_queue(tmp_path, monkeypat
         assert release.wait(60)
         write(*args)
     monkeypatch.setattr(store_module, "write_slot", slow)
+    return release, started
+
+
+def test_a_tile_waiting_to_be_written_is_read_from_the_queue(tmp_path, held_writes):
+    import threading
+
+    release, started = held_writes
     one = N_FREQ * TILE_CELLS * 4 * 2
     spill = TileStore(tmp_path, N_FREQ, TILE_CELLS, temporary=True, background=True,
                       queue_bytes=2 * one)
@@ -332,19 +341,11 @@ def test_a_full_disk_turns_the_spill_off_and_renders_stay_equal(wav, tmp_path, m
     assert not folder.exists()
 
 
-def test_a_disk_cache_dropped_unclosed_leaves_its_writer_to_finish(tmp_path, monkeypatch):
+def test_a_disk_cache_dropped_unclosed_leaves_its_writer_to_finish(tmp_path, held_writes):
     import threading
 
-    from specscope.compute.view import store as store_module
 
-    release, started = threading.Event(), threading.Event()
-    write = store_module.write_slot
-
-    def slow(*args):
-        started.set()
-        assert release.wait(60)
-        write(*args)
-    monkeypatch.setattr(store_module, "write_slot", slow)
+    release, started = held_writes
     store = TileStore(tmp_path, N_FREQ, TILE_CELLS, background=True)
     tiles = [_tile(3, i, seed=i) for i in range(4)]
     for t in tiles:

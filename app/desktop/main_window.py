@@ -39,7 +39,7 @@ from specscope.app.desktop.controllers.processing import ProcessingController
 from specscope.app.desktop.controllers.profiler import ProfilerController
 from specscope.app.desktop.display_undo import DisplayUndo
 from specscope.app.desktop.exports import Exports
-from specscope.app.desktop.status_labels import ElidedLabel
+from specscope.app.desktop.status_labels import ElidedLabel, reserve_readout
 from specscope.app.desktop.unsaved import UnsavedAnnotations
 from specscope.app.qt.shell import SettingsChange
 from specscope.app.qt.view_controller import BACKGROUND_KINDS, ViewController
@@ -80,9 +80,6 @@ SESSION_FILTER = "Sessions (*.json)"
 
 
 #: the longest readout the status bar shows (its label is this wide, so it is never cut)
-#: the longest readout of the cursor alone, and what a reference cursor adds to it
-READOUT_TEMPLATE = "ch 00  t = 00:00:00.000  f = -00000.0 Hz  -000.0 dB"
-READOUT_REFERENCE = "  |  Δt = -0000.000 s  Δf = -00000.0 Hz  ΔL = -000.0 dB  (1/Δt = 0.0001234 Hz)"
 
 
 class MainWindow(QMainWindow):
@@ -245,7 +242,7 @@ class MainWindow(QMainWindow):
         # as wide as the longest readout of its kind (the cursor alone, or with the Δ to a
         # reference): never cut, never jumping with the text; the file info and messages
         # give way (their full text is their tool tip)
-        self._readout_width(False)
+        reserve_readout(self.cursor_label, False)
         self.cursor_label.setSizePolicy(QSizePolicy.Policy.Minimum,
                                         QSizePolicy.Policy.Preferred)
         self._opening_message = ""
@@ -442,7 +439,7 @@ class MainWindow(QMainWindow):
         # nothing of the previous recording stays in the readout
         self.view.clear_reference()
         self.cursor_label.setText("")
-        self._readout_width(False)
+        reserve_readout(self.cursor_label, False)
         self.menu_actions["save_annotations"].setEnabled(self.annotations.is_sigmf())
         if not self.views.document_opened():
             return
@@ -729,12 +726,6 @@ class MainWindow(QMainWindow):
             self._clear_message()
         self._opening_message = ""
 
-    def _readout_width(self, reference: bool) -> None:
-        text = READOUT_TEMPLATE + (READOUT_REFERENCE if reference else "")
-        width = self.cursor_label.fontMetrics().horizontalAdvance(text) + 8
-        if self.cursor_label.minimumWidth() != width:
-            self.cursor_label.setMinimumWidth(width)
-
     def show_cursor(self, t: float, f: float, level: float) -> None:
         """The readout of the cursor at ``t`` s, ``f`` Hz (and Δ to the reference).
 
@@ -758,7 +749,7 @@ class MainWindow(QMainWindow):
                 text += f"  ΔL = {dl:+.1f} dB"
             if abs(dt) > 0:
                 text += f"  (1/Δt = {1 / abs(dt):.4g} Hz)"
-        self._readout_width(ref is not None)
+        reserve_readout(self.cursor_label, ref is not None)
         self.cursor_label.setText(text)
 
     def set_harmonic_cursors(self, on: bool) -> None:

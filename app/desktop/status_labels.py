@@ -37,3 +37,17 @@ class ElidedLabel(QLabel):
         text = self.fontMetrics().elidedText(self.text(), self._elide,
                                              rect.width())
         painter.drawText(rect, int(self.alignment()), text)
+
+
+#: the longest readout of the cursor alone, and what a reference cursor adds to it
+READOUT_TEMPLATE = "ch 00  t = 00:00:00.000  f = -00000.0 Hz  -000.0 dB"
+READOUT_REFERENCE = "  |  Δt = -0000.000 s  Δf = -00000.0 Hz  ΔL = -000.0 dB  (1/Δt = 0.0001234 Hz)"
+
+
+def reserve_readout(label: QLabel, reference: bool) -> None:
+    """Keep ``label`` as wide as the longest readout of its kind (the cursor alone, or
+    with the Δ to a reference): never cut, never jumping with the text."""
+    text = READOUT_TEMPLATE + (READOUT_REFERENCE if reference else "")
+    width = label.fontMetrics().horizontalAdvance(text) + 8
+    if label.minimumWidth() != width:
+        label.setMinimumWidth(width)

@@ -73,6 +73,8 @@ def test_multichannel_along_leading_axes():
     _f2, _t2, s2 = reference(x, 1000.0, 256, 100, "hann", "psd")
     assert s.shape == s2.shape == (3, 2, 129, 38)
     np.testing.assert_allclose(s, s2, atol=RTOL32 * s2.max())
+    # each frame's spectrum is contiguous (the layout librosa and torch return)
+    assert s.strides[-2] == s.itemsize and s[1, 0, :, 7].flags.c_contiguous
 
 
 def test_axis_argument_for_samples_by_channels():
@@ -92,7 +94,9 @@ def test_blocks_equal_whole(monkeypatch):
     whole = spectrogram(x, 1.0, nfft=300, hop=77)[2]
     monkeypatch.setattr(tf, "SPECTROGRAM_BLOCK", 13)
     monkeypatch.setattr(sp, "KERNEL_FRAMES", 5)
+    monkeypatch.setattr(sp, "TASK_BLOCKS", 3)
     blocks = spectrogram(x, 1.0, nfft=300, hop=77, cancelled=lambda: False)[2]
+    assert blocks.shape == whole.shape and blocks.strides == whole.strides
     np.testing.assert_array_equal(blocks, whole)
 
 
@@ -166,9 +170,10 @@ def test_stft_kernel_layouts_and_threads_give_the_same_bits(monkeypatch, complex
     """The ``freq`` layout (spectra written frequency by frame, power straight into the
     rows) holds exactly the ``frames`` layout's numbers, transposed, on one thread or
     several, with a short last task and several channels."""
-    from specscope.compute.spectral import KERNEL_FRAMES, stft_kernel
+    from specscope.compute.spectral import KERNEL_FRAMES, TASK_BLOCKS, stft_kernel
     rng = np.random.default_rng(11)
-    n = nfft + hop * (KERNEL_FRAMES * 3 + 17 - 1)
+    # several pool tasks of several workspace blocks each, and a short last block
+    n = nfft + hop * (KERNEL_FRAMES * (TASK_BLOCKS * 2 + 1) + 17 - 1)
     x = rng.standard_normal((2, n)).astype(np.float32)
     if complex_:
         x = (x + 1j * rng.standard_normal((2, n))).astype(np.complex64)

@@ -258,7 +258,11 @@ def spectrogram(x, fs: float, *, nfft: int = 1024, hop: int = 256,
     S : ndarray, shape (..., n_freq, n_frames)
         float32 for float32/int input, float64 for float64 input; the other
         axes of ``x`` lead.  The numbers of ``scipy.signal.spectrogram``
-        (``detrend=False``, ``noverlap=nfft-hop``).
+        (``detrend=False``, ``noverlap=nfft-hop``).  Each frame's spectrum is
+        contiguous in memory (the array is a view of a ``(..., n_frames,
+        n_freq)`` one, laid out as librosa's and torch's spectrograms are):
+        ``S[..., k]`` is one frame without a copy; ``numpy.ascontiguousarray(S)``
+        gives C order where a consumer needs it.
     """
     params = spectral.StftParams(nfft, hop, window, scaling)
     if isinstance(fs, bool) or not isinstance(fs, (int, float, np.number)) or not fs > 0:
@@ -275,10 +279,12 @@ def spectrogram(x, fs: float, *, nfft: int = 1024, hop: int = 256,
     two_sided = x.dtype.kind == "c"
     freqs = params.frequencies(fs, two_sided)
     times = params.frame_times(n, fs)
-    kw = dict(params.operator_params(), two_sided=two_sided, layout="freq")
+    # computed frame by frame (each spectrum contiguous, as librosa's and torch's
+    # results are laid out) and returned as the (..., freq, frames) view of it
+    kw = dict(params.operator_params(), two_sided=two_sided, layout="frames")
     n_frames = params.n_frames(n)
     if progress is None and cancelled is None:
-        return freqs, times, stft_power.run(x, backend=backend, fs=fs, **kw)
+        return freqs, times, _freq_view(stft_power.run(x, backend=backend, fs=fs, **kw))
     out = None
     for k0 in range(0, n_frames, SPECTROGRAM_BLOCK):
         if cancelled is not None and cancelled():
@@ -288,11 +294,16 @@ def spectrogram(x, fs: float, *, nfft: int = 1024, hop: int = 256,
                               fs=fs, **kw)
         if out is None:
             xp = np if not is_device_array(part) else get_xp("cupy")
-            out = xp.empty((*part.shape[:-1], n_frames), part.dtype)
-        out[..., k0:k1] = part
+            out = xp.empty((*part.shape[:-2], n_frames, part.shape[-1]), part.dtype)
+        out[..., k0:k1, :] = part
         if progress is not None:
             progress(k1 / n_frames)
-    return freqs, times, out
+    return freqs, times, _freq_view(out)
+
+
+def _freq_view(s):
+    """``(..., frames, freq)`` as its ``(..., freq, frames)`` view (no copy)."""
+    return s.swapaxes(-1, -2)
 
 
 def _spectrogram_xp(x, fs, nfft, hop, window, mode, xp):

@@ -226,8 +226,10 @@ class StftParams:
 
 #: frames per task of :func:`stft_kernel` (1024-sample frames: 1 MiB of float32 input)
 KERNEL_FRAMES = 256
-#: workspace blocks one pool task computes, one after the other
+#: workspace blocks one pool task computes, one after the other (at most: a call
+#: keeps :data:`TASKS_PER_THREAD` tasks per thread where it has that many blocks)
 TASK_BLOCKS = 4
+TASKS_PER_THREAD = 4
 LAYOUTS = ("frames", "freq")
 #: workspaces one thread keeps (one per recent ``(nfft, dtype, sides)``)
 WORKSPACES_PER_THREAD = 4
@@ -436,10 +438,13 @@ def stft_kernel(x: np.ndarray, params: StftParams, fs: float, *,
         for s in range(a, b, KERNEL_FRAMES):
             block(row, s, min(s + KERNEL_FRAMES, b))
 
-    step = KERNEL_FRAMES * TASK_BLOCKS
+    threads = kernel_threads()
+    blocks = flat.shape[0] * -(-k // KERNEL_FRAMES)
+    # a few tasks per thread at least (a short call keeps one-block tasks)
+    step = KERNEL_FRAMES * max(1, min(TASK_BLOCKS, blocks // (threads * TASKS_PER_THREAD)))
     tasks = [(r, a, min(a + step, k)) for r in range(flat.shape[0])
              for a in range(0, k, step)]
-    if len(tasks) == 1 or kernel_threads() == 1:
+    if len(tasks) == 1 or threads == 1:
         for t in tasks:
             task(*t)
     else:

@@ -260,6 +260,18 @@ class _Watchdog:
                 return
 
 
+def _wait_any(pending: list[Any]) -> None:
+    """Return when one of ``pending`` is done, or after ``POLL_S`` at most.
+
+    Woken by the future itself (a sleep between polls let a finished task wait up
+    to a poll, the run's last one too); bounded, so a lost scheduler is noticed.
+    """
+    from distributed import wait
+
+    with contextlib.suppress(Exception):  # nothing done within POLL_S, or a lost client
+        wait(pending, timeout=POLL_S, return_when="FIRST_COMPLETED")
+
+
 class DaskPool:
     """Submit batch tasks to Dask; see the module text."""
 
@@ -428,7 +440,7 @@ class DaskPool:
                     return
                 done = [f for f in pending if f.done()]
                 if not done:
-                    time.sleep(POLL_S)
+                    _wait_any(pending)
                     continue
                 for fut in done:
                     try:

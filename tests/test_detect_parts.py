@@ -256,8 +256,9 @@ def test_two_processes_and_a_dask_cluster_write_the_same_bytes(long_inputs, tmp_
     with Cluster(2, root=tmp_path / "cluster") as cluster:
         info = run("dask", "--dask", cluster.address)
     assert info["workers"] == 2 and [item["parts"] for item in info["inputs"]] == [7, 7]
-    # the parts of one input ran on both workers
-    assert all(set(item["workers"]) == {"w0", "w1"} for item in info["inputs"])
+    # both workers ran parts (which input's parts each ran depends on timing: under load
+    # one worker may do all of the first input's parts while the other imports specscope)
+    assert set().union(*(item["workers"] for item in info["inputs"])) == {"w0", "w1"}
     ref = _tables(tmp_path / "inproc")
     assert len(ref) == 2 and all(v.count(b"\n") > 10 for v in ref.values())
     for name in ("pool", "dask"):

@@ -164,6 +164,7 @@ def test_disk_cache_reopens_without_computing(noisy, tmp_path):
         first = TileEngine(rec, nfft=NFFT, hop=HOP, disk_cache=tmp_path / "cache")
         a = first.render(0, 120, 60)
         assert a.level >= 4 and first.tiles_computed > 0
+        first.close()  # the disk cache is written on a thread: close writes what is queued
         second = TileEngine(rec, nfft=NFFT, hop=HOP, disk_cache=tmp_path / "cache")
         b = second.render(0, 120, 60)
         assert second.tiles_computed == 0

@@ -224,7 +224,7 @@ class StftParams:
 #   ``numpy.fft``'s ``out=`` transforms one row at a time, several times
 #   slower); the complex FFT runs in place in the ``frames`` layout.
 
-#: frames per task of :func:`stft_kernel` (1024-sample frames: 1 MiB of float32 input)
+#: frames per workspace block of :func:`stft_kernel` (1024-sample frames: 1 MiB of float32 input)
 KERNEL_FRAMES = 256
 #: workspace blocks one pool task computes, one after the other (at most: a call
 #: keeps :data:`TASKS_PER_THREAD` tasks per thread where it has that many blocks)

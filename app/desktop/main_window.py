@@ -79,9 +79,6 @@ OPEN_FILTER = ("Recordings (*.wav *.wave *.flac *.ogg *.oga *.aif *.aiff *.w64 *
 SESSION_FILTER = "Sessions (*.json)"
 
 
-#: the longest readout the status bar shows (its label is this wide, so it is never cut)
-
-
 class MainWindow(QMainWindow):
     """specscope's main window.
 

@@ -36,7 +36,7 @@ frequency) for several channels, with a ``channel`` scale).  Time-domain
 pipelines write ``signal`` shaped (samples, channels) with a ``sample_rate``
 attribute and ``time`` (s) and ``channel`` dimension scales, which
 :func:`~specscope.compute.open_recording` opens as a recording.  Both carry
-(the full description is ``docs/hdf5-layout.md``):
+(the full description is ``docs/reference/hdf5-layout.md``):
 
 * group ``provenance`` (:func:`~specscope.compute.output.write_provenance`):
   the pipeline JSON as dataset ``provenance/pipeline``, source path and

@@ -1,10 +1,10 @@
-"""docs/architecture.md names every module, in the row of its folder, and the four data flows."""
+"""docs/explanation/architecture.md names every module, in the row of its folder, and the four data flows."""
 
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DOC = ROOT / "docs" / "architecture.md"
+DOC = ROOT / "docs" / "explanation" / "architecture.md"
 PACKAGES = ("compute", "app", "widgets", "plugins")
 
 
@@ -42,7 +42,7 @@ def test_every_module_is_in_the_row_of_its_folder():
     sections = _sections()
     assert set(sections) == set(PACKAGES), f"sections found: {sorted(sections)}"
     missing = {p: m for p in PACKAGES if (m := _missing(p, sections[p]))}
-    assert not missing, f"modules docs/architecture.md does not name: {missing}"
+    assert not missing, f"modules docs/explanation/architecture.md does not name: {missing}"
 
 
 def test_the_four_data_flows_are_described():

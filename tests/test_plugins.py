@@ -21,7 +21,7 @@ from specscope.compute.errors import InputError
 from specscope.compute.extensions import PluginError
 
 ROOT = Path(__file__).resolve().parent.parent
-DOC = ROOT / "docs" / "plugins.md"
+DOC = ROOT / "docs" / "guide" / "plugins.md"
 PY = sys.executable
 
 GOOD = '''
@@ -276,7 +276,7 @@ def test_plugins_check_reports_each_operator(pdir, capsys) -> None:
 def doc_example() -> tuple[str, str]:
     text = DOC.read_text()
     m = re.search(r"<!-- example: (\S+) -->\n```python\n(.*?)```", text, re.DOTALL)
-    assert m, "docs/plugins.md lost its example block"
+    assert m, "docs/guide/plugins.md lost its example block"
     return m.group(1), m.group(2)
 
 

@@ -4,7 +4,7 @@ Every writer publishes its file atomically (:func:`atomic_file` of
 :mod:`specscope.compute.files`, :func:`atomic_h5`) and records where the data came from
 (:func:`write_provenance`) and carries the recording's annotations inside it
 (:func:`write_annotation_table`).  The HDF5 layouts are documented in
-``docs/hdf5-layout.md``.
+``docs/reference/hdf5-layout.md``.
 """
 
 from ..files import STALE_PARTIAL_S, atomic_file, clean_stale_partials

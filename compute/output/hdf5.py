@@ -6,7 +6,7 @@ reopens it to check its data before publishing it.
 
 Every HDF5 dataset is chunked with gzip + shuffle (zstd through blosc when the
 optional ``hdf5plugin`` package is importable) and fletcher32 checksums
-(:func:`dataset_options`).  The layout is documented in ``docs/hdf5-layout.md``.
+(:func:`dataset_options`).  The layout is documented in ``docs/reference/hdf5-layout.md``.
 """
 
 from __future__ import annotations

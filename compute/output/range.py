@@ -5,7 +5,7 @@ of a recording, streamed in chunks, and writes it crash-safe (a temporary
 file in the destination folder, checked, then ``os.replace``):
 
 * ``.h5`` / ``.hdf5`` / ``.nc``: the processed signal or spectrogram in the
-  layout of ``docs/hdf5-layout.md`` (that of every pipeline output,
+  layout of ``docs/reference/hdf5-layout.md`` (that of every pipeline output,
   :func:`~specscope.compute.output.write_pipeline_output`);
 * ``.wav`` / ``.flac``: the (filtered) real signal through soundfile; a WAV
   that would pass :data:`RF64_THRESHOLD` bytes is written as RF64.  Audio

@@ -10,7 +10,7 @@ pipeline, source options, range, channels, chunking: what ``rerun`` needs)
 the designed filter coefficients and the recording's annotations inside the
 output (the ``/annotations`` table).  :func:`export_recording` runs a
 pipeline over one channel of an open recording into such a file.  The layout
-is documented in ``docs/hdf5-layout.md``.
+is documented in ``docs/reference/hdf5-layout.md``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ with its provenance; :func:`create_spectrogram_datasets` is the layout shared
 with pipeline outputs; :func:`write_display_image` writes the dB image of a
 view with its axes.  Both carry the recording's annotations inside what they
 show (the ``/annotations`` table).  The layout is documented in
-``docs/hdf5-layout.md``.
+``docs/reference/hdf5-layout.md``.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ def add_parser(subparsers: Any) -> None:
         "export", help="export a time range and channels, processed, to HDF5, WAV/FLAC or SigMF",
         description="Run PIPELINE.json (or nothing) over a time range and channels of IN and "
                     "write OUT, crash-safe: .h5 (signal or spectrogram, with provenance; "
-                    "layout in docs/hdf5-layout.md), .wav/.flac (real signals; RF64 beyond "
+                    "layout in docs/reference/hdf5-layout.md), .wav/.flac (real signals; RF64 beyond "
                     "4 GB) or .sigmf-meta (+ .sigmf-data; cf32_le for IQ).  The range gives "
                     "the numbers of the whole-file run cut afterwards (IIR filters: carried "
                     "from a warm-up before the range).")

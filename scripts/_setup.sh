@@ -103,7 +103,8 @@ _setup() {
     if [ -x "$VPY" ] && [ -f "$stamp" ] && [ "$(head -n1 "$stamp")" = "$want" ]; then
         have_extras=$(sed -n 2p "$stamp")
         [ -z "$EXTRAS" ] && return 0
-        case ",$have_extras," in *",$EXTRAS,"*) return 0 ;; esac
+        # the dev extra holds every other extra but gpu (which setup picks by the driver)
+        case ",$have_extras," in *",$EXTRAS,"*|*",dev,"*) return 0 ;; esac
     fi
     if [ ! -x "$VPY" ]; then
         local py; py=$(_pick_python)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import importlib.util
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ def _coverage_tool():
     spec = importlib.util.spec_from_file_location("doc_coverage",
                                                   ROOT / "scripts" / "doc_coverage.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 

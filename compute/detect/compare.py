@@ -41,7 +41,17 @@ ALL = "*"
 
 @dataclass(frozen=True)
 class Box:
-    """A time span (s), an optional band (Hz) and a label."""
+    """A time span (s), an optional band (Hz) and a label.
+
+    Parameters
+    ----------
+    start_s, stop_s : float
+        The time span (s).
+    low_hz, high_hz : float, optional
+        The band (Hz); None (or NaN) for a time-only box.
+    label : str
+        The label.
+    """
 
     start_s: float
     stop_s: float
@@ -78,7 +88,25 @@ def _iou(a0: float, a1: float, b0: float, b1: float) -> float:
 
 
 def overlap(a: Box, b: Box) -> float:
-    """IoU of the time spans (0..1); 0 when both have bands and they do not meet."""
+    """IoU of the time spans (0..1); 0 when both have bands and they do not meet.
+
+    Parameters
+    ----------
+    a, b : Box
+        The two boxes.
+
+    Returns
+    -------
+    float
+        Intersection over union of the time spans, from 0 to 1.
+
+    Examples
+    --------
+    >>> overlap(Box(0.0, 2.0), Box(1.0, 3.0))
+    0.3333333333333333
+    >>> overlap(Box(0.0, 2.0, 100.0, 200.0), Box(1.0, 3.0, 300.0, 400.0))
+    0.0
+    """
     t = _iou(a.start_s, a.stop_s, b.start_s, b.stop_s)
     if t == 0.0 or not (a.has_band and b.has_band):
         return t
@@ -88,7 +116,33 @@ def overlap(a: Box, b: Box) -> float:
 
 def match_boxes(detected: Sequence[Box], truth: Sequence[Box], min_overlap: float = 0.3
                 ) -> list[tuple[int, int, float]]:
-    """One-to-one pairs ``(detection index, truth index, overlap)``, greedy by overlap."""
+    """One-to-one pairs ``(detection index, truth index, overlap)``, greedy by overlap.
+
+    Pairs are taken in order of decreasing overlap (ties by position), each
+    detection and each annotation at most once.
+
+    Parameters
+    ----------
+    detected, truth : sequence of Box
+        The detections and the annotations taken as the truth.
+    min_overlap : float
+        Least overlap (see :func:`overlap`) of a match, in (0, 1].
+
+    Returns
+    -------
+    list of tuple of (int, int, float)
+        The pairs, sorted by detection index.
+
+    Raises
+    ------
+    InputError
+        If ``min_overlap`` is not in (0, 1].
+
+    Examples
+    --------
+    >>> match_boxes([Box(0.0, 1.0), Box(5.0, 6.0)], [Box(0.1, 1.0)])
+    [(0, 0, 0.9)]
+    """
     if not 0.0 < float(min_overlap) <= 1.0:
         raise operator_error(InputError, "compare", f"min_overlap={min_overlap!r} must be in (0, 1]")
     order = sorted(range(len(truth)), key=lambda j: truth[j].start_s)
@@ -118,7 +172,17 @@ def match_boxes(detected: Sequence[Box], truth: Sequence[Box], min_overlap: floa
 
 @dataclass(frozen=True)
 class LabelScore:
-    """Counts and scores of one label (``"*"``: all labels together)."""
+    """Counts and scores of one label (``"*"``: all labels together).
+
+    ``precision``, ``recall`` and ``f1`` are NaN where their denominator is 0.
+
+    Parameters
+    ----------
+    label : str
+        The label, or ``"*"`` for every matched pair whatever the labels.
+    tp, fp, fn : int
+        True positives, false positives and false negatives.
+    """
 
     label: str
     tp: int
@@ -160,6 +224,11 @@ def compare(detected: Iterable[Any], truth: Iterable[Any], *, min_overlap: float
     list of LabelScore
         The ``"*"`` row first (every match counts, labels ignored), then one
         row per label in alphabetical order.
+
+    Raises
+    ------
+    InputError
+        If an item is no annotation, event or box, or ``min_overlap`` is not in (0, 1].
     """
     det = [Box.of(x) for x in detected]
     tru = [Box.of(x) for x in truth]

@@ -48,6 +48,27 @@ def pinned_backend(backend: str) -> str:
     A run never switches backend between chunks, so every frame is computed
     by the same implementation (the numbers of a chunked run are those of a
     whole run).
+
+    Parameters
+    ----------
+    backend : str
+        ``"auto"`` (or None), ``"numpy"``, ``"cupy"``, or ``"cupy:N"`` for a device.
+
+    Returns
+    -------
+    str
+        For ``"auto"``: ``"cupy"`` when it is preferred and available, else ``"numpy"``;
+        otherwise ``backend`` as given.
+
+    Raises
+    ------
+    InputError
+        If the backend is unknown or not usable here.
+
+    Examples
+    --------
+    >>> pinned_backend("numpy")
+    'numpy'
     """
     if backend in (None, "auto"):
         pref = _backend.preference()
@@ -59,7 +80,33 @@ def pinned_backend(backend: str) -> str:
 
 def band_bins(freqs: np.ndarray, low: float | None, high: float | None, what: str
               ) -> tuple[int, int]:
-    """``(i0, i1)``: the bins whose centres lie in ``[low, high]`` (None: that end of ``freqs``)."""
+    """``(i0, i1)``: the bins whose centres lie in ``[low, high]`` (None: that end of ``freqs``).
+
+    Parameters
+    ----------
+    freqs : numpy.ndarray
+        Bin centre frequencies (Hz), increasing.
+    low, high : float or None
+        The band (Hz); None leaves that end open.
+    what : str
+        The name starting error messages (the detector).
+
+    Returns
+    -------
+    tuple of int
+        ``(i0, i1)``: the slice ``freqs[i0:i1]`` of the bins in the band.
+
+    Raises
+    ------
+    InputError
+        If ``high < low`` or no bin lies in the band.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> band_bins(np.arange(0.0, 1000.0, 100.0), 250.0, 500.0, "detect.energy")
+    (3, 6)
+    """
     lo = -math.inf if low is None else float(low)
     hi = math.inf if high is None else float(high)
     if hi < lo:
@@ -78,6 +125,15 @@ class FrameStream:
     ``push(x)`` returns ``(k0, P)``: the index of the first new frame and the
     new frames' power, shaped ``(frames, bins)`` (two-sided and centred for
     complex input), float32 or float64 as the ``stft_power`` operator gives.
+
+    Parameters
+    ----------
+    stft : StftParams
+        Frame length, hop, window and scaling.
+    fs : float
+        Sample rate (Hz).
+    backend : str
+        Backend of the ``stft_power`` calls (one for the whole stream).
     """
 
     def __init__(self, stft: spectral.StftParams, fs: float, backend: str = "numpy") -> None:
@@ -239,7 +295,21 @@ class BlockFloor:
 
 @dataclass
 class Segment:
-    """Frames ``first .. last`` (inclusive) above the threshold, merged across short gaps."""
+    """Frames ``first .. last`` (inclusive) above the threshold, merged across short gaps.
+
+    Parameters
+    ----------
+    first, last : int
+        The first and last frame (inclusive).
+    peak : float
+        The highest score of its frames.
+    peak_frame : int
+        The frame of that score.
+    payload : numpy.ndarray, optional
+        Sum of the payload rows of the frames above the threshold (None without payload).
+    count : int
+        Number of frames above the threshold.
+    """
 
     first: int
     last: int
@@ -467,6 +537,20 @@ class ChannelStreams(Stage):
     ``channels[i]``) and returns the events finished so far, ``channel`` set,
     sample edges counted from the first sample pushed.  Made by
     :meth:`Detector.for_channels`.
+
+    Parameters
+    ----------
+    detector : Detector
+        The detector each row's stream is spawned from.
+    channels : int or sequence of int
+        A count (rows are channels 0, 1, ...) or the channel numbers of the rows.
+    recording : Recording, optional
+        Each row's stream is prepared from its channel (:meth:`Detector.prepare`).
+
+    Raises
+    ------
+    InputError
+        If there is no channel.
     """
 
     exact_split = False

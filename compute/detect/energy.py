@@ -1,66 +1,12 @@
 """Band-limited energy detection: sounds in a band above an adaptive noise floor; IQ bursts.
 
-:class:`EnergyDetector` (operator ``detect.energy``) works as Raven's
-band-limited energy detector does: the power of each STFT frame in the band
-(from the ``stft_power`` operator), a noise floor estimated per block of
-frames as a low percentile and smoothed by the median over the blocks around
-it, and events where the band power is at least ``snr_db`` over the floor;
-runs separated by less than ``min_gap_s`` are one event, and events shorter
-than ``min_duration_s`` or longer than ``max_duration_s`` are dropped.  An
-event's edges are the outer edges of its first and last frames' centre hops
-(``k*hop + (nfft-hop)/2`` to ``k*hop + (nfft+hop)/2``); its score is the
-peak SNR in dB.
+:class:`EnergyDetector` (``detect.energy``, Raven's band-limited energy detector,
+by default whitened: each bin over its own noise floor) finds events where the band
+power stands ``snr_db`` over the floor, each with its own band (:func:`event_band`);
+:class:`BurstDetector` (``detect.bursts``) does the same for IQ captures and measures
+each burst's centre frequency and bandwidth (:func:`occupied_band`).
 
-With ``whiten`` (the default) each bin counts by its own noise: the floor is
-estimated per bin (the same blocks, percentile and median, over every
-:func:`whiten_stride`-th frame of a block: every 4th for the defaults, 24
-frames of a 0.5 s block, which costs a quarter of partitioning them all),
-and a frame's level is the mean over the band of each bin's power over its
-floor.  A loud tonal bin, such as mains hum whose harmonics beat inside one
-bin and swing its power by 10-15 dB from frame to frame, then weighs as much
-as any other bin, not by its power; the band total it would dominate made a
-whole recording one event.  The level is put at 0 dB for noise by dividing
-it by its mean there rather than by a second percentile floor (which would
-need a second round of blocks, doubling the latency): a bin of Gaussian
-noise has exponentially distributed power, so the mean of power over floor
-is a constant of the percentile, the frames a block's percentile takes and
-the blocks the median takes (:func:`noise_floor_scale`; 4.48 for the 20th
-percentile of many values, about 4.1 for the defaults' 24 frames and 11
-blocks).  The SNR threshold is therefore over the noise's mean level, where
-the band total's is over its percentile; with many bins the two differ by a
-fraction of a dB.  ``whiten=false`` is the band total, as Raven's detector
-has it.
-
-An event's band is its own, measured on the detector's STFT bins inside the
-search band, each bin against its own noise: per bin, the mean power of the
-event's frames (first to last) minus the mean power of the frames below the
-threshold in the same noise blocks (the noise of that bin; a block with no
-such frame takes, whitened, each bin's floor times the scale above, else
-its floor spread evenly over the bins), and that excess over the noise, the
-bin's SNR.  The event reaches from the bin of its largest SNR over the bins
-whose mean power is at least ``snr_db`` over their noise (the threshold a
-frame's level must pass, here per bin), bridging runs of up to
-:data:`BAND_GAP` bins (8) that do not stand out; its band is the first to
-the last bin of that reach that stands out with an excess power within
-``event_band_db`` of the largest among its best-seen bins (those within
-``event_band_db`` of the largest SNR) (:func:`event_band`).
-``low_hz``/``high_hz`` are those bins' outer edges, clipped to the search
-band.  A tone gives about three bins (the Hann window's main lobe; its side
-lobes stand out but are 30 dB down), a sweep its sweep, a click the bins it
-stands out in, over the nulls of its random spectrum.  Mains hum does not
-set the band: its harmonics beat inside a bin, so over a click's few frames
-its excess power is by chance larger than the click's in any other bin (a
-band measured on the excess power alone would be the hum's), but that
-excess is small against the hum's own noise.  Only the blocks holding an
-event are measured per bin (the excess and the noise ride along with the
-frames), so the band costs next to nothing.
-
-:class:`BurstDetector` (operator ``detect.bursts``) is the same detector for
-IQ captures (two-sided spectra, absolute RF bands) that also measures each
-burst's band: the mean power over the floor per bin during the burst and
-the bins around its peak within ``bandwidth_db`` of its level (see
-:func:`occupied_band`); ``low_hz``/``high_hz`` are those bins' outer edges,
-so the centre frequency and bandwidth come to within a bin.
+See docs/explanation/rooms/detect.md.
 """
 
 from __future__ import annotations
@@ -128,7 +74,7 @@ _WHITEN = Param("whiten", bool, True,
 
 
 def whiten_stride(nfft: int, hop: int, block: int) -> int:
-    """Every how many frames a block's per-bin percentile takes (see the module doc).
+    """Every how many frames a block's per-bin percentile takes (whitening).
 
     Twice the frames' overlap factor (every other frame of those that do not
     overlap), keeping at least 16 frames of a block: every 4th frame, 24 of a
@@ -146,9 +92,28 @@ def noise_floor_scale(percentile: float, frames: int, blocks: int) -> float:
     ``numpy.percentile`` takes it) of ``frames`` values each.  The whitened
     level divides each bin's power by its floor, so its mean in noise is
     this; dividing by it puts noise at 0 dB.  For a large sample it tends to
-    ``-1 / ln(1 - percentile/100)`` (4.48 for 20 %); for the defaults (24
-    frames, 11 blocks) it is about 3.9.  Computed from a fixed draw of
-    exponential values (seeded, the same in every process and run).
+    ``-1 / ln(1 - percentile/100)`` (4.48 for 20 %); for the defaults at 48 kHz
+    (24 frames, 9 blocks) it is about 4.2.  Computed from a fixed draw of
+    exponential values (seeded, the same in every process and run); results are cached.
+
+    Parameters
+    ----------
+    percentile : float
+        The percentile of a block's values taken as its noise, strictly between 0 and 100.
+    frames : int
+        Values per block that the percentile takes.
+    blocks : int
+        Blocks whose percentiles the median takes.
+
+    Returns
+    -------
+    float
+        The mean of ``mu / floor`` (a ratio of powers, not dB).
+
+    Raises
+    ------
+    ValueError
+        If ``percentile`` is not strictly between 0 and 100.
     """
     q = float(percentile)
     if not 0.0 < q < 100.0:
@@ -178,7 +143,7 @@ class EnergyDetector(Detector):
         hop = p["hop"]
         block = max(1, round(p["noise_block_s"] * self.fs / hop))
         half = max(0, round((p["noise_window_s"] / max(p["noise_block_s"], 1e-12) - 1) / 2))
-        #: per-bin floors (see the module doc); the bursts detector has no such parameter
+        #: per-bin floors (whitening); the bursts detector has no such parameter
         self.whiten = bool(p.get("whiten", False))
         stride = 1
         if self.whiten:
@@ -362,7 +327,7 @@ class EnergyDetector(Detector):
         return float(lo), float(hi)
 
     def _band_of(self, seg: Segment) -> tuple[float, float]:
-        """The event's own band (see the module doc), inside the search band."""
+        """The event's own band (:func:`event_band`), inside the search band."""
         lo, hi = self._search_band()
         if seg.payload is None or seg.count == 0:
             return lo, hi
@@ -433,6 +398,30 @@ def event_band(excess: np.ndarray, level_db: float, gap: int = 2,
     Without ``noise`` the band holds the bins around the largest ``excess``
     at no more than ``level_db`` below it, bridging dips of up to ``gap``
     bins (a sweep's or a vibrato's uneven spread).
+
+    Parameters
+    ----------
+    excess : numpy.ndarray
+        Mean power over the noise per bin during the event (1-D).
+    level_db : float
+        How far below the strongest bins a bin of the band may be (dB).
+    gap : int
+        Longest run of bins not standing out that the band bridges.
+    noise : numpy.ndarray, optional
+        Mean noise power per bin; None to use ``excess`` alone.
+    min_snr_db : float
+        Mean power over the noise at which a bin stands out (dB).
+
+    Returns
+    -------
+    tuple of int
+        ``(first, last)``: indices of the band's first and last bins (inclusive).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> event_band(np.array([0.0, 0.1, 5.0, 10.0, 4.0, 0.05, 0.0]), 10.0)
+    (2, 4)
     """
     e = np.asarray(excess, dtype=np.float64)
     if noise is None:
@@ -459,6 +448,26 @@ def occupied_band(excess: np.ndarray, level_db: float, gap: int = 2) -> tuple[in
     the peak (robust against the peak's own noise), and the band grows from
     the peak over the bins at no more than ``level_db`` below that level,
     bridging dips of up to ``gap`` bins.
+
+    Parameters
+    ----------
+    excess : numpy.ndarray
+        Mean power over the floor per bin (1-D).
+    level_db : float
+        How far below the band's level a bin of the band may be (dB).
+    gap : int
+        Longest dip, in bins, that the band bridges.
+
+    Returns
+    -------
+    tuple of int
+        ``(first, last)``: indices of the band's first and last bins (inclusive).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> occupied_band(np.array([0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0]), 3.0)
+    (2, 5)
     """
     e = np.asarray(excess, dtype=np.float64)
     if e.size >= 3:

@@ -43,7 +43,25 @@ _SCORE = re.compile(r"(?:^|[\s;(\[])score=([-+0-9.eEinfa]+)")
 
 @dataclass(frozen=True)
 class Event:
-    """One row of :class:`Events` (plain Python values)."""
+    """One row of :class:`Events` (plain Python values).
+
+    Parameters
+    ----------
+    start_sample, stop_sample : int
+        Edges in samples.
+    start_s, stop_s : float
+        Edges in seconds.
+    low_hz, high_hz : float or None
+        The band (Hz); None for a time-only event.
+    score : float
+        The detector's score (NaN when unknown).
+    label : str
+        The label.
+    channel : int or None
+        The channel, or None when not set.
+    detector : str
+        The detector's operator name.
+    """
 
     start_sample: int
     stop_sample: int
@@ -351,7 +369,30 @@ def read_events(path: str | os.PathLike[str], fs: float | None = None, *,
                 detector: str | None = None) -> Events:
     """Read an annotation file written by :meth:`Events.write` back as events.
 
-    ``fs`` (or the recording's sample rate) converts times to samples.
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The annotation file.
+    fs : float, optional
+        Sample rate (Hz) converting times to samples; default: the recording's.
+    format : {"sigmf", "raven", "audacity", "csv", "hdf5"}, optional
+        Found from the file name and content when omitted.
+    recording : Recording, optional
+        The annotated recording (its sample rate and band).
+    detector : str, optional
+        The detector's name; default: the first annotation's generator.
+
+    Returns
+    -------
+    Events
+        The events, scores read from ``score=`` (NaN when absent).
+
+    Raises
+    ------
+    InputError
+        If neither ``fs`` nor ``recording`` is given, or the file's content is malformed.
+    RecordingError
+        If the file is missing or unreadable, or is not of the format.
     """
     if fs is None:
         if recording is None:

@@ -34,7 +34,18 @@ ALIASES = {"energy": "detect.energy", "bled": "detect.energy", "template": "dete
 
 
 def detector_names() -> list[str]:
-    """The built-in detectors' operator names (plugins' ``events`` operators come on top)."""
+    """The built-in detectors' operator names (plugins' ``events`` operators come on top).
+
+    Returns
+    -------
+    list of str
+        The names, sorted.
+
+    Examples
+    --------
+    >>> detector_names()
+    ['detect.bursts', 'detect.energy', 'detect.template']
+    """
     return sorted(DETECTORS)
 
 
@@ -47,6 +58,30 @@ def make_detector(detector: str | Operator | Detector, params: Mapping[str, Any]
     their aliases (:data:`ALIASES`: ``energy``, ``template``, ``bursts``,
     ``onsets``) or any operator declaring ``events`` (a plugin's).  A
     :class:`Detector` is returned as it is (then ``params`` must be None).
+
+    Parameters
+    ----------
+    detector : str, Operator or Detector
+        What to run.
+    params : mapping, optional
+        The detector operator's parameters (validated against its schema).
+    fs : float
+        Sample rate (Hz).
+    center_frequency : float, optional
+        RF of 0 Hz for IQ streams (Hz): bands are absolute.
+    backend : str
+        Where the kernels run (``auto``, ``numpy``, ``cupy``); one for the whole run.
+
+    Returns
+    -------
+    Detector
+        A fresh detector stream, at rest.
+
+    Raises
+    ------
+    InputError
+        If ``detector`` is no detector, ``params`` are given with a :class:`Detector`,
+        or the parameters or ``fs`` are invalid.
     """
     if isinstance(detector, Detector):
         if params:

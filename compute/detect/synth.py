@@ -32,7 +32,24 @@ TAPER_S = 0.004
 
 @dataclass(frozen=True)
 class Call:
-    """One generated call: its box, its SNR and how to draw it."""
+    """One generated call: its box, its SNR and how to draw it.
+
+    Parameters
+    ----------
+    start, stop : int
+        Edges in samples.
+    low_hz, high_hz : float
+        The band the call spans (Hz).
+    snr_db : float
+        Mean power over the noise power in the analysis band at its time (dB).
+    kind : str
+        ``"chirp"``, ``"whistle"`` or ``"template"``.
+    f0, f1 : float
+        Start and end frequency of a sweep (Hz); for a whistle its centre and centre
+        plus the vibrato's depth.
+    amplitude : float
+        Peak amplitude of the drawn call (linear).
+    """
 
     start: int  # samples
     stop: int
@@ -53,6 +70,28 @@ class Call:
 
 @dataclass(frozen=True)
 class Plan:
+    """A generated recording: its calls and its noise, hum and drift.
+
+    Parameters
+    ----------
+    fs : float
+        Sample rate (Hz).
+    n_samples : int
+        Length in samples.
+    calls : tuple of Call
+        The calls, in time order.
+    noise_rms : float
+        RMS of the white noise before pink shaping.
+    hum_amplitude : float
+        Amplitude of the 50 Hz hum (harmonic ``h`` has ``hum_amplitude / h``, h = 1..5).
+    drift_db : float
+        Depth of the noise level's slow sinusoidal drift (dB).
+    drift_period_s : float
+        Period of that drift (s).
+    seed : int
+        Seed of the random draws.
+    """
+
     fs: float
     n_samples: int
     calls: tuple[Call, ...]
@@ -102,6 +141,47 @@ def plan_calls(duration_s: float = 60.0, fs: float = 48000.0, n_calls: int = 20,
     """Place ``n_calls`` calls (``n_template`` of them copies of the template call).
 
     SNRs are uniform in ``snr_db``; calls are at least ``min_spacing_s`` apart.
+
+    Parameters
+    ----------
+    duration_s : float
+        Length of the recording (s).
+    fs : float
+        Sample rate (Hz).
+    n_calls : int
+        Number of calls.
+    snr_db : tuple of float
+        Range of the calls' SNRs (dB).
+    durations_s : tuple of float
+        Range of the calls' durations (s); template calls last 0.12 s.
+    calls_hz : tuple of float
+        Range of the calls' frequencies (Hz).
+    band_hz : tuple of float
+        The analysis band in which SNRs are measured (Hz).
+    n_template : int
+        How many calls are copies of the template call (:data:`TEMPLATE_CALL`).
+    min_spacing_s : float
+        Least time between calls (s).
+    noise_rms : float
+        RMS of the white noise before pink shaping.
+    hum_amplitude : float
+        Amplitude of the 50 Hz hum.
+    drift_db : float
+        Depth of the noise level's drift (dB).
+    drift_period_s : float
+        Period of the drift (s).
+    seed : int
+        Seed of the random draws.
+
+    Returns
+    -------
+    Plan
+        The calls and the noise parameters; :func:`render` draws the samples.
+
+    Raises
+    ------
+    ValueError
+        If the calls do not fit in ``duration_s``.
     """
     rng = np.random.default_rng(seed)
     n = round(duration_s * fs)
@@ -147,7 +227,20 @@ def plan_calls(duration_s: float = 60.0, fs: float = 48000.0, n_calls: int = 20,
 
 
 def render(plan: Plan, block: int = 1 << 22) -> Iterator[np.ndarray]:
-    """The recording's samples (float32), ``block`` at a time, in order."""
+    """The recording's samples (float32), ``block`` at a time, in order.
+
+    Parameters
+    ----------
+    plan : Plan
+        The recording to draw.
+    block : int
+        Samples per yielded block.
+
+    Yields
+    ------
+    numpy.ndarray
+        The next block of samples, float32, 1-D.
+    """
     fs = plan.fs
     rng = np.random.default_rng(plan.seed + 1)
     zi = np.zeros(len(_PINK_A) - 1)
@@ -173,13 +266,36 @@ def render(plan: Plan, block: int = 1 << 22) -> Iterator[np.ndarray]:
 
 
 def render_all(plan: Plan) -> np.ndarray:
-    """The whole recording in one array."""
+    """The whole recording in one array.
+
+    Parameters
+    ----------
+    plan : Plan
+        The recording to draw.
+
+    Returns
+    -------
+    numpy.ndarray
+        All ``plan.n_samples`` samples, float32.
+    """
     return np.concatenate(list(render(plan)))
 
 
 @dataclass(frozen=True)
 class Match:
-    """How a set of detections compares with the calls of a plan."""
+    """How a set of detections compares with the calls of a plan.
+
+    Parameters
+    ----------
+    found : numpy.ndarray
+        Per call: the index of the detection matched to it, or -1.
+    call : numpy.ndarray
+        Per detection: the index of the call it matched, or -1.
+    edge_error_s : numpy.ndarray
+        Per call: (start error, stop error) of its detection (s; NaN when missed).
+    duplicate : numpy.ndarray
+        Per detection: True when it overlaps only calls other detections matched.
+    """
 
     #: per call: the index of the detection matched to it, or -1
     found: np.ndarray
@@ -203,7 +319,22 @@ class Match:
 
 
 def match(events, calls, fs: float) -> Match:
-    """Match detections to calls by time overlap (each at most once, largest overlap first)."""
+    """Match detections to calls by time overlap (each at most once, largest overlap first).
+
+    Parameters
+    ----------
+    events : Events
+        The detections (their ``start_sample`` and ``stop_sample`` are used).
+    calls : sequence of Call
+        The calls, in time order.
+    fs : float
+        Sample rate (Hz) converting edge errors to seconds.
+
+    Returns
+    -------
+    Match
+        The matches, missed calls, false and duplicate detections.
+    """
     s = np.asarray(events.start_sample, np.int64)
     e = np.asarray(events.stop_sample, np.int64)
     cs = np.array([c.start for c in calls], np.int64)
@@ -235,9 +366,21 @@ def iq_bursts(fs: float = 48000.0, seed: int = 0, nfft: int = 1024
               ) -> tuple[np.ndarray, list[tuple[int, int, float, float]]]:
     """IQ noise with four band-limited noise bursts (about 20 dB over the noise per bin).
 
-    Returns the complex64 samples (4 s) and, per burst, ``(start, stop, low_hz,
-    high_hz)`` in samples and baseband Hz; band edges are whole multiples of
-    ``fs / nfft``.
+    Parameters
+    ----------
+    fs : float
+        Sample rate (Hz).
+    seed : int
+        Seed of the random draws.
+    nfft : int
+        FFT length whose bin width ``fs / nfft`` the band edges are multiples of.
+
+    Returns
+    -------
+    samples : numpy.ndarray
+        4 s of complex64 samples.
+    truth : list of tuple
+        Per burst, ``(start, stop, low_hz, high_hz)`` in samples and baseband Hz.
     """
     rng = np.random.default_rng(seed)
     n = int(4 * fs)

@@ -1,36 +1,11 @@
 """Template matching: "find similar" by normalised cross-correlation of a spectrogram patch.
 
-The template is a box of a recording (``template_start_s`` to
-``template_stop_s``, ``template_low_hz`` to ``template_high_hz``): the dB
-power of the STFT frames whose centres lie in the time range, in the bins
-whose centres lie in the band.  It slides along the recording's spectrogram
-(the same bins, one frame at a time); the score at lag ``m`` (the template's
-first frame on frame ``m``) is the normalised cross-correlation
+:class:`TemplateDetector` (``detect.template``) slides the dB spectrogram of a box of
+a recording along the recording's spectrogram; matches are lags scoring at least
+``threshold`` and the largest within the template's length.  Its kernel :func:`ncc`
+(``detect.ncc``) is written against ``xp``, FFTs on the calling thread.
 
-    sum((D - mean D) * (T - mean T)) / sqrt(sum((D - mean D)**2) * sum((T - mean T)**2))
-
-over the patch ``D`` under the template (its mean taken under the template
-too), between -1 and 1.  A match is a lag whose score is at least
-``threshold`` and the largest within the template's length on either side
-(strictly larger than the ones before it), so matches are separated by at
-least the template's length; its box is the template's box moved there.
-
-The correlation runs on the operator core: :func:`ncc` (operator
-``detect.ncc``) is written once against ``xp`` and runs on CuPy as on NumPy.
-Its numerator is an FFT correlation summed over the bins, in float64, on one
-thread (``workers=1``: the kernel runs on the calling thread, the compute
-thread in the app, and starts no scipy.fft thread pool there; a matrix
-product instead would hand the work to a threaded BLAS, whose spinning
-threads are many times slower on busy cores); its local sums are running
-sums.  Lags are computed in blocks of :data:`BLOCK_LAGS` counted from the
-first frame, so the scores of a chunked run are those of a whole run.
-
-The spectrogram is computed once, at the template's STFT parameters, through
-the ``stft_power`` operator; only the template's band is kept, as float32
-levels in one reused buffer.  On the dB scale the levels are natural
-logarithms of the power: ``10 * log10`` is a positive multiple of ``ln``, and
-the normalised cross-correlation does not change when either the data or the
-template is scaled.  The correlation's sums are float64.
+See docs/explanation/rooms/detect.md.
 """
 
 from __future__ import annotations
@@ -249,7 +224,7 @@ class TemplateDetector(Detector):
     def _levels(self, power: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """(frames, bins) power -> (frames, band bins) float32 levels on the template's scale.
 
-        dB: ``ln(power + eps)`` (see the module doc); power: the power itself.
+        dB: ``ln(power + eps)`` (scale-free for the correlation); power: the power itself.
         Written into ``out`` when given.
         """
         band = power[:, self.i0:self.i1]

@@ -33,6 +33,13 @@ class Analysis:
     Frequencies ``f`` are ``n`` points from 0 to Nyquist inclusive (Hz).
     Responses are those *applied*: for zero-phase designs the forward-backward
     response ``|H|**2`` with zero phase and zero group delay.
+
+    Parameters
+    ----------
+    design : Design
+        The designed filter.
+    n : int
+        Number of frequency points from 0 Hz to Nyquist inclusive.
     """
 
     design: Design
@@ -113,7 +120,25 @@ class Analysis:
 
 
 def analyze(d: Design, n: int = 2048) -> Analysis:
-    """The analysis views of a design on ``n`` frequencies (lazy; see :class:`Analysis`)."""
+    """The analysis views of a design on ``n`` frequencies (lazy; see :class:`Analysis`).
+
+    Parameters
+    ----------
+    d : Design
+        The designed filter.
+    n : int
+        Number of frequency points from 0 Hz to Nyquist inclusive (at least 2).
+
+    Returns
+    -------
+    Analysis
+        The views, each computed on first access.
+
+    Raises
+    ------
+    FilterSpecError
+        If ``n`` is not a whole number >= 2.
+    """
     if not isinstance(n, numbers.Integral) or n < 2:
         raise _fail("n", f"n={n!r} must be a whole number >= 2")
     return Analysis(d, int(n))
@@ -124,7 +149,23 @@ def analyze(d: Design, n: int = 2048) -> Analysis:
 
 @dataclass(frozen=True)
 class BandCheck:
-    """One tolerance band and how the response sits in it (dB; margin < 0: violated)."""
+    """One tolerance band and how the response sits in it (dB; margin < 0: violated).
+
+    Parameters
+    ----------
+    kind : str
+        ``"pass"`` or ``"stop"``.
+    f0, f1 : float
+        Band edges (Hz).
+    lo_db, hi_db : float
+        Lower and upper limit of the response (dB); ``lo_db`` is ``-inf`` for stopbands.
+    worst_db : float
+        The response value that comes closest to (or beyond) a limit (dB).
+    worst_hz : float
+        Frequency of that value (Hz).
+    margin_db : float
+        Distance from ``worst_db`` to the nearest limit (dB; negative: violated).
+    """
 
     kind: str        # "pass" or "stop"
     f0: float
@@ -146,6 +187,11 @@ class Verdict:
 
     ``passed`` is None when the spec sets no tolerance (nothing to check);
     ``worst`` is the band with the smallest margin.
+
+    Parameters
+    ----------
+    bands : tuple of BandCheck
+        One check per tolerance band (empty: nothing to check).
     """
 
     bands: tuple[BandCheck, ...]
@@ -168,7 +214,23 @@ class Verdict:
 
 
 def tolerance_bands(spec: FilterSpec, fs: float) -> list[tuple[str, float, float, float, float]]:
-    """``(kind, f0, f1, lo_db, hi_db)`` of each tolerance band (what the plot draws)."""
+    """``(kind, f0, f1, lo_db, hi_db)`` of each tolerance band (what the plot draws).
+
+    Parameters
+    ----------
+    spec : FilterSpec
+        The specification; its ``rp``/``rs`` and passband/stopband (or, for remez and
+        firls, ``bands``/``desired``) set the bands.
+    fs : float
+        Sample rate (Hz).
+
+    Returns
+    -------
+    list of tuple
+        ``(kind, f0, f1, lo_db, hi_db)``: ``"pass"`` or ``"stop"``, the edges (Hz) and
+        the limits (dB, ``lo_db = -inf`` for stopbands); empty when the spec sets no
+        tolerance.
+    """
     nyq = fs / 2.0
     out = []
     if spec.design in ("remez", "firls") and spec.bands is not None:
@@ -202,6 +264,20 @@ def verify(d: Design, spec: FilterSpec | None = None, analysis: Analysis | None 
 
     The response is evaluated on the analysis grid (``analysis``, or 2048
     points) plus exactly at every band edge.
+
+    Parameters
+    ----------
+    d : Design
+        The designed filter.
+    spec : FilterSpec, optional
+        The specification to check against (default: ``d.spec``).
+    analysis : Analysis, optional
+        Analysis of ``d`` whose frequency grid to use (default: 2048 points).
+
+    Returns
+    -------
+    Verdict
+        One :class:`BandCheck` per tolerance band; no bands when there is no tolerance.
     """
     spec = spec if spec is not None else d.spec
     if spec is None:

@@ -118,6 +118,11 @@ def sos_kernel() -> Callable[..., Any] | None:
 
     None when it is not there or does not give exactly what
     ``scipy.signal.sosfilt`` gives (checked once, on a probe).
+
+    Returns
+    -------
+    callable or None
+        The kernel, filtering ``x`` in place and updating ``zi``; None when unusable.
     """
     if not _SOS_KERNEL:
         kernel = None
@@ -144,7 +149,15 @@ def sos_kernel() -> Callable[..., Any] | None:
 
 
 class SosFilter(StreamFilter):
-    """IIR in second-order sections with carried ``zi`` (scipy's ``sosfilt``)."""
+    """IIR in second-order sections with carried ``zi`` (scipy's ``sosfilt``).
+
+    Parameters
+    ----------
+    sos : array_like
+        Second-order sections, shape ``(sections, 6)``.
+    settle : int
+        Settling length in samples (the stage's ``lookback``).
+    """
 
     exact_split = False
 
@@ -208,6 +221,11 @@ class FirFilter(StreamFilter):
     The whole run takes the same path (zeros before the first sample), so every
     output is the same dot product, bit for bit, however the signal is chunked.
     Rows (channels) share the carried tail's leading axis.
+
+    Parameters
+    ----------
+    b : numpy.ndarray
+        The taps (1-D).
     """
 
     def __init__(self, b: np.ndarray) -> None:
@@ -246,6 +264,11 @@ class FftFirFilter(StreamFilter):
     every output leaves with its chunk.  Outputs equal the direct convolution
     to float rounding, which depends on where blocks start: two chunkings
     agree to rounding, not bit for bit.
+
+    Parameters
+    ----------
+    b : numpy.ndarray
+        The taps (1-D).
     """
 
     exact_split = False
@@ -353,6 +376,13 @@ class CombFilter(StreamFilter):
     Sample ``n`` belongs to phase ``n % N``; each phase is the filter
     ``([b0, bN], [1, aN])`` in transposed direct form with one state value.
     Rows (channels) run one after the other, each with its own phases.
+
+    Parameters
+    ----------
+    b, a : numpy.ndarray
+        Numerator and denominator of length ``N + 1``, non-zero only at 0 and N.
+    settle : int
+        Settling length in samples (the stage's ``lookback``).
     """
 
     exact_split = False
@@ -433,11 +463,18 @@ def stream_filter(form: str, coefficients: dict[str, np.ndarray], settle: int = 
     Parameters
     ----------
     form : {"sos", "fir", "comb"}
+        The form of the coefficients.
     coefficients : dict
         ``{"sos": ...}``, ``{"b": ...}`` or ``{"b": ..., "a": ...}``, as
         :attr:`Design.coefficients`.
     settle : int
-        Settling length of an IIR filter (its ``lookback``).
+        Settling length of an IIR filter in samples (its ``lookback``).
+
+    Returns
+    -------
+    StreamFilter
+        A :class:`SosFilter`; for FIR taps a :class:`FftFirFilter` from
+        :data:`FFT_MIN_TAPS` taps on, else a :class:`FirFilter`; else a :class:`CombFilter`.
     """
     if form == "sos":
         return SosFilter(coefficients["sos"], settle)
@@ -449,7 +486,21 @@ def stream_filter(form: str, coefficients: dict[str, np.ndarray], settle: int = 
 
 def zero_phase_function(form: str, coefficients: dict[str, np.ndarray]
                         ) -> Callable[[Any], Any]:
-    """``f(x)``: forwards and backwards over a whole signal (``sosfiltfilt`` / ``filtfilt``)."""
+    """``f(x)``: forwards and backwards over a whole signal (``sosfiltfilt`` / ``filtfilt``).
+
+    Parameters
+    ----------
+    form : {"sos", "fir", "comb"}
+        The form of the coefficients.
+    coefficients : dict
+        ``{"sos": ...}``, ``{"b": ...}`` or ``{"b": ..., "a": ...}``, as
+        :attr:`Design.coefficients`.
+
+    Returns
+    -------
+    callable
+        ``f(x)`` filtering a whole signal with zero phase, on the array's backend.
+    """
     if form == "sos":
         sos = coefficients["sos"]
 
@@ -472,6 +523,13 @@ class BlockFilter:
     impulse response's L1 norm; FIR: exact).  Pass it as the tile engine's
     ``pipeline_context``.  The block runs through the same
     :class:`StreamFilter` as a pipeline stage, from rest.
+
+    Parameters
+    ----------
+    d : Design
+        The designed filter.
+    tol : float
+        Impulse-response tail (relative L1) the block may miss at its start.
     """
 
     def __init__(self, d: Design, tol: float = VIEW_SETTLE_TOL) -> None:
@@ -489,5 +547,20 @@ class BlockFilter:
 
 def block_filter(spec: FilterSpec | Design, fs: float | None = None,
                  tol: float = VIEW_SETTLE_TOL) -> BlockFilter:
-    """A :class:`BlockFilter` for a design, or for a spec designed for ``fs``."""
+    """A :class:`BlockFilter` for a design, or for a spec designed for ``fs``.
+
+    Parameters
+    ----------
+    spec : FilterSpec or Design
+        A designed filter, or a specification to design.
+    fs : float, optional
+        Sample rate (Hz); needed when ``spec`` is a :class:`FilterSpec`.
+    tol : float
+        Impulse-response tail (relative L1) a block may miss at its start.
+
+    Returns
+    -------
+    BlockFilter
+        The block function; its ``context`` is the samples needed around a block.
+    """
     return BlockFilter(spec if isinstance(spec, Design) else design(spec, fs), tol)

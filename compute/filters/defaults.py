@@ -103,6 +103,28 @@ def starter(kind: str, fs: float) -> FilterSpec:
 
     Band filters are Butterworth of :data:`DEFAULT_ORDER` around the voice band,
     kept below Nyquist at any sample rate; a notch sits on :data:`MAINS_HZ`.
+
+    Parameters
+    ----------
+    kind : str
+        ``"bandpass"``, ``"lowpass"``, ``"highpass"``, ``"bandstop"`` or ``"notch"``.
+    fs : float
+        Sample rate (Hz).
+
+    Returns
+    -------
+    FilterSpec
+        The new filter.
+
+    Raises
+    ------
+    InputError
+        If ``kind`` is not a key of :data:`STARTER_KINDS`.
+
+    Examples
+    --------
+    >>> starter("notch", 48000.0).to_params()["frequency"]
+    50.0
     """
     top = 0.45 * fs  # below Nyquist at any sample rate
     params: dict[str, Any]
@@ -119,17 +141,56 @@ def starter(kind: str, fs: float) -> FilterSpec:
 
 
 def size_field(design: str) -> str | None:
-    """The field that sizes a design: ``"order"`` (IIR), ``"numtaps"`` (FIR) or None."""
+    """The field that sizes a design: ``"order"`` (IIR), ``"numtaps"`` (FIR) or None.
+
+    Parameters
+    ----------
+    design : str
+        A design method (a key of ``DESIGNS``).
+
+    Returns
+    -------
+    str or None
+        ``"order"``, ``"numtaps"``, or None for designs sized by neither.
+
+    Examples
+    --------
+    >>> size_field("butter"), size_field("firwin"), size_field("iirnotch")
+    ('order', 'numtaps', None)
+    """
     return "order" if design in IIR_DESIGNS else "numtaps" if design in FIR_DESIGNS else None
 
 
 def form_values(spec: FilterSpec) -> dict[str, Any]:
-    """The values of ``spec``'s form (its pipeline params, lists for several numbers)."""
+    """The values of ``spec``'s form (its pipeline params, lists for several numbers).
+
+    Parameters
+    ----------
+    spec : FilterSpec
+        The filter.
+
+    Returns
+    -------
+    dict
+        Field name -> value, tuples turned into lists.
+    """
     return {k: list(v) if isinstance(v, tuple) else v for k, v in spec.to_params().items()}
 
 
 def spec_from_form(design: str, values: Mapping[str, Any]) -> FilterSpec:
     """The spec a form of ``design`` says (empty fields left out: their defaults).
+
+    Parameters
+    ----------
+    design : str
+        The design method of the form.
+    values : Mapping
+        Field name -> value; None for an empty field.
+
+    Returns
+    -------
+    FilterSpec
+        The filter the form describes.
 
     Raises
     ------
@@ -141,8 +202,26 @@ def spec_from_form(design: str, values: Mapping[str, Any]) -> FilterSpec:
 
 
 def beyond_nyquist(values: Mapping[str, Any], fs: float) -> str:
-    """The first band edge of a form at or above the Nyquist frequency, said as the design
-    says it; "" when there is none."""
+    """The first band edge of a form at or above the Nyquist frequency, as a message.
+
+    Parameters
+    ----------
+    values : Mapping
+        Field name -> value of the form; the edge fields (:data:`EDGE_FIELDS`) are read.
+    fs : float
+        Sample rate (Hz).
+
+    Returns
+    -------
+    str
+        A sentence naming the field, its value and the Nyquist frequency; ``""`` when
+        every edge lies below Nyquist.
+
+    Examples
+    --------
+    >>> beyond_nyquist({"cutoff": 30000.0}, 48000.0)
+    'cutoff=30000.0 Hz must be below the Nyquist frequency 24000 Hz (sample rate 48000 Hz)'
+    """
     nyq = fs / 2.0
     for name in EDGE_FIELDS:
         v = values.get(name)
@@ -170,6 +249,16 @@ def in_force(spec: FilterSpec) -> str:
     second is only the tolerance it is checked against.  Without an order the
     specification designs the filter (its minimum order).  Empty for designs
     with neither an order nor a number of taps.
+
+    Parameters
+    ----------
+    spec : FilterSpec
+        The filter.
+
+    Returns
+    -------
+    str
+        A note for the person filling in the form; ``""`` when nothing competes.
     """
     size = size_field(spec.design)
     if size is None:
@@ -201,6 +290,20 @@ def convert(spec: FilterSpec, method: str, fs: float) -> FilterSpec:
     cutoffs around the old centre (else ``fs / 8``); the rest are the defaults of
     this module.  Equiripple, least-squares and frequency-sampling FIRs start as a
     low-pass band table (pass to 0.1, stop from 0.15 of Nyquist).
+
+    Parameters
+    ----------
+    spec : FilterSpec
+        The current filter.
+    method : str
+        The new design method (a key of ``DESIGNS``).
+    fs : float
+        Sample rate (Hz).
+
+    Returns
+    -------
+    FilterSpec
+        The filter under ``method``.
 
     Raises
     ------

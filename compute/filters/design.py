@@ -88,6 +88,22 @@ def remez_length(bands: Sequence[float], desired: Sequence[float], deltas: Seque
 
     For each transition between neighbouring bands the estimate for a
     two-band filter with those bands' deviations; the longest wins.
+
+    Parameters
+    ----------
+    bands : sequence of float
+        Band edges in pairs, ``[f0, f1, f2, f3, ...]`` (Hz).
+    desired : sequence of float
+        Gain of each band.
+    deltas : sequence of float
+        Allowed linear deviation in each band.
+    fs : float
+        Sample rate (Hz).
+
+    Returns
+    -------
+    int
+        The estimated number of taps (at least 1).
     """
     b = np.asarray(bands, float)
     n = 1
@@ -153,11 +169,24 @@ def design(spec: FilterSpec, fs: float) -> Design:
     same spec and rate give the same :class:`Design` (with whatever it has
     computed lazily, e.g. its settling length) at no cost.
 
+    Parameters
+    ----------
+    spec : FilterSpec
+        The specification.
+    fs : float
+        Sample rate (Hz), positive and finite.
+
+    Returns
+    -------
+    Design
+        Coefficients, order, the scipy calls made and the lazily computed properties.
+
     Raises
     ------
     FilterSpecError
         Naming the field: edges at or beyond Nyquist, a minimum order above
-        :data:`MAX_ORDER`, an unstable result (``order``), etc.
+        :data:`MAX_ORDER`, an unstable result (``order``), etc.; also ``fs`` not a
+        positive sample rate, or ``spec`` no :class:`FilterSpec`.
     """
     if not isinstance(spec, FilterSpec):
         raise _fail(None, f"expected a FilterSpec, got {type(spec).__name__}")
@@ -393,6 +422,36 @@ def notch_from_click(frequency: float, fs: float, *, q: float = DEFAULT_Q,
     ``frequency / q`` Hz wide) for the first :data:`MAX_NOTCH_HARMONICS`
     harmonics at most.  To notch a line seen in a recording, measure it first
     (:func:`~specscope.compute.filters.find_line`) and use :func:`notch_for_line`.
+
+    Parameters
+    ----------
+    frequency : float
+        The line (Hz), between 0 and Nyquist.
+    fs : float
+        Sample rate (Hz).
+    q : float
+        Quality factor: every notch is ``frequency / q`` Hz wide.
+    harmonics : int, "nyquist" or None
+        None: one notch; N: harmonics 1..N; ``"nyquist"``: every harmonic below Nyquist.
+    zero_phase : bool
+        Filter forwards and backwards.
+
+    Returns
+    -------
+    FilterSpec
+        An ``iirnotch``, ``notches`` or ``iircomb`` specification.
+
+    Raises
+    ------
+    FilterSpecError
+        If ``frequency`` is not between 0 Hz and Nyquist, or ``harmonics`` is invalid.
+
+    Examples
+    --------
+    >>> notch_from_click(50.0, 48000.0, harmonics="nyquist").design
+    'iircomb'
+    >>> notch_from_click(49.5, 48000.0, harmonics=3).design
+    'notches'
     """
     if isinstance(frequency, bool) or not isinstance(frequency, numbers.Real) or not (
             0 < frequency < fs / 2):
@@ -441,6 +500,12 @@ def notch_for_line(fit: LineFit, fs: float, *, q: float = DEFAULT_Q,
         and at least :data:`COMB_MIN_HARMONICS` harmonics stand out; otherwise
         ``notches`` up to the highest harmonic found (at most
         :data:`MAX_NOTCH_HARMONICS`), or one ``iirnotch``.
+
+    Raises
+    ------
+    FilterSpecError
+        If ``fit`` is no :class:`LineFit`, its frequency is not between 0 Hz and
+        Nyquist, or ``harmonics`` is invalid.
     """
     if not isinstance(fit, LineFit):
         raise _fail(None, f"expected a LineFit, got {type(fit).__name__}")

@@ -75,7 +75,27 @@ def _cplx(v: np.ndarray) -> list[list[float]]:
 
 def export_coefficients(d: Design, fmt: str = "json", *, name: str = "specscope_filter"
                         ) -> str | bytes:
-    """The coefficients of ``d`` in format ``fmt`` (``npz``: bytes; others: text)."""
+    """The coefficients of ``d`` in format ``fmt`` (``npz``: bytes; others: text).
+
+    Parameters
+    ----------
+    d : Design
+        The designed (or imported) filter.
+    fmt : str
+        One of :data:`FORMATS`.
+    name : str
+        Identifier of the filter in C and Python output.
+
+    Returns
+    -------
+    str or bytes
+        The file's contents: bytes for ``npz``, text otherwise.
+
+    Raises
+    ------
+    InputError
+        If ``fmt`` is no format or ``name`` is no C/Python identifier.
+    """
     fmt = _format_for(None, fmt)
     if not _NAME.match(name):
         raise InputError(f"name={name!r} must be a C/Python identifier")
@@ -85,7 +105,30 @@ def export_coefficients(d: Design, fmt: str = "json", *, name: str = "specscope_
 
 def write_coefficients(d: Design, path: str | os.PathLike[str], fmt: str | None = None, *,
                        name: str = "specscope_filter") -> Path:
-    """Write the coefficients to ``path`` (format from ``fmt`` or the suffix), atomically."""
+    """Write the coefficients to ``path`` (format from ``fmt`` or the suffix), atomically.
+
+    Parameters
+    ----------
+    d : Design
+        The designed (or imported) filter.
+    path : str or os.PathLike
+        The file to write.
+    fmt : str, optional
+        One of :data:`FORMATS`; default: from the suffix (:data:`SUFFIXES`).
+    name : str
+        Identifier of the filter in C and Python output.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    InputError
+        If the format is unknown or cannot be told from the suffix, or ``name`` is no
+        identifier.
+    """
     p = Path(path)
     data = export_coefficients(d, _format_for(p, fmt), name=name)
     atomic_write_bytes(p, data if isinstance(data, bytes) else data.encode("utf-8"),
@@ -270,7 +313,27 @@ def read_coefficients(path: str | os.PathLike[str], fmt: str | None = None,
                       fs: float | None = None) -> Design:
     """A :class:`~specscope.compute.filters.Design` from a coefficient file.
 
-    ``fs`` overrides (or supplies, when the file has none) the sample rate.
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The coefficient file (at most 64 MiB).
+    fmt : str, optional
+        One of :data:`FORMATS`; default: from the suffix.
+    fs : float, optional
+        Sample rate (Hz); overrides (or supplies, when the file has none) the file's.
+
+    Returns
+    -------
+    Design
+        The filter, with the file's spec when it holds one.
+
+    Raises
+    ------
+    RecordingError
+        If there is no such file.
+    InputError
+        If the file is too large, not text where text is expected, or not a valid
+        coefficient file of the format; the message starts with the file name.
     """
     p = Path(path)
     if not p.is_file():
@@ -322,7 +385,27 @@ def _complex_list(v: Any, what: str) -> np.ndarray:
 
 
 def parse_coefficients(data: str | bytes, fmt: str, fs: float | None = None) -> Design:
-    """Parse exported coefficients (see :data:`FORMATS`)."""
+    """Parse exported coefficients (see :data:`FORMATS`).
+
+    Parameters
+    ----------
+    data : str or bytes
+        The file's contents (bytes for ``npz``).
+    fmt : str
+        One of :data:`FORMATS`.
+    fs : float, optional
+        Sample rate (Hz); overrides (or supplies, when the data has none) the stored one.
+
+    Returns
+    -------
+    Design
+        The filter, from SOS, b/a or zeros/poles/gain.
+
+    Raises
+    ------
+    InputError
+        If the data is not of the format, holds no coefficients, or gives no sample rate.
+    """
     fmt = _format_for(None, fmt)
     if fmt == "npz":
         if isinstance(data, str):

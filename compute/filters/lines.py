@@ -1,29 +1,11 @@
 """Spectral lines: find the exact frequency of a line (mains hum) and its harmonics.
 
-A click on a spectrogram says roughly where a line is (one pixel can span
-tens of Hz); :func:`find_line` measures it from the samples themselves:
+:func:`find_line` refines a rough click from the samples: a Welch spectrum with a
+Gaussian window (:func:`line_spectrum`), parabolic peaks, the harmonics standing
+:data:`THRESHOLD_DB` above their local noise floor, and a weighted fit of the
+fundamental across them; :func:`notch_for_line` (:mod:`.design`) makes it a filter.
 
-1. a Welch-averaged power spectrum with long segments (bins of a few tenths of
-   a Hz) and a Gaussian window (standard deviation 1/8 of the segment): its
-   main lobe is a Gaussian, so a parabola through the three log-power bins
-   around a peak gives the peak's frequency almost without bias, whatever the
-   scalloping;
-2. the most prominent peak near the click is the fundamental's first guess
-   (:func:`search_tolerance`: within ``max(2 Hz, near/4)`` of the click; when the
-   view the click came from shows coarser detail than that, within 1.5 of its
-   resolution, peaks in the inner window first);
-3. every harmonic ``k`` is looked for near ``k`` times the current estimate,
-   refined the same way, and kept when it stands :data:`THRESHOLD_DB` above the
-   noise floor (the median power in a neighbourhood of ±f0/2, its own main lobe
-   excluded) and is a local maximum;
-4. the fundamental is the weighted least-squares fit of ``k * f0`` to the kept
-   harmonics (weights from each peak's signal-to-noise ratio), refitted after
-   each harmonic so that the next search window narrows.
-
-The search stops after :data:`MAX_GAP` consecutive harmonics below the floor,
-so a tone elsewhere in the spectrum is not mistaken for a far harmonic.
-:func:`notch_for_line` (in :mod:`.design`) turns the result into a filter.
-Nothing here imports Qt.
+See docs/explanation/rooms/filters.md.
 """
 
 from __future__ import annotations
@@ -187,6 +169,23 @@ def search_tolerance(near: float, view_resolution_hz: float | None = None) -> fl
     finds 49.93 Hz).  A click on a view whose pixels or frequency bins are
     ``view_resolution_hz`` wide may land anywhere on the line's bin, so the
     window is at least :data:`VIEW_RESOLUTIONS` of that resolution.
+
+    Parameters
+    ----------
+    near : float
+        Where the search starts (Hz), e.g. a click.
+    view_resolution_hz : float, optional
+        Width of a pixel or frequency bin of the view clicked (Hz).
+
+    Returns
+    -------
+    float
+        The half-width of the search window (Hz).
+
+    Examples
+    --------
+    >>> search_tolerance(47.0), search_tolerance(1000.0), search_tolerance(47.0, 10.0)
+    (11.75, 250.0, 15.0)
     """
     tol = max(2.0, float(near) / 4.0)
     if view_resolution_hz is not None and math.isfinite(view_resolution_hz):

@@ -36,7 +36,25 @@ Prepare = Callable[[Any, float], tuple[Any, str]]
 
 @dataclass(frozen=True)
 class Shown:
-    """A design with everything drawn of it."""
+    """A design with everything drawn of it.
+
+    Parameters
+    ----------
+    spec : FilterSpec
+        The spec designed (completed by ``prepare`` or capped where needed).
+    design : Design
+        The designed filter.
+    analysis : Analysis
+        Its analysis views, computed.
+    verdict : Verdict
+        The check against the spec's tolerance.
+    note : str
+        What was found or changed to design it (``""`` when nothing).
+    impulse, step : tuple of numpy.ndarray
+        ``(t in s, h)`` of the impulse and step responses, at most :data:`MAX_DRAWN` points.
+    combined : numpy.ndarray, optional
+        Magnitude of the whole chain at ``analysis.f`` (None: no chain around this filter).
+    """
 
     spec: FilterSpec
     design: Design
@@ -51,7 +69,26 @@ class Shown:
 
 
 def grid_points(spec: FilterSpec, fs: float) -> int:
-    """Frequency points enough that a narrow notch is not missed between two of them."""
+    """Frequency points enough that a narrow notch is not missed between two of them.
+
+    Parameters
+    ----------
+    spec : FilterSpec
+        The filter; notches, peaks and combs (:data:`NOTCH_GRID_DESIGNS`) get a finer grid.
+    fs : float
+        Sample rate (Hz).
+
+    Returns
+    -------
+    int
+        2048, or for a notch four points per notch width up to Nyquist, at most 16384.
+
+    Examples
+    --------
+    >>> from specscope.compute.filters import FilterSpec
+    >>> grid_points(FilterSpec("iirnotch", frequency=300.0, q=30.0), 48000.0)
+    9600
+    """
     if spec.frequency and spec.q and spec.design in NOTCH_GRID_DESIGNS:
         width = spec.frequency / spec.q
         return int(min(1 << 14, max(2048, 4 * (fs / 2) / width)))
@@ -85,6 +122,16 @@ def compute_shown(spec: FilterSpec, fs: float, prepare: Prepare | None = None,
         them all (and of ``spec`` when ``in_chain``) on the same grid.
     in_chain : bool
         Whether ``spec`` itself is enabled in the chain.
+
+    Returns
+    -------
+    Shown
+        The design, its analysis, verdict, thinned responses and the chain's magnitude.
+
+    Raises
+    ------
+    FilterSpecError
+        If ``spec`` (or one of ``others``) cannot be designed for ``fs``.
     """
     note = ""
     if spec.design == "notches" and spec.harmonics is None:

@@ -99,7 +99,15 @@ MAX_SPEC_BYTES = 1 << 20
 
 
 class FilterSpecError(InputError):
-    """An impossible or incomplete specification; ``field`` names the culprit."""
+    """An impossible or incomplete specification; ``field`` names the culprit.
+
+    Parameters
+    ----------
+    field_name : str or None
+        The field at fault (kept as ``field``); None when no one field is.
+    message : str
+        One line, starting with the field.
+    """
 
     def __init__(self, field_name: str | None, message: str) -> None:
         super().__init__(message)
@@ -172,12 +180,44 @@ _ARRAYS = ("cutoff", "passband", "stopband", "bands", "desired", "weight", "freq
 
 
 def field_text(v: Any) -> str:
-    """A field value as JSON text, for messages."""
+    """A field value as JSON text, for messages.
+
+    Parameters
+    ----------
+    v : object
+        A field value (number, tuple, array, string).
+
+    Returns
+    -------
+    str
+        Its JSON text.
+
+    Examples
+    --------
+    >>> field_text((300.0, 3000.0))
+    '[300.0, 3000.0]'
+    """
     return json.dumps(json_types(v))
 
 
 def field_array(v: Any) -> np.ndarray:
-    """A frequency field (one number or several) as a 1-D float array."""
+    """A frequency field (one number or several) as a 1-D float array.
+
+    Parameters
+    ----------
+    v : float or sequence of float
+        The field value.
+
+    Returns
+    -------
+    numpy.ndarray
+        The values, 1-D, float64.
+
+    Examples
+    --------
+    >>> field_array(50.0)
+    array([50.])
+    """
     return np.atleast_1d(np.asarray(v, dtype=float))
 
 
@@ -200,6 +240,58 @@ class FilterSpec:
     :class:`FilterSpecError` naming the field; :func:`design` checks the rest
     (Nyquist, stability).  See the module documentation for the fields of
     each design.
+
+    Parameters
+    ----------
+    design : str
+        The design method, a key of :data:`DESIGNS`.
+    btype : str
+        ``"lowpass"``, ``"highpass"``, ``"bandpass"`` or ``"bandstop"``.
+    order : int, optional
+        IIR order (None: the minimum order meeting the tolerance).
+    cutoff : float or tuple of float, optional
+        Cut-off frequency, or ``(low, high)`` for band filters (Hz).
+    passband, stopband : float or tuple of float, optional
+        Passband and stopband edges (Hz): the tolerance, and the minimum-order design.
+    rp : float, optional
+        Passband ripple (dB).
+    rs : float, optional
+        Stopband attenuation (dB).
+    norm : str
+        Bessel normalisation: ``"phase"``, ``"delay"`` or ``"mag"``.
+    frequency : float, optional
+        Centre frequency of a notch, peak or comb (Hz).
+    q : float, optional
+        Quality factor: frequency / bandwidth.
+    kind : str
+        Comb type: ``"notch"`` or ``"peak"``.
+    pass_zero : bool
+        Whether the comb passes 0 Hz.
+    harmonics : int, optional
+        Notch harmonics 1..N (None: up to Nyquist).
+    numtaps : int, optional
+        FIR length (None: the minimum length meeting the tolerance).
+    window : str or tuple
+        Window name, or ``(name, parameter)``.
+    width : float, optional
+        Transition width of a Kaiser FIR (Hz).
+    bands : tuple of float, optional
+        Band edges, two per band (Hz).
+    desired : tuple of float, optional
+        Gain per band.
+    weight : tuple of float, optional
+        Weight per band.
+    freq : tuple of float, optional
+        Frequencies of the ``firwin2`` gain table (Hz), from 0 to Nyquist.
+    gain : tuple of float, optional
+        Gains at ``freq``.
+    zero_phase : bool
+        Filter forwards and backwards (applied response ``|H|**2``).
+
+    Raises
+    ------
+    FilterSpecError
+        If a field is missing, out of range or inconsistent; ``field`` names it.
     """
 
     design: str
@@ -495,8 +587,27 @@ def _check_spec(spec: FilterSpec) -> None:
 def field_schema(design_name: str) -> list[dict[str, Any]]:
     """The parameters of a design, as form schemas (``Param.to_dict()``), ``zero_phase`` last.
 
-    What a generated form shows for one design; unknown names raise
-    :class:`FilterSpecError` naming ``design``.
+    What a generated form shows for one design.
+
+    Parameters
+    ----------
+    design_name : str
+        A key of :data:`DESIGNS`.
+
+    Returns
+    -------
+    list of dict
+        One schema per field of the design, ``zero_phase`` last.
+
+    Raises
+    ------
+    FilterSpecError
+        If ``design_name`` is no design (naming ``design``).
+
+    Examples
+    --------
+    >>> [p["name"] for p in field_schema("iirnotch")]
+    ['frequency', 'q', 'zero_phase']
     """
     if design_name not in DESIGNS:
         raise _fail("design", f"design={design_name!r} must be one of {', '.join(DESIGNS)}")

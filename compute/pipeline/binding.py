@@ -77,6 +77,13 @@ class BlockChain:
     """Functions applied in turn to a block; ``context`` samples needed around it.
 
     What :meth:`BoundPipeline.block_function` gives the tile engine.
+
+    Parameters
+    ----------
+    fns : list of callable
+        ``fn(x, fs)`` applied in order to a block.
+    context : tuple of int
+        ``(before, after)``: samples the block needs around it.
     """
 
     def __init__(self, fns: list[Callable[[np.ndarray, float], Any]],
@@ -91,7 +98,25 @@ class BlockChain:
 
 
 class BoundPipeline:
-    """A pipeline designed for one sample rate: its stages and what chunking needs."""
+    """A pipeline designed for one sample rate: its stages and what chunking needs.
+
+    Every filter is designed and every step checked at construction; no data is read.
+
+    Parameters
+    ----------
+    pipeline : Pipeline
+        The pipeline to bind.
+    fs : float
+        Sample rate (Hz).
+    complex_input : bool
+        Whether the recording's samples are complex (IQ).
+
+    Raises
+    ------
+    InputError
+        If ``fs`` is not a positive sample rate, or a step cannot run at it (naming the
+        step).
+    """
 
     def __init__(self, pipeline: Any, fs: float, complex_input: bool = False) -> None:
         if isinstance(fs, bool) or not isinstance(fs, numbers.Real) or not (

@@ -34,7 +34,18 @@ __all__ = ["EventStream", "ProcessedView", "is_event_operator", "run_events"]
 
 
 def is_event_operator(name: str) -> bool:
-    """Whether operator ``name`` gives events (a built-in detector or a plugin's)."""
+    """Whether operator ``name`` gives events (a built-in detector or a plugin's).
+
+    Parameters
+    ----------
+    name : str
+        An operator name (``"detect.energy"``, ``"onsets.detect"``).
+
+    Returns
+    -------
+    bool
+        True for a built-in detector or an operator whose plugin declares ``events``.
+    """
     return name in DETECTORS or output_kind(name) == "events"
 
 
@@ -45,6 +56,13 @@ class ProcessedView:
     over ``a - lookback .. b + lookahead`` and returns samples ``a:b`` shaped
     ``(samples, channels)``, like :meth:`Recording.read`; samples before the
     first output of a valid-mode step are zeros.
+
+    Parameters
+    ----------
+    bound : BoundPipeline
+        The bound pipeline whose signal steps run.
+    recording : Recording
+        The recording read.
     """
 
     def __init__(self, bound: Any, recording: Any) -> None:
@@ -86,6 +104,15 @@ class EventStream:
     sample edges (``offset``: the recording sample of the first signal
     sample) and the recording's channel numbers; a detector's error names
     the step.
+
+    Parameters
+    ----------
+    step : Step
+        The event step (named in errors).
+    streams : ChannelStreams
+        One detector stream per channel.
+    offset : int
+        Recording sample of the first signal sample.
     """
 
     def __init__(self, step: Step, streams: ChannelStreams, offset: int) -> None:
@@ -107,8 +134,36 @@ def run_events(bound: Any, recording: Any, start: int, stop: int, channels: list
                backend: str = "auto") -> Events:
     """The events of samples ``start:stop`` of ``recording`` through a bound event pipeline.
 
-    Sorted by start, then channel; edges in recording samples; the same for
-    every ``chunk_samples``.
+    Parameters
+    ----------
+    bound : BoundPipeline
+        A pipeline ending in a detector, bound to the recording's sample rate.
+    recording : Recording
+        The recording read.
+    start, stop : int
+        The range, in recording samples.
+    channels : list of int
+        The channels searched.
+    chunk_samples : int
+        Samples read per chunk.
+    progress : callable, optional
+        Called after each chunk with the fraction read.
+    cancelled : callable, optional
+        Asked before each chunk; True raises :class:`~specscope.compute.errors.Cancelled`.
+    backend : str
+        Array backend of the detector (``"auto"``, ``"numpy"``, ``"cupy"``).
+
+    Returns
+    -------
+    Events
+        Sorted by start, then channel; edges in recording samples; the same for
+        every ``chunk_samples``.
+
+    Raises
+    ------
+    InputError
+        If the pipeline has no event step, or the detector refuses its parameters or
+        the signal (naming the step).
     """
     step = bound.event_step
     if step is None:

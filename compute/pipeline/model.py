@@ -1,88 +1,11 @@
-"""Pipelines: the one representation of processing, saved as JSON.
+"""Pipelines: the one representation of processing, saved as JSON (schema ``pipeline/1``).
 
-A pipeline is a list of steps, each naming an operator of the registry (built
-in or from a plugin) and its parameters, and optionally ending with a
-spectrogram.  What the app shows, what ``specscope run`` executes, what a
-notebook calls and what a Dask worker runs is the same :class:`Pipeline`::
+A :class:`Pipeline` is a list of steps (a ``filter``, a registry operator, a final
+``spectrogram`` or a final detector), run on arrays or, chunked, on recordings with
+the numbers of a whole run (zero-phase IIR filters: to about ``SETTLE_TOL``).
+Pipeline files are parsed as JSON, never executed.
 
-    {
-      "specscope": "pipeline/1",
-      "name": "hum removal and band-pass",
-      "steps": [
-        {"op": "filter", "params": {"design": "iircomb", "frequency": 50.0, "q": 30,
-                                    "kind": "notch"}},
-        {"op": "filter", "params": {"design": "butter", "btype": "bandpass", "order": 4,
-                                    "cutoff": [300.0, 3000.0], "zero_phase": false}},
-        {"op": "spectrogram", "params": {"nfft": 1024, "hop": 256, "window": "hann",
-                                         "scaling": "psd"}}
-      ]
-    }
-
-Step kinds
-----------
-``filter``
-    A filter designed in Hz, for the recording's sample rate, when the pipeline
-    is bound to it (:meth:`Pipeline.bind`).  The params are a
-    :class:`specscope.compute.filters.FilterSpec` (``spec.to_params()``), designed
-    by :func:`specscope.compute.filters.design`, the one design path shared with
-    the filter designer and ``specscope filter``.  IIR designs (``butter``,
-    ``cheby1``, ``cheby2``, ``ellip``, ``bessel`` -- fixed or minimum order --,
-    ``iirnotch``, ``iirpeak``, ``notches``) become second-order sections applied
-    with ``sosfilt``; FIR designs (``firwin``, ``remez``, ``firls``, ``firwin2``)
-    become taps ``b`` applied as ``lfilter(b, 1)`` (a direct convolution, or
-    FFT blocks from :data:`~specscope.compute.filters.FFT_MIN_TAPS` taps on);
-    ``iircomb`` keeps scipy's ``(b, a)``, whose only non-zero taps are 0 and
-    ``N = fs / frequency``, and is applied as ``N`` interleaved first-order
-    recursions, which is ``lfilter(b, a)`` computed in O(1) per sample (its SOS
-    form has ``N / 2`` sections).  ``zero_phase: true`` filters forwards and
-    backwards (``sosfiltfilt`` / ``filtfilt``).
-``spectrogram``
-    The short-time power spectrum of :func:`specscope.compute.spectral.spectrogram`
-    (``nfft``, ``hop``, ``window``, ``scaling`` as :class:`StftParams`).  It
-    must be the last step.
-any registry operator
-    ``{"op": "gain", "params": {"factor": 2.0}}``.  Operators with a namespace,
-    ``"myplugin.op"``, load the plugin ``myplugin`` on demand.  A step must map
-    a signal to a signal of the same sample rate.
-an event step (a detector)
-    ``{"op": "detect.energy", "params": {"band_low_hz": 2000, "snr_db": 8}}``:
-    a built-in detector (``detect.energy``, ``detect.template``,
-    ``detect.bursts``) or an operator whose plugin declares ``events``
-    (``onsets.detect``).  It must be the last step; the pipeline's result is
-    then a table of detections, :class:`~specscope.compute.detect.Events`
-    (:meth:`Pipeline.detect`), which become annotations with ``generator`` set
-    to the detector.  A chunked run finds the same events as a whole run (see
-    :mod:`.events`).
-
-Chunked runs
-------------
-:meth:`Pipeline.run` reads a recording in chunks and gives the same numbers
-as processing it whole (:meth:`Pipeline.__call__`), because each step runs as
-a stream with declared history:
-
-* sample-wise operators (history 0): chunk by chunk;
-* IIR filters: carried state (``sosfilt`` ``zi``), identical to a whole run;
-* FIR filters: a direct convolution over the carried last ``numtaps - 1`` inputs,
-  identical to a whole run; long FIRs (from
-  :data:`~specscope.compute.filters.FFT_MIN_TAPS` taps) by FFT over the same
-  carried inputs, equal to a whole run to float rounding;
-* operators with history ``h`` whose output has the input's length (median,
-  Savitzky-Golay): recomputed over an overlap of ``h`` samples on both sides,
-  exact;  operators whose output is ``h`` samples shorter (``moving_average``,
-  ``fm_demod``): the last ``h`` inputs are carried, exact;
-* the spectrogram: frames straddling chunk borders are computed from a carried
-  buffer, exact;
-* ``zero_phase`` filters cannot stream: the backward pass needs the future.
-  They run over an overlap of ``edge`` samples on both sides of each chunk
-  (FIR: ``numtaps``, exact; IIR: the length after which the impulse response
-  has lost all but ``SETTLE_TOL`` of its L1 norm, so a chunked run differs from
-  a whole run by at most about ``SETTLE_TOL * max|x|``); see
-  :attr:`~specscope.compute.pipeline.BoundPipeline.lookback`;
-* operators that need the whole signal (history ``None``, e.g. ``detrend``)
-  run only when the range fits in one chunk; otherwise :meth:`Pipeline.run`
-  fails before reading any data, naming the step.
-
-Pipeline files are data: they are parsed as JSON, never executed or unpickled.
+See docs/explanation/rooms/pipeline.md.
 """
 
 from __future__ import annotations
@@ -239,7 +162,18 @@ class Pipeline:
 
     Build one with :meth:`load`, :meth:`from_dict` or :meth:`from_steps`;
     apply it to arrays with ``pipeline(x, fs)`` or to recordings, chunked, with
-    :meth:`run`.  See the module documentation for the file format.
+    :meth:`run`.  The file format is described in docs/explanation/rooms/pipeline.md.
+
+    Parameters
+    ----------
+    steps : sequence of Step
+        The validated steps, in order.
+    name : str
+        A name for people.
+    description : str
+        A longer description.
+    source : str, optional
+        The file it was loaded from.
     """
 
     def __init__(self, steps: Sequence[Step], name: str = "", description: str = "",
@@ -489,9 +423,9 @@ class Pipeline:
             cancelled: Callable[[], bool] | None = None) -> PipelineResult:
         """Run over samples ``start:stop`` of a recording, reading ``chunk_samples`` at a time.
 
-        The numbers equal ``pipeline(recording.read(start, stop).T, fs)`` (see the
-        module documentation for the one approximate case, zero-phase IIR
-        filters).  Every step is checked and every filter designed before any
+        The numbers equal ``pipeline(recording.read(start, stop).T, fs)`` (the one
+        approximate case, zero-phase IIR filters, is described in
+        docs/explanation/rooms/pipeline.md).  Every step is checked and every filter designed before any
         data is read.
         """
         bound = self.bind(recording.sample_rate, recording.is_complex)
@@ -559,5 +493,23 @@ class Pipeline:
                           cancelled=cancelled, backend=backend)
 
 def load(path: str | os.PathLike[str]) -> Pipeline:
-    """Shorthand for :meth:`Pipeline.load`."""
+    """Shorthand for :meth:`Pipeline.load`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A pipeline file (JSON, at most :data:`MAX_FILE_BYTES`).
+
+    Returns
+    -------
+    Pipeline
+        The validated pipeline.
+
+    Raises
+    ------
+    RecordingError
+        If there is no such file.
+    InputError
+        If the file is not a valid pipeline; the message names the file and the step.
+    """
     return Pipeline.load(path)

@@ -102,6 +102,11 @@ class Stage(StreamStage):
     """One pipeline step as a stream: push chunks, get the whole-run output back.
 
     Errors of the step's operator are raised naming the step.
+
+    Parameters
+    ----------
+    step : Step
+        The pipeline step (its label names it in errors).
     """
 
     #: True when real input gives complex output (hilbert, frequency_shift)
@@ -118,6 +123,21 @@ class Stage(StreamStage):
 
 
 class SamplewiseStage(Stage):
+    """A step of history 0: each chunk computed alone, chunk by chunk.
+
+    On NumPy chunks the operator's NumPy implementation runs with its parameters
+    validated once; other backends go through the registry.
+
+    Parameters
+    ----------
+    step : Step
+        The pipeline step (its label names it in errors).
+    op : Operator
+        The registry operator.
+    fs : float
+        Sample rate (Hz) passed to operators that take one.
+    """
+
     #: True when the operator, given (channels, n), returns each row as it would alone
     #: (checked on a probe when the pipeline is bound)
     rows_ok = False
@@ -141,6 +161,13 @@ class FilterStage(Stage):
     """A causal filter: a :class:`~specscope.compute.filters.StreamFilter` it owns.
 
     All channels of a chunk go through the filter in one call (``for_channels``).
+
+    Parameters
+    ----------
+    step : Step
+        The pipeline step (its label names it in errors).
+    fn : StreamFilter
+        The filter; the stage takes its ``lookback`` and ``exact_split``.
     """
 
     def __init__(self, step: Step, fn: StreamFilter) -> None:
@@ -166,6 +193,24 @@ class CenteredStage(Stage):
     ``min_input``: the fewest samples the operator takes (``filtfilt``: more than
     its padding); the stage keeps at least that many and waits for them, so short
     chunks and a short last chunk work (unless the whole signal is shorter).
+
+    Parameters
+    ----------
+    step : Step
+        The pipeline step (its label names it in errors).
+    fn : callable
+        ``fn(x)``: the operator over a whole 1-D signal, output as long as the input.
+    radius : int
+        ``r``: samples of context each side (the stage's lookback, lookahead and latency).
+    exact : bool
+        Whether a chunked run equals a whole run exactly (the stage's ``exact_split``).
+    min_input : int
+        The fewest samples ``fn`` takes.
+
+    Raises
+    ------
+    InputError
+        From ``push``, naming the step, when ``fn`` changes the number of samples.
     """
 
     def __init__(self, step: Step, fn: Callable[[Any], Any], radius: int,
@@ -205,7 +250,19 @@ class CenteredStage(Stage):
 
 
 class ValidStage(Stage):
-    """A step whose output is ``h`` samples shorter: output ``j`` uses inputs ``j .. j+h``."""
+    """A step whose output is ``h`` samples shorter: output ``j`` uses inputs ``j .. j+h``.
+
+    The last ``h`` inputs are carried from chunk to chunk.
+
+    Parameters
+    ----------
+    step : Step
+        The pipeline step (its label names it in errors).
+    fn : callable
+        ``fn(x)``: the operator over a 1-D signal, ``h`` samples shorter than ``x``.
+    h : int
+        The history in samples (the stage's ``lookback`` and ``drop``).
+    """
 
     def __init__(self, step: Step, fn: Callable[[Any], Any], h: int) -> None:
         super().__init__(step)
@@ -227,7 +284,17 @@ class ValidStage(Stage):
 
 
 class WholeStage(Stage):
-    """A step that needs the whole signal (history None)."""
+    """A step that needs the whole signal (history None).
+
+    ``push`` keeps every chunk and runs ``fn`` once, on the final one.
+
+    Parameters
+    ----------
+    step : Step
+        The pipeline step (its label names it in errors).
+    fn : callable
+        ``fn(x)``: the operator over the whole 1-D signal.
+    """
 
     streams = False
     exact_split = False
@@ -258,7 +325,18 @@ class SpectrogramStage(Stage):
 
     A chunk shaped (..., n) gives frames shaped (..., frames, frequencies); all
     leading axes (channels) are transformed at once, each row equal to its
-    1-D stream.  ``two_sided``: spectra of complex signals (both sides).
+    1-D stream.
+
+    Parameters
+    ----------
+    step : Step
+        The pipeline step (its label names it in errors).
+    params : StftParams
+        Frame length, hop, window and scaling.
+    fs : float
+        Sample rate (Hz).
+    two_sided : bool
+        Spectra of complex signals (both sides of 0 Hz).
     """
 
     def __init__(self, step: Step, params: StftParams, fs: float,
@@ -291,7 +369,21 @@ class SpectrogramStage(Stage):
 
 @dataclass(frozen=True)
 class Designed:
-    """Coefficients of a ``filter`` step, designed for one sample rate."""
+    """Coefficients of a ``filter`` step, designed for one sample rate.
+
+    Parameters
+    ----------
+    form : str
+        ``"sos"``, ``"fir"`` or ``"comb"``.
+    coefficients : dict
+        ``{"sos": ...}``, ``{"b": ...}`` or ``{"b": ..., "a": ...}``.
+    sample_rate : float
+        The sample rate designed for (Hz).
+    settle : int
+        Settling length in samples.
+    design : Design, optional
+        The design itself (None for coefficients given to an operator step).
+    """
 
     form: str  # "sos", "fir" or "comb"
     coefficients: dict[str, np.ndarray]
@@ -307,6 +399,23 @@ def filter_stage(step: Step, fs: float) -> tuple[Stage, Designed]:
     The design goes through :func:`specscope.compute.filters.design`, the one
     design path; causal filters stream with carried state, zero-phase ones
     run over an overlap (FIR: exact; IIR: the settling length).
+
+    Parameters
+    ----------
+    step : Step
+        A validated ``filter`` step.
+    fs : float
+        Sample rate (Hz).
+
+    Returns
+    -------
+    tuple of (Stage, Designed)
+        A :class:`FilterStage`, or for zero phase a :class:`CenteredStage`, and the design.
+
+    Raises
+    ------
+    InputError
+        Naming the step, when the filter cannot be designed for ``fs``.
     """
     try:
         d = design(FilterSpec.from_params(step.params), fs)
@@ -356,6 +465,35 @@ def _coefficient_stage(step: Step) -> Stage:
 
 
 def operator_stage(step: Step, fs: float, complex_input: bool) -> Stage:
+    """The stage of a registry operator step, chosen by its history and output length.
+
+    The operator runs once on a random probe (seeded) to see what it gives:
+    ``sosfilt`` and FIR ``lfilter`` become :class:`FilterStage`; history None a
+    :class:`WholeStage`; history 0 a :class:`SamplewiseStage`; a same-length output
+    with history ``h`` a :class:`CenteredStage`; an output ``h`` samples shorter a
+    :class:`ValidStage`.
+
+    Parameters
+    ----------
+    step : Step
+        A validated operator step.
+    fs : float
+        Sample rate (Hz).
+    complex_input : bool
+        Whether the signal reaching the step is complex.
+
+    Returns
+    -------
+    Stage
+        The stage; ``makes_complex`` says whether it turns real input complex.
+
+    Raises
+    ------
+    InputError
+        Naming the step, when the operator fails on the probe, does not map a 1-D
+        signal to a 1-D signal, changes the number of samples other than by its
+        declared history, or is an ``lfilter`` with a denominator.
+    """
     op = operators.get(step.op)
 
     def fn(x):

@@ -12,7 +12,19 @@ __all__ = ["Step"]
 
 @dataclass(frozen=True)
 class Step:
-    """One validated step: ``op`` and its parameters (as given and completed)."""
+    """One validated step: ``op`` and its parameters (as given and completed).
+
+    Parameters
+    ----------
+    op : str
+        ``"filter"``, ``"spectrogram"`` or a registry operator name.
+    params : dict
+        The parameters as given (JSON types), what the pipeline file holds.
+    values : dict
+        The parameters validated and completed with their defaults.
+    index : int
+        Position in the pipeline (``steps[index]`` in messages).
+    """
 
     op: str
     params: dict[str, Any]

@@ -59,7 +59,40 @@ class PlaybackOptions:
     """How a range is rendered for listening (immutable, validated by :data:`OPTIONS`).
 
     Change one with ``dataclasses.replace``.  See :data:`OPTIONS` for each
-    field's meaning, range and unit.
+    field's range.
+
+    Parameters
+    ----------
+    speed : float
+        Playback speed, 0.05 to 4 (0.1: ten times slower, pitch down by ten).
+    band : tuple of float, optional
+        ``(low, high)``: only this band of the recording (Hz, causal band-pass).
+    heterodyne : float, optional
+        Local oscillator (Hz): ultrasound near it is heard as its difference.
+    heterodyne_bandwidth : float
+        Audio bandwidth kept after heterodyning (Hz, at least 100).
+    pipeline : Pipeline, optional
+        Processing applied first.
+    tune : float, optional
+        IQ: absolute frequency to listen to (Hz; the recording's centre when None).
+    demod : {"am", "fm", "usb", "lsb"}, optional
+        IQ: demodulator.
+    bandwidth : float, optional
+        IQ: channel bandwidth (Hz; am 10 kHz, fm 200 kHz, usb/lsb 3 kHz when None).
+    deemphasis : {"none", "50us", "75us"}
+        FM de-emphasis time constant.
+    gain_db : float
+        Gain before the limiter, -60 to 60 dB (the output never exceeds +-1).
+    fade_s : float
+        Fade in and out at start and stop, 0 to 1 s (no clicks).
+    device_rate : float
+        Sample rate the sound card is fed at (Hz), one of :data:`DEVICE_RATES`.
+
+    Raises
+    ------
+    InputError
+        If a value is out of range or of the wrong type, ``band`` is not ``[low, high]``
+        with ``low < high``, or ``pipeline`` is not a Pipeline.
     """
 
     speed: float = 1.0

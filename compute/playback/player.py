@@ -83,7 +83,15 @@ Callback = Callable[[np.ndarray, int], None]
 
 
 class OutputStream(Protocol):
-    """What a backend returns: a started/stopped stream that calls the callback."""
+    """What a backend returns: a started/stopped stream that calls the callback.
+
+    Attributes
+    ----------
+    latency : float
+        The output latency (s).
+    device_name : str
+        The name of the output device, for people.
+    """
 
     latency: float
     device_name: str
@@ -100,6 +108,18 @@ class SampleRing:
     ``_tail`` by the consumer), so no lock is needed and :meth:`read_into`
     never waits.  A 1-D block written to a multichannel ring goes to every
     channel.
+
+    Parameters
+    ----------
+    capacity : int
+        Frames the ring holds, at least 1.
+    channels : int
+        Samples per frame, at least 1.
+
+    Raises
+    ------
+    InputError
+        If ``capacity`` or ``channels`` is below 1.
     """
 
     def __init__(self, capacity: int, channels: int = 1) -> None:
@@ -541,6 +561,12 @@ def default_output() -> Callable[..., OutputStream]:
     :class:`FakeOutput` (real time) when ``SPECSCOPE_AUDIO_OUTPUT=fake``, else
     :class:`SoundDeviceOutput` (which raises a one-line :class:`SpecscopeError`
     when there is no device).
+
+    Returns
+    -------
+    callable
+        The backend: ``backend(sample_rate, blocksize, callback, channels)`` returns
+        an :class:`OutputStream`.
     """
     if os.environ.get(AUDIO_OUTPUT_ENV, "").strip().lower() == "fake":
         return FakeOutput(latency_s=0.05, rate=1.0, device_name="fake output")
@@ -577,7 +603,18 @@ def quiet_alsa() -> None:
 
 
 def load_sounddevice() -> Any:
-    """The ``sounddevice`` module for playback, or a one-line error saying what to install."""
+    """The ``sounddevice`` module for playback, or a one-line error saying what to install.
+
+    Returns
+    -------
+    module
+        The imported ``sounddevice`` module.
+
+    Raises
+    ------
+    SpecscopeError
+        If ``sounddevice`` is not installed or PortAudio cannot be loaded.
+    """
     return sound.load_sounddevice("playback", "audio output")
 
 

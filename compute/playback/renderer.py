@@ -1,30 +1,11 @@
 """A range of a recording rendered as the samples a sound card is fed.
 
-:class:`Renderer` reads a range of one channel in chunks and streams it
-through the playback chain, every piece with carried state, so it works for
-files of any size and its output is testable without a sound card:
+:class:`Renderer` reads a range in chunks and streams it through the playback chain
+(processing; band and heterodyne, or IQ tuning and demodulation; decimation; speed;
+gain, limiter and fades), every piece with carried state; :meth:`Renderer.position_of`
+maps an output sample back to recording time.
 
-1. the processing (:class:`~specscope.compute.pipeline.Pipeline`, its
-   time-domain part), for before/after listening;
-2. real recordings: a band (causal elliptic band-pass, >= 60 dB stopband) and
-   a heterodyne (mix with a local oscillator, then a low-pass) for
-   ultrasound; IQ recordings: tuned to ``tune``, channel-filtered to
-   ``bandwidth`` and demodulated (AM, FM with de-emphasis, USB, LSB), or, with
-   no demodulator, the real part of the tuned signal;
-3. a low-pass with decimation where the source is much faster than what is
-   audible at the chosen speed;
-4. the speed: samples taken as if recorded at ``fs * speed``, resampled to
-   the device rate by a polyphase anti-aliasing resampler;
-5. gain, a limiter (never beyond +-1) and fades at both ends.
-
-Every piece is a :class:`~specscope.compute.stream.Stage`; one chain of them
-per output channel is pushed the recording's chunks by
-:func:`~specscope.compute.stream.run`.  Filters are designed by
-:func:`~specscope.compute.filters.design` and applied by
-:func:`~specscope.compute.filters.stream_filter`.  Nothing in the
-chain shifts the sound in time except the causal IIR filters (band-pass,
-DC block, de-emphasis, pipeline filters: a few milliseconds), so
-:meth:`Renderer.position_of` maps an output sample back to recording time.
+See docs/explanation/rooms/playback.md.
 """
 
 from __future__ import annotations
@@ -414,10 +395,32 @@ CHANNEL_CHOICES = ("all", "left", "right", "mix")
 def channel_layout(recording: Any, channel: Any) -> list[list[int]]:
     """The recording's channels heard in each output channel.
 
-    ``channel``: a number (that channel, mono), ``"all"`` (stereo from the
-    first two channels; mono for a one-channel recording), ``"left"`` /
-    ``"right"`` (channel 0 / 1, mono) or ``"mix"`` (every channel down-mixed
-    to one).
+    Parameters
+    ----------
+    recording : Recording
+        The recording (its ``n_channels`` and ``channel_list``).
+    channel : int or str
+        A number (that channel, mono), ``"all"`` (stereo from the first two
+        channels; mono for a one-channel recording), ``"left"`` / ``"right"``
+        (channel 0 / 1, mono) or ``"mix"`` (every channel down-mixed to one).
+
+    Returns
+    -------
+    list of list of int
+        Per output channel, the recording channels averaged into it.
+
+    Raises
+    ------
+    InputError
+        If ``channel`` is no choice or no channel of the recording.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from specscope.compute.io import ArrayRecording
+    >>> rec = ArrayRecording(np.zeros((10, 3)), 48000.0)
+    >>> channel_layout(rec, "all"), channel_layout(rec, "mix"), channel_layout(rec, 2)
+    ([[0], [1]], [[0, 1, 2]], [[2]])
     """
     n = int(recording.n_channels)
     if isinstance(channel, str) and not channel.strip().lstrip("-").isdigit():

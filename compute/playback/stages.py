@@ -54,6 +54,22 @@ def odd_lowpass(fs: float, pass_hz: float, stop_hz: float, *, multiple: int = 1,
     for the tolerance; the length is then raised to the next odd multiple so
     that the delay is a whole number of samples (of each phase, for a
     polyphase filter).
+
+    Parameters
+    ----------
+    fs : float
+        Sample rate the filter is designed for (Hz).
+    pass_hz, stop_hz : float
+        Passband and stopband edges (Hz).
+    multiple : int
+        The length is ``2 * k * multiple + 1`` (the polyphase resampler's factor).
+    rs : float
+        Stopband attenuation (dB).
+
+    Returns
+    -------
+    numpy.ndarray
+        The taps, of odd length.
     """
     first = design(FilterSpec("firwin", btype="lowpass", passband=pass_hz, stopband=stop_hz,
                               rs=rs), fs)
@@ -111,7 +127,29 @@ class Decimator(Stage):
 def rational(ratio: float, max_up: int = MAX_UP) -> tuple[int, int]:
     """``(up, down)`` with ``up / down`` within 1e-6 of ``ratio`` and ``up <= max_up``.
 
-    Raises :class:`InputError` when no such pair exists.
+    When no pair is that close, the nearest fraction with ``up <= max_up`` within 1e-4.
+
+    Parameters
+    ----------
+    ratio : float
+        The rate ratio, output rate over input rate.
+    max_up : int
+        Largest interpolation factor.
+
+    Returns
+    -------
+    tuple of int
+        ``(up, down)``.
+
+    Raises
+    ------
+    InputError
+        When no pair within 1e-4 exists.
+
+    Examples
+    --------
+    >>> rational(48000 / 44100)
+    (160, 147)
     """
     best: tuple[int, int] | None = None
     for limit in (1 << 16, 1 << 14, 1 << 12, 1 << 10, 1 << 8):
@@ -136,6 +174,14 @@ class Resampler(Stage):
     :data:`PASS_SHARE` of the lower Nyquist frequency and whose stopband
     (:data:`ANTI_ALIAS_DB`) starts at it.  Each output is the same dot
     product whatever the chunking.
+
+    Parameters
+    ----------
+    fs_in : float
+        Input sample rate (Hz).
+    up, down : int
+        Interpolation and decimation factors (reduced by their common divisor);
+        ``up == down`` passes the stream through.
     """
 
     def __init__(self, fs_in: float, up: int, down: int) -> None:
@@ -204,6 +250,15 @@ class Oscillator:
 
     The phase is a function of the sample index alone, so any chunking gives
     the same values.
+
+    Parameters
+    ----------
+    frequency : float
+        The oscillator's frequency (Hz; negative tunes down).
+    fs : float
+        Sample rate (Hz).
+    first : int
+        Sample index of the first value.
     """
 
     def __init__(self, frequency: float, fs: float, first: int = 0) -> None:
@@ -224,6 +279,21 @@ class Mixer(Stage):
     ``real_out``: the real part of the product (a tuned signal heard, a
     sideband demodulated).  ``real_lo``: ``scale * x * cos`` (a heterodyne of a
     real signal; ``scale = 2`` keeps the difference tone's amplitude).
+
+    Parameters
+    ----------
+    frequency : float
+        The oscillator's frequency (Hz).
+    fs : float
+        Sample rate (Hz).
+    first : int
+        Sample index of the stream's first sample.
+    real_out : bool
+        Give the real part of the product.
+    real_lo : bool
+        Multiply by the oscillator's cosine only, times ``scale``.
+    scale : float
+        Factor of the ``real_lo`` product.
     """
 
     def __init__(self, frequency: float, fs: float, first: int = 0, *,
@@ -247,8 +317,14 @@ class Mixer(Stage):
 class FmDiscriminator(Stage):
     """FM demodulation: the phase step from each sample to the next, times ``scale``.
 
-    The phase step of sample 0 is taken from a zero before it; ``deemphasis``
-    (a stage, e.g. a one-pole filter) is applied to the result.
+    The phase step of sample 0 is taken from a zero before it.
+
+    Parameters
+    ----------
+    scale : float
+        Factor turning a phase step (rad per sample) into output amplitude.
+    deemphasis : Stage, optional
+        Applied to the result (e.g. a one-pole filter).
     """
 
     def __init__(self, scale: float, deemphasis: Stage | None = None) -> None:
@@ -279,6 +355,17 @@ class Shaper(Stage):
     peak``), rising back towards 1 by :attr:`release_s`, so every sample stays
     within ``threshold``; a clip at +-1 guards against rounding.  The first
     and last ``fade`` samples follow a raised cosine.
+
+    Parameters
+    ----------
+    gain_db : float
+        Gain applied before the limiter (dB).
+    length : int
+        Samples in the whole stream (where the closing fade starts).
+    fade : int
+        Samples of each fade (at most half the length).
+    fs : float
+        Sample rate (Hz), for the release time.
     """
 
     segment = 256

@@ -62,9 +62,17 @@ def raise_to_realtime() -> None:
 
 @contextmanager
 def realtime_children() -> Iterator[None]:
-    """While inside, the calling thread is real time (:func:`raise_to_realtime`), so the
-    threads the audio library starts meanwhile (the stream's callback thread, the sound
-    server client's) inherit it; afterwards the calling thread is put back."""
+    """While inside, the calling thread is real time (:func:`raise_to_realtime`).
+
+    The threads the audio library starts meanwhile (the stream's callback thread, the
+    sound server client's) inherit it; afterwards the calling thread's scheduling
+    policy is put back.  Where scheduling cannot be read, nothing changes.
+
+    Yields
+    ------
+    None
+        Control, while the calling thread is real time.
+    """
     try:
         policy = os.sched_getscheduler(0)
         param = os.sched_getparam(0)
@@ -99,6 +107,11 @@ class QuietStderr:
     standard error, in order.  :meth:`flush` does the same for what has been
     written so far (the player does it when it stops; a long playback's other
     output waits for it).
+
+    Parameters
+    ----------
+    fd : int
+        The descriptor redirected (2: standard error).
     """
 
     def __init__(self, fd: int = 2) -> None:

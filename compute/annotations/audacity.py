@@ -46,7 +46,23 @@ _LABEL_LINE = re.compile(r"^\s*[-+]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?\t"
 
 
 def is_audacity_line(line: str) -> bool:
-    """True when ``line`` looks like the first line of an Audacity label file."""
+    """True when ``line`` looks like the first line of an Audacity label file.
+
+    Parameters
+    ----------
+    line : str
+        A line of text.
+
+    Returns
+    -------
+    bool
+        Whether it starts with two numbers separated by a tab.
+
+    Examples
+    --------
+    >>> is_audacity_line("1.5\\t2.0\\tbird"), is_audacity_line("start,end,label")
+    (True, False)
+    """
     return bool(_LABEL_LINE.match(line))
 
 
@@ -60,14 +76,22 @@ def read_audacity(path: str | Path, timebase: Timebase | None = None) -> list[An
     Parameters
     ----------
     path : str or Path
+        The label file.
     timebase : Timebase, optional
         Gives Nyquist for a spectral line whose high edge is undefined.
+
+    Returns
+    -------
+    list of Annotation
+        One per label, in file order, times in seconds and frequencies in Hz.
 
     Raises
     ------
     InputError
         A line is not a label or spectral line, a number does not parse, or an
         end comes before its start; the message names the file and the line.
+    RecordingError
+        The file is missing, unreadable or too large.
     """
     path = Path(path)
     band = (timebase or Timebase()).band()
@@ -119,7 +143,29 @@ def read_audacity(path: str | Path, timebase: Timebase | None = None) -> list[An
 
 def write_audacity(path: str | Path, annotations: Sequence[Annotation],
                    timebase: Timebase | None = None) -> Path:
-    """Write an Audacity label file (see the module notes), in time order."""
+    """Write an Audacity label file (see the module notes), in time order.
+
+    Parameters
+    ----------
+    path : str or Path
+        The label file, written atomically.
+    annotations : sequence of Annotation
+        The labels; those with a frequency range get a spectral-selection line.
+    timebase : Timebase, optional
+        Not needed by this format; accepted like the other writers.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        An item is not an :class:`Annotation`.
+    RecordingError
+        The file cannot be written.
+    """
     path = Path(path)
     for a in annotations:
         if not isinstance(a, Annotation):

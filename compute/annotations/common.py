@@ -82,6 +82,16 @@ class Timebase:
 def read_text(path: Path) -> str:
     """The text of an annotation file (UTF-8, with or without BOM; else Windows-1252).
 
+    Parameters
+    ----------
+    path : Path
+        The file.
+
+    Returns
+    -------
+    str
+        The decoded text.
+
     Raises
     ------
     RecordingError
@@ -106,7 +116,21 @@ def read_text(path: Path) -> str:
 
 
 def read_head(path: Path, size: int = 4096) -> str:
-    """The first ``size`` bytes of a file as text (for telling formats apart); "" if unreadable."""
+    """The first ``size`` bytes of a file as text (for telling formats apart); "" if unreadable.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    size : int
+        Bytes read.
+
+    Returns
+    -------
+    str
+        The text, decoded as UTF-8 with replacement; ``""`` when the file cannot be
+        read or holds a NUL byte (binary data).
+    """
     try:
         with open(path, "rb") as fh:
             raw = fh.read(size)
@@ -122,12 +146,47 @@ def text_lines(text: str) -> list[str]:
 
     :meth:`str.splitlines` also splits at form feeds, NEL and other separators,
     which labels may hold.
+
+    Parameters
+    ----------
+    text : str
+        The text.
+
+    Returns
+    -------
+    list of str
+        The lines, without their line ends.
+
+    Examples
+    --------
+    >>> text_lines("a\\r\\nb\\x0cc\\rd")
+    ['a', 'b\\x0cc', 'd']
     """
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def cell_number(text: str, where: str, name: str) -> float:
-    """A finite float from a table cell, or an :class:`InputError` naming ``where`` and ``name``."""
+    """A finite float from a table cell, or an :class:`InputError` naming ``where`` and ``name``.
+
+    Parameters
+    ----------
+    text : str
+        The cell; surrounding blanks are ignored.
+    where : str
+        The file and line, for the error message.
+    name : str
+        The column, for the error message.
+
+    Returns
+    -------
+    float
+        The number.
+
+    Raises
+    ------
+    InputError
+        The cell is empty, not a number, or not finite.
+    """
     s = text.strip()
     try:
         x = float(s)
@@ -140,5 +199,21 @@ def cell_number(text: str, where: str, name: str) -> float:
 
 
 def clean_cell(text: str) -> str:
-    """Text for a tab-separated cell: tabs and line breaks become spaces."""
+    """Text for a tab-separated cell: tabs and line breaks become spaces.
+
+    Parameters
+    ----------
+    text : str
+        The text.
+
+    Returns
+    -------
+    str
+        The text on one line, without tabs.
+
+    Examples
+    --------
+    >>> clean_cell("two\\tlines\\nhere")
+    'two lines here'
+    """
     return text.replace("\r\n", " ").replace("\t", " ").replace("\n", " ").replace("\r", " ")

@@ -37,11 +37,25 @@ def is_csv_header(line: str) -> bool:
 def read_csv(path: str | Path, timebase: Timebase | None = None) -> list[Annotation]:
     """The annotations of a CSV table written by :func:`write_csv` (or by hand).
 
+    Parameters
+    ----------
+    path : str or Path
+        The CSV file.
+    timebase : Timebase, optional
+        Not needed by this format; accepted like the other readers.
+
+    Returns
+    -------
+    list of Annotation
+        One per data row, in file order.
+
     Raises
     ------
     InputError
         A required column is missing, or a cell is not a number, or the box is
         invalid; the message names the file, the line and the column.
+    RecordingError
+        The file is missing, unreadable or too large.
     """
     path = Path(path)
     text = read_text(path)
@@ -107,7 +121,29 @@ def _cell(value: object) -> str:
 
 def write_csv(path: str | Path, annotations: Sequence[Annotation],
               timebase: Timebase | None = None) -> Path:
-    """Write annotations as CSV, in the order given (``timebase`` is not needed)."""
+    """Write annotations as CSV, in the order given (``timebase`` is not needed).
+
+    Parameters
+    ----------
+    path : str or Path
+        The CSV file, written atomically.
+    annotations : sequence of Annotation
+        The rows.
+    timebase : Timebase, optional
+        Not needed by this format; accepted like the other writers.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        An item is not an :class:`Annotation`.
+    RecordingError
+        The file cannot be written.
+    """
     path = Path(path)
     buf = io.StringIO(newline="")
     # CRLF as RFC 4180 has it; it also makes the writer quote texts holding a lone CR

@@ -47,7 +47,21 @@ __all__ = ["FORMATS", "AnnotationFormat", "annotations_of_recording", "detect_fo
 
 @dataclass(frozen=True)
 class AnnotationFormat:
-    """An annotation file format: its name, file name endings, reader and writer."""
+    """An annotation file format: its name, file name endings, reader and writer.
+
+    Parameters
+    ----------
+    name : str
+        The format's name, as ``format=`` takes it.
+    description : str
+        One line for menus and help.
+    suffixes : tuple of str
+        Lower-case file name endings, the preferred one first.
+    read : callable
+        ``read(path, timebase) -> list of Annotation``.
+    write : callable
+        ``write(path, annotations, timebase) -> Path``.
+    """
 
     name: str
     description: str
@@ -109,6 +123,19 @@ def _by_content(path: Path) -> str | None:
 
 def detect_format(path: str | os.PathLike[str], *, reading: bool = True) -> str:
     """The format of an annotation file, from its name and (reading) its content.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file.
+    reading : bool
+        Whether the file is to be read: then an existing file's content is looked
+        at too (a ``.txt`` file is Raven or Audacity by its first line).
+
+    Returns
+    -------
+    str
+        A key of :data:`FORMATS`.
 
     Raises
     ------
@@ -213,6 +240,16 @@ def annotations_of_recording(recording: Any) -> list[Annotation]:
 
     Readers give :class:`Annotation` objects with times in seconds from the
     recording's first sample; this checks them and returns a new list.
+
+    Parameters
+    ----------
+    recording : Recording
+        An open recording (anything without ``annotations`` has none).
+
+    Returns
+    -------
+    list of Annotation
+        A new list, in the reader's order.
 
     Raises
     ------

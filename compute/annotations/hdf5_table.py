@@ -1,33 +1,11 @@
 """Annotations in HDF5: the ``/annotations`` table of every specscope HDF5 export.
 
 The table is a group of 1-D datasets of equal length, one per field of
-:class:`Annotation` (:data:`COLUMNS`), rather than one compound dataset:
-h5py, ``h5dump``, MATLAB's ``h5read`` and xarray (h5netcdf) all read plain
-numeric and string datasets, while compound types with variable-length
-strings are not read by netCDF tools and are awkward in MATLAB.
+:class:`Annotation` (:data:`COLUMNS`); :func:`write_table` and :func:`read_table`
+work on an open ``h5py`` file or group, and :func:`read_hdf5` / :func:`write_hdf5`
+are the ``hdf5`` annotation format.  The round trip is exact.
 
-========================= ============ ===============================================
-dataset                   type         what
-========================= ============ ===============================================
-``start_s``, ``stop_s``   float64      seconds from the output's first sample
-``freq_low_hz``,          float64      absolute Hz; NaN: a time-only annotation
-``freq_high_hz``
-``label``, ``comment``,   UTF-8 string variable length
-``uuid``, ``generator``
-``channel``               int64        0-based channel of the output; -1: all channels
-``annotation``            int64        0, 1, ...: the dimension scale of the others
-========================= ============ ===============================================
-
-Group attributes: ``format`` (:data:`TABLE_FORMAT`) and ``time_offset``: the
-time in seconds, on the source recording's clock, of the output's time 0
-(``start_s + time_offset`` is the source time).  The datasets are stored
-contiguous, without filters, so that readers without compression plugins
-read them.  :attr:`Annotation.extra` is not stored.
-
-:func:`write_table` and :func:`read_table` work on an open ``h5py`` file or
-group; :func:`read_hdf5` / :func:`write_hdf5` are the ``hdf5`` format of
-:func:`~specscope.compute.annotations.read_annotations`.  The round trip is
-exact (float64 seconds and Hz, text as UTF-8).
+See docs/explanation/rooms/annotations.md.
 """
 
 from __future__ import annotations
@@ -71,7 +49,18 @@ _DESCRIPTIONS = {
 
 
 def is_hdf5(path: Path) -> bool:
-    """Whether a file starts with the HDF5 signature."""
+    """Whether a file starts with the HDF5 signature.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+
+    Returns
+    -------
+    bool
+        False too when the file cannot be read.
+    """
     try:
         with open(path, "rb") as fh:
             return fh.read(len(_SIGNATURE)) == _SIGNATURE
@@ -80,7 +69,18 @@ def is_hdf5(path: Path) -> bool:
 
 
 def has_table(path: str | Path) -> bool:
-    """Whether a file is HDF5 with an ``/annotations`` group (False when unreadable)."""
+    """Whether a file is HDF5 with an ``/annotations`` group (False when unreadable).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    bool
+        True when the file opens and its root holds the group.
+    """
     import h5py
 
     p = Path(path)
@@ -112,6 +112,11 @@ def write_table(parent: Any, annotations: Sequence[Annotation], *, time_offset: 
     -------
     h5py.Group
         The table.
+
+    Raises
+    ------
+    InputError
+        An item is not an :class:`Annotation`.
     """
     import h5py
 
@@ -170,10 +175,22 @@ def _column(g: Any, field: str, n: int | None, where: str) -> np.ndarray | None:
 
 
 def read_table(g: Any, where: str = GROUP) -> list[Annotation]:
-    """The annotations of a table group (see the module notes), in row order.
+    """The annotations of a table group, in row order.
 
     ``start_s`` and ``stop_s`` are required; a missing column takes the
     field's default (a missing ``uuid`` a new one).
+
+    Parameters
+    ----------
+    g : h5py.Group
+        The table group.
+    where : str
+        The group's name in error messages (e.g. ``"FILE.h5:/annotations"``).
+
+    Returns
+    -------
+    list of Annotation
+        One per row; times in seconds from the output's time 0.
 
     Raises
     ------
@@ -219,6 +236,18 @@ def read_hdf5(path: str | Path, timebase: Timebase | None = None) -> list[Annota
     Times are seconds from the file's first sample (the table's own); the
     timebase is not needed.
 
+    Parameters
+    ----------
+    path : str or Path
+        The HDF5 file.
+    timebase : Timebase, optional
+        Not needed by this format; accepted like the other readers.
+
+    Returns
+    -------
+    list of Annotation
+        One per row of the table.
+
     Raises
     ------
     RecordingError
@@ -244,8 +273,28 @@ def write_hdf5(path: str | Path, annotations: Sequence[Annotation],
     ``time_offset``); a new file holds only the table.  The file is written
     under a temporary name and moved into place, so a failed write leaves it
     as it was.
-    """
 
+    Parameters
+    ----------
+    path : str or Path
+        The HDF5 file.
+    annotations : sequence of Annotation
+        The rows, times in seconds from the file's time 0.
+    timebase : Timebase, optional
+        Not needed by this format; accepted like the other writers.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    RecordingError
+        The file exists and is not HDF5, or cannot be written.
+    InputError
+        An item is not an :class:`Annotation`.
+    """
     p = Path(path)
     exists = p.is_file()
     if exists and not is_hdf5(p):

@@ -1,42 +1,10 @@
 """Measurements of a box (time range and band) of a recording.
 
-:func:`measure` reads only the samples the box needs, block by block, and
-computes its spectra with :func:`specscope.compute.spectral.stft_frames` (the
-same PSD as ``scipy.signal.spectrogram`` with ``scaling="density"``,
-``mode="psd"``, ``detrend=False``), in float64.
+:func:`measure` reads only the samples the box needs, block by block, computes
+its PSD frames in float64 and gives band power, peak, RMS and SNR in dB as a
+:class:`Measurement`.
 
-Definitions (``fs`` the sample rate, ``w`` the periodic window, ``df = fs/nfft``):
-
-frames
-    The frame grid of the whole recording: frame ``k`` covers samples
-    ``k*hop .. k*hop + nfft - 1`` and its centre is at ``(k*hop + nfft/2)/fs``
-    seconds.  The box's frames are those whose centre lies in
-    ``[start_s, stop_s]``; when none does (a box shorter than a hop), the one
-    frame whose centre is nearest the middle of the box.
-band
-    The PSD bins whose frequency lies in ``[freq_low_hz, freq_high_hz]``
-    (absolute Hz: for IQ recordings the bin frequency plus the centre
-    frequency); the whole spectrum for a time-only box; when no bin lies
-    inside a band narrower than a bin, the bin nearest the band's centre.
-band power
-    Per frame, the PSD summed over the band's bins times ``df`` (power in the
-    band, unit**2); ``band_power_db`` is ``10 log10`` of its mean over the
-    box's frames.
-peak
-    The largest PSD cell among the box's frames and the band's bins:
-    ``peak_frequency_hz`` is its bin frequency, ``peak_time_s`` its frame centre.
-rms
-    ``rms_db = 20 log10 sqrt(mean |x|**2)`` over the samples
-    ``round(start_s*fs) .. round(stop_s*fs) - 1`` (at least one), dB re 1.
-snr
-    ``noise_power_db`` is ``10 log10`` of the mean band power over the frames
-    outside the box (all frames of the recording that are not the box's
-    frames); ``snr_db = band_power_db - noise_power_db``.  ``None`` when the box
-    covers every frame.  A recording with more than ``max_noise_frames`` frames
-    outside the box is sampled: evenly spaced runs of 256 consecutive frames,
-    at most ``max_noise_frames`` in all, so the work stays bounded.
-
-Powers below 1e-30 are floored there (-300 dB).
+See docs/explanation/rooms/annotations.md.
 """
 
 from __future__ import annotations
@@ -67,7 +35,7 @@ def _db(power: float) -> float:
 
 @dataclass(frozen=True)
 class Measurement:
-    """What :func:`measure` found in a box; see the module notes for the definitions.
+    """What :func:`measure` found in a box (definitions: docs/explanation/rooms/annotations.md).
 
     Attributes
     ----------
@@ -190,7 +158,7 @@ def measure(recording: Any, start_s: float, stop_s: float, freq_low_hz: float | 
             freq_high_hz: float | None = None, *, nfft: int = 1024, hop: int = 256,
             window: str | tuple = "hann", channel: int = 0,
             max_noise_frames: int = MAX_NOISE_FRAMES) -> Measurement:
-    """Measure a box of a recording (definitions in the module notes).
+    """Measure a box of a recording (definitions: docs/explanation/rooms/annotations.md).
 
     Parameters
     ----------
@@ -213,6 +181,7 @@ def measure(recording: Any, start_s: float, stop_s: float, freq_low_hz: float | 
     Returns
     -------
     Measurement
+        Band power, peak, RMS and SNR of the box (dB), with its extent.
 
     Raises
     ------
@@ -309,6 +278,26 @@ def measure_annotation(recording: Any, annotation: Any, **options: Any) -> Measu
 
     The annotation's channel is used unless ``channel=`` is given (channel 0
     when it has none).
+
+    Parameters
+    ----------
+    recording : Recording
+        The annotated recording.
+    annotation : Annotation
+        The box: its times (s), band (Hz, or none) and channel.
+    **options
+        Keyword arguments of :func:`measure` (``nfft``, ``hop``, ``window``,
+        ``channel``, ``max_noise_frames``).
+
+    Returns
+    -------
+    Measurement
+        What :func:`measure` found in the box.
+
+    Raises
+    ------
+    InputError
+        As :func:`measure` raises.
     """
     options.setdefault("channel", annotation.channel if annotation.channel is not None else 0)
     return measure(recording, annotation.start_s, annotation.stop_s, annotation.freq_low_hz,

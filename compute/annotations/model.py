@@ -34,7 +34,13 @@ _NAMESPACE = _uuid.UUID("5d3e0f4a-5b7e-4c55-9d0e-2a1f6c7b8e90")
 
 
 def new_uuid() -> str:
-    """A fresh random (version 4) uuid as text."""
+    """A fresh random (version 4) uuid as text.
+
+    Returns
+    -------
+    str
+        36 characters, in the canonical 8-4-4-4-12 hexadecimal form.
+    """
     return str(_uuid.uuid4())
 
 
@@ -44,6 +50,24 @@ def stable_uuid(*parts: Any) -> str:
     Formats that carry no uuid (Audacity labels, most Raven tables) give each
     annotation the uuid of its position and content, so reading the same file
     twice gives equal annotations.
+
+    Parameters
+    ----------
+    *parts : object
+        What identifies the annotation (format, position, times, band, label);
+        their ``repr`` is hashed.
+
+    Returns
+    -------
+    str
+        The uuid in canonical text form; equal parts give an equal uuid.
+
+    Examples
+    --------
+    >>> stable_uuid("audacity", 0, 1.5) == stable_uuid("audacity", 0, 1.5)
+    True
+    >>> stable_uuid("audacity", 0, 1.5) == stable_uuid("audacity", 1, 1.5)
+    False
     """
     return str(_uuid.uuid5(_NAMESPACE, "\x1f".join(repr(p) for p in parts)))
 

@@ -1,41 +1,11 @@
 """Raven selection tables: tab-separated text, one row per selection and view.
 
-A table starts with a header row naming its columns; these are read:
+:func:`read_raven` collapses the views of a selection into one annotation;
+:func:`write_raven` writes one ``Spectrogram 1`` row per annotation, with numbers
+that round-trip exactly.  A Raven box always has frequencies, so time-only
+annotations are written as the whole band.
 
-``Selection``
-    Selection number; rows with the same number and channel are one selection.
-``View``
-    ``Spectrogram 1``, ``Waveform 1``, ...: Raven writes one row per view of a
-    selection.  They collapse into one annotation; the spectrogram row's values
-    win when the views disagree.
-``Channel``
-    1-based in Raven, 0-based in :attr:`Annotation.channel`.
-``Begin Time (s)``, ``End Time (s)``, ``Low Freq (Hz)``, ``High Freq (Hz)``
-    The box.  Without the frequency columns (or with both cells empty) an
-    annotation is time-only.
-``Annotation`` (or ``Label``)
-    The label; ``Comment`` (or ``Comments``, ``Notes``) the comment;
-    ``Generator`` and ``UUID`` the fields of the same names.
-
-``Selection``, ``Begin Time (s)`` and ``End Time (s)`` are required.  Other
-columns (``Delta Time (s)``, ``Peak Freq (Hz)``, ``Begin File``, ...) are kept
-in :attr:`Annotation.extra` as text and not written back: they are
-measurements of the old box.
-
-Writing gives one ``Spectrogram 1`` row per annotation, numbered in time
-order, with the columns ``Selection View Channel Begin Time (s) End Time (s)
-Low Freq (Hz) High Freq (Hz) Annotation Comment Generator UUID``.  Numbers are
-written with Python's shortest round-trip form, so a Raven round trip keeps
-every number exactly.  Raven has no "all channels": a channel of ``None`` is
-written as channel 1 and reads back as 0.  Tabs and line breaks in texts
-become spaces (the format has no quoting).
-
-A Raven box always has frequencies.  When the recording (or its sample rate)
-is known, a time-only annotation is written as the whole band (0 to Nyquist;
-``fc ± fs/2`` for IQ) and a box covering the whole band reads back as
-time-only; High Freq is never written above the top of the band (it is clipped
-to Nyquist), and a box that lies entirely above it is refused.  Without a
-sample rate a time-only annotation cannot be written to a Raven table.
+See docs/explanation/rooms/annotations.md.
 """
 
 from __future__ import annotations
@@ -84,14 +54,22 @@ def read_raven(path: str | Path, timebase: Timebase | None = None) -> list[Annot
     Parameters
     ----------
     path : str or Path
+        The selection table.
     timebase : Timebase, optional
         With a sample rate, a box covering the whole band reads as time-only.
+
+    Returns
+    -------
+    list of Annotation
+        In the order the selections first appear; channels 0-based.
 
     Raises
     ------
     InputError
         A required column is missing or a cell is not a number; the message
         names the file, the line and the column.
+    RecordingError
+        The file is missing, unreadable or too large.
     """
     path = Path(path)
     band = (timebase or Timebase()).band()
@@ -174,13 +152,33 @@ def _number(x: float) -> str:
 
 def write_raven(path: str | Path, annotations: Sequence[Annotation],
                 timebase: Timebase | None = None) -> Path:
-    """Write a Raven selection table (see the module notes).
+    """Write a Raven selection table, one ``Spectrogram 1`` row per annotation.
+
+    Rows are numbered in time order; how time-only annotations and the band's
+    edges are written is described in docs/explanation/rooms/annotations.md.
+
+    Parameters
+    ----------
+    path : str or Path
+        The table, written atomically.
+    annotations : sequence of Annotation
+        The selections.
+    timebase : Timebase, optional
+        Gives the band (0 to Nyquist, or ``fc ± fs/2`` for IQ) that time-only
+        annotations are written as and that High Freq is clipped to.
+
+    Returns
+    -------
+    Path
+        ``path``.
 
     Raises
     ------
     InputError
-        A time-only annotation without a known sample rate, or a box that lies
-        above Nyquist.
+        A time-only annotation without a known sample rate, a box that lies
+        above Nyquist, or an item that is not an :class:`Annotation`.
+    RecordingError
+        The file cannot be written.
     """
     path = Path(path)
     band = (timebase or Timebase()).band()

@@ -1,29 +1,10 @@
 """Annotations in SigMF metadata: the ``annotations`` array of a ``.sigmf-meta`` file.
 
-Each annotation segment is a JSON object keyed by ``core:sample_start``,
-``core:sample_count``, ``core:freq_lower_edge``, ``core:freq_upper_edge``,
-``core:label``, ``core:comment``, ``core:generator`` and ``core:uuid``; the
-channel, which SigMF has no core key for, is ``specscope:channel``.  Keys of
-other namespaces are kept in :attr:`Annotation.extra` and written back.
+Segments are converted between samples and seconds with the recording's sample
+rate (or the meta's own); a round trip is exact to the sample.  Writing into an
+existing meta replaces only its ``annotations`` array; a new path gets a minimal meta.
 
-Seconds and samples are converted with the recording's sample rate, or the
-meta's own ``global`` ``core:sample_rate`` when no recording is given: reading
-gives ``start_s = sample_start / fs``; writing rounds ``start_s * fs`` and
-``stop_s * fs`` to the nearest sample (ties to even) and stores their
-difference as ``core:sample_count``.  A SigMF round trip is therefore exact to
-the sample: annotations read from a meta are written back with the same
-sample indices, and times that are not on a sample come back moved to the
-nearest one.  A segment without ``core:sample_count`` runs to the end of the
-recording (SigMF: to the end of its capture); reading one needs the recording.
-
-Writing into an existing ``.sigmf-meta`` replaces only its ``annotations``
-array (sorted by ``core:sample_start``, as SigMF requires); ``global``,
-``captures``, unknown keys and their order stay as they were, and the file is
-replaced atomically.  Writing to a new path writes a minimal meta from the
-recording: ``global`` (``core:datatype``, ``core:sample_rate``,
-``core:version``, ``core:num_channels``), one capture (with
-``core:frequency`` for RF recordings) and the annotations; it is marked
-``core:metadata_only`` when no ``.sigmf-data`` file lies next to it.
+See docs/explanation/rooms/annotations.md.
 """
 
 from __future__ import annotations
@@ -58,7 +39,23 @@ _EXTENSION = {"name": "specscope", "version": "1.0.0", "optional": True}
 
 
 def meta_path(path: str | Path) -> Path:
-    """The ``.sigmf-meta`` of a SigMF pair (a ``.sigmf-data`` path names its meta)."""
+    """The ``.sigmf-meta`` of a SigMF pair (a ``.sigmf-data`` path names its meta).
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``.sigmf-meta`` or ``.sigmf-data`` path; any other path is returned as it is.
+
+    Returns
+    -------
+    Path
+        The meta file's path.
+
+    Examples
+    --------
+    >>> meta_path("capture.sigmf-data").name
+    'capture.sigmf-meta'
+    """
     p = Path(path)
     if p.name.lower().endswith(DATA):
         return p.with_name(p.name[: -len(DATA)] + META)
@@ -114,6 +111,11 @@ def read_sigmf(path: str | Path, timebase: Timebase | None = None) -> list[Annot
     timebase : Timebase, optional
         The recording's; its sample rate takes precedence over the meta's.
 
+    Returns
+    -------
+    list of Annotation
+        One per segment; times in seconds from the first sample.
+
     Raises
     ------
     RecordingError
@@ -150,6 +152,12 @@ def annotation_of_segment(obj: Any, index: int, sample_rate: float,
         The recording's length, for a segment without ``core:sample_count``.
     where : str
         Names the segment in error messages.
+
+    Returns
+    -------
+    Annotation
+        Times ``sample_start / sample_rate`` and ``(sample_start + sample_count) /
+        sample_rate`` seconds; keys of other namespaces in ``extra``.
 
     Raises
     ------
@@ -205,8 +213,19 @@ def annotation_objects(annotations: Sequence[Annotation], sample_rate: float
     Parameters
     ----------
     annotations : sequence of Annotation
+        Times in seconds from the first sample.
     sample_rate : float
         Samples per second of the recording.
+
+    Returns
+    -------
+    list of dict
+        One segment per annotation; times rounded to the nearest sample.
+
+    Raises
+    ------
+    InputError
+        An item is not an :class:`Annotation`.
     """
     rows = []
     for a in annotations:
@@ -244,6 +263,7 @@ def put_annotations(doc: dict[str, Any], annotations: Sequence[Annotation],
     doc : dict
         The metadata document.
     annotations : sequence of Annotation
+        The annotations; times in seconds.
     sample_rate : float
         Samples per second of its samples.
     declare : bool
@@ -268,6 +288,21 @@ def declare_extension(doc: dict) -> dict:
 
     SigMF asks every namespace a file uses to be declared there; a file whose
     ``core:extensions`` is not a list is left as it is.
+
+    Parameters
+    ----------
+    doc : dict
+        A SigMF metadata document, changed in place.
+
+    Returns
+    -------
+    dict
+        ``doc``.
+
+    Examples
+    --------
+    >>> declare_extension(declare_extension({}))["global"]["core:extensions"]
+    [{'name': 'specscope', 'version': '1.0.0', 'optional': True}]
     """
     glob = doc.setdefault("global", {})
     declared = glob.setdefault("core:extensions", [])
@@ -291,14 +326,18 @@ def _datatype(timebase: Timebase) -> str:
 
 def write_sigmf(path: str | Path, annotations: Sequence[Annotation],
                 timebase: Timebase | None = None) -> Path:
-    """Write annotations into a SigMF meta file (see the module notes).
+    """Write annotations into a SigMF meta file, atomically.
+
+    What an existing file keeps and what a new one holds is described in
+    docs/explanation/rooms/annotations.md.
 
     Parameters
     ----------
     path : str or Path
         An existing ``.sigmf-meta`` (its ``annotations`` array is replaced) or a
-        new one (written from ``timebase``).
+        new one (written from ``timebase``); a ``.sigmf-data`` path names its meta.
     annotations : sequence of Annotation
+        The annotations; times in seconds, rounded to samples.
     timebase : Timebase, optional
         The recording's; required for a new file.
 
@@ -306,6 +345,13 @@ def write_sigmf(path: str | Path, annotations: Sequence[Annotation],
     -------
     Path
         The meta file written.
+
+    Raises
+    ------
+    InputError
+        A new file without a sample rate, or an item that is not an :class:`Annotation`.
+    RecordingError
+        The existing file is not SigMF metadata, or the file cannot be written.
     """
     path = meta_path(path)
     timebase = timebase or Timebase()

@@ -33,6 +33,11 @@ class Recording(ABC):
     Subclasses implement :meth:`_read` and set the metadata attributes.  Reading
     is thread-safe: the compute thread reads while the GUI thread looks at the
     metadata.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file, or an ``http(s)://`` URL, which stays a URL and is read by range.
     """
 
     #: short name of the file format, e.g. ``"WAV"``
@@ -161,7 +166,25 @@ class Recording(ABC):
 
 @dataclass(frozen=True)
 class ReaderSpec:
-    """A registered reader: which paths it accepts and how it opens them."""
+    """A registered reader: which paths it accepts and how it opens them.
+
+    Parameters
+    ----------
+    name : str
+        Format name, e.g. ``"audio"``.
+    extensions : tuple of str
+        Lower-case suffixes with the dot.
+    opener : callable
+        ``opener(path, **options) -> Recording``.
+    sniff : callable, optional
+        ``sniff(path) -> bool`` looking at the file's content.
+    priority : int
+        Higher is asked first.
+    description : str
+        One line for menus and ``--help``; not compared.
+    options : frozenset of str, optional
+        Option names the opener takes; ``None`` when it takes any.
+    """
 
     name: str
     extensions: tuple[str, ...]
@@ -212,6 +235,11 @@ def register_reader(name: str, extensions: list[str] | tuple[str, ...],
         The option names the opener takes.  By default they are read from the
         opener's signature (its keyword parameters after the path; any name when
         it takes ``**options``).  :func:`open_recording` rejects other names.
+
+    Returns
+    -------
+    ReaderSpec
+        The registered reader; it replaces any earlier one of the same name.
     """
     accepted = frozenset(options) if options is not None else _signature_options(opener)
     spec = ReaderSpec(name, tuple(e.lower() for e in extensions), opener, sniff,
@@ -236,7 +264,13 @@ def _signature_options(opener: Callable[..., Recording]) -> frozenset[str] | Non
 
 
 def readers() -> list[ReaderSpec]:
-    """The registered readers, highest priority first."""
+    """The registered readers, highest priority first.
+
+    Returns
+    -------
+    list of ReaderSpec
+        A copy of the registry.
+    """
     return list(_READERS)
 
 
@@ -246,6 +280,18 @@ def split_member(path: str | os.PathLike[str]) -> tuple[Path, str | None]:
     A path that exists is returned whole; otherwise the first ``:`` whose left
     side is an existing file splits it.  ``C:\\x`` style drive letters are left
     alone because ``C`` is not a file.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A file path, possibly followed by ``:member``.
+
+    Returns
+    -------
+    path : pathlib.Path
+        The file.
+    member : str or None
+        The member inside it, ``None`` when the path names no member.
     """
     text = os.fspath(path)
     p = Path(text)
@@ -345,6 +391,11 @@ def open_recording(path: str | os.PathLike[str], *, format: str | None = None,
         Passed to the reader, e.g. ``sample_rate``, ``center_frequency``,
         ``dtype``, ``offset`` for raw samples, ``dataset`` for HDF5.  Options
         left as ``None`` count as not given.
+
+    Returns
+    -------
+    Recording
+        The opened recording; samples are read on demand.
 
     Raises
     ------

@@ -186,6 +186,21 @@ def list_datasets(path: str | os.PathLike[str]) -> list[DatasetInfo]:
 
     Every dataset is listed; ``plausible`` marks those that look like signals.
     External links are listed but not followed.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The HDF5 file, or an ``http(s)://`` URL.
+
+    Returns
+    -------
+    list of DatasetInfo
+        One entry per dataset or external link, in file order.
+
+    Raises
+    ------
+    RecordingError
+        The file is not a readable HDF5 file.
     """
     p = as_path(path)
     with _open_file(p) as f:

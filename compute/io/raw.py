@@ -113,6 +113,18 @@ def parse_sample_type(name: Any, *, what: str = "dtype", where: str = "",
                       default_order: str = "le") -> tuple[SampleType, bool]:
     """Parse a sample type name.
 
+    Parameters
+    ----------
+    name : str
+        A SigMF-style name (``"cf32_le"``, ``"ci16_be"``, ``"ru8"``), an alias
+        (``"cs16"``, ``"fc32"``) or a numpy name (``"complex64"``, ``"<i2"``).
+    what : str
+        The option's name, used in the error message.
+    where : str
+        Context put before the error message (e.g. the file name), if any.
+    default_order : {"le", "be"}
+        Byte order when the name gives none.
+
     Returns
     -------
     (SampleType, bool)
@@ -122,6 +134,12 @@ def parse_sample_type(name: Any, *, what: str = "dtype", where: str = "",
     ------
     InputError
         The name is not a sample type; the message lists the known ones.
+
+    Examples
+    --------
+    >>> stype, explicit = parse_sample_type("cs16_be")
+    >>> stype.name, stype.is_complex, stype.itemsize, explicit
+    ('ci16_be', True, 4, True)
     """
     prefix = f"{where}: " if where else ""
     text = str(name).strip().lower().replace("-", "_")

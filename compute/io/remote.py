@@ -44,7 +44,23 @@ _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
 def is_url(path: object) -> bool:
-    """Whether ``path`` is a URL other than ``file://`` (``scheme://...``)."""
+    """Whether ``path`` is a URL other than ``file://`` (``scheme://...``).
+
+    Parameters
+    ----------
+    path : object
+        A string, a :class:`UrlPath` or anything else (which is not a URL).
+
+    Returns
+    -------
+    bool
+        True for a :class:`UrlPath` or a ``scheme://`` string whose scheme is not ``file``.
+
+    Examples
+    --------
+    >>> is_url("https://example.org/a.wav"), is_url("file:///tmp/a.wav"), is_url("a.wav")
+    (True, False, False)
+    """
     if isinstance(path, UrlPath):
         return True
     if not isinstance(path, str):
@@ -144,7 +160,15 @@ class RemoteFile(io.RawIOBase):
 
 
 class UrlPath:
-    """A recording's address as a URL, standing in for a :class:`pathlib.Path`."""
+    """A recording's address as a URL, standing in for a :class:`pathlib.Path`.
+
+    Parameters
+    ----------
+    url : str
+        The URL (``https://...``, ``s3://...``); nothing is fetched until needed.
+    _shared : optional
+        The URL's shared file system and block cache; made on first use when omitted.
+    """
 
     def __init__(self, url: str, _shared: _Shared | None = None) -> None:
         self.url = str(url)
@@ -255,7 +279,25 @@ class UrlPath:
 
 
 def open_binary(path: str | os.PathLike[str] | UrlPath) -> Any:
-    """``open(path, "rb")`` for a local path, a ranged file object for a URL."""
+    """``open(path, "rb")`` for a local path, a ranged file object for a URL.
+
+    Parameters
+    ----------
+    path : str, PathLike or UrlPath
+        A local file or a URL.
+
+    Returns
+    -------
+    file object
+        Binary, read-only and seekable; a :class:`RemoteFile` for a URL.
+
+    Raises
+    ------
+    OSError
+        The local file cannot be opened.
+    RecordingError
+        The URL needs fsspec (or a back end) that is not installed.
+    """
     if isinstance(path, UrlPath):
         return path.open("rb")
     if isinstance(path, str) and is_url(path):

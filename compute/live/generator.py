@@ -57,6 +57,34 @@ class GeneratorSource(ThreadedSource):
     ``clicks``
         ``amplitude`` (1.0) at every multiple of ``interval`` seconds (0.5),
         rounded to samples, else 0.
+
+    Parameters
+    ----------
+    kind : {"tone", "chirp", "noise", "white", "pink", "clicks"}
+        The signal; ``white`` and ``pink`` are ``noise`` of that colour.
+    sample_rate : float
+        Samples per second (Hz).
+    channels : int
+        Channels, each with the same signal (independent noise).
+    block : int
+        Samples per block.
+    rate : float or None
+        Pacing: 1 is real time, 0 or None as fast as the consumer takes blocks.
+    duration : float, optional
+        Seconds delivered at most; endless when omitted.
+    **params
+        The kind's options listed above (numbers may be text such as ``"1k"``).
+
+    Raises
+    ------
+    InputError
+        An unknown kind or option, or an invalid value.
+
+    Examples
+    --------
+    >>> src = GeneratorSource("clicks", sample_rate=8000.0, interval=0.001)
+    >>> src.blocks(10)[:, 0].tolist()
+    [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]
     """
 
     KINDS = ("tone", "chirp", "noise", "white", "pink", "clicks")

@@ -328,6 +328,28 @@ class LiveRecorder:
     ``sample_rate``; for a spectrogram pipeline also ``spectrogram``
     (channels, frames, frequencies) float32 and ``frequency`` (Hz); the
     pipeline JSON, the source and the STFT parameters as attributes.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The HDF5 file to publish.
+    sample_rate : float
+        Samples per second (Hz) of the input.
+    n_channels : int
+        Channels of the input.
+    is_complex : bool
+        Whether samples are complex (IQ): stored as complex64, else float32.
+    frequencies : numpy.ndarray, optional
+        Bin frequencies in Hz of a spectrogram pipeline; its frames are recorded too.
+    attrs : dict, optional
+        Attributes for the file root (the pipeline, the source, STFT parameters).
+    flush_seconds : float
+        Seconds of input per flushed chunk.
+
+    Raises
+    ------
+    RecordingError
+        ``path`` is a folder, its folder is missing, or the file cannot be written.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, sample_rate: float, n_channels: int,
@@ -539,9 +561,25 @@ def recover_recording(path: str | os.PathLike[str],
                       out: str | os.PathLike[str] | None = None) -> Path:
     """Copy what a killed live recording holds into a plain, complete HDF5 file.
 
-    ``out`` defaults to ``path`` itself (replaced atomically).  The copy opens
-    everywhere (``h5py.File(out)``, ``open_recording``); its ``complete``
-    attribute stays false and ``recovered`` is true.
+    The copy opens everywhere (``h5py.File(out)``, ``open_recording``); its
+    ``complete`` attribute stays false and ``recovered`` is true.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The killed recording.
+    out : str or PathLike, optional
+        The copy; ``path`` itself by default (replaced atomically).
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Raises
+    ------
+    RecordingError
+        ``path`` is not a readable live recording, or the copy cannot be written.
     """
     import h5py
 

@@ -22,7 +22,27 @@ DEFAULT_RING_SECONDS = 2.0
 
 def ring_blocks_for(sample_rate: float, block: int,
                     seconds: float = DEFAULT_RING_SECONDS) -> int:
-    """Blocks a ring needs to hold ``seconds`` of signal (at least :data:`DEFAULT_RING_BLOCKS`)."""
+    """Blocks a ring needs to hold ``seconds`` of signal (at least :data:`DEFAULT_RING_BLOCKS`).
+
+    Parameters
+    ----------
+    sample_rate : float
+        Samples per second (Hz).
+    block : int
+        Samples per block.
+    seconds : float
+        Signal the ring should hold, in seconds.
+
+    Returns
+    -------
+    int
+        The ring's capacity in blocks.
+
+    Examples
+    --------
+    >>> ring_blocks_for(48000.0, 256), ring_blocks_for(48000.0, 4096)
+    (375, 64)
+    """
     per_block = max(1, int(block)) / max(float(sample_rate), 1e-9)
     return max(DEFAULT_RING_BLOCKS, math.ceil(seconds / per_block))
 

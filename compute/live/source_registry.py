@@ -71,6 +71,22 @@ def register_source(scheme: str, factory: SourceFactory, *, summary: str = "",
     :class:`Source`; ``target`` is the text after ``scheme:`` ("" without it).
     A plugin registers its sources when imported; :func:`open_source` loads
     the plugin named like an unknown scheme.
+
+    Parameters
+    ----------
+    scheme : str
+        Lower-case letters, digits, ``-`` or ``_``.
+    factory : callable
+        ``factory(target, *, block, rate, loop, duration) -> Source``.
+    summary : str
+        One line for listings (:func:`source_schemes`).
+    replace : bool
+        Whether to replace a scheme registered already.
+
+    Raises
+    ------
+    InputError
+        The scheme is malformed, or registered already and ``replace`` is false.
     """
     if not scheme or not scheme.replace("_", "").replace("-", "").isalnum() or (
             scheme != scheme.lower()):
@@ -82,14 +98,48 @@ def register_source(scheme: str, factory: SourceFactory, *, summary: str = "",
 
 
 def source_schemes() -> dict[str, str]:
-    """Registered schemes and their one-line summaries."""
+    """Registered schemes and their one-line summaries.
+
+    Returns
+    -------
+    dict of str to str
+        Scheme to summary, sorted by scheme.
+    """
     with _SOURCES_LOCK:
         return {k: v.summary for k, v in sorted(_SOURCES.items())}
 
 
 def open_source(spec: str, *, block: int = DEFAULT_BLOCK, rate: float | None = 1.0,
                 loop: bool = False, duration: float | None = None) -> Source:
-    """Open a source from ``scheme:target`` (see the module documentation)."""
+    """Open a source from ``scheme:target`` (see the module documentation).
+
+    Parameters
+    ----------
+    spec : str
+        ``generator:KIND[,key=value...]``, ``file:PATH``, ``device[:NAME,...]`` or a
+        scheme a plugin registers.
+    block : int
+        Samples per block, 1 to 2**22.
+    rate : float or None
+        Pacing: 1 is real time, 10 ten times faster, 0, None or inf as fast as
+        the processing goes.
+    loop : bool
+        Whether a file source starts again at its end.
+    duration : float, optional
+        Seconds delivered at most; endless (or to the end of a file) when omitted.
+
+    Returns
+    -------
+    Source
+        The source, not started yet.
+
+    Raises
+    ------
+    InputError
+        An empty spec, an unknown scheme, or invalid options.
+    RecordingError
+        A file or device that cannot be opened.
+    """
     if not isinstance(spec, str) or not spec.strip():
         raise InputError("source must be generator:KIND, file:PATH or device[:NAME]")
     scheme, _, target = spec.strip().partition(":")

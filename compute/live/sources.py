@@ -89,7 +89,28 @@ class Source(ABC):
 
 
 def check_rate(rate: float | None) -> float:
-    """The pace of a source: 0 for unpaced (None, 0 or inf), else the speed factor."""
+    """The pace of a source: 0 for unpaced (None, 0 or inf), else the speed factor.
+
+    Parameters
+    ----------
+    rate : float or None
+        Times real time; None, 0 or inf for as fast as possible.
+
+    Returns
+    -------
+    float
+        The speed factor, 0.0 for unpaced.
+
+    Raises
+    ------
+    InputError
+        ``rate`` is negative or NaN.
+
+    Examples
+    --------
+    >>> check_rate(None), check_rate(float("inf")), check_rate(2)
+    (0.0, 0.0, 2.0)
+    """
     if rate is None:
         return 0.0
     r = float(rate)
@@ -99,7 +120,23 @@ def check_rate(rate: float | None) -> float:
 
 
 def check_block(block: int) -> int:
-    """``block`` as an int, or :class:`InputError` unless it is a whole number in [1, 2**22]."""
+    """``block`` as an int, or :class:`InputError` unless it is a whole number in [1, 2**22].
+
+    Parameters
+    ----------
+    block : int
+        Samples per block.
+
+    Returns
+    -------
+    int
+        ``block``.
+
+    Raises
+    ------
+    InputError
+        ``block`` is not a whole number, or is below 1 or above 2**22.
+    """
     if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
         raise InputError(f"block={block!r} must be a whole number of samples >= 1")
     if block > MAX_BLOCK:
@@ -110,7 +147,27 @@ def check_block(block: int) -> int:
 def split_options(text: str, where: str) -> dict[str, str]:
     """``key=value,key=value`` -> ``{key: value}`` with the values still text.
 
-    ``where`` (the source, e.g. ``"generator:tone"``) starts every error message.
+    Parameters
+    ----------
+    text : str
+        The options; blank parts are skipped.
+    where : str
+        The source (e.g. ``"generator:tone"``), which starts every error message.
+
+    Returns
+    -------
+    dict of str to str
+        Option name to its text.
+
+    Raises
+    ------
+    InputError
+        A part is not ``key=value``, or a key is given twice.
+
+    Examples
+    --------
+    >>> split_options("frequency=1k, amplitude=0.2", "generator:tone")
+    {'frequency': '1k', 'amplitude': '0.2'}
     """
     out: dict[str, str] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
@@ -177,6 +234,26 @@ class ThreadedSource(Source):
     block is delivered when its last sample would have arrived had the
     signal been captured at ``rate`` times real time; ``rate=0`` delivers as
     fast as the consumer takes them (waiting for room, never dropping).
+
+    Parameters
+    ----------
+    sample_rate : float
+        Samples per second (Hz).
+    n_channels : int
+        Channels per block.
+    block : int
+        Samples per block.
+    rate : float or None
+        Pacing: times real time; 0 or None for unpaced.
+    duration : float, optional
+        Seconds delivered at most; until the source ends when omitted.
+    name : str
+        The spec it was opened from, or a description.
+
+    Raises
+    ------
+    InputError
+        An invalid block, rate or duration.
     """
 
     def __init__(self, *, sample_rate: float, n_channels: int, block: int = DEFAULT_BLOCK,
@@ -262,8 +339,25 @@ class FileSource(ThreadedSource):
     recording : Recording or path
         Anything :func:`~specscope.compute.io.open_recording` opens, or an open
         :class:`~specscope.compute.io.Recording` (e.g. an ``ArrayRecording``).
+    block : int
+        Samples per block.
+    rate : float or None
+        Pacing: times real time; 0 or None for as fast as the consumer takes blocks.
+    loop : bool
+        Whether to start again at the end.
+    duration : float, optional
+        Seconds delivered at most.
     channels : int or list of int, optional
         Channels to play (all by default).
+    **open_options
+        Reader options for :func:`~specscope.compute.io.open_recording`.
+
+    Raises
+    ------
+    RecordingError
+        The recording cannot be opened or has no samples.
+    InputError
+        An invalid channel, option, block, rate or duration.
     """
 
     def __init__(self, recording: Any, *, block: int = DEFAULT_BLOCK,
@@ -315,6 +409,17 @@ class DeviceSource(Source):
         The device's default rate when omitted.
     channels : int
         Input channels (1).
+    block : int
+        Samples per block.
+    duration : float, optional
+        Seconds recorded at most; until stopped when omitted.
+
+    Raises
+    ------
+    RecordingError
+        No such input device, or it has no input channels.
+    InputError
+        An invalid option, or more channels than the device has.
     """
 
     #: the options of ``device:NAME,key=value...``

@@ -17,6 +17,11 @@ class LatencyStats:
 
     Percentiles are the geometric centre of the bin holding them (within 1 %);
     the maximum and the mean are exact.
+
+    Parameters
+    ----------
+    recent : int
+        How many of the latest latencies ``recent`` keeps.
     """
 
     _LO, _RATIO, _BINS = 1e-7, 1.02, 1200  # 0.1 us .. ~2e3 s
@@ -54,7 +59,48 @@ class LatencyStats:
 
 @dataclass
 class LiveStats:
-    """A snapshot of a session's counters (``to_dict`` gives JSON types)."""
+    """A snapshot of a session's counters (``to_dict`` gives JSON types).
+
+    Attributes
+    ----------
+    blocks_processed : int
+        Blocks taken from the ring and processed.
+    blocks_dropped : int
+        Blocks lost: refused by a full ring, or lost by the source itself.
+    samples_processed : int
+        Samples in the processed blocks.
+    samples_dropped : int
+        Samples in the blocks the ring refused.
+    source_overflows : int
+        Blocks the source lost (audio driver overflows).
+    latency_ms_median, latency_ms_p99, latency_ms_max, latency_ms_mean : float
+        Processing time per block in milliseconds.
+    delay_ms_p99 : float
+        99th percentile of the time from a block entering the ring to the end of
+        its processing, in milliseconds.
+    block : int
+        Samples per block.
+    block_ms : float
+        Length of a block in milliseconds.
+    sample_rate : float
+        Samples per second (Hz).
+    channels : int
+        Channels of the source.
+    frames : int
+        Items (frames or samples) produced so far.
+    history_first : int
+        Index of the oldest item the history still holds.
+    history_memory_bytes, history_disk_bytes : int
+        Bytes of history held in memory and spilled to disk.
+    ring_high_water : int
+        Most blocks ever waiting in the ring at once.
+    elapsed_s : float
+        Seconds since the session started (until it stopped).
+    running : bool
+        Whether the session is still processing.
+    error : str or None
+        The error that stopped processing, spilling or recording, if any.
+    """
 
     blocks_processed: int
     blocks_dropped: int

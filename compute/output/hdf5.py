@@ -20,7 +20,14 @@ from ..files import atomic_file, h5_for_writing
 
 
 def compression_options() -> dict[str, Any]:
-    """Compression of every dataset: zstd (blosc) with ``hdf5plugin``, else gzip + shuffle."""
+    """Compression of every dataset: zstd (blosc) with ``hdf5plugin``, else gzip + shuffle.
+
+    Returns
+    -------
+    dict
+        ``create_dataset`` keywords: the blosc filter's, or ``compression="gzip"``,
+        ``compression_opts=4`` and ``shuffle=True``.
+    """
     try:
         import hdf5plugin
     except ImportError:
@@ -34,6 +41,18 @@ def dataset_options(shape: tuple[int, ...], chunks: tuple[int, ...] | None = Non
 
     Empty datasets cannot be chunked in HDF5 without a growable shape; they are
     stored contiguous, without filters.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The dataset's shape.
+    chunks : tuple of int, optional
+        The chunk shape; h5py picks one when omitted.
+
+    Returns
+    -------
+    dict
+        Keywords for ``h5py.Group.create_dataset``; empty for an empty shape.
     """
     if any(int(n) == 0 for n in shape):
         return {}
@@ -61,6 +80,22 @@ def atomic_h5(path: str | os.PathLike[str]) -> Iterator[Any]:
     On any exception -- a failed write on a full disk included -- the temporary
     file is closed without writing more, removed, and ``path`` is untouched
     (:func:`~specscope.compute.files.atomic_file` names the file and the cause).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The destination file.
+
+    Yields
+    ------
+    h5py.File
+        The temporary file, open for writing.
+
+    Raises
+    ------
+    RecordingError
+        The destination is a folder, its folder is missing or not writable, or the
+        data cannot be written or moved into place.
     """
     import h5py
 

@@ -31,7 +31,27 @@ VERSIONED = ("specscope", "numpy", "scipy", "h5py", "hdf5plugin", "cupy", "cupy-
 
 def sha256_file(path: str | os.PathLike[str], *, block: int = 1 << 20,
                 cancelled: Callable[[], bool] | None = None) -> str:
-    """SHA-256 of a file, read in blocks."""
+    """SHA-256 of a file, read in blocks.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A local file or a URL.
+    block : int
+        Bytes read at a time.
+    cancelled : callable, optional
+        ``cancelled() -> bool``, asked before each block.
+
+    Returns
+    -------
+    str
+        The digest, 64 lower-case hex digits.
+
+    Raises
+    ------
+    Cancelled
+        ``cancelled()`` returned True.
+    """
     h = hashlib.sha256()
     with open_binary(path) as fh:
         while chunk := fh.read(block):
@@ -55,7 +75,14 @@ def _digests(path: str | os.PathLike[str], names: tuple[str, ...], *, block: int
 
 
 def package_versions() -> dict[str, str]:
-    """Installed versions of the packages that shape the numbers (metadata only)."""
+    """Installed versions of the packages that shape the numbers (metadata only).
+
+    Returns
+    -------
+    dict of str to str
+        Distribution name to version, for specscope, numpy, scipy, h5py and, when
+        installed, hdf5plugin and CuPy; ``"hdf5"`` is the HDF5 library's version.
+    """
     out = {"specscope": __version__}
     for name in VERSIONED[1:]:
         try:
@@ -78,6 +105,29 @@ def provenance(source: str | os.PathLike[str],
 
     The source is hashed once; with ``expect_sha512`` (a SigMF ``core:sha512``)
     the same pass checks it and raises :class:`RecordingError` on a mismatch.
+
+    Parameters
+    ----------
+    source : str or PathLike
+        The source file or URL; anything that is no file (an in-memory array's
+        name) is recorded as given, with an empty hash.
+    cancelled : callable, optional
+        ``cancelled() -> bool``, asked before each block read.
+    expect_sha512 : str, optional
+        The SHA-512 (hex) the source should have.
+
+    Returns
+    -------
+    dict of str to str
+        ``source_path`` (resolved for a local file), ``source_sha256``,
+        ``specscope_version`` and ``created_utc`` (ISO 8601, UTC, in seconds).
+
+    Raises
+    ------
+    RecordingError
+        The source's SHA-512 differs from ``expect_sha512``.
+    Cancelled
+        ``cancelled()`` returned True.
     """
     # a URL (read by range) is hashed through its server, and named as given
     remote = is_url(source)
@@ -100,7 +150,27 @@ def provenance(source: str | os.PathLike[str],
 
 def recording_provenance(recording: Recording,
                          cancelled: Callable[[], bool] | None = None) -> dict[str, str]:
-    """:func:`provenance` of a recording's data file, checking a SigMF ``core:sha512``."""
+    """:func:`provenance` of a recording's data file, checking a SigMF ``core:sha512``.
+
+    Parameters
+    ----------
+    recording : Recording
+        The source; its ``sha512``, when set, is checked.
+    cancelled : callable, optional
+        ``cancelled() -> bool``, asked before each block read.
+
+    Returns
+    -------
+    dict of str to str
+        As :func:`provenance` returns.
+
+    Raises
+    ------
+    RecordingError
+        The data file's SHA-512 differs from the one its metadata states.
+    Cancelled
+        ``cancelled()`` returned True.
+    """
     expect = getattr(recording, "sha512", None)
     return provenance(recording.path, cancelled,
                       expect_sha512=expect if isinstance(expect, str) and expect else None)
@@ -129,6 +199,24 @@ def write_provenance(f: Any, prov: dict[str, str], *, pipeline_json: str | None 
     scipy, h5py, hdf5 (and cupy/hdf5plugin when installed).  The pipeline JSON is
     a string dataset ``provenance/pipeline`` (attributes are limited to 64 KiB).
     :data:`PROVENANCE_ATTRS` are written on the file root too.
+
+    Parameters
+    ----------
+    f : h5py.File
+        The output, open for writing.
+    prov : dict of str to str
+        What :func:`provenance` returned.
+    pipeline_json : str, optional
+        The pipeline as JSON, stored as the ``provenance/pipeline`` dataset.
+    backend : str
+        The array back end that computed the data (``"numpy"`` or ``"cupy"``).
+    extra : dict, optional
+        More attributes for the group.
+
+    Returns
+    -------
+    h5py.Group
+        The ``provenance`` group.
     """
     for k in PROVENANCE_ATTRS:
         if k in prov:

@@ -1,52 +1,10 @@
 """Export a time range and channel selection of a recording: HDF5, WAV/FLAC, SigMF.
 
-:func:`export_range` runs a pipeline (or none: the samples as they are) over part
-of a recording, streamed in chunks, and writes it crash-safe (a temporary
-file in the destination folder, checked, then ``os.replace``):
+:func:`export_range` runs a pipeline (or none) over samples ``start:stop`` of a
+recording, streamed in chunks, and writes the output crash-safe in the format its
+suffix names, with the annotations inside the range.  Nothing here imports Qt.
 
-* ``.h5`` / ``.hdf5`` / ``.nc``: the processed signal or spectrogram in the
-  layout of ``docs/reference/hdf5-layout.md`` (that of every pipeline output,
-  :func:`~specscope.compute.output.write_pipeline_output`);
-* ``.wav`` / ``.flac``: the (filtered) real signal through soundfile; a WAV
-  that would pass :data:`RF64_THRESHOLD` bytes is written as RF64.  Audio
-  files have no place for annotations: when the recording has any, those
-  inside the range are written next to it as an Audacity label file
-  ``NAME.labels.txt`` (:func:`label_path`; empty when none fall in the
-  range, so it never keeps the labels of an earlier export);
-* ``.sigmf-meta`` / ``.sigmf-data``: the signal as SigMF, ``cf32_le`` for
-  complex (IQ) signals, ``rf32_le`` for real ones, with sample rate, centre
-  frequency, start time and the annotations inside the range.
-
-Every output carries the recording's annotations that lie in the range and
-the exported channels, cut to the range and shifted so that the output's
-first sample is time 0 (the HDF5 ``/annotations`` table, the SigMF
-``annotations`` array, the label file of audio).
-
-Time range
-----------
-``start`` and ``stop`` are source sample numbers; the output is the whole-file
-run *cut afterwards*:
-
-* a signal output holds the samples whose time lies in ``[start, stop)``;
-* a spectrogram holds the frames of the whole-file frame grid (frames start
-  at multiples of ``hop`` from the first sample) that lie entirely inside
-  ``[start, stop)``.
-
-To give those numbers without processing from the start of the file, the
-range is read from ``lookback`` samples before it (the history its steps
-declare) and the warm-up output is dropped.  This is exact -- bit for bit
-equal to the whole run cut afterwards -- for FIR filters, sample-wise steps,
-valid-mode and centred steps and the STFT.  IIR filters (``sosfilt`` and comb
-filters) are carried from that warm-up start: their state starts at zero
-``lookback`` samples before the range, where the impulse response has
-decayed to ``SETTLE_TOL`` of its L1 norm, so the output differs from the
-whole-file run by about ``SETTLE_TOL * max|x|`` (exact when the warm-up
-reaches the first sample of the file).  The file attribute ``exact_range``
-says which case applies.
-
-NaN and Inf samples pass through: a filter spreads them over its impulse
-response, a spectrogram frame that contains one is NaN.  Nothing here imports
-Qt.
+See docs/explanation/rooms/output.md.
 """
 
 from __future__ import annotations
@@ -98,7 +56,29 @@ _SUBTYPE_BYTES = {"PCM_U8": 1, "PCM_S8": 1, "PCM_16": 2, "PCM_24": 3, "PCM_32": 
 
 
 def output_kind(path: str | os.PathLike[str]) -> str:
-    """``"hdf5"``, ``"audio"`` or ``"sigmf"`` from the output's suffix."""
+    """``"hdf5"``, ``"audio"`` or ``"sigmf"`` from the output's suffix.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The output file.
+
+    Returns
+    -------
+    str
+        ``"hdf5"`` (:data:`HDF5_SUFFIXES`), ``"audio"`` (:data:`AUDIO_SUFFIXES`) or
+        ``"sigmf"`` (:data:`SIGMF_SUFFIXES`).
+
+    Raises
+    ------
+    InputError
+        The suffix is none of these (a ``.sigmf`` archive included).
+
+    Examples
+    --------
+    >>> output_kind("cut.flac"), output_kind("cut.sigmf-data"), output_kind("cut.h5")
+    ('audio', 'sigmf', 'hdf5')
+    """
     name = Path(path).name.lower()
     if name.endswith(SIGMF_SUFFIXES):
         return "sigmf"
@@ -116,7 +96,32 @@ def output_kind(path: str | os.PathLike[str]) -> str:
 
 
 def seconds_to_samples(seconds: float | None, sample_rate: float, name: str) -> int | None:
-    """A time in seconds from the start of the recording as a sample number (rounded)."""
+    """A time in seconds from the start of the recording as a sample number (rounded).
+
+    Parameters
+    ----------
+    seconds : float or None
+        The time in seconds; ``None`` passes through.
+    sample_rate : float
+        Samples per second.
+    name : str
+        The option's name, for the error message.
+
+    Returns
+    -------
+    int or None
+        ``round(seconds * sample_rate)``, or ``None``.
+
+    Raises
+    ------
+    InputError
+        ``seconds`` is not a finite number, or is negative.
+
+    Examples
+    --------
+    >>> seconds_to_samples(1.5, 48000.0, "start")
+    72000
+    """
     if seconds is None:
         return None
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or \
@@ -185,7 +190,33 @@ class RangePlan:
 
 def plan_range(bound: BoundPipeline, n_samples: int, start: int | None = None,
                stop: int | None = None, where: str = "recording") -> RangePlan:
-    """The :class:`RangePlan` of samples ``start:stop`` (see the module documentation)."""
+    """The :class:`RangePlan` of samples ``start:stop``.
+
+    How the range maps to outputs and warm-up is described in
+    docs/explanation/rooms/output.md.
+
+    Parameters
+    ----------
+    bound : BoundPipeline
+        The pipeline bound to the recording's sample rate.
+    n_samples : int
+        Samples per channel in the recording.
+    start, stop : int, optional
+        Source sample numbers of the range, like a slice; the whole recording by default.
+    where : str
+        Name for error messages (the file's name).
+
+    Returns
+    -------
+    RangePlan
+        What to read and what to drop.
+
+    Raises
+    ------
+    InputError
+        The range is empty, starts past the end, or holds no output (no whole
+        frame of a spectrogram).
+    """
     return RangePlan(bound, int(n_samples), start, stop, where)
 
 
@@ -222,7 +253,7 @@ def export_range(source: Any, out: str | os.PathLike[str], *,
         The processing; None writes the samples unchanged.  Audio and SigMF
         outputs need a time-domain pipeline (no spectrogram step).
     start, stop : int, optional
-        Source sample numbers of the range (see the module documentation).
+        Source sample numbers of the range (see docs/explanation/rooms/output.md).
     channels : int or list of int, optional
         Source channels (all by default).
     options : dict, optional
@@ -246,6 +277,16 @@ def export_range(source: Any, out: str | os.PathLike[str], *,
     -------
     Path
         ``out`` (for SigMF, the ``.sigmf-meta`` file).
+
+    Raises
+    ------
+    InputError
+        The suffix, range, channels or options are invalid, the output would
+        overwrite an input, or the pipeline's output does not fit the format.
+    RecordingError
+        The source cannot be read or the output cannot be written.
+    Cancelled
+        ``cancelled()`` returned True; nothing is written.
     """
     kind = output_kind(out)
     if isinstance(chunk_samples, bool) or not isinstance(chunk_samples, int) or \
@@ -262,7 +303,24 @@ def export_range(source: Any, out: str | os.PathLike[str], *,
 
 
 def export_targets(out: str | os.PathLike[str]) -> list[Path]:
-    """Every file an export to ``out`` may write (SigMF pair, audio labels)."""
+    """Every file an export to ``out`` may write (SigMF pair, audio labels).
+
+    Parameters
+    ----------
+    out : str or PathLike
+        The output as given to :func:`export_range`.
+
+    Returns
+    -------
+    list of Path
+        ``out``; both ``.sigmf-meta`` and ``.sigmf-data`` for SigMF; ``out`` and its
+        :func:`label_path` for audio.
+
+    Raises
+    ------
+    InputError
+        The suffix names no output format.
+    """
     out = Path(out)
     kind = output_kind(out)
     if kind == "sigmf":
@@ -329,14 +387,55 @@ def _range_annotations(rec: Any, bound: BoundPipeline, plan: RangePlan,
 
 
 def label_path(audio: str | os.PathLike[str]) -> Path:
-    """The Audacity label file written next to an audio export: ``NAME.labels.txt``."""
+    """The Audacity label file written next to an audio export: ``NAME.labels.txt``.
+
+    Parameters
+    ----------
+    audio : str or PathLike
+        The audio output.
+
+    Returns
+    -------
+    Path
+        The label file, in the same folder.
+
+    Examples
+    --------
+    >>> label_path("out/cut.wav").name
+    'cut.labels.txt'
+    """
     p = Path(audio)
     return p.with_name(p.stem + ".labels.txt")
 
 
 def audio_container(suffix: str, n_frames: int, n_channels: int, subtype: str,
                     rf64_threshold: int | None = None) -> str:
-    """The soundfile ``format``: ``FLAC``, ``WAV``, or ``RF64`` when a WAV would be too big."""
+    """The soundfile ``format``: ``FLAC``, ``WAV``, or ``RF64`` when a WAV would be too big.
+
+    Parameters
+    ----------
+    suffix : str
+        The output's lower-case suffix, ``".wav"`` or ``".flac"``.
+    n_frames : int
+        Samples per channel to write.
+    n_channels : int
+        Number of channels.
+    subtype : str
+        soundfile subtype (``"FLOAT"``, ``"PCM_16"`` ...), which sets the bytes per sample.
+    rf64_threshold : int, optional
+        File size in bytes beyond which a WAV becomes RF64; :data:`RF64_THRESHOLD`
+        by default.
+
+    Returns
+    -------
+    str
+        ``"FLAC"``, ``"WAV"`` or ``"RF64"``.
+
+    Examples
+    --------
+    >>> audio_container(".wav", 48000, 2, "FLOAT"), audio_container(".flac", 48000, 2, "PCM_24")
+    ('WAV', 'FLAC')
+    """
     if suffix == ".flac":
         return "FLAC"
     limit = RF64_THRESHOLD if rf64_threshold is None else int(rf64_threshold)

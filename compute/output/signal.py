@@ -39,8 +39,16 @@ SIGNAL_FORMAT = "specscope/signal/1"
 def recording_meta(rec: Any) -> dict[str, Any]:
     """What a pipeline output needs to know of its recording, in plain (picklable) types.
 
-    Keys: ``path``, ``sample_rate``, ``n_samples``, ``n_channels``,
-    ``is_complex``, ``center_frequency`` (0.0 when unknown) and ``units``.
+    Parameters
+    ----------
+    rec : Recording
+        The source recording.
+
+    Returns
+    -------
+    dict
+        Keys ``path`` (str), ``sample_rate`` (Hz), ``n_samples``, ``n_channels``,
+        ``is_complex``, ``center_frequency`` (Hz, 0.0 when unknown) and ``units``.
     """
     return {"path": str(rec.path), "sample_rate": float(rec.sample_rate),
             "n_samples": int(rec.n_samples), "n_channels": int(rec.n_channels),
@@ -225,8 +233,41 @@ def export_recording(pipeline: Pipeline, recording: Any, out: str | os.PathLike[
     """Run ``pipeline`` over one channel of an open recording into ``out`` (crash-safe HDF5).
 
     The same layout and numbers as :func:`~specscope.compute.batch.run_batch`
-    (one task), with progress and cancellation between chunks.  ``options``
-    are the reader options the recording was opened with (kept for ``rerun``).
+    (one task), with progress and cancellation between chunks.
+
+    Parameters
+    ----------
+    pipeline : Pipeline
+        The processing.
+    recording : Recording
+        The open source.
+    out : str or PathLike
+        The HDF5 file to write.
+    channel : int
+        The source channel processed.
+    chunk_samples : int
+        Samples read at a time (bounds memory).
+    options : dict, optional
+        The reader options the recording was opened with (kept for ``rerun``).
+    progress : callable, optional
+        ``progress(fraction)`` as chunks are read.
+    cancelled : callable, optional
+        Polled between blocks; :class:`~specscope.compute.Cancelled` abandons the file.
+
+    Returns
+    -------
+    Path
+        ``out``.
+
+    Raises
+    ------
+    InputError
+        The channel is out of range, the recording is shorter than one STFT
+        frame, or ``out`` is one of the recording's files.
+    RecordingError
+        The source cannot be read or the output cannot be written.
+    Cancelled
+        ``cancelled()`` returned True; nothing is written.
     """
     meta = recording_meta(recording)
     bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])

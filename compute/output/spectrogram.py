@@ -49,6 +49,32 @@ def create_spectrogram_datasets(f: Any, times: np.ndarray, freqs: np.ndarray,
     on the file and the dataset, the ``provenance`` group
     (:func:`~specscope.compute.output.write_provenance`) and the format tag on
     the file.  Shared by :func:`export_spectrogram` and the pipeline outputs.
+
+    Parameters
+    ----------
+    f : h5py.File
+        The output, open for writing.
+    times : numpy.ndarray
+        Frame centres in seconds.
+    freqs : numpy.ndarray
+        Bin frequencies in Hz.
+    attrs : dict
+        Attributes of the analysis (``sample_rate``, ``nfft``, ``hop``, ``window`` ...).
+    prov : dict of str to str
+        :func:`~specscope.compute.output.provenance` of the source.
+    n_channels : int, optional
+        Number of channels; ``None`` lays out one channel without a channel axis.
+    channels : list of int, optional
+        Source channel numbers for the ``channel`` scale; ``0..n_channels-1`` by default.
+    pipeline_json : str, optional
+        The pipeline as JSON, kept in the provenance group.
+    backend : str
+        The array back end that computes the values.
+
+    Returns
+    -------
+    h5py.Dataset
+        The ``spectrogram`` dataset, allocated and not yet filled.
     """
     n_frames = int(np.size(times))
     f.attrs["format"] = FORMAT_TAG
@@ -97,6 +123,36 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
     provenance as attributes of the file and the dataset.  The recording is
     processed in blocks of frames by the ``stft_power`` operator; the numbers equal a
     whole-file :func:`~specscope.compute.spectrogram`.
+
+    Parameters
+    ----------
+    recording : Recording
+        The source.
+    out : str or PathLike
+        The HDF5 file to write.
+    params : StftParams
+        The analysis (``nfft``, ``hop``, window, scaling).
+    channel : int
+        The source channel.
+    progress : callable, optional
+        ``progress(fraction)`` after each block of frames.
+    cancelled : callable, optional
+        Polled between blocks; :class:`~specscope.compute.Cancelled` abandons the file.
+
+    Returns
+    -------
+    Path
+        ``out``.
+
+    Raises
+    ------
+    InputError
+        The channel is out of range, the recording is shorter than ``nfft``, or
+        ``out`` is one of the recording's files.
+    RecordingError
+        The source cannot be read or the output cannot be written.
+    Cancelled
+        ``cancelled()`` returned True; nothing is written.
     """
     refuse_overwriting_inputs([out], recording_files(recording))
     recording.channel_list(channel)
@@ -138,7 +194,19 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
 
 
 def read_spectrogram(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read an exported spectrogram back: arrays and attributes."""
+    """Read an exported spectrogram back: arrays and attributes.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A file written by :func:`export_spectrogram` (single channel).
+
+    Returns
+    -------
+    dict
+        ``spectrogram`` (time, frequency), ``time`` (s), ``frequency`` (Hz),
+        ``attrs`` (the file's attributes) and ``dataset_attrs``.
+    """
     import h5py
 
     with h5py.File(path, "r") as f:

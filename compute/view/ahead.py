@@ -60,6 +60,26 @@ def plan_ahead(engine: TileEngine, t0: float, t1: float, n_cols: int, *,
     then the pans by one view either side at the view's level.  Tiles already
     cached are left out, and the list stops at ``budget_bytes`` (default: a
     quarter of the engine's cache) so building ahead never evicts the view.
+
+    Parameters
+    ----------
+    engine : TileEngine
+        The engine of the view.
+    t0, t1 : float
+        The view's span in seconds, clipped to the recording.
+    n_cols : int
+        The view's columns.
+    zoom_out : int
+        Zoom-outs by 2, 4, ... ``2**zoom_out`` are prepared; 0 for none.
+    pans : bool
+        Whether to prepare the pans by one view either side.
+    budget_bytes : int, optional
+        Most bytes of tiles to plan; :data:`CACHE_SHARE` of the cache by default.
+
+    Returns
+    -------
+    list of (int, int)
+        ``(level, index)`` of the tiles to build, in order; empty for an empty view.
     """
     duration = engine.duration
     t0, t1 = max(0.0, float(t0)), min(duration, float(t1))
@@ -100,6 +120,22 @@ def build_ahead(engine: TileEngine, plan: list[tuple[int, int]], *,
 
     Stops quietly at the first ``cancelled()`` (checked between blocks of
     frames); the tiles finished so far stay cached.
+
+    Parameters
+    ----------
+    engine : TileEngine
+        The engine the tiles are built in.
+    plan : list of (int, int)
+        ``(level, index)`` of the tiles, as :func:`plan_ahead` gives them.
+    cancelled : callable, optional
+        ``cancelled() -> bool``; True stops the build.
+    progress : callable, optional
+        ``progress(fraction)`` after each tile of the plan.
+
+    Returns
+    -------
+    int
+        Tiles of the plan that are available now (computed here or already there).
     """
     done = 0
     for n, (level, index) in enumerate(plan):

@@ -18,10 +18,28 @@ from ..spectral import to_db
 class RenderResult:
     """What :meth:`~specscope.compute.view.TileEngine.render` returns.
 
-    ``image`` is float32 power (amplitude squared for magnitude scaling) shaped
-    (n_rows, n_cols), row 0 the lowest frequency, NaN where a column lies
-    outside the recording; ``column_edges`` are times in s; ``frequencies``
-    are row centres in Hz and ``frequency_edges`` their edges.
+    It unpacks as ``(image, column_edges, frequencies)``.
+
+    Parameters
+    ----------
+    image : numpy.ndarray
+        float32 power (amplitude squared for magnitude scaling) shaped
+        (n_rows, n_cols), row 0 the lowest frequency, NaN where a column lies
+        outside the recording.
+    column_edges : numpy.ndarray
+        ``n_cols + 1`` column edges in seconds.
+    frequencies : numpy.ndarray
+        Row centres in Hz.
+    frequency_edges : numpy.ndarray
+        ``n_rows + 1`` row edges in Hz.
+    level : int
+        The pyramid level the columns were reduced from.
+    frames_per_column : float
+        Mean number of STFT frames in a column inside the recording.
+    reduce : {"mean", "max"}
+        How a column aggregates its frames.
+    preview : bool
+        True for a quick, approximate image (one frame per column).
     """
 
     image: np.ndarray
@@ -39,7 +57,25 @@ class RenderResult:
 
 @dataclass(frozen=True)
 class DisplayImage:
-    """A rendered image in dB, ready for a view."""
+    """A rendered image in dB, ready for a view.
+
+    Parameters
+    ----------
+    db : numpy.ndarray
+        float32 levels in dB shaped (n_rows, n_cols), NaN where there is no data.
+    column_edges : numpy.ndarray
+        ``n_cols + 1`` column edges in seconds.
+    frequency_edges : numpy.ndarray
+        ``n_rows + 1`` row edges in Hz.
+    level : int
+        The pyramid level the columns were reduced from.
+    frames_per_column : float
+        Mean number of STFT frames in a column.
+    reduce : {"mean", "max"}
+        How a column aggregates its frames.
+    preview : bool
+        True for a quick, approximate image.
+    """
 
     db: np.ndarray              # float32 (n_rows, n_cols), NaN where there is no data
     column_edges: np.ndarray

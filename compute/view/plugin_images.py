@@ -104,7 +104,28 @@ def operator_reach(op: str, params: dict, fs: float) -> int | None:
     centre whose values respond to an impulse above :data:`REACH_FLOOR` of the
     strongest response.  None when the reach exceeds a quarter of
     :data:`MAX_PROBE` samples or the probe fails: then the operator is called
-    on the whole span.
+    on the whole span.  For an operator with a ``hop`` parameter the reach is
+    measured once at the first hop asked for, and that hop is added to it.
+
+    Parameters
+    ----------
+    op : str
+        The image operator's name.
+    params : dict
+        Its parameters.
+    fs : float
+        Sample rate in Hz.
+
+    Returns
+    -------
+    int or None
+        The reach in samples, or None when the operator is to be called on the
+        whole span.
+
+    Raises
+    ------
+    InputError
+        No operator has this name, or its parameters are invalid.
     """
     if not _hop_param(op):
         return _reach(op, json.dumps(params, sort_keys=True, default=str), float(fs))
@@ -168,6 +189,8 @@ def plugin_view(op: str, read: Callable[[int, int], np.ndarray], n_samples: int,
         At most this many columns over the span (the view's width, or twice it).
     freq_scale : {"linear", "log", "mel"}
         The view's frequency axis, ``n_rows`` rows uniform on it.
+    n_rows : int
+        Rows of the image.
     progress : callable, optional
         ``progress(fraction)`` after each chunk.
     cancelled : callable, optional
@@ -178,6 +201,14 @@ def plugin_view(op: str, read: Callable[[int, int], np.ndarray], n_samples: int,
     DisplayImage
         dB (or the values as they are, when some are negative), column edges
         in seconds, row edges in Hz.
+
+    Raises
+    ------
+    InputError
+        The span holds fewer than 2 samples or gives no column, or the operator
+        is unknown or does not return an image.
+    Cancelled
+        ``cancelled()`` returned True.
     """
     start, stop = max(0, int(start)), min(int(n_samples), int(stop))
     if stop - start < 2:
@@ -288,7 +319,43 @@ def plugin_image(op: str, x: np.ndarray, fs: float, t0: float, params: dict, *,
     frequency scale, each showing the operator row that contains it
     (repeated, never interpolated), so the image lines up with the axis.
     Values that can be negative (e.g. MFCCs) are shown as they are, others in
-    dB.  ``columns``, ``progress`` and ``cancelled`` as in :func:`plugin_view`.
+    dB.
+
+    Parameters
+    ----------
+    op : str
+        The image operator (e.g. ``"scalogram.morlet"``).
+    x : numpy.ndarray
+        The samples, 1-D.
+    fs : float
+        Sample rate in Hz.
+    t0 : float
+        Time (s) of ``x[0]``.
+    params : dict
+        The operator's parameters.
+    freq_scale : {"linear", "log", "mel"}
+        The view's frequency axis.
+    n_rows : int
+        Rows of the image, uniform on ``freq_scale``.
+    columns : int, optional
+        At most this many columns.
+    progress : callable, optional
+        ``progress(fraction)`` after each chunk.
+    cancelled : callable, optional
+        Checked between chunks.
+
+    Returns
+    -------
+    DisplayImage
+        dB (or the values as they are), column edges in seconds, row edges in Hz.
+
+    Raises
+    ------
+    InputError
+        ``x`` holds fewer than 2 samples, or the operator is unknown or does not
+        return an image.
+    Cancelled
+        ``cancelled()`` returned True.
     """
     x = np.asarray(x)
     return plugin_view(op, lambda a, b: x[a:b], x.shape[0], fs, 0, x.shape[0], params,

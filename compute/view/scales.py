@@ -25,8 +25,14 @@ FREQ_SCALES = ("linear", "log", "mel")
 class FrequencyScaleError(InputError):
     """A frequency scale that does not exist, or that this recording cannot be shown on.
 
-    ``scale`` is the scale asked for; ``reason`` is ``"unknown"``, ``"complex"`` or
-    ``"stacked"``.
+    Parameters
+    ----------
+    message : str
+        The message, as :func:`freq_scale_problem` words it.
+    scale : str
+        The scale asked for (kept as ``scale``).
+    reason : {"unknown", "complex", "stacked"}
+        Why it cannot be used (kept as ``reason``).
     """
 
     def __init__(self, message: str, scale: str, reason: str) -> None:
@@ -56,6 +62,18 @@ def freq_scale_problem(scale: str, *, two_sided: bool = False, stacked: bool = F
         The recording is complex (IQ): its spectrum has negative frequencies.
     stacked : bool
         Every channel is shown, stacked as linear bands on one axis.
+
+    Returns
+    -------
+    str
+        The reason in one sentence, or ``""`` when the scale can be used.
+
+    Examples
+    --------
+    >>> freq_scale_problem("log")
+    ''
+    >>> freq_scale_problem("log", two_sided=True)
+    'log and mel frequency axes need a real recording and one channel; this one is complex (IQ)'
     """
     reason = _reason(scale, two_sided, stacked)
     if reason == "unknown":
@@ -68,6 +86,20 @@ def freq_scale_problem(scale: str, *, two_sided: bool = False, stacked: bool = F
 
 def check_freq_scale(scale: str, *, two_sided: bool = False, stacked: bool = False) -> str:
     """``scale`` when it can be the frequency axis (see :func:`freq_scale_problem`).
+
+    Parameters
+    ----------
+    scale : str
+        One of :data:`FREQ_SCALES`.
+    two_sided : bool
+        The recording is complex (IQ).
+    stacked : bool
+        Every channel is shown, stacked on one axis.
+
+    Returns
+    -------
+    str
+        ``scale``.
 
     Raises
     ------
@@ -82,11 +114,36 @@ def check_freq_scale(scale: str, *, two_sided: bool = False, stacked: bool = Fal
 
 def rescale_rows(image: np.ndarray, f: np.ndarray, df: float, scale: str, n_rows: int,
                  reduce: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A linear-frequency image (rows at bin centres ``f``, ``df`` apart) on ``n_rows``
-    rows spaced on ``scale`` ("log" or "mel"): each row the mean (or, with
-    ``reduce="max"``, the maximum) of the bins whose centres fall in it; a row
-    holding no bin centre repeats the nearest bin.  Returns the image, the row
-    centres and the row edges (Hz)."""
+    """A linear-frequency image resampled onto rows spaced on a log or mel scale.
+
+    Each row is the mean (or, with ``reduce="max"``, the maximum) of the bins
+    whose centres fall in it; a row holding no bin centre repeats the nearest bin.
+    A log axis starts at ``df / 2``, above the DC bin; a mel axis at 0 Hz.
+
+    Parameters
+    ----------
+    image : numpy.ndarray
+        Power shaped (bins, columns), rows at the bin centres ``f``.
+    f : numpy.ndarray
+        Bin centres in Hz, ascending, ``df`` apart.
+    df : float
+        Bin width in Hz.
+    scale : {"log", "mel"}
+        The frequency axis of the result.
+    n_rows : int
+        Rows of the result.
+    reduce : {"mean", "max"}
+        How a row aggregates its bins.
+
+    Returns
+    -------
+    image : numpy.ndarray
+        float32, shaped (n_rows, columns).
+    centres : numpy.ndarray
+        Row centres in Hz.
+    edges : numpy.ndarray
+        ``n_rows + 1`` row edges in Hz.
+    """
     fmax = f[-1] + df / 2
     if scale == "log":  # from the first bin above DC
         edges = np.geomspace(df / 2, fmax, n_rows + 1)

@@ -20,6 +20,17 @@ class StackedEngine:
     span)`` where ``span`` is the frequency range of one channel and ``band =
     span * (1 + GAP)``; :meth:`split` turns a coordinate back into
     ``(channel, frequency)``.  Linear frequency rows only.
+
+    Parameters
+    ----------
+    engines : list of TileEngine
+        One engine per channel, bottom band first; they share the recording and
+        the STFT parameters of the first.
+
+    Raises
+    ------
+    InputError
+        ``engines`` is empty.
     """
 
     GAP = 0.04

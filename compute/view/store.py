@@ -1,44 +1,10 @@
 """Tiles kept in files: the disk cache across sessions and the spill of one session.
 
-A :class:`TileStore` keeps one file per pyramid level in its folder, with a
-fixed slot per tile (``index * slot_bytes``): a 64-byte header, then the sums
-and (above level 0) the maxima as raw float32.  Writing a tile is one
-``pwrite`` of its cells, reading it one ``preadv`` into a new array, with no
-archive and no checksum to compute (an ``.npz`` took eight times as long), so
-a tile that was computed once is read back in a fraction of a millisecond
-instead of being transformed again.
+A :class:`TileStore` keeps one file per pyramid level, with a fixed slot per tile
+(a 64-byte header written after the cells, then raw float32 sums and maxima), and
+writes on a background thread so the thread that renders never waits for the disk.
 
-The header (magic, level, index, cells, frames in the last cell, rows) is
-written after the cells, so a slot whose header reads back complete holds its
-cells; a slot with any other header is treated as missing and the tile is
-computed again.  Slots of tiles never written are holes of a sparse file.
-
-Two uses, by the tile engine:
-
-- the *disk cache* (persistent, keyed by the recording's identity and the
-  analysis parameters): coarse levels are written as they are computed, so
-  reopening a file shows them without reading the recording;
-- the *spill* (``temporary=True``, deleted when the engine goes): tiles the
-  memory cache drops are written here, within ``max_bytes``, and read back when
-  a view needs them again.
-
-Writes go to a background thread (``background=True``, as the tile engine opens
-both stores): a tile handed to :meth:`TileStore.put` waits in a queue bounded in
-bytes (a full queue makes the caller wait for room) and is served from there
-until its slot is written, so the thread that renders never waits for the disk.
-The writer ends once it has had nothing to write for half a second (the next tile
-starts another), so idle stores, and engines dropped but not yet collected, hold no
-thread.
-A write the disk refuses (full, or failing) turns the store's writing off with
-one log line; what was written stays readable, what was queued is dropped and
-computed again when needed.  :meth:`TileStore.close` writes what is queued for
-a persistent store and drops it for a spill; a persistent store collected
-without ``close`` leaves its writer to finish, and the exit of the process waits.
-
-Tiles of the earlier on-disk format (one ``.npz`` file per tile, in a folder per
-recording named by its 32-hex-digit identity) are never read; opening a
-persistent store removes them from its cache folder, once per process
-(:func:`remove_npz_tiles`).
+See docs/explanation/rooms/view.md.
 """
 
 from __future__ import annotations

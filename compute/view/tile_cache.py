@@ -28,6 +28,26 @@ class Tile:
     (``device``: ``(sums, maxs)`` device arrays) and brings them to the host
     only when they are first read there (``fetch(device_array)``): a view
     reduces them to its columns on the device instead.
+
+    Parameters
+    ----------
+    level : int
+        Pyramid level: each cell spans ``2**level`` frames.
+    index : int
+        Position of the tile in its level.
+    sums, maxs : numpy.ndarray or None
+        The cells on the host; None while they are on the device only.
+    counts : numpy.ndarray
+        Frames in each cell.
+    device : tuple, optional
+        ``(sums, maxs)`` device arrays.
+    fetch : callable, optional
+        ``fetch(device_array) -> numpy.ndarray``, bringing cells to the host.
+
+    Raises
+    ------
+    ValueError
+        Neither the host cells nor the device's with ``fetch`` are given.
     """
 
     __slots__ = ("_fetch", "_maxs", "_sums", "counts", "device", "index", "level")
@@ -81,8 +101,13 @@ class Tile:
 class TileCache:
     """A thread-safe LRU of tiles, bounded in bytes.
 
-    ``on_evict(tile)`` hears of every tile dropped to stay within ``max_bytes``
-    (called after the cache's lock is released).
+    Parameters
+    ----------
+    max_bytes : int
+        Bound of the bytes held by the cached tiles.
+    on_evict : callable, optional
+        ``on_evict(tile)`` hears of every tile dropped to stay within
+        ``max_bytes`` (called after the cache's lock is released).
     """
 
     def __init__(self, max_bytes: int = DEFAULT_CACHE_BYTES,

@@ -1,32 +1,11 @@
 """The tile engine: any zoom of any recording, without skipping a frame.
 
-Power is kept in a level-of-detail pyramid.  A *cell* at level ``L`` holds the
-sum and the maximum of the power of ``2**L`` consecutive STFT frames; a *tile*
-holds ``TILE_CELLS`` consecutive cells.  A view of ``n_cols`` columns over a
-time span uses the level whose cells are at most a quarter of a column wide,
-so each column aggregates whole cells plus two partial ones at its edges:
+Power is kept in a level-of-detail pyramid of cells (sums and maxima of ``2**L``
+frames) grouped in tiles of ``TILE_CELLS`` cells; a view reduces whole cells to its
+columns.  Tiles are computed block by block and kept in memory, in a session's
+spill and, optionally, in a disk cache across sessions.
 
-- ``reduce="mean"``: the power-weighted mean of the frames whose centres fall
-  in the column (partial edge cells are weighted by the share of their frames
-  inside the column);
-- ``reduce="max"``: the maximum over every cell that overlaps the column, so a
-  column is never below the loudest frame that lies wholly inside it.
-
-When a span holds fewer frames than columns, each column shows the frame
-nearest to its centre: frames are repeated, never interpolated.
-
-Tiles are computed from the recording block by block (memory does not grow
-with the file), kept in an LRU cache bounded in bytes, built from their two
-children when those are cached, and — with a ``disk_cache`` folder — stored on
-disk keyed by the file's identity and the analysis parameters (levels 3 and
-up), so reopening a file is instant.  Nothing computed is computed again while
-the engine lives: tiles the memory cache drops go to a spill in the same
-folder (:class:`~specscope.compute.view.store.TileStore`), and a tile computed
-from the recording leaves the cells of the next finer levels (down to level 2)
-from the same frames, so the whole file's first render also stores what every
-view of 50 s or more needs.  The fine levels a view asks for (below a kernel
-block of frames per tile) are computed in runs of whole blocks; a jump to a
-part never seen transforms only the view's frames, to a tile's edge.
+See docs/explanation/rooms/view.md.
 """
 
 from __future__ import annotations
@@ -674,6 +653,39 @@ def render_progressive(engine: TileEngine, t0: float, t1: float, n_cols: int,
     frame counted, fewer columns' worth of detail) or, when nothing is cached
     yet, a quick one-frame-per-column preview; then the exact image is
     computed, reporting progress and checking for cancellation between tiles.
+
+    Parameters
+    ----------
+    engine : TileEngine
+        The engine of the channel shown.
+    t0, t1 : float
+        The view's span in seconds.
+    n_cols : int
+        Columns of the image.
+    reduce : {"mean", "max"}
+        How a column aggregates its frames.
+    freq_scale : {"linear", "log", "mel"}
+        The frequency axis.
+    n_rows : int, optional
+        Rows of a log or mel image (512 by default).
+    partial : callable, optional
+        ``partial(image)`` receives the image to show first.
+    progress : callable, optional
+        ``progress(fraction)`` while the exact image is computed.
+    cancelled : callable, optional
+        ``cancelled() -> bool``, checked between tiles.
+
+    Returns
+    -------
+    DisplayImage
+        The exact image, in dB.
+
+    Raises
+    ------
+    InputError
+        A bad span, column count, reduction or frequency scale.
+    Cancelled
+        ``cancelled()`` returned True.
     """
     kw = {"freq_scale": freq_scale, "n_rows": n_rows}
     exact = engine.render(t0, t1, n_cols, reduce, cached_only=True, **kw)

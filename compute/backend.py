@@ -84,7 +84,17 @@ def _load_cupy() -> ModuleType | None:
 
 
 def available_backends() -> list[str]:
-    """Backends usable in this process, e.g. ``["numpy"]`` or ``["numpy", "cupy"]``."""
+    """Backends usable in this process, e.g. ``["numpy"]`` or ``["numpy", "cupy"]``.
+
+    CuPy counts when it is installed, a CUDA device answers, a first round trip
+    to the device succeeds and ``SPECSCOPE_NO_GPU`` is not set; the answer is
+    found once per process.
+
+    Returns
+    -------
+    list of str
+        ``"numpy"``, then ``"cupy"`` when it is usable.
+    """
     return ["numpy", "cupy"] if _load_cupy() is not None else ["numpy"]
 
 

@@ -1,56 +1,10 @@
 """Run a pipeline over many recordings: a local pool or a Dask cluster.
 
-:func:`run_batch` writes one crash-safe HDF5 file per input,
-``OUTDIR/<input stem>.h5``, with the pipeline, the designed filter
-coefficients and provenance inside.  Work is spread over
+:func:`run_batch` writes one crash-safe HDF5 file per input (``OUTDIR/<stem>.h5``)
+in this process, a pool or on Dask; a long recording is split into part tasks
+giving the same numbers.  :func:`rerun` runs an output's pipeline again.
 
-* this process (``workers=1``),
-* a pool of ``workers`` processes (``executor="processes"``, spawned, so a
-  worker never inherits a half-initialised library) or threads,
-* a Dask cluster: ``dask="local"`` starts a ``distributed.LocalCluster`` of
-  ``workers`` workers, ``dask="tcp://host:port"`` uses a running scheduler
-  (whose workers must see the input and output paths).
-
-Tasks carry paths, never open files: each task reopens its recording inside
-the worker (HDF5 handles cannot be pickled).  A recording longer than
-``task_samples`` is split into part tasks, each reading the overlap its steps
-need (:attr:`~specscope.compute.pipeline.BoundPipeline.lookback`); the parts
-are written to hidden files next to the output and joined, in order, into the
-output file.  Splitting depends only on ``task_samples``, never on the number
-of workers or the executor, so every way of running gives the same numbers.
-The parts are exact for FIR filters, sample-wise steps and the spectrogram;
-for IIR filters each part starts cold ``lookback`` samples early, where the
-impulse response has decayed to ``SETTLE_TOL`` of its L1 norm, so a split run
-differs from an unsplit one by about ``SETTLE_TOL * max|x|``.
-
-A failing input is reported and the others go on; :class:`Summary` lists what
-was done and what failed, with reasons.
-
-Output layout
--------------
-Each output is written by :func:`~specscope.compute.output.write_pipeline_output`:
-spectrogram pipelines use the layout of
-:func:`~specscope.compute.output.export_spectrogram` (``spectrogram`` (time,
-frequency), float32, with ``time`` and ``frequency`` scales; (channel, time,
-frequency) for several channels, with a ``channel`` scale).  Time-domain
-pipelines write ``signal`` shaped (samples, channels) with a ``sample_rate``
-attribute and ``time`` (s) and ``channel`` dimension scales, which
-:func:`~specscope.compute.open_recording` opens as a recording.  Both carry
-(the full description is ``docs/reference/hdf5-layout.md``):
-
-* group ``provenance`` (:func:`~specscope.compute.output.write_provenance`):
-  the pipeline JSON as dataset ``provenance/pipeline``, source path and
-  SHA-256, package versions, backend, creation time;
-* file attributes: ``format``, provenance (``source_path``,
-  ``source_sha256``, ``specscope_version``, ``created_utc``), ``pipeline``
-  (the JSON), ``source_options`` (JSON), ``start_sample``, ``stop_sample``,
-  ``first_sample``, ``channels``, ``chunk_samples``, ``task_samples``;
-* group ``pipeline`` (attribute ``json``) with ``coefficients/step_<i>``
-  holding the designed ``sos`` or ``b``/``a`` of each filter step;
-* group ``annotations``: the input's annotations inside the output's range
-  and channels, from the output's first sample.
-
-Nothing here imports Qt.
+See docs/explanation/rooms/batch.md.
 """
 
 from __future__ import annotations
@@ -87,18 +41,8 @@ from .output import (
 )
 from .pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
 
-__all__ = [
-    "DEFAULT_TASK_SAMPLES",
-    "EXECUTORS",
-    "InputResult",
-    "RerunResult",
-    "Summary",
-    "clean_abandoned_parts",
-    "output_path",
-    "process_file",
-    "rerun",
-    "run_batch",
-]
+__all__ = ["DEFAULT_TASK_SAMPLES", "EXECUTORS", "InputResult", "RerunResult", "Summary",
+           "clean_abandoned_parts", "output_path", "process_file", "rerun", "run_batch"]
 
 #: recordings longer than this (samples) are split into part tasks
 DEFAULT_TASK_SAMPLES = 1 << 26
@@ -110,7 +54,28 @@ EXECUTORS = ("processes", "threads")
 
 @dataclass
 class InputResult:
-    """What happened to one input."""
+    """What happened to one input of a batch run.
+
+    Parameters
+    ----------
+    input : str
+        The input's path (or URL), as given.
+    output : str or None
+        The output file written, None when the input failed.
+    ok : bool
+        Whether the input succeeded.
+    error : str or None
+        One line saying why it failed.
+    seconds : float
+        Compute time of its tasks, in seconds (parts added up).
+    n_samples, n_channels : int
+        Samples per channel, and channels, it read.
+    parts, retried : int
+        Part tasks it was split into (1: one task); its tasks that ran again because
+        their worker died while running them.
+    workers : list of str
+        Where it ran: Dask worker names, or ``pid N@host`` of pool processes.
+    """
 
     input: str
     output: str | None
@@ -120,9 +85,7 @@ class InputResult:
     n_samples: int = 0
     n_channels: int = 0
     parts: int = 1
-    #: where it ran: the Dask worker's name, or ``pid N@host`` of a pool process
     workers: list[str] = field(default_factory=list)
-    #: tasks of this input that ran again (their worker died while running them)
     retried: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -137,17 +100,30 @@ class InputResult:
 
 @dataclass
 class Summary:
-    """The outcome of :func:`run_batch`."""
+    """The outcome of :func:`run_batch`.
+
+    Parameters
+    ----------
+    results : list of InputResult
+        One per input, in the order given.
+    seconds, setup_seconds : float
+        Wall time of the whole run, and of what came before the first task
+        (connecting, starting and warming workers), in seconds.
+    workers, threads : int
+        Workers that ran it (a Dask cluster's, as its scheduler counts them), and
+        threads over all of them (0: as many as ``workers``).
+    executor : str
+        ``"in process"``, ``"N processes"``, ``"N threads"`` or the Dask cluster's.
+    cluster : dict
+        A Dask cluster's description (scheduler, workers, warm-up, task sizes).
+    """
 
     results: list[InputResult]
     seconds: float
     workers: int
     executor: str
-    #: threads over all workers (a Dask cluster's, from its scheduler)
     threads: int = 0
-    #: time spent before the first task (connecting, starting and warming workers)
     setup_seconds: float = 0.0
-    #: a Dask cluster's description: scheduler, worker names, warm-up, task sizes
     cluster: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -204,8 +180,18 @@ def _one_line(exc: BaseException) -> str:
 
 
 def output_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[str]) -> Path:
-    """``OUTDIR/<stem>.h5`` for an input (``FILE.h5:/dataset`` uses FILE's stem; a URL
-    the stem of its last path segment)."""
+    """The output file of an input: ``OUTDIR/<stem>.h5``.
+
+    Parameters
+    ----------
+    input_path, outdir : path-like or str
+        The input (``FILE.h5:/dataset`` of an existing FILE uses FILE's stem, a URL
+        the stem of its last path segment) and the output folder.
+
+    Returns
+    -------
+    Path
+    """
     if is_url(input_path):
         return Path(outdir) / f"{UrlPath(str(input_path)).stem}.h5"
     p, _ = split_member(input_path)
@@ -258,8 +244,13 @@ _ABANDONED: set[Path] = set()
 
 
 def clean_abandoned_parts() -> list[Path]:
-    """Remove the part files that runs of this process left to workers that outlived them
-    (each run does this first); returns the removed paths."""
+    """Remove the part files that runs of this process left to workers that outlived them.
+
+    Returns
+    -------
+    list of Path
+        The part files removed (each run does this first).
+    """
     removed = []
     for p in list(_ABANDONED):
         try:
@@ -342,9 +333,8 @@ def _watched(blocks: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
 def _use_plugin_paths(paths: Sequence[str]) -> None:
     """Make the submitting process's plugin folders known here, before operators resolve.
 
-    A worker process (or Dask worker) knows ``SPECSCOPE_PLUGINS`` only when it
-    inherited it; folders given with ``--plugins`` travel in the task spec.  On a
-    Dask worker the folders' copies shipped through Dask are used instead.
+    A worker knows ``SPECSCOPE_PLUGINS`` only when it inherited it; folders given with
+    ``--plugins`` travel in the task spec (a Dask worker uses their shipped copies).
     """
     known = {str(p) for p in extensions.search_paths()}
     missing = [c for c in (plugin_copy(p) for p in paths) if c not in known]
@@ -456,13 +446,11 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
         Recordings (any format :func:`open_recording` reads).
     outdir : path
         Created when missing.
-    workers : int
-        1 runs in this process; more use a pool (or Dask workers).
-    executor : {"processes", "threads"}
-        The local pool's kind.
-    dask : str, optional
-        ``"local"`` for a ``distributed.LocalCluster`` of ``workers`` workers, or
-        a scheduler address ``"tcp://host:port"``.
+    workers, executor : int, {"processes", "threads"}
+        1 runs in this process; more use a pool of that kind (or Dask workers).
+    dask, dask_options : str, dict, optional
+        ``"local"`` for a ``distributed.LocalCluster`` of ``workers`` workers (extra
+        arguments in ``dask_options``), or a scheduler address ``"tcp://host:port"``.
     chunk_samples : int
         Samples read at a time inside a task (bounds memory).
     task_samples : int or None
@@ -473,8 +461,6 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
         Range and channels of each recording (all by default).
     progress : callable, optional
         ``progress(done, total, result)`` after each input (``result`` None for parts).
-    dask_options : dict, optional
-        Extra ``LocalCluster`` arguments (e.g. ``processes=False``).
     write_on : {"auto", "client", "workers"}
         Who writes the outputs of a Dask run: the workers, in place, or this
         process, fetching each file from its worker in pieces
@@ -485,6 +471,15 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
     Returns
     -------
     Summary
+        One :class:`InputResult` per input; a failing input does not stop the others.
+
+    Raises
+    ------
+    InputError
+        A bad argument or pipeline, no inputs, an output folder that is a file, two
+        inputs writing one output, or an output that is an input.
+    RecordingError
+        The output folder cannot be created.
     """
     t0 = time.perf_counter()
     pipeline_path = pipeline if isinstance(pipeline, (str, os.PathLike)) else None
@@ -642,6 +637,27 @@ def process_file(pipeline: Pipeline | dict[str, Any], path: str | os.PathLike[st
 
     The run writes into a temporary folder next to ``out`` and its output is then
     moved over ``out``: no other file of that folder is touched.
+
+    Parameters
+    ----------
+    pipeline : Pipeline, dict or path
+    path, out : path-like or str
+        The input recording, and the output HDF5 file (its folder must exist).
+    **kwargs
+        Keyword arguments of :func:`run_batch` (``chunk_samples``, ``start``, ...).
+
+    Returns
+    -------
+    InputResult
+        With ``output`` set to ``out``.
+
+    Raises
+    ------
+    RecordingError
+        ``out`` is a folder, its folder is missing or not writable, the run failed
+        or the file cannot be replaced.
+    OutputIsInputError
+        ``out`` resolves to the input or to the pipeline file.
     """
     out = Path(out)
     refuse_overwriting_inputs([out], [path] + ([pipeline] if isinstance(
@@ -686,10 +702,27 @@ def _attr(f: Any, name: str) -> Any:
 def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
     """Run the pipeline stored in an output again on its source.
 
-    Without ``verify`` the output is replaced by the new run.  With ``verify``
-    the new result goes to a temporary file that is compared with the stored
-    one, dataset by dataset, and removed; ``identical`` says whether every
-    number is equal.  The source must be unchanged (its SHA-256 is checked).
+    Parameters
+    ----------
+    out_h5 : path-like or str
+        An output of :func:`run_batch` (or of a range export).
+    verify : bool
+        Without it the output is replaced by the new run.  With it the new result
+        goes to a temporary file that is compared with the stored one, dataset by
+        dataset, and removed.
+
+    Returns
+    -------
+    RerunResult
+        ``identical`` (None without ``verify``) says whether every number is equal.
+
+    Raises
+    ------
+    RecordingError
+        The file is missing or not HDF5, its source is missing or changed (its
+        SHA-256 is checked), the rerun failed, or the output cannot be written.
+    InputError
+        The file holds no pipeline, or (without ``verify``) resolves to its source.
     """
     import h5py
 

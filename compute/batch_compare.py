@@ -12,7 +12,20 @@ __all__ = ["RerunResult", "compare_outputs"]
 
 @dataclass
 class RerunResult:
-    """What :func:`rerun` found."""
+    """What :func:`~specscope.compute.batch.rerun` found.
+
+    Parameters
+    ----------
+    output : str
+        The output file that was run again.
+    identical : bool or None
+        Whether every dataset of the fresh run equals the stored one; None when the
+        output was replaced rather than verified.
+    max_abs_diff : float
+        The largest absolute difference of a numeric dataset (NaN equals NaN).
+    differences : list of str
+        One line per dataset that differs (``"spectrogram: values differ"``).
+    """
 
     output: str
     identical: bool | None
@@ -22,7 +35,24 @@ class RerunResult:
 
 
 def compare_outputs(stored: Path, fresh: Path) -> RerunResult:
-    """Compare two outputs dataset by dataset (``rerun --verify``)."""
+    """Compare two outputs dataset by dataset (``rerun --verify``).
+
+    Numeric datasets are compared in blocks of about four million values, NaN
+    equal to NaN; text datasets (the stored pipeline) as values.
+
+    Parameters
+    ----------
+    stored : Path
+        The output as it was stored.
+    fresh : Path
+        The output of the new run.
+
+    Returns
+    -------
+    RerunResult
+        For ``stored``: identical or not, the largest difference and the datasets
+        that differ (only in one file, of another shape, or with other values).
+    """
     import h5py
 
     diffs: list[str] = []

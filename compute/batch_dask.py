@@ -47,7 +47,19 @@ _PATH_KEYS = ("path", "out", "part_path")
 
 
 def warm(module: str) -> dict[str, Any]:
-    """Import ``module`` (the tasks') and load the operators in this (worker) process; timings."""
+    """Import ``module`` (the tasks') and load the operators in this (worker) process.
+
+    Parameters
+    ----------
+    module : str
+        The module of the tasks, e.g. ``"specscope.compute.batch"``.
+
+    Returns
+    -------
+    dict
+        ``pid``, ``import_s`` and ``operators_s`` (seconds spent importing and
+        loading the operators) and ``operators`` (how many were loaded).
+    """
     import importlib
 
     t0 = time.perf_counter()
@@ -82,7 +94,20 @@ def _digest_files(folder: Path) -> tuple[str, list[tuple[str, bytes]]]:
 
 
 def bundle_folder(folder: str | os.PathLike[str]) -> tuple[str, bytes]:
-    """A plugin folder as ``(sha256 of its files, zip bytes)`` (``__pycache__`` left out)."""
+    """A plugin folder packed to be shipped to Dask workers.
+
+    Parameters
+    ----------
+    folder : path-like or str
+        The plugin folder.
+
+    Returns
+    -------
+    digest : str
+        SHA-256 (hex) of its files' relative names and contents.
+    data : bytes
+        The files as a zip archive (``__pycache__`` and ``.pyc`` files left out).
+    """
     digest, files = _digest_files(Path(folder))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
@@ -98,6 +123,24 @@ def install_plugin_folders(bundles: list[tuple[str, str, bytes]], root: str) -> 
     a new one is unpacked beside it and renamed into place (whole or not at
     all), and checked against the digest.  Tasks then use the copy in place of
     the submitting machine's path (:func:`plugin_copy`).
+
+    Parameters
+    ----------
+    bundles : list of (str, str, bytes)
+        The original folder path, the digest and the zip of :func:`bundle_folder`.
+    root : str
+        The folder the copies are unpacked under.
+
+    Returns
+    -------
+    dict of str to str
+        Every original folder known to this worker -> its unpacked copy.
+
+    Raises
+    ------
+    InputError
+        An archive names a file outside its folder, or its copy does not match its
+        SHA-256.
     """
     for original, digest, data in bundles:
         dest = Path(root) / digest / (Path(original).name or "plugins")
@@ -127,7 +170,18 @@ def install_plugin_folders(bundles: list[tuple[str, str, bytes]], root: str) -> 
 
 
 def plugin_copy(path: str) -> str:
-    """The copy of a shipped plugin folder on this worker, or ``path`` itself."""
+    """The copy of a shipped plugin folder on this worker, or ``path`` itself.
+
+    Parameters
+    ----------
+    path : str
+        A plugin folder of the submitting machine.
+
+    Returns
+    -------
+    str
+        Its unpacked copy here (:func:`install_plugin_folders`), else ``path``.
+    """
     return _copies.get(str(path), str(path))
 
 
@@ -153,12 +207,24 @@ def dask_setup(worker: Any = None) -> None:
     Dask calls this hook of a ``--preload`` module when the worker starts, so
     the imports (seconds on a cold worker) are paid before the first run
     rather than inside it.
+
+    Parameters
+    ----------
+    worker : distributed.Worker, optional
+        The starting worker, as Dask passes it (not used).
     """
     warm(__package__ + ".batch")
 
 
 def worker_name() -> str:
-    """The Dask worker's name (or ``pid N@host`` outside one)."""
+    """Where the calling code runs, for a task's result.
+
+    Returns
+    -------
+    str
+        The Dask worker's name (its address when it has none), or ``pid N@host``
+        outside a Dask worker.
+    """
     import sys
 
     if "distributed" in sys.modules:
@@ -188,7 +254,14 @@ def _runs(story: list[tuple]) -> int:
 
 
 def still_wanted() -> bool:
-    """False once the client cancelled the task this worker thread runs."""
+    """Whether the task this Dask worker thread runs is still wanted.
+
+    Returns
+    -------
+    bool
+        False once the client cancelled the task (or the worker released it);
+        True outside a Dask task.
+    """
     import sys
 
     if "distributed" not in sys.modules:
@@ -273,7 +346,32 @@ def _wait_any(pending: list[Any]) -> None:
 
 
 class DaskPool:
-    """Submit batch tasks to Dask; see the module text."""
+    """Submit batch tasks to Dask: a ``LocalCluster`` or a running scheduler.
+
+    Connects, counts the workers the scheduler has registered, ships the plugin
+    folders and warms every worker (:func:`warm`) before the first task.
+
+    Parameters
+    ----------
+    address : str
+        ``"local"`` to start a ``distributed.LocalCluster``, or a scheduler address
+        such as ``"tcp://host:8786"``.
+    workers : int
+        Workers of a local cluster (one thread each); ignored for a scheduler.
+    options : dict
+        Extra ``LocalCluster`` arguments; ``timeout`` (seconds, default 10) is the
+        time allowed to reach a scheduler.
+    task : callable
+        The module-level function ``task(spec) -> dict`` each task runs.
+    one_line : callable
+        ``one_line(exc) -> str``: words a failure outside the task.
+
+    Raises
+    ------
+    BadOption
+        dask.distributed is not installed, the scheduler is out of reach, or it has
+        no workers.
+    """
 
     def __init__(self, address: str, workers: int, options: dict[str, Any],
                  task: Callable[[dict[str, Any]], dict[str, Any]],

@@ -1,27 +1,11 @@
 """Detectors over many recordings: the batch's detect mode.
 
-:func:`run_detect` runs a pipeline ending in an event step (a detector, see
-:mod:`specscope.compute.pipeline.events`) over every input and writes, per
-input, its detections as an annotation table, ``OUTDIR/<input stem><suffix>``
-(:data:`TABLE_FORMATS`: a Raven selection table by default, Audacity labels,
-CSV, SigMF metadata or the HDF5 ``/annotations`` table), and one
-``OUTDIR/summary.csv`` with a row per input: its output, status, number of
-detections, detections per label, compute time, the recording's duration and
-the error of a failed input.
+:func:`run_detect` runs a pipeline ending in a detector over every input and
+writes an annotation table per input (:data:`TABLE_FORMATS`) and one
+``summary.csv``; long inputs are split into parts
+(:mod:`specscope.compute.detect_parts`).  Nothing here imports Qt.
 
-The tasks run on the executors of the batch
-(:func:`specscope.compute.batch_pool.make_pool`): this process, a pool of
-processes or threads, or a Dask cluster.  A task carries paths and the
-pipeline as JSON; each worker opens its recording, runs the detector over
-it in chunks and writes the table atomically.  A recording longer than
-``part_samples`` is split into part tasks (:mod:`specscope.compute.detect_parts`):
-each part returns the events starting in its range of the recording, found
-as a whole run finds them, and this process joins them in order and writes
-the table, so one long recording is shared by the workers and its table is
-byte for byte the one a whole run writes.  A failing input (or any part of
-it) is reported in the summary and the others go on.
-
-Nothing here imports Qt.
+See docs/explanation/rooms/batch.md.
 """
 
 from __future__ import annotations
@@ -61,7 +45,20 @@ SUMMARY_NAME = "summary.csv"
 
 @dataclass
 class DetectResult(InputResult):
-    """What happened to one input of a detect run."""
+    """What happened to one input of a detect run.
+
+    Parameters
+    ----------
+    input, output, ok, error, seconds, n_samples, n_channels, parts, workers, retried
+        As for :class:`~specscope.compute.batch.InputResult`; ``output`` is the
+        table written.
+    detections : int
+        Events found.
+    labels : dict of str to int
+        Events per label.
+    duration_s : float
+        Duration of the range run, in seconds.
+    """
 
     detections: int = 0
     #: detections per label
@@ -77,7 +74,16 @@ class DetectResult(InputResult):
 
 @dataclass
 class DetectSummary(Summary):
-    """The outcome of :func:`run_detect`; ``summary_csv`` is the summary's path."""
+    """The outcome of :func:`run_detect`.
+
+    Parameters
+    ----------
+    results, seconds, workers, executor, threads, setup_seconds, cluster
+        As for :class:`~specscope.compute.batch.Summary`; ``results`` holds a
+        :class:`DetectResult` per input.
+    summary_csv : str
+        The path of the run's ``summary.csv``.
+    """
 
     summary_csv: str = ""
 
@@ -103,7 +109,29 @@ def _one_line(exc: BaseException) -> str:
 
 def table_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[str],
                format: str = "raven") -> Path:
-    """``OUTDIR/<stem><suffix>`` of an input's table (``FILE.h5:/dataset``: FILE's stem)."""
+    """The table file of an input: ``OUTDIR/<stem><suffix>``.
+
+    Parameters
+    ----------
+    input_path : path-like or str
+        The input; ``FILE.h5:/dataset`` uses FILE's stem (when FILE exists).
+    outdir : path-like or str
+        The output folder.
+    format : str
+        A key of :data:`TABLE_FORMATS`, which gives the suffix.
+
+    Returns
+    -------
+    Path
+        ``outdir / "<stem><suffix>"``.
+
+    Examples
+    --------
+    >>> table_path("rec/site1.wav", "out").as_posix()
+    'out/site1.selections.txt'
+    >>> table_path("rec/site1.wav", "out", "csv").as_posix()
+    'out/site1.csv'
+    """
     p, _ = split_member(input_path)
     return Path(outdir) / f"{p.stem}{TABLE_FORMATS[format]}"
 
@@ -115,6 +143,19 @@ def detect_task(spec: dict[str, Any]) -> dict[str, Any]:
     """One input: its detections into its table; a small dict (never the events).
 
     A part task (``spec["part"]``) writes nothing and returns the events it owns.
+
+    Parameters
+    ----------
+    spec : dict
+        The task's spec, as :func:`run_detect` prepares it: the pipeline as a dict,
+        the path, the range, the channels, the table and its format.
+
+    Returns
+    -------
+    dict
+        ``ok``, ``seconds`` and ``worker``; on success ``detections`` and
+        ``labels`` (a part: ``events`` and ``pushed``), on failure ``error`` (one
+        line; ``"cancelled"`` when the run stopped it).
     """
     with roomy_heap():  # a Dask worker's lean heap maps and faults every block otherwise
         return _detect_body(spec)
@@ -298,6 +339,21 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
         Inputs longer than this (samples) are split into parts that run as tasks
         of their own (:mod:`~specscope.compute.detect_parts`); the tables are
         the same bytes as unsplit ones.  None or 0: never split.
+
+    Returns
+    -------
+    DetectSummary
+        One :class:`DetectResult` per input, and the summary file's path.
+
+    Raises
+    ------
+    InputError
+        A bad argument, no inputs, a pipeline that does not end in a detector, an
+        output folder that is a file, or two inputs writing the same table.
+    OutputIsInputError
+        A table or the summary would overwrite an input or the pipeline file.
+    RecordingError
+        The output folder cannot be created.
     """
     t0 = time.perf_counter()
     pipeline_path = pipeline if isinstance(pipeline, (str, os.PathLike)) else None

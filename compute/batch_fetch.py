@@ -65,7 +65,23 @@ def _private(key: str, worker: Any = None) -> Path:
 
 def write_here(task: Callable[[dict[str, Any]], dict[str, Any]],
                spec: dict[str, Any]) -> dict[str, Any]:
-    """(On a worker) run ``task`` writing into a private folder; say what it wrote there."""
+    """(On a worker) run ``task`` writing into a private folder; say what it wrote there.
+
+    Parameters
+    ----------
+    task : callable
+        The batch task, ``task(spec) -> dict``.
+    spec : dict
+        The task's spec; ``spec["fetch_key"]`` names the private folder, and its
+        ``out`` and ``part_path`` are redirected into it.
+
+    Returns
+    -------
+    dict
+        The task's result; on success with ``fetch`` (the worker's address, the key
+        and the ``(name, size)`` of each file written), on failure with the error
+        naming the client's file rather than the private copy.
+    """
     from distributed import get_worker
 
     worker = get_worker()
@@ -117,7 +133,22 @@ def sees(path: str, token: str, dask_worker: Any = None) -> bool:
 
 
 def workers_see(client: Any, folder: Path) -> bool:
-    """Whether every worker reads a probe the client writes into ``folder`` and can write there."""
+    """Whether every worker reads a probe the client writes into ``folder`` and can write there.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        The client of the run.
+    folder : Path
+        The output folder.
+
+    Returns
+    -------
+    bool
+        True when every worker read the probe's random token back and may write in
+        its folder; False when the probe cannot be written, a worker cannot answer,
+        or there are no workers.
+    """
     token = secrets.token_hex(16)
     probe = folder.resolve() / f".specscope-probe-{token}"
     try:
@@ -142,7 +173,28 @@ def fetch_outputs(client: Any, spec: dict[str, Any], fetch: dict[str, Any], *,
 
     Each file arrives through an atomic write; on any failure (the worker was
     lost meanwhile) what was already moved stays whole, the file being moved
-    is discarded and :class:`RecordingError` says which output was lost.
+    is discarded and :class:`RecordingError` says which output was lost.  The
+    worker's private copy is dropped in every case.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        The client of the run.
+    spec : dict
+        The task's spec; the files go into the folder of ``spec["out"]``.
+    fetch : dict
+        What the task wrote (``worker``, ``key``, ``files``), as
+        :func:`write_here` returns it.
+    stop : callable, optional
+        ``stop() -> bool``, asked before each piece of ``PIECE_BYTES`` bytes.
+
+    Raises
+    ------
+    WorkerLost
+        The worker went away before a file was fetched, gave a short piece, or the
+        run stopped.
+    RecordingError
+        The destination cannot be written.
     """
     addr, key = fetch["worker"], fetch["key"]
     folder = Path(spec["out"]).parent

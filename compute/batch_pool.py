@@ -29,7 +29,13 @@ Task = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 class Inline:
-    """Tasks run one after another in this process, as their results are asked for."""
+    """Tasks run one after another in this process, as their results are asked for.
+
+    Parameters
+    ----------
+    task : callable
+        ``task(spec) -> dict``, run for each submitted spec.
+    """
 
     name = "inline"
 
@@ -66,7 +72,19 @@ def _sigint_ignored(active: bool) -> Iterator[None]:
 
 
 class Futures:
-    """A pool of ``workers`` processes (spawned) or threads."""
+    """A pool of ``workers`` processes (spawned) or threads.
+
+    Parameters
+    ----------
+    workers : int
+        Processes or threads in the pool.
+    kind : {"processes", "threads"}
+        The pool's kind; worker processes are spawned, never forked.
+    task : callable
+        The module-level function ``task(spec) -> dict`` (it pickles).
+    one_line : callable
+        ``one_line(exc) -> str``: words the failure of a worker that died.
+    """
 
     def __init__(self, workers: int, kind: str, task: Task,
                  one_line: Callable[[BaseException], str]) -> None:
@@ -111,7 +129,32 @@ def make_pool(workers: int, executor: str, dask: str | None,
     """The executor for ``task``: Dask when ``dask`` is given, else this process
     (``workers == 1``) or a pool of ``workers`` ``executor`` ("processes", "threads").
 
-    ``one_line(exc)`` words a failure that happened outside the task (a dead worker).
+    Parameters
+    ----------
+    workers : int
+        Workers wanted (the local cluster's size with ``dask="local"``).
+    executor : {"processes", "threads"}
+        The local pool's kind.
+    dask : str or None
+        ``"local"`` or a scheduler address; None for a local executor.
+    dask_options : dict or None
+        Extra ``LocalCluster`` arguments.
+    task : callable
+        The module-level function ``task(spec) -> dict`` each task runs.
+    one_line : callable
+        ``one_line(exc) -> str``: words a failure that happened outside the task
+        (a dead worker).
+
+    Returns
+    -------
+    Inline, Futures or DaskPool
+        An object with ``submit(spec)``, ``results(handles)``, ``close()`` and
+        ``name``.
+
+    Raises
+    ------
+    BadOption
+        A Dask cluster cannot be used (see :class:`~specscope.compute.batch_dask.DaskPool`).
     """
     if dask is not None:
         return DaskPool(dask, workers, dict(dask_options or {}), task, one_line)

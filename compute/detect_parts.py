@@ -1,38 +1,10 @@
 """One long input of a detect run as part tasks whose merged events equal a whole run's.
 
-A detect run (:mod:`specscope.compute.batch_detect`) cuts an input longer
-than ``part_samples`` into parts, so several workers share one long
-recording.  :func:`plan_parts` gives each part the range of event starts it
-owns: consecutive ranges of equal length, a multiple of the detector's
-:attr:`~specscope.compute.detect.Detector.grid` (its noise block, its block
-of correlation lags, its operator block) counted from the first signal
-sample.  :func:`part_events` runs one part:
+:func:`plan_parts` gives each part the range of event starts it owns, on the
+detector's grid; :func:`part_events` runs one part and keeps the events that
+start in its range.  Nothing here imports Qt.
 
-- its stream starts on that grid, at least the detector's
-  :attr:`~specscope.compute.detect.Detector.part_lookback` before the owned
-  range (the noise floor's blocks before, the minimum gap, the neighbours a
-  template match must top), so from the owned range on every frame, block,
-  floor and score is the one a stream from the first sample computes, bit for
-  bit;
-- it reads on past the owned range until the detector's
-  :attr:`~specscope.compute.detect.Detector.settled` passes its end: every
-  event starting in the range has then been returned, however long it is
-  (no event length is capped: a long event only makes its part read further;
-  an input's last part reads to the end and finishes the stream as a whole
-  run does);
-- it keeps the events that start in its range; each event starts in exactly
-  one range, so the parts' events joined in order are the whole run's rows,
-  edges and scores.
-
-The signal steps before the detector start cold their ``lookback`` before
-the part's stream; a pipeline is split only when that is exact
-(``exact_split``: FIR filters, sample-wise steps; an IIR filter never
-settles exactly, so an input through one runs as one task), when every step
-streams and when the detector has a grid (an operator needing the whole
-signal, such as ``onsets.detect``, has none).  The split depends only on
-``part_samples`` and the detector, never on the executor.
-
-Nothing here imports Qt.
+See docs/explanation/rooms/batch.md.
 """
 
 from __future__ import annotations
@@ -74,10 +46,33 @@ def plan_parts(pipeline: Pipeline, recording: Any, start: int, stop: int,
                part_samples: int | None) -> list[tuple[int, int]] | None:
     """The owned ranges ``(first, end)`` of event starts (recording samples), or None.
 
-    None when the range is at most ``part_samples`` long (or ``part_samples``
-    is 0 or None), or the pipeline cannot be split exactly (see the module
-    doc).  The first range starts at ``start``, the last ends at ``stop``; the
-    others are a multiple of the detector's grid long.
+    The first range starts at ``start``, the last ends at ``stop``; the others
+    are a multiple of the detector's grid long.
+
+    Parameters
+    ----------
+    pipeline : Pipeline
+        A pipeline ending in a detector.
+    recording : Recording
+        The open input (its sample rate, type and centre frequency bind the
+        pipeline).
+    start, stop : int
+        The range run, in samples.
+    part_samples : int or None
+        The longest range run as one task.
+
+    Returns
+    -------
+    list of (int, int) or None
+        The ranges of at least two parts; None when the range is at most
+        ``part_samples`` long (or ``part_samples`` is 0 or None), or the pipeline
+        cannot be split exactly (a step that does not stream or is not exact
+        when split, or a detector without a grid).
+
+    Raises
+    ------
+    InputError
+        The detector's parameters are invalid (named by the pipeline step).
     """
     n = stop - start
     if not part_samples or n <= part_samples:
@@ -103,9 +98,37 @@ def part_events(pipeline: Pipeline, recording: Any, start: int, stop: int,
                 ) -> tuple[Events, tuple[int, int]]:
     """The events starting in ``own`` of samples ``start:stop``, as a whole run finds them.
 
-    ``last`` says that ``own`` is the input's last range (its stream runs to
-    the end).  Returns the events (recording sample edges, sorted) and the
-    range of signal samples the part pushed into the detector.
+    Parameters
+    ----------
+    pipeline : Pipeline
+        A pipeline ending in a detector.
+    recording : Recording
+        The open input.
+    start, stop : int
+        The whole range of the run, in samples.
+    channels : list of int
+        The channels run.
+    own : (int, int)
+        The range of event starts this part owns (from :func:`plan_parts`).
+    chunk_samples : int
+        Samples read at a time.
+    last : bool
+        Whether ``own`` is the input's last range (its stream runs to the end).
+    cancelled : callable, optional
+        Asked between chunks; True stops the part
+        (:class:`~specscope.compute.errors.Cancelled`).
+
+    Returns
+    -------
+    events : Events
+        The events starting in ``own``, with recording sample edges, sorted.
+    pushed : (int, int)
+        The range of signal samples the part pushed into the detector.
+
+    Raises
+    ------
+    InputError
+        The detector cannot be split into parts, or its parameters are invalid.
     """
     bound, streams = _streams(pipeline, recording, channels, prepare=True)
     step = bound.event_step

@@ -29,6 +29,25 @@ def shown(value: Any, limit: int = MAX_ECHO) -> str:
 
     A 10 MB table cell or a file name full of line breaks becomes at most
     ``limit`` characters ending in ``...`` with the length it had.
+
+    Parameters
+    ----------
+    value : object
+        The value to show; a ``repr`` that fails shows its type.
+    limit : int
+        The most characters returned.
+
+    Returns
+    -------
+    str
+        The ``repr``, whitespace runs joined when it has line breaks, cut to ``limit``.
+
+    Examples
+    --------
+    >>> shown("kaiser,8")
+    "'kaiser,8'"
+    >>> shown("x" * 300, 40)
+    "'xxxxxxxxxxxxxxxxxxx... (302 characters)"
     """
     try:
         text = repr(value)
@@ -45,7 +64,26 @@ def _cut(text: str, limit: int) -> str:
 
 
 def one_line(message: str, limit: int = MAX_MESSAGE) -> str:
-    """A message on one line of at most ``limit`` characters (the middle cut out)."""
+    """A message on one line of at most ``limit`` characters (the middle cut out).
+
+    Parameters
+    ----------
+    message : str
+        The message.
+    limit : int
+        The most characters kept; a longer message loses its middle, replaced by
+        the number of characters cut.
+
+    Returns
+    -------
+    str
+        The message, whitespace runs joined when it has line breaks.
+
+    Examples
+    --------
+    >>> one_line("rec.wav:\\n  no such file")
+    'rec.wav: no such file'
+    """
     text = " ".join(message.split()) if ("\n" in message or "\r" in message) else message
     if len(text) <= limit:
         return text
@@ -59,6 +97,12 @@ class SpecscopeError(Exception):
 
     The message is kept to one line of at most :data:`MAX_MESSAGE` characters,
     whatever the values it repeats.
+
+    Parameters
+    ----------
+    *args : object
+        As for :class:`Exception`; a single string argument is the message, passed
+        through :func:`one_line`.
     """
 
     def __init__(self, *args: Any) -> None:
@@ -80,6 +124,26 @@ def operator_error(cls: type[SpecscopeError], operator: str, detail: str) -> Spe
 
     Whoever puts the error in a context of its own (a pipeline step, a filter
     design) takes :func:`operator_detail` instead of cutting the name off the text.
+
+    Parameters
+    ----------
+    cls : type
+        The :class:`SpecscopeError` subclass to make.
+    operator : str
+        The operator's name, at the front of the message.
+    detail : str
+        What is wrong.
+
+    Returns
+    -------
+    SpecscopeError
+        An instance of ``cls`` (not raised), with ``operator`` and ``detail`` set.
+
+    Examples
+    --------
+    >>> err = operator_error(InputError, "fft", "n=0 must be >= 1")
+    >>> str(err), err.detail
+    ('fft: n=0 must be >= 1', 'n=0 must be >= 1')
     """
     exc = cls(f"{operator}: {detail}")
     exc.operator = operator
@@ -89,7 +153,20 @@ def operator_error(cls: type[SpecscopeError], operator: str, detail: str) -> Spe
 
 def operator_detail(exc: BaseException, operator: str) -> str:
     """What ``exc`` says without the name of ``operator`` when it is that operator's own
-    error (:func:`operator_error`), else its whole text."""
+    error (:func:`operator_error`), else its whole text.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The error.
+    operator : str
+        The operator whose name is left out.
+
+    Returns
+    -------
+    str
+        ``exc.detail`` for that operator's own error, else ``str(exc)``.
+    """
     if getattr(exc, "operator", None) == operator and getattr(exc, "detail", None) is not None:
         return exc.detail
     return str(exc)

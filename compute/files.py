@@ -69,7 +69,14 @@ def _host() -> str:
 
 
 def owner_tag() -> str:
-    """``<pid>@<host>`` of this process, the owner part of temporary file names."""
+    """``<pid>@<host>`` of this process, the owner part of temporary file names.
+
+    Returns
+    -------
+    str
+        The process id, ``@``, the host name made safe for a file name and, where
+        the system has one, the process-id namespace (``-n<inode>``).
+    """
     return f"{os.getpid()}@{_host()}"
 
 
@@ -98,7 +105,15 @@ def refuse_overwriting_inputs(outputs: Iterable[str | os.PathLike[str] | None],
 
     Compares the resolved paths (symbolic links followed) and, for files that
     exist, the device and inode (hard links).  ``None`` entries are skipped;
-    ``FILE.h5:/dataset`` inputs count as ``FILE.h5``.  Nothing is opened.
+    ``FILE.h5:/dataset`` inputs count as ``FILE.h5``; URLs are no local files and
+    are skipped.  Nothing is opened.
+
+    Parameters
+    ----------
+    outputs : iterable of path-like, str or None
+        The files a writer is about to write.
+    inputs : iterable of path-like, str or None
+        The files it reads.
 
     Raises
     ------
@@ -121,7 +136,19 @@ def refuse_overwriting_inputs(outputs: Iterable[str | os.PathLike[str] | None],
 
 
 def recording_files(rec: Any) -> list[Path]:
-    """The files an open recording reads: its path and a companion (SigMF meta)."""
+    """The files an open recording reads: its path and a companion (SigMF meta).
+
+    Parameters
+    ----------
+    rec : Recording
+        An open recording.
+
+    Returns
+    -------
+    list of Path
+        Its ``path`` and ``meta_path`` where they are local paths (a URL's
+        recording gives none).
+    """
     # a URL's object (read through fsspec) is no local file
     return [Path(p) for p in (rec.path, getattr(rec, "meta_path", None))
             if isinstance(p, (str, os.PathLike))]
@@ -153,6 +180,14 @@ def clean_stale_partials(dest: str | os.PathLike[str],
     of processes of this host that are no longer alive go whatever their age;
     those of other hosts, and untagged ones of ``dest``
     (``.<name>.<random>.partial``), once older than ``max_age_s``.
+
+    Parameters
+    ----------
+    dest : path-like or str
+        A destination file; its folder is cleaned.
+    max_age_s : float, optional
+        Age in seconds; by default ``SPECSCOPE_STALE_PARTIAL_S`` or
+        :data:`STALE_PARTIAL_S`.
 
     Returns
     -------
@@ -208,7 +243,16 @@ def clean_stale_partials(dest: str | os.PathLike[str],
 
 
 def fsync_folder(folder: Path) -> None:
-    """Make the rename durable (best effort; not every platform can open a folder)."""
+    """Make a rename in ``folder`` durable by syncing the folder.
+
+    Best effort: a platform that cannot open a folder, or a failed sync, is
+    ignored.
+
+    Parameters
+    ----------
+    folder : Path
+        The folder whose entries are synced to disk.
+    """
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
@@ -232,6 +276,23 @@ def os_error_cause(exc: OSError) -> str:
     """What an ``OSError`` means, in the system's words ("No space left on device").
 
     HDF5's errors carry the errno but a multi-line story; the errno's text is used.
+
+    Parameters
+    ----------
+    exc : OSError
+        The error.
+
+    Returns
+    -------
+    str
+        ``os.strerror`` of its errno, else its text on one line (at most 200
+        characters), else its type's name.
+
+    Examples
+    --------
+    >>> import errno
+    >>> os_error_cause(OSError(errno.ENOENT, "HDF5 says a lot"))
+    'No such file or directory'
     """
     if exc.errno:
         try:
@@ -248,6 +309,21 @@ def write_failure(dest: str | os.PathLike[str], exc: BaseException,
     An ``OSError`` carries its cause; another library's error (libsndfile's
     "System error") is probed by appending to the temporary file ``tmp``, which
     is about to be removed.  None when the failure is not one of the file system.
+
+    Parameters
+    ----------
+    dest : path-like or str
+        The destination, named in the message.
+    exc : BaseException
+        What the write raised.
+    tmp : path-like or str, optional
+        The temporary file being written, used to probe the file system.
+
+    Returns
+    -------
+    RecordingError or None
+        ``exc`` itself when it is a :class:`RecordingError`; a new one naming
+        ``dest`` and the cause; or None.
     """
     if isinstance(exc, RecordingError):
         return exc
@@ -304,8 +380,19 @@ def h5_for_writing(path: str | os.PathLike[str], mode: str = "w") -> Iterator[An
 
     On success the file is flushed and closed (a failure then raises).  On an
     exception in the body or in the flush the file is closed without writing
-    anything more (:func:`_discard_writes`) and the exception propagates; the
-    caller removes the file.
+    anything more and the exception propagates; the caller removes the file.
+
+    Parameters
+    ----------
+    path : path-like or str
+        The temporary file.
+    mode : str
+        The ``h5py.File`` mode.
+
+    Yields
+    ------
+    h5py.File
+        The open file.
     """
     import h5py
 
@@ -336,6 +423,11 @@ def atomic_file(path: str | os.PathLike[str], *, what: str = "file name") -> Ite
     what : str
         What the destination should be, for the error when it is a folder
         (``"file name ending in .h5"``).
+
+    Yields
+    ------
+    Path
+        The temporary file to write, in the destination's folder.
 
     Raises
     ------
@@ -388,12 +480,44 @@ def atomic_file(path: str | os.PathLike[str], *, what: str = "file name") -> Ite
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *,
                        what: str = "file name") -> None:
-    """Write ``data`` to ``path`` through :func:`atomic_file`."""
+    """Write ``data`` to ``path`` through :func:`atomic_file`.
+
+    Parameters
+    ----------
+    path : path-like or str
+        The destination.
+    data : bytes
+        The file's content.
+    what : str
+        What the destination should be, for the error when it is a folder.
+
+    Raises
+    ------
+    RecordingError
+        As :func:`atomic_file`; the destination is then unchanged.
+    """
     with atomic_file(path, what=what) as tmp:
         tmp.write_bytes(data)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8",
                       what: str = "file name") -> None:
-    """Write ``text`` to ``path`` through :func:`atomic_file` (no newline translation)."""
+    """Write ``text`` to ``path`` through :func:`atomic_file` (no newline translation).
+
+    Parameters
+    ----------
+    path : path-like or str
+        The destination.
+    text : str
+        The file's content.
+    encoding : str
+        The text encoding.
+    what : str
+        What the destination should be, for the error when it is a folder.
+
+    Raises
+    ------
+    RecordingError
+        As :func:`atomic_file`; the destination is then unchanged.
+    """
     atomic_write_bytes(path, text.encode(encoding), what=what)

@@ -79,10 +79,16 @@ def _fixed() -> tuple[int, int] | None:
 
 @contextlib.contextmanager
 def roomy_heap() -> Iterator[bool]:
-    """Run the body with the heap keeping mid-size blocks; True where that changed anything.
+    """Run the body with the heap keeping mid-size blocks.
 
     Nests and may be entered from several threads: the thresholds go back
     when the last body leaves.
+
+    Yields
+    ------
+    bool
+        True where the thresholds were raised (glibc, with thresholds fixed by the
+        environment); False where nothing changed.
     """
     global _depth
     fixed = _fixed()

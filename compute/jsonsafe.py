@@ -81,10 +81,24 @@ def loads(text: str | bytes, where: str, *, what: str = "JSON document",
     error : type
         The :class:`~specscope.compute.errors.SpecscopeError` raised.
 
+    Returns
+    -------
+    object
+        The parsed document: dicts, lists, str, int, float, bool and None.
+
     Raises
     ------
     SpecscopeError
         ``error``, one line naming ``where`` and the problem.
+
+    Examples
+    --------
+    >>> loads('{"nfft": 1024, "window": "hann"}', "steps.json")
+    {'nfft': 1024, 'window': 'hann'}
+    >>> loads('[NaN]', "steps.json")
+    Traceback (most recent call last):
+    ...
+    specscope.compute.errors.InputError: steps.json: NaN is not a number JSON allows
     """
     size = len(text)
     if size > max_bytes:
@@ -147,6 +161,29 @@ def load_file(path: str | os.PathLike[str], *, what: str = "JSON file",
 
     Refuses a folder, a missing or unreadable file and one over ``max_bytes``
     before reading it, each in one line naming the file.
+
+    Parameters
+    ----------
+    path : path-like or str
+        The file (or an object standing for one, such as a URL's path).
+    what : str
+        What the document is, for the messages (``"pipeline file"``).
+    max_bytes : int
+        The largest file read.
+    error : type
+        The :class:`~specscope.compute.errors.SpecscopeError` raised.
+    **limits
+        ``max_depth``, ``max_digits``, ``unique_keys`` of :func:`loads`.
+
+    Returns
+    -------
+    object
+        The parsed document.
+
+    Raises
+    ------
+    SpecscopeError
+        ``error``, one line naming the file and the problem.
     """
     # a Path, or an object standing for one (a URL read through fsspec)
     p: Any = Path(path) if isinstance(path, (str, os.PathLike)) else path

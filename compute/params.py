@@ -52,7 +52,26 @@ _SPECIAL_TYPES = ("array", "window", "any")
 
 
 def type_name(t: Any) -> str:
-    """The readable name of a parameter type (``"int | str"``)."""
+    """The readable name of a parameter type (``"int | str"``).
+
+    Parameters
+    ----------
+    t : type, str or tuple
+        A :class:`Param` type: a Python type, ``"array"``, ``"window"``, ``"any"``,
+        or a tuple of these.
+
+    Returns
+    -------
+    str
+        The name; a tuple's names joined by ``" | "``.
+
+    Examples
+    --------
+    >>> type_name((int, str))
+    'int | str'
+    >>> type_name("window")
+    'window'
+    """
     if isinstance(t, tuple):
         return " | ".join(type_name(u) for u in t)
     if t in _TYPE_NAMES:
@@ -236,6 +255,24 @@ def json_types(v: Any) -> Any:
     Arrays and tuples become lists, numpy scalars Python numbers, complex numbers
     ``[re, im]``; a non-finite float becomes its text (``"nan"``, ``"inf"``), which
     JSON cannot hold as a number; :data:`REQUIRED` becomes None.
+
+    Parameters
+    ----------
+    v : object
+        A parameter value (dicts and sequences are converted item by item).
+
+    Returns
+    -------
+    object
+        The value in plain JSON types; a value of another kind is returned as it is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> json_types({"gain": np.float32(1.5), "band": (100, 200), "top": float("inf")})
+    {'gain': 1.5, 'band': [100, 200], 'top': 'inf'}
+    >>> json_types(1 + 2j)
+    [1.0, 2.0]
     """
     if v is REQUIRED or v is None:
         return None
@@ -273,7 +310,37 @@ def parse_number(value: Any, name: str, *, positive: bool = False,
                  where: str = "") -> float:
     """A finite float from a number or a string like ``"2.4M"`` / ``"100 kHz"``.
 
-    Raises :class:`InputError` naming the option (and ``where``) otherwise.
+    Strings may carry an SI prefix (``k``, ``K``, ``M``, ``G``) and a unit of
+    ``Hz``, ``sps`` or ``S/s``.
+
+    Parameters
+    ----------
+    value : object
+        A number or a string of at most 100 characters.
+    name : str
+        The option, named in errors.
+    positive : bool
+        Refuse values <= 0.
+    where : str
+        Put in front of errors (a file name).
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    InputError
+        Not a number, not finite, beyond the float range, or not > 0 when
+        ``positive``; naming the option (and ``where``).
+
+    Examples
+    --------
+    >>> parse_number("2.4M", "sample_rate")
+    2400000.0
+    >>> parse_number("100 kHz", "f0")
+    100000.0
     """
     prefix = f"{where}: " if where else ""
     if isinstance(value, str):
@@ -300,7 +367,35 @@ def parse_number(value: Any, name: str, *, positive: bool = False,
 
 
 def parse_count(value: Any, name: str, *, minimum: int = 0, where: str = "") -> int:
-    """A whole number >= ``minimum`` (ints or integer strings)."""
+    """A whole number >= ``minimum`` (ints or integer strings).
+
+    Parameters
+    ----------
+    value : object
+        An int, a float with no fractional part, or a string in Python's integer
+        syntax (``"16"``, ``"0x10"``).
+    name : str
+        The option, named in errors.
+    minimum : int
+        The smallest value accepted.
+    where : str
+        Put in front of errors (a file name).
+
+    Returns
+    -------
+    int
+        The value.
+
+    Raises
+    ------
+    InputError
+        Not a whole number, or below ``minimum``.
+
+    Examples
+    --------
+    >>> parse_count("0x10", "channels"), parse_count(8.0, "channels")
+    (16, 8)
+    """
     prefix = f"{where}: " if where else ""
     x: int | None = None
     if isinstance(value, str):
@@ -327,6 +422,27 @@ def check_frame(value: Any, name: str = "nfft", *, minimum: int = 1,
 
     The one rule of sizes: ``nfft``, ``nperseg``, ``numtaps`` ... are at most
     :data:`MAX_FRAME` samples (``hop`` at most :data:`MAX_HOP`) wherever they come from.
+
+    Parameters
+    ----------
+    value : object
+        The length in samples; it must be an integer (bools refused).
+    name : str
+        The parameter, named in errors.
+    minimum, maximum : int
+        The bounds, inclusive.
+    where : str
+        Put in front of errors (a file name).
+
+    Returns
+    -------
+    int
+        The length.
+
+    Raises
+    ------
+    InputError
+        Not an integer, below ``minimum`` or above ``maximum``.
     """
     prefix = f"{where}: " if where else ""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
@@ -342,6 +458,13 @@ def memory_budget() -> int:
     """Bytes one array may take: half the memory, less under an address-space limit.
 
     ``SPECSCOPE_MEMORY_BUDGET`` (bytes; ``512M``, ``2G``) sets it.
+
+    Returns
+    -------
+    int
+        The environment's value when it is a positive number; else half the
+        physical memory, capped at a quarter of a soft address-space limit
+        (``RLIMIT_AS``).
     """
     env = os.environ.get("SPECSCOPE_MEMORY_BUDGET")
     if env:
@@ -373,7 +496,23 @@ def _size_text(n: float) -> str:
 
 
 def check_bytes(n_bytes: float, what: str, where: str = "") -> None:
-    """Refuse, before allocating, ``what`` needing more than :func:`memory_budget` bytes."""
+    """Refuse, before allocating, ``what`` needing more than :func:`memory_budget` bytes.
+
+    Parameters
+    ----------
+    n_bytes : float
+        The bytes the allocation would take.
+    what : str
+        What would be allocated, for the message (``"a spectrogram of 3 channels"``).
+    where : str
+        Put in front of the message (a file name).
+
+    Raises
+    ------
+    InputError
+        ``n_bytes`` exceeds the budget; the message gives both sizes and names
+        ``SPECSCOPE_MEMORY_BUDGET``.
+    """
     budget = memory_budget()
     if n_bytes > budget:
         prefix = f"{where}: " if where else ""

@@ -24,6 +24,17 @@ def load_sounddevice(purpose: str, device: str) -> Any:
         What needs it, for the message ("playback", "audio input").
     device : str
         What is unavailable without PortAudio ("audio output", "audio input").
+
+    Returns
+    -------
+    module
+        The imported ``sounddevice`` module.
+
+    Raises
+    ------
+    SpecscopeError
+        ``sounddevice`` is not installed (the message gives the pip command), or
+        the PortAudio library it wraps cannot be loaded.
     """
     try:
         import sounddevice

@@ -46,7 +46,31 @@ def get_window(window: str | tuple, nfft: int) -> np.ndarray:
     """A periodic (DFT-even) window as float64, with a clear error for bad names.
 
     ``window`` is a scipy window name, or a tuple such as ``("kaiser", 8.0)``;
-    a string ``"kaiser,8"`` is read as that tuple.
+    a string ``"kaiser,8"`` is read as that tuple.  Results are cached.
+
+    Parameters
+    ----------
+    window : str or tuple
+        A name ``scipy.signal.get_window`` knows, with parameters after commas
+        (``"kaiser,8"``) or in a tuple.
+    nfft : int
+        The window length in samples.
+
+    Returns
+    -------
+    ndarray
+        Read-only float64 array of ``nfft`` values.
+
+    Raises
+    ------
+    InputError
+        An unknown name, parameters scipy refuses or that are not finite numbers,
+        or a window of only zeros or non-finite values.
+
+    Examples
+    --------
+    >>> get_window("hann", 4)
+    array([0. , 0.5, 1. , 0.5])
     """
     spec = parse_window(window)
     try:
@@ -521,7 +545,31 @@ def mel_to_hz(m: Any, *, htk: bool = True, xp: Any = np) -> Any:
 
 
 def to_db(values: np.ndarray, *, power: bool = True, floor: float = 1e-20) -> np.ndarray:
-    """Decibels: ``10 log10`` of power or ``20 log10`` of amplitude, floored."""
+    """Decibels: ``10 log10`` of power or ``20 log10`` of amplitude, floored.
+
+    Parameters
+    ----------
+    values : ndarray
+        Power (or amplitude) values.
+    power : bool
+        True for power (``10 log10``), False for amplitude (``20 log10``).
+    floor : float
+        The smallest power taken (amplitude: its square root), so zeros give
+        ``10 log10(floor)`` dB (-200 dB by default) rather than ``-inf``.
+
+    Returns
+    -------
+    ndarray
+        float32 decibels, the shape of ``values``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> to_db(np.array([1.0, 100.0, 0.0])).round(3)
+    array([   0.,   20., -200.], dtype=float32)
+    >>> to_db(np.array([10.0]), power=False)
+    array([20.], dtype=float32)
+    """
     v = np.maximum(values, floor if power else np.sqrt(floor))
     db = np.log10(v, dtype=np.float32)
     db *= 10.0 if power else 20.0

@@ -37,7 +37,15 @@ _CLOCK = re.compile(r"(?P<sign>[+-]?)(?:(?P<h>\d+):(?P<m2>\d{1,2})|(?P<m>\d+)):"
 
 
 class TimeFormatError(InputError):
-    """Text that is no time; ``text`` is what was given."""
+    """Text that is no time.
+
+    Parameters
+    ----------
+    message : str
+        The one-line message.
+    text : str
+        What was given, kept as the ``text`` attribute.
+    """
 
     def __init__(self, message: str, text: str) -> None:
         super().__init__(message)
@@ -55,11 +63,21 @@ def parse_time(text: str | float, name: str | None = None) -> float:
     name : str, optional
         What the time is for (``start``), named at the front of an error.
 
+    Returns
+    -------
+    float
+        The time in seconds (negative when written with a ``-``).
+
     Raises
     ------
     TimeFormatError
         The text is no finite time; the message lists the forms accepted
         (:data:`TIME_FORMS`).  Minutes and seconds of a clock are below 60.
+
+    Examples
+    --------
+    >>> parse_time("1:05"), parse_time("250 ms"), parse_time("0:39:04.25")
+    (65.0, 0.25, 2344.25)
     """
     prefix = f"{name}=" if name else ""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
@@ -119,6 +137,23 @@ def time_style(far: float, spacing: float) -> str:
 
     ``"clock"`` from :data:`CLOCK_FROM_S` on, ``"ms"`` within the first second when
     ``spacing`` is below a second, else ``"s"``.
+
+    Parameters
+    ----------
+    far : float
+        The largest time written, in seconds (its sign is ignored).
+    spacing : float
+        The precision, in seconds.
+
+    Returns
+    -------
+    str
+        ``"clock"``, ``"ms"`` or ``"s"``.
+
+    Examples
+    --------
+    >>> time_style(2000.0, 1.0), time_style(0.5, 1e-3), time_style(5.0, 1e-3)
+    ('clock', 'ms', 's')
     """
     far = abs(far)
     if far >= CLOCK_FROM_S:
@@ -140,6 +175,21 @@ def format_time(seconds: float, spacing: float = 1e-3, style: str | None = None)
     style : {"clock", "s", "ms"}, optional
         ``h:mm:ss(.fff)``, seconds with the unit, or milliseconds with the unit;
         by default :func:`time_style` of ``seconds``.
+
+    Returns
+    -------
+    str
+        The time as text.
+
+    Raises
+    ------
+    InputError
+        ``style`` is not one of the three.
+
+    Examples
+    --------
+    >>> format_time(2000.0), format_time(12.5), format_time(0.02)
+    ('0:33:20.000', '12.500 s', '20 ms')
     """
     if style is None:
         style = time_style(seconds, spacing)

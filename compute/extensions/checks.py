@@ -84,6 +84,30 @@ def check_result(kind: str, result: Any, x: Any = None) -> str | None:
         A dict with 1-D ``times`` (s) and ``sample`` (int) and optional 1-D
         arrays of the same length (``strength``, ...); see
         :func:`events_to_annotations`.
+
+    Parameters
+    ----------
+    kind : str
+        The declared output kind, one of :data:`OUTPUT_KINDS`.
+    result : object
+        What the operator returned.
+    x : array, optional
+        The operator's input (for ``same``, whose shape must match).
+
+    Returns
+    -------
+    str or None
+        A phrase naming what was returned and what was expected (``"shape (3,)
+        for input shape (4,) (the same was expected)"``), or None when the result
+        fits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_result("same", np.zeros(3), np.zeros(4))
+    'shape (3,) for input shape (4,) (the same was expected)'
+    >>> check_result("array", {"peak": np.float64(1.5)}) is None
+    True
     """
     if result is None:
         return "None"

@@ -82,6 +82,17 @@ class PluginError(SpecscopeError):
     ``str(error)`` is one line naming the plugin and the operator; the
     traceback of the underlying exception is in :attr:`traceback` (empty for
     clashes and bad results).
+
+    Parameters
+    ----------
+    message : str
+        The one-line message.
+    plugin : str
+        The plugin's name.
+    operator : str, optional
+        The operator's full name, when the failure is one operator's.
+    traceback : str
+        The formatted traceback of the underlying exception, or "".
     """
 
     def __init__(self, message: str, *, plugin: str, operator: str | None = None,
@@ -94,7 +105,19 @@ class PluginError(SpecscopeError):
 
 @dataclass
 class CallError:
-    """A failure of one plugin operator call (kept for the Plugins dialog)."""
+    """A failure of one plugin operator call (kept for the Plugins dialog).
+
+    Parameters
+    ----------
+    operator : str
+        The operator's full name.
+    message : str
+        The one-line error.
+    traceback : str
+        The formatted traceback, or "" for a result of the wrong kind.
+    time : float
+        When it happened (seconds since the epoch, ``time.time()``).
+    """
 
     operator: str
     message: str
@@ -116,6 +139,39 @@ class Plugin:
     ``status`` is ``"available"`` (found, not imported yet), ``"loaded"``,
     ``"failed"`` (bad metadata or import error: see ``error`` and
     ``traceback``) or ``"clash"`` (its name is taken by an earlier plugin).
+
+    Parameters
+    ----------
+    name : str
+        The plugin's name, the namespace of its operators.
+    source : str
+        Where it was found, one of :data:`SOURCES`.
+    path : str
+        Its file or package folder ("" when unknown).
+    module : str
+        The module name it is imported as.
+    version, summary : str
+        From its metadata.
+    declared : list of str
+        Operator names declared in the metadata or found in the source, unqualified.
+    outputs : dict of str to str
+        Output kind per unqualified operator name (default ``"array"``).
+    examples : dict of str to dict
+        Example parameters per unqualified operator name, for ``plugins check``.
+    titles : dict of str to str
+        A name for people per unqualified operator name (menus: "Constant-Q").
+    status : str
+        ``"available"``, ``"loaded"``, ``"failed"`` or ``"clash"``.
+    error : str or None
+        Why it failed or clashes.
+    traceback : str
+        The traceback of a failure, or "".
+    loaded_operators : list of str
+        Qualified names registered once it is loaded.
+    warnings : list of str
+        Problems that did not stop it loading (declared operators missing, ...).
+    call_errors : collections.deque of CallError
+        The last failures of its operator calls (at most 20).
     """
 
     name: str
@@ -188,7 +244,14 @@ _extra_dirs: list[Path] = []
 
 
 def user_plugin_dir() -> Path:
-    """``<user data dir>/plugins``; ``SPECSCOPE_DATA_DIR`` replaces the user data dir."""
+    """The user's plugin folder (it need not exist).
+
+    Returns
+    -------
+    Path
+        ``<user data dir>/plugins``; ``SPECSCOPE_DATA_DIR`` replaces the user data
+        dir.
+    """
     root = os.environ.get("SPECSCOPE_DATA_DIR")
     if not root:
         import platformdirs
@@ -198,14 +261,32 @@ def user_plugin_dir() -> Path:
 
 
 def search_paths() -> list[Path]:
-    """Plugin folders from ``SPECSCOPE_PLUGINS`` and :func:`add_search_path`, in order."""
+    """Plugin folders from ``SPECSCOPE_PLUGINS`` and :func:`add_search_path`, in order.
+
+    Returns
+    -------
+    list of Path
+        The environment's folders (an ``os.pathsep`` list, ``~`` expanded), then
+        the added ones.
+    """
     env = os.environ.get("SPECSCOPE_PLUGINS", "")
     dirs = [Path(p).expanduser() for p in env.split(os.pathsep) if p.strip()]
     return dirs + list(_extra_dirs)
 
 
 def add_search_path(*dirs: str | os.PathLike[str]) -> None:
-    """Add plugin folders (``--plugins DIR``); a folder that does not exist is an error."""
+    """Add plugin folders (``--plugins DIR``); discovery runs again on next use.
+
+    Parameters
+    ----------
+    *dirs : path-like or str
+        Folders of plugin modules or packages.
+
+    Raises
+    ------
+    BadOption
+        A folder does not exist (option ``plugins``).
+    """
     with _lock:
         for d in dirs:
             path = Path(d).expanduser()
@@ -227,6 +308,16 @@ def forget(forget_paths: bool = True) -> list[Plugin]:
 
     With ``forget_paths`` the folders given to :func:`add_search_path` are
     forgotten too.  Plugins still loaded are kept by the next discovery.
+
+    Parameters
+    ----------
+    forget_paths : bool
+        Forget the added folders too.
+
+    Returns
+    -------
+    list of Plugin
+        The plugins that were known.
     """
     with _lock:
         known = list((_state["plugins"] or {}).values())
@@ -446,7 +537,17 @@ def _shipped_folder() -> Path | None:
 
 
 def discover() -> dict[str, Plugin]:
-    """Find every plugin (without importing any); cached until :func:`reset`."""
+    """Find every plugin (without importing any); cached until a rescan or a reset.
+
+    Sources are searched in the order of :data:`SOURCES`; the first plugin to
+    claim a name keeps it, and later ones of that name are clashes (listed by
+    :func:`list_plugins`).  A plugin loaded before a rescan is kept as it is.
+
+    Returns
+    -------
+    dict of str to Plugin
+        The plugins by name, clashes left out.
+    """
     with _lock:
         if _state["plugins"] is not None:
             return _state["plugins"]
@@ -491,7 +592,14 @@ def discover() -> dict[str, Plugin]:
 
 
 def list_plugins() -> list[Plugin]:
-    """Every plugin found, in source order, clashing ones included (for listings, dialogs)."""
+    """Every plugin found, in source order, clashing ones included (for listings, dialogs).
+
+    Returns
+    -------
+    list of Plugin
+        Sorted by source (:data:`SOURCES`), then name; a clash after the plugin
+        it clashes with.
+    """
     with _lock:
         plugins = discover()
         items = list(plugins.values()) + list(_state.get("clashes", []))
@@ -507,6 +615,11 @@ def missing_imports(plugin: Plugin) -> str | None:
     looked up with :func:`importlib.util.find_spec` by their top-level name.
     Relative imports are inside the plugin and not checked.  A plugin can still
     fail when imported for other reasons; only :func:`~.loading.load` tells.
+
+    Parameters
+    ----------
+    plugin : Plugin
+        A discovered plugin.
 
     Returns
     -------
@@ -549,13 +662,35 @@ def missing_imports(plugin: Plugin) -> str | None:
 
 
 def problems() -> list[str]:
-    """Problems of discovery itself (a plugin folder that does not exist, ...)."""
+    """Problems of discovery itself (a plugin folder that does not exist, ...).
+
+    Returns
+    -------
+    list of str
+        One line each; empty when there are none.
+    """
     discover()
     return list(_state["problems"])
 
 
 def get_plugin(name: str) -> Plugin:
-    """The plugin called ``name`` (its namespace); :class:`InputError` otherwise."""
+    """The plugin called ``name`` (its namespace).
+
+    Parameters
+    ----------
+    name : str
+        The plugin's name.
+
+    Returns
+    -------
+    Plugin
+        The discovered plugin (not loaded by this call).
+
+    Raises
+    ------
+    InputError
+        No plugin has this name; the message lists those there are.
+    """
     plugins = discover()
     if name not in plugins:
         known = ", ".join(sorted(plugins)) or "none"
@@ -564,7 +699,19 @@ def get_plugin(name: str) -> Plugin:
 
 
 def plugin_of(operator: str) -> Plugin | None:
-    """The plugin an operator name belongs to (by its namespace), or None."""
+    """The plugin an operator name belongs to (by its namespace), or None.
+
+    Parameters
+    ----------
+    operator : str
+        A full operator name (``"clicks.detector"``).
+
+    Returns
+    -------
+    Plugin or None
+        The plugin named by the part before the first dot; None for a name
+        without a dot or an unknown namespace.
+    """
     if not isinstance(operator, str) or "." not in operator:
         return None
     return discover().get(operator.split(".", 1)[0])
@@ -573,15 +720,36 @@ def plugin_of(operator: str) -> Plugin | None:
 
 
 def output_kind(operator: str) -> str:
-    """Declared output kind of an operator (``"array"`` for built-ins and undeclared)."""
+    """Declared output kind of an operator (``"array"`` for built-ins and undeclared).
+
+    Parameters
+    ----------
+    operator : str
+        The operator's full name.
+
+    Returns
+    -------
+    str
+        One of :data:`~specscope.compute.extensions.checks.OUTPUT_KINDS`.
+    """
     p = plugin_of(operator)
     return p.output_kind(operator) if p is not None else "array"
 
 
 def view_title(operator: str) -> str:
-    """The name people see for a view (``"Constant-Q"``): the plugin's ``titles`` entry,
-    else its summary (with the operator's short name when it has several views), else
-    the operator's name."""
+    """The name people see for a view (``"Constant-Q"``).
+
+    Parameters
+    ----------
+    operator : str
+        The operator's full name.
+
+    Returns
+    -------
+    str
+        The plugin's ``titles`` entry, else its summary (with the operator's short
+        name when the plugin has several views), else the operator's name.
+    """
     p = plugin_of(operator)
     if p is None:
         return operator
@@ -598,6 +766,12 @@ def views() -> list[str]:
     """Plugin operators whose output is an ``image`` (alternative spectrogram views).
 
     Read from metadata: listing views imports no plugin.
+
+    Returns
+    -------
+    list of str
+        Full operator names of available or loaded plugins, in the order of
+        :func:`list_plugins`.
     """
     return [op for p in list_plugins() if p.status in ("available", "loaded")
             for op in p.operators if p.output_kind(op) == "image"]

@@ -55,6 +55,13 @@ def reset(unload: bool = True, forget_paths: bool = True) -> None:
     and folder plugins' modules from :data:`sys.modules`, so they import again.
     With ``forget_paths``, folders given to
     :func:`~.discovery.add_search_path` are forgotten too.
+
+    Parameters
+    ----------
+    unload : bool
+        Unregister the operators of loaded plugins and drop their modules.
+    forget_paths : bool
+        Forget the added plugin folders.
     """
     with _lock:
         known = forget(forget_paths)
@@ -95,6 +102,20 @@ def _import(p: Plugin) -> None:
 
 def load(name: str) -> Plugin:
     """Import plugin ``name`` (once) and register its operators.
+
+    Its module runs under the plugin's namespace; each operator it declares is
+    wrapped so that a failure or a result of the wrong kind becomes a
+    :class:`PluginError`.
+
+    Parameters
+    ----------
+    name : str
+        The plugin's name.
+
+    Returns
+    -------
+    Plugin
+        The plugin, status ``"loaded"`` (its operators in ``loaded_operators``).
 
     Raises
     ------
@@ -144,7 +165,13 @@ def load(name: str) -> Plugin:
 
 
 def load_all() -> list[Plugin]:
-    """Load every plugin that is not loaded yet; failures stay in their status."""
+    """Load every plugin that is not loaded yet; failures stay in their status.
+
+    Returns
+    -------
+    list of Plugin
+        Every plugin found, as :func:`~.discovery.list_plugins` gives them.
+    """
     for p in list(discover().values()):
         if p.status == "available":
             try:
@@ -158,8 +185,22 @@ def load_for_operator(name: str) -> bool:
     """Load the plugin of ``"plugin.op"``; False when no plugin has that namespace.
 
     A name whose plugin is not known yet triggers a rescan first (a plugin
-    dropped into a folder since the last scan).  Raises :class:`PluginError`
-    when that plugin cannot be loaded.
+    dropped into a folder since the last scan).
+
+    Parameters
+    ----------
+    name : str
+        A full operator name.
+
+    Returns
+    -------
+    bool
+        True once its plugin is loaded; False when no plugin has that namespace.
+
+    Raises
+    ------
+    PluginError
+        The plugin cannot be loaded.
     """
     p = plugin_of(name)
     if p is None:

@@ -2,29 +2,10 @@
 
 ``backend="auto"`` resolves, per (operator, size class, dtype), to the
 implementation that was fastest when the candidates were timed once on this
-machine.  The choice is stored as JSON in the user cache directory
-(``platformdirs.user_cache_dir("specscope")``, or ``$SPECSCOPE_CACHE_DIR``)
-and reused by later runs.
+machine (:func:`choose`); the choice is kept in :func:`wisdom_path`.  Every
+call's time is recorded (:func:`record`, :func:`profile`, :func:`stats`).
 
-- Size classes are powers of two of the element count *and* the kind of the
-  last axis length: ``p2`` (a power of two), ``fast`` (5-smooth, what
-  ``scipy.fft.next_fast_len`` returns) or ``rough`` (e.g. a prime), so a
-  choice timed on 4096 samples is never applied to 4099.
-- Timings of a GPU candidate include the host↔device copies when the input
-  is on the host, and inputs below :data:`SMALL_ELEMENTS` never leave the CPU.
-  An input already on the GPU stays there.
-- float32 and float64 (and complex) are tuned separately.
-- Operators with several implementations (plugins included) are tuned the
-  same way; a single candidate is used without timing.
-- ``SPECSCOPE_NO_AUTOTUNE=1`` (or :func:`set_enabled(False) <set_enabled>`)
-  turns tuning off: the default NumPy implementation runs.
-
-Every call records its run time; :func:`profile` summarises it per operator.
-
-This module knows operators only through the objects it is given (their
-implementations, :meth:`~specscope.compute.operators.registry.Operator.execute`);
-:mod:`specscope.compute.operators.dispatch` installs :func:`choose` and
-:func:`record` as the operators' run policy and looks operators up for :func:`tune`.
+See docs/explanation/rooms/operators.md.
 """
 
 from __future__ import annotations
@@ -90,19 +71,40 @@ _state: dict[str, Any] = {"wisdom": None, "path": None, "enabled": None}
 
 
 def wisdom_path() -> Path:
-    """The JSON file holding remembered choices."""
+    """The JSON file holding remembered choices.
+
+    Returns
+    -------
+    Path
+        ``autotune.json`` in the user cache folder (``SPECSCOPE_CACHE_DIR``
+        overrides it).
+    """
     return cache_dir() / "autotune.json"
 
 
 def enabled() -> bool:
-    """False when ``SPECSCOPE_NO_AUTOTUNE`` is set (non-empty, not ``0``) or disabled here."""
+    """Whether ``backend="auto"`` times candidates and uses remembered choices.
+
+    Returns
+    -------
+    bool
+        The value of :func:`set_enabled` when one was set; else False when
+        ``SPECSCOPE_NO_AUTOTUNE`` is set (non-empty, not ``0``), True otherwise.
+    """
     if _state["enabled"] is not None:
         return bool(_state["enabled"])
     return os.environ.get("SPECSCOPE_NO_AUTOTUNE", "") in ("", "0")
 
 
 def set_enabled(value: bool | None) -> None:
-    """Turn tuning on or off for this process; ``None`` goes back to the environment."""
+    """Turn tuning on or off for this process.
+
+    Parameters
+    ----------
+    value : bool or None
+        True or False; None goes back to the environment
+        (``SPECSCOPE_NO_AUTOTUNE``).
+    """
     _state["enabled"] = value
 
 
@@ -111,7 +113,16 @@ def _fingerprint() -> str:
 
 
 def load_wisdom() -> dict[str, Any]:
-    """The remembered choices (read once per cache path; a bad file is ignored)."""
+    """The remembered choices (read once per cache path; a bad file is ignored).
+
+    Returns
+    -------
+    dict
+        Key ``"operator|size class|dtype|home backend|machine|backends"`` -> the choice
+        (``backend``, ``variant``, the ``seconds`` of each candidate, ``when``);
+        empty when the file is missing, unreadable or of another version.  The
+        same dict is returned until the cache path changes.
+    """
     path = wisdom_path()
     with _lock:
         if _state["wisdom"] is not None and _state["path"] == path:
@@ -162,7 +173,26 @@ def _length_kind(n: int) -> str:
 
 
 def size_class(x: Any) -> str:
-    """``"2^k/kind"``: element count rounded up to a power of two, last-axis kind."""
+    """``"2^k/kind"``: element count rounded up to a power of two, last-axis kind.
+
+    Parameters
+    ----------
+    x : array or None
+        The input.
+
+    Returns
+    -------
+    str
+        ``2^k`` with ``k = ceil(log2(size))``, then the kind of the last axis's
+        length: ``p2`` (a power of two), ``fast`` (5-smooth) or ``rough``;
+        ``"none"`` for no input.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> size_class(np.zeros(4096)), size_class(np.zeros(4099)), size_class(np.zeros(1000))
+    ('2^12/p2', '2^13/rough', '2^10/fast')
+    """
     if x is None:
         return "none"
     n = int(x.size)
@@ -211,7 +241,30 @@ def _candidates(op: Operator, x: Any) -> tuple[list[Implementation], str]:
 
 
 def choose(op: Operator, x: Any, values: dict[str, Any], fs: float | None) -> Implementation:
-    """The implementation ``backend="auto"`` runs for this input (timing it if new)."""
+    """The implementation ``backend="auto"`` runs for this input (timing it if new).
+
+    With tuning off, or one candidate, no timing happens.  Otherwise a
+    remembered choice for the input's key is used, or every candidate is timed
+    (best of a few runs, copies to and from the input's backend included) and
+    the fastest is remembered.
+
+    Parameters
+    ----------
+    op : Operator
+        The operator called.
+    x : array or None
+        The checked input (a list of arrays counts as no input).
+    values : dict
+        The validated parameters.
+    fs : float or None
+        The sample rate in Hz, or None.
+
+    Returns
+    -------
+    Implementation
+        One of ``op``'s implementations on the input's backend (or, for host
+        inputs of at least :data:`SMALL_ELEMENTS` elements with a GPU, on CuPy).
+    """
     if x is not None and not hasattr(x, "dtype"):
         x = None  # a list of arrays (wavelet coefficients): no size class, CPU default
     home = "numpy" if x is None else _backend.backend_of(x)
@@ -321,7 +374,14 @@ def tune_operators(ops: Iterable[Operator], sizes: Iterable[int] = TUNE_SIZES,
 
 @dataclass
 class Profile:
-    """Time per operator recorded while a :func:`profile` block ran."""
+    """Time per operator recorded while a :func:`profile` block ran.
+
+    Parameters
+    ----------
+    operators : dict, optional
+        Operator name -> ``{"calls": int, "seconds": float, "backends": {backend:
+        calls}, "backend_seconds": {backend: seconds}}``; empty by default.
+    """
 
     #: name -> {"calls": int, "seconds": float, "backends": {backend: calls},
     #: "backend_seconds": {backend: seconds}}
@@ -394,8 +454,20 @@ _totals = Profile()
 
 
 def record(name: str, backend: str, seconds: float) -> None:
-    """Add the time of one operator call to the totals and the active profiles
-    (those opened on the calling thread, and those that count every thread)."""
+    """Add the time of one operator call to the totals and the active profiles.
+
+    The active profiles are those opened on the calling thread, and those that
+    count every thread.
+
+    Parameters
+    ----------
+    name : str
+        The operator's name.
+    backend : str
+        The backend the call ran on.
+    seconds : float
+        How long it took.
+    """
     me = threading.get_ident()
     with _lock:
         _totals.add(name, backend, seconds)
@@ -405,7 +477,13 @@ def record(name: str, backend: str, seconds: float) -> None:
 
 
 def stats() -> Profile:
-    """Totals of every call in this process so far (a copy)."""
+    """Totals of every call in this process so far.
+
+    Returns
+    -------
+    Profile
+        A copy: later calls do not change it.
+    """
     return _totals.copy()
 
 
@@ -423,9 +501,15 @@ def profile(*, all_threads: bool = False) -> Iterator[Profile]:
     profile on the compute thread leaves out what the live thread runs
     meanwhile); ``all_threads=True`` counts every thread's calls.
 
-    >>> with profile() as p:            # doctest: +SKIP
-    ...     call("fft", x)
-    >>> print(p)                         # doctest: +SKIP
+    Parameters
+    ----------
+    all_threads : bool
+        Count the calls of every thread, not only this one's.
+
+    Yields
+    ------
+    Profile
+        Filled as the block's calls end; ``print(p)`` shows a table.
     """
     p = Profile()
     entry = (p, None if all_threads else threading.get_ident())

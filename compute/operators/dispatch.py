@@ -60,6 +60,16 @@ def get(name: str | Operator) -> Operator:
 
     A namespaced name, ``"plugin.op"``, loads its plugin on first use.
 
+    Parameters
+    ----------
+    name : str or Operator
+        The operator's name.
+
+    Returns
+    -------
+    Operator
+        The registered operator.
+
     Raises
     ------
     InputError
@@ -88,6 +98,16 @@ def list_operators(family: str | None = None) -> list[Operator]:
 
     Plugins are loaded first (failures are recorded in their status, see
     :func:`specscope.compute.extensions.list_plugins`, never raised here).
+
+    Parameters
+    ----------
+    family : str, optional
+        Only this family (``"fft"``, ``"windows"``, ...).
+
+    Returns
+    -------
+    list of Operator
+        Sorted by family, then name.
     """
     load_builtins()
     extensions.load_all()
@@ -98,12 +118,30 @@ def list_operators(family: str | None = None) -> list[Operator]:
 
 
 def families() -> list[str]:
-    """Family names in use, sorted."""
+    """Family names in use, sorted (built-ins and plugins loaded first).
+
+    Returns
+    -------
+    list of str
+        Each family once.
+    """
     return sorted({o.family for o in list_operators()})
 
 
 def describe(family: str | None = None) -> list[dict[str, Any]]:
-    """A JSON-able list describing every operator (see :meth:`Operator.to_dict`)."""
+    """A JSON-able list describing every operator (what ``specscope ops --json`` prints).
+
+    Parameters
+    ----------
+    family : str, optional
+        Only this family.
+
+    Returns
+    -------
+    list of dict
+        :meth:`~specscope.compute.operators.registry.Operator.to_dict` of each
+        operator, in the order of :func:`list_operators`.
+    """
     return [o.to_dict() for o in list_operators(family)]
 
 
@@ -112,8 +150,24 @@ def describe_operator(name: str) -> dict[str, Any]:
 
     :meth:`Operator.to_dict` plus ``plugin`` (its plugin's name, or None) and
     ``output`` (its declared output kind, see
-    :func:`specscope.compute.extensions.check_result`).  Loads its plugin;
-    raises :class:`~specscope.compute.extensions.PluginError` when that fails.
+    :func:`specscope.compute.extensions.check_result`).  Loads its plugin.
+
+    Parameters
+    ----------
+    name : str
+        The operator's name.
+
+    Returns
+    -------
+    dict
+        The JSON-able schema.
+
+    Raises
+    ------
+    InputError
+        No operator has this name.
+    PluginError
+        Its plugin fails to load.
     """
     op = get(name)
     d = op.to_dict()

@@ -1,38 +1,12 @@
 """Operator declarations: one per operator, built-in or plugin.
 
-An operator is declared once with :func:`operator`::
+:func:`operator` declares an operator (its :class:`Param` schema, reference,
+history, streaming) and makes the decorated function its default
+implementation; :class:`Operator` runs it on the backend the run policy
+chooses.  This module holds the table of declared operators; lookup by name is
+:mod:`specscope.compute.operators.dispatch`.
 
-    from specscope.compute import operator, Param
-
-    @operator("gain", family="basic", summary="Multiply by a constant",
-              params=[Param("factor", float, 1.0, min=0.0, help="linear gain")])
-    def gain(x, *, factor, xp):
-        return x * factor
-
-The declaration carries a typed parameter schema (:class:`Param`), the
-reference the operator must match, the history (context samples) a chunked
-run needs and whether it can stream with carried state.  The schema drives
-validation, the CLI listing and the GUI's generated parameter forms.
-
-An implementation receives the input array first, its parameters as keywords
-and, when its signature names them, ``xp`` (the array namespace) and ``fs``
-(the sample rate, 1.0 when the caller gives none).  A function that takes
-``xp`` is written once for every backend; one that does not runs on NumPy, and
-its CuPy path copies the data to the host and back.  Backend-specific
-implementations are added with ``@gain.implementation("cupy")``; several
-variants per backend are allowed (``@gain.implementation("numpy", "blocked")``)
-and ``backend="auto"`` chooses among them (see :func:`set_run_policy`).
-:attr:`Operator.function` is the declared function itself, for code that
-composes operators inside its own ``xp`` body.
-
-Results come back in the namespace of the input: NumPy in, NumPy out (even
-when ``backend="auto"`` ran it on the GPU); CuPy in, CuPy out.  Operators
-without an input array (windows, filter design, some generators) return NumPy
-arrays unless ``backend="cupy"`` is asked for.
-
-This module holds the table of declared operators and nothing that looks
-operators up by name: :mod:`specscope.compute.operators.dispatch` does that
-(loading built-ins and plugins on first use).
+See docs/explanation/rooms/operators.md.
 """
 
 from __future__ import annotations
@@ -56,22 +30,9 @@ from .. import backend as _backend
 from ..errors import InputError, RegistrationError, SpecscopeError, operator_error
 from ..params import REQUIRED, Param
 
-__all__ = [
-    "NAN_POLICIES",
-    "REQUIRED",
-    "Implementation",
-    "Operator",
-    "Param",
-    "RegistrationError",
-    "RunPolicy",
-    "declared",
-    "find",
-    "namespace",
-    "operator",
-    "set_run_policy",
-    "typed_input_error",
-    "unregister",
-]
+__all__ = ["NAN_POLICIES", "REQUIRED", "Implementation", "Operator", "Param",
+           "RegistrationError", "RunPolicy", "declared", "find", "namespace", "operator",
+           "set_run_policy", "typed_input_error", "unregister"]
 
 #: keywords an operator call takes itself, so no parameter may use them
 #: (the input ``x`` is positional-only, so a parameter may take scipy's name ``x``)
@@ -86,6 +47,27 @@ class Implementation:
 
     ``fn`` is called with the input array, the validated parameters and, when
     ``wants_xp`` / ``wants_fs``, the array namespace and the sample rate.
+
+    Parameters
+    ----------
+    fn : callable
+        The function that computes the operator.
+    backend : {"numpy", "cupy"}
+        The backend it runs on.
+    variant : str
+        Its name among the implementations on that backend.
+    native : bool
+        False when the CuPy path copies to the host and runs NumPy.
+    wants_xp : bool
+        Whether ``fn`` takes the array namespace as ``xp``.
+    wants_fs : bool
+        Whether ``fn`` takes the sample rate as ``fs``.
+    fs_default : object
+        What ``fs`` is when the caller gives none: the function's own default
+        (``None`` keeps scipy's "normalised frequency" meaning), else 1.0.
+    derived : bool
+        True when derived from the default function (generic ``xp`` code or a host
+        round trip); an explicit ``.implementation(backend)`` replaces it.
     """
 
     fn: Callable[..., Any]
@@ -127,7 +109,38 @@ class Operator:
     :attr:`function` is the declared function, undecorated: code that builds
     on an operator inside its own implementation calls
     ``op.function(x, xp=xp, fs=fs, **params)`` (no validation, no backend
-    choice, no copies).
+    choice, no copies).  Operators are made by :func:`operator`.
+
+    Parameters
+    ----------
+    name : str
+        The unique name (``"plugin.op"`` for a plugin's).
+    family : str
+        The group in listings (``fft``, ``windows``, ``timefreq``, ...).
+    summary : str
+        One line.
+    params : tuple of Param
+        The schema.
+    reference : str
+        What the operator must match, e.g. ``"scipy.signal.sosfilt"``.
+    history : int, callable or None
+        Context samples a chunked run needs: an int, a function of the validated
+        parameters, or None when the operator needs the whole signal.
+    streamable : bool
+        Whether it can run chunk by chunk carrying state.
+    takes_input : bool
+        False for operators that make data from parameters only (windows, designs).
+    nan_policy : {"propagate", "reject"}
+        What NaN input does: propagate to the output, or raise :class:`InputError`.
+    input_kind : {"array", "sequence", "any"}
+        An array, a list of arrays (wavelet coefficients), or an input the
+        operator checks itself (a scipy ``system``: an SOS array or ``(b, a)``).
+    doc : str
+        The long description (the function's docstring).
+    implementations : dict
+        Backend -> variant -> :class:`Implementation`.
+    function : callable, optional
+        The function :func:`operator` decorated (its default implementation).
     """
 
     name: str
@@ -360,10 +373,12 @@ class Operator:
 
     def run(self, x: Any = None, /, *, backend: str = "auto", fs: float | None = None,
             **params: Any) -> Any:
-        """Validate, choose an implementation, run, and return the result (see module doc).
+        """Validate, choose an implementation, run, and return the result.
 
         ``backend="auto"`` asks the installed :class:`RunPolicy`; every call's
-        time is reported to it.
+        time is reported to it.  The result is in the namespace of ``x`` (NumPy
+        in, NumPy out); an operator without input returns NumPy unless
+        ``backend="cupy"``.
         """
         namespace_of_result = self._result_namespace(params)
         values = self.validate(params, python=True)
@@ -381,7 +396,7 @@ class Operator:
             impl = self._preferred(x) or _policy.choose(self, x, values, fs)
         else:
             impl = self.get_implementation(want, variant)
-        # results follow the input's namespace (see module doc)
+        # results follow the input's namespace
         if self.takes_input:
             home = _backend.backend_of(x)
         else:
@@ -499,6 +514,25 @@ def typed_input_error(kind: type[BaseException]) -> type[InputError]:
     ``NotImplementedError`` gives ``InputNotImplementedError`` and so on: code
     written against scipy catches what scipy raises, the CLI and GUI see an
     InputError.  ``ValueError`` (and anything else) gives InputError itself.
+
+    Parameters
+    ----------
+    kind : type
+        An exception class.
+
+    Returns
+    -------
+    type
+        A subclass of :class:`InputError` (made once per built-in base, then
+        reused), or :class:`InputError` itself.
+
+    Examples
+    --------
+    >>> cls = typed_input_error(TypeError)
+    >>> cls.__name__, issubclass(cls, TypeError), issubclass(cls, InputError)
+    ('InputTypeError', True, True)
+    >>> typed_input_error(ValueError) is InputError
+    True
     """
     if isinstance(kind, type) and issubclass(kind, InputError):
         return kind
@@ -532,6 +566,13 @@ class RunPolicy:
     ``choose(op, x, values, fs)`` returns one of ``op``'s implementations for
     the checked input and validated parameters; ``record(name, backend,
     seconds)`` receives the time of every call.
+
+    Parameters
+    ----------
+    choose : callable
+        ``choose(op, x, values, fs) -> Implementation``.
+    record : callable
+        ``record(name, backend, seconds)``.
     """
 
     choose: Callable[[Operator, Any, dict[str, Any], float | None], Implementation]
@@ -557,6 +598,11 @@ def set_run_policy(policy: RunPolicy) -> None:
     :mod:`specscope.compute.operators.dispatch` installs the autotuned choice
     when the operators package is imported; until then the first
     implementation on the input's backend runs.
+
+    Parameters
+    ----------
+    policy : RunPolicy
+        The policy every operator call uses from now on.
     """
     global _policy
     _policy = policy
@@ -578,6 +624,16 @@ def namespace(prefix: str | None) -> Iterator[None]:
     A plugin is imported inside ``namespace(plugin_name)``; ``namespace(None)``
     declares at the top level again (the built-ins, even when a plugin's
     import is what first imports them).  The setting is per thread and task.
+
+    Parameters
+    ----------
+    prefix : str or None
+        The namespace, or None for none.
+
+    Yields
+    ------
+    None
+        The block runs with the namespace set; the previous one is restored after.
     """
     token = _namespace.set(prefix)
     try:
@@ -624,6 +680,14 @@ def operator(name: str, *, family: str, summary: str, params: Sequence[Param] = 
         Turns the function into an :class:`Operator`.  A function whose
         signature names ``xp`` runs on every backend; otherwise it runs on
         NumPy and gets a host round-trip CuPy path.
+
+    Raises
+    ------
+    RegistrationError
+        A malformed name, an unknown ``nan_policy``, a parameter that is not a
+        :class:`Param`, declared twice or with a reserved name (``backend``,
+        ``fs``, ``name``, ``xp``); the decorator raises it for a name already
+        registered.
     """
     if not isinstance(name, str) or not _NAME_RE.match(name):
         raise RegistrationError(f"operator name {name!r} must be lower-case words joined by "
@@ -667,7 +731,18 @@ def operator(name: str, *, family: str, summary: str, params: Sequence[Param] = 
 
 
 def unregister(name: str) -> None:
-    """Remove an operator (plugin reloads and tests); unknown names are an error."""
+    """Remove an operator (plugin reloads and tests).
+
+    Parameters
+    ----------
+    name : str
+        The declared name.
+
+    Raises
+    ------
+    InputError
+        No operator has this name.
+    """
     with _lock:
         if name not in _declared:
             raise InputError(f"operator {name!r} is not registered")
@@ -675,7 +750,18 @@ def unregister(name: str) -> None:
 
 
 def find(name: str) -> Operator | None:
-    """The operator declared as ``name``, or None (nothing is loaded to find it)."""
+    """The operator declared as ``name``, or None (nothing is loaded to find it).
+
+    Parameters
+    ----------
+    name : str
+        The full name (``"plugin.op"`` for a plugin's).
+
+    Returns
+    -------
+    Operator or None
+        The declared operator.
+    """
     return _declared.get(name)
 
 
@@ -684,6 +770,16 @@ def declared(prefix: str | None = None) -> dict[str, Operator]:
 
     Only what is declared so far: :func:`specscope.compute.operators.list_operators`
     loads the built-ins and plugins first.
+
+    Parameters
+    ----------
+    prefix : str, optional
+        Keep only names starting with it (``"clicks."``: one plugin's).
+
+    Returns
+    -------
+    dict of str to Operator
+        A copy of the table.
     """
     with _lock:
         if prefix is None:

@@ -65,7 +65,14 @@ _scopes: dict[int, Callable[[], bool]] = {}  # thread id -> its job's cancellati
 
 
 def threshold_s() -> float:
-    """Seconds after which a call reports itself (``SPECSCOPE_SLOW_OP_S``, default 5)."""
+    """Seconds after which a call reports itself (``SPECSCOPE_SLOW_OP_S``, default 5).
+
+    Returns
+    -------
+    float
+        The environment's value when it is a finite number >= 0, else
+        :data:`DEFAULT_THRESHOLD_S`.
+    """
     try:
         t = float(os.environ.get("SPECSCOPE_SLOW_OP_S", DEFAULT_THRESHOLD_S))
     except ValueError:
@@ -75,7 +82,19 @@ def threshold_s() -> float:
 
 @dataclass(frozen=True)
 class LongCall:
-    """An operator call in progress."""
+    """An operator call in progress.
+
+    Parameters
+    ----------
+    name : str
+        The operator's name.
+    seconds : float
+        How long it has been running.
+    thread_id : int
+        The thread running it (``threading.get_ident``).
+    kind : str
+        What it is, at the front of :attr:`text`.
+    """
 
     name: str
     seconds: float
@@ -94,6 +113,18 @@ def watching(name: str, kind: str = "plugin op") -> Iterator[None]:
 
     A call of the same operator nested in it (a wrapper calling the
     implementation) is not counted twice.
+
+    Parameters
+    ----------
+    name : str
+        The operator's name.
+    kind : str
+        What the call is, for :attr:`LongCall.text`.
+
+    Yields
+    ------
+    None
+        The block runs as a watched call.
     """
     if _worker_dog is None and REPORT_ENV in os.environ:
         _start_worker_dog()
@@ -116,7 +147,13 @@ def watching(name: str, kind: str = "plugin op") -> Iterator[None]:
 
 
 def running_calls() -> list[LongCall]:
-    """Every watched call in progress, the outermost of each thread, longest first."""
+    """Every watched call in progress, the outermost of each thread, longest first.
+
+    Returns
+    -------
+    list of LongCall
+        With the seconds each has run so far.
+    """
     now = time.monotonic()
     with _lock:
         out = [LongCall(s[0][0], now - s[0][1], tid, s[0][2]) for tid, s in _calls.items() if s]
@@ -124,7 +161,18 @@ def running_calls() -> list[LongCall]:
 
 
 def long_calls(threshold: float | None = None) -> list[LongCall]:
-    """The calls in progress for at least ``threshold`` s (default :func:`threshold_s`)."""
+    """The calls in progress for at least ``threshold`` s (default :func:`threshold_s`).
+
+    Parameters
+    ----------
+    threshold : float, optional
+        Seconds.
+
+    Returns
+    -------
+    list of LongCall
+        Longest first.
+    """
     t = threshold_s() if threshold is None else float(threshold)
     return [c for c in running_calls() if c.seconds >= t]
 
@@ -137,6 +185,12 @@ def cancelled() -> bool:
 
     A plugin operator that runs long calls it between pieces of its work and
     returns (or raises :class:`~specscope.compute.errors.Cancelled`) when it is true.
+
+    Returns
+    -------
+    bool
+        True after :func:`cancel_all`, or when the check of this thread's
+        :func:`cancel_scope` says so.
     """
     if _everything.is_set():
         return True
@@ -152,7 +206,18 @@ def check_cancelled() -> None:
 
 @contextmanager
 def cancel_scope(check: Callable[[], bool]) -> Iterator[None]:
-    """Make :func:`cancelled` ask ``check`` in this thread for the block (a job's Cancel)."""
+    """Make :func:`cancelled` ask ``check`` in this thread for the block (a job's Cancel).
+
+    Parameters
+    ----------
+    check : callable
+        ``check() -> bool``: True once the job was asked to stop.
+
+    Yields
+    ------
+    None
+        The block runs with the check installed; the previous one comes back after.
+    """
     tid = threading.get_ident()
     old = _scopes.get(tid)
     _scopes[tid] = check

@@ -1,29 +1,12 @@
 """Fused CUDA kernels for spectrogram tiles, and streaming with copies behind compute.
 
-Nothing here imports CuPy at import time: the kernels are source strings,
-compiled on first use (NVRTC, cached by CuPy on disk), and every function
-takes the ``cupy`` module it runs with.
+The kernels are source strings compiled on first use, and every function takes
+the ``cupy`` module it runs with (nothing here imports CuPy).  A block of
+frames becomes a tile in three launches (window and pack, cuFFT, power and
+reduce); :class:`DeviceStream` and :class:`CellStream` feed blocks from host
+memory with copies overlapping compute.
 
-The spectrogram of a block of frames runs in three launches:
-
-1. *window and pack*: an elementwise kernel gathers frame ``k`` (samples
-   ``(first + k) * hop ...``) times the window straight into the
-   ``(frames, nfft)`` buffer cuFFT reads, so no strided view is copied;
-2. cuFFT's batched R2C (``cupy.fft.rfft`` over the rows; C2C for complex
-   input);
-3. *power and reduce*: one thread per (bin, column) sums ``|X|**2`` (or takes
-   the maximum) over the hops of its column, applies the scaling and the
-   one-sided doubling and writes the ``(bins, columns)`` tile, so the full
-   resolution power never exists in memory.
-
-:class:`DeviceStream` feeds such blocks from host memory: two pinned host
-buffers and two device buffers, the copy of block ``i + 1`` queued on its own
-stream while block ``i`` computes, and only the reduced values come back
-(:class:`CellStream`: the tile engine's pyramid cells).
-
-The block planning below is plain Python and tested on the CPU; the kernels
-are checked against :func:`specscope.compute.spectral.stft_kernel` by
-``tests/test_gpu.py`` on a device (``scripts/gpu_check``).
+See docs/explanation/rooms/ops.md.
 """
 
 from __future__ import annotations
@@ -229,6 +212,13 @@ def kernel_sources() -> list[tuple[str, str]]:
     equivalent of the loop CuPy wraps it in (one thread per output element,
     ``i`` its index, raw parameters as pointers, the output a reference), so a
     compiler without a device (NVRTC) checks every source the device would build.
+
+    Returns
+    -------
+    list of (str, str)
+        The kernel's name and its CUDA C++ source: the power and cell reductions
+        for float and double, and the window-and-pack kernel for float, double,
+        complex<float> and complex<double> samples.
     """
     out = []
     for real in ("float", "double"):
@@ -491,6 +481,19 @@ class TransferStats:
     kernels of each block; ``wall_ms`` is the whole run.  ``overlap`` is the
     share of the shorter of the two that ran at the same time as the other
     (1: the copies are hidden behind compute; 0: one after the other).
+
+    Parameters
+    ----------
+    h2d_bytes : int
+        Bytes copied from host to device.
+    d2h_bytes : int
+        Bytes copied from device to host.
+    copy_ms : float
+        Milliseconds of host-to-device copies, added over the blocks.
+    compute_ms : float
+        Milliseconds of kernels, added over the blocks.
+    wall_ms : float
+        Milliseconds of the whole run.
     """
 
     h2d_bytes: int = 0
@@ -646,6 +649,20 @@ class CellStream:
     :class:`DeviceStream` (copies overlapping compute), each block becomes its
     cells' sums and maxima (:func:`stft_cells`), and the tile's cells cross
     the bus once.  :attr:`stats` adds up what every run moved.
+
+    Parameters
+    ----------
+    cp : module
+        The cupy module.
+    params : StftParams
+        The short-time Fourier configuration.
+    fs : float
+        Sample rate in Hz.
+    two_sided : bool
+        Complex samples and two-sided spectra (complex64 on the device), else real
+        float32 samples and one-sided spectra.
+    budget : int
+        Device bytes one block may use (:data:`DEFAULT_BUDGET`: 256 MiB).
     """
 
     def __init__(self, cp: ModuleType, params: spectral.StftParams, fs: float, *,

@@ -21,14 +21,52 @@ __all__ = ["as_float", "float_dtype", "frame_magnitudes", "frames", "sums_at"]
 
 
 def float_dtype(x: Any) -> Any:
-    """The float type for ``x``: float32 for float32/complex64/small int input, else float64."""
+    """The float type for ``x``: float32 for float32/complex64/small int input, else float64.
+
+    Parameters
+    ----------
+    x : array
+        Any array with a ``dtype`` (NumPy or CuPy).
+
+    Returns
+    -------
+    type
+        ``numpy.float32`` for float16, float32, complex64 and 8- or 16-bit integers;
+        ``numpy.float64`` otherwise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> float_dtype(np.zeros(2, np.int16)).__name__, float_dtype(np.zeros(2, np.int32)).__name__
+    ('float32', 'float64')
+    """
     return np.float32 if np.dtype(x.dtype) in (np.float32, np.complex64, np.float16,
                                                 np.int8, np.uint8, np.int16, np.uint16) \
         else np.float64
 
 
 def as_float(x: Any, xp: Any) -> Any:
-    """Integer/bool input as float (float32 for small ints), floats unchanged."""
+    """Integer/bool input as float (float32 for small ints), floats unchanged.
+
+    Parameters
+    ----------
+    x : array
+        The input (NumPy or CuPy).
+    xp : module
+        The array namespace of ``x``.
+
+    Returns
+    -------
+    array
+        ``x`` itself when it is float or complex, else a copy of type
+        :func:`float_dtype`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> as_float(np.arange(3, dtype=np.int16), np).dtype
+    dtype('float32')
+    """
     if x.dtype.kind in "biu":
         return x.astype(float_dtype(x))
     return x
@@ -110,6 +148,34 @@ def sums_at(x: Any, kernels: list[tuple[int, Any]], hop: int, n_out: int, xp: An
     sampled every ``hop``.  Kernels of similar reach are stacked into one
     matrix product (each padded to the longest of its group, at most twice
     its length); frames are gathered in blocks of about four million samples.
+
+    Parameters
+    ----------
+    x : array
+        Signal(s), time on the last axis.
+    kernels : list of (int, array)
+        ``(first, kernel)``: the sample offset of each kernel's first tap and its
+        taps (real or complex, 1-D).
+    hop : int
+        Samples between the evaluation points.
+    n_out : int
+        Sums per kernel.
+    xp : module
+        The array namespace of ``x``.
+
+    Returns
+    -------
+    array
+        Shaped ``(..., len(kernels), n_out)``; complex when a kernel is, at least
+        float32.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.arange(8.0)[None]
+    >>> sums_at(x, [(0, np.array([1.0, 1.0])), (1, np.array([1.0]))], 2, 3, np)
+    array([[[1., 5., 9.],
+            [1., 3., 5.]]])
     """
     n = int(x.shape[-1])
     spans = [(int(f), int(f) + int(k.shape[-1])) for f, k in kernels]

@@ -29,6 +29,20 @@ class Tail:
     ``join(x)`` returns the carried samples followed by ``x`` and keeps the
     last ``size`` of that for the next call.  ``zeros=True`` starts from
     ``size`` zeros (a filter at rest), otherwise from nothing.
+
+    Parameters
+    ----------
+    size : int
+        Samples carried.
+    zeros : bool
+        Start from ``size`` zeros rather than from nothing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tail = Tail(2)
+    >>> tail.join(np.array([0.0, 1.0, 2.0])), tail.join(np.array([3.0, 4.0]))
+    (array([0., 1., 2.]), array([1., 2., 3., 4.]))
     """
 
     def __init__(self, size: int, zeros: bool = False) -> None:
@@ -52,6 +66,27 @@ class Trim(Stage):
 
     With ``pad``, a stream shorter than ``take`` is completed with zeros on
     ``final``.  :attr:`done` turns True once ``take`` samples have left.
+
+    Parameters
+    ----------
+    skip : int
+        Leading samples dropped.
+    take : int, optional
+        Samples passed after those (all when None).
+    pad : bool
+        Complete a shorter stream with zeros to ``take`` samples on ``final``.
+
+    Raises
+    ------
+    InputError
+        ``pad`` without ``take``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> trim = Trim(skip=1, take=3)
+    >>> trim.push(np.array([0.0, 1.0]), False), trim.push(np.array([2.0, 3.0, 4.0]), True)
+    (array([1.]), array([2., 3.]))
     """
 
     def __init__(self, skip: int = 0, take: int | None = None, pad: bool = False) -> None:
@@ -87,7 +122,25 @@ class Trim(Stage):
 
 
 class Rebuffer:
-    """Arrays of any length (first axis) regrouped into blocks of ``block`` samples."""
+    """Arrays of any length (first axis) regrouped into blocks of ``block`` samples.
+
+    Parameters
+    ----------
+    block : int
+        Samples per block (>= 1).
+
+    Raises
+    ------
+    InputError
+        ``block`` is not a whole number >= 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rb = Rebuffer(4)
+    >>> [b.tolist() for b in rb.push(np.arange(6))], [b.tolist() for b in rb.flush()]
+    ([[0, 1, 2, 3]], [[4, 5]])
+    """
 
     def __init__(self, block: int) -> None:
         if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
@@ -138,6 +191,26 @@ def run(stage: Stage | Callable[[Any], Stage], read: Callable[[int, int], Any],
         Asked before each chunk; True raises :class:`~specscope.compute.errors.Cancelled`.
     until : callable, optional
         Asked after each chunk; True ends the stream there (nothing more is wanted).
+
+    Yields
+    ------
+    array
+        What the stage returns for each chunk (possibly empty); the last chunk is
+        pushed with ``final=True``.
+
+    Raises
+    ------
+    InputError
+        ``chunk`` < 1.
+    Cancelled
+        ``cancelled()`` was true before a chunk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> read = lambda a, b: np.arange(a, b, dtype=float)
+    >>> list(run(Trim(skip=1), read, 0, 5, chunk=2))
+    [array([1.]), array([2., 3.]), array([4.])]
     """
     if chunk < 1:
         raise InputError(f"chunk_samples={chunk} must be >= 1")

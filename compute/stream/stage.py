@@ -74,7 +74,17 @@ class Stage:
 
 
 class PerChannel(Stage):
-    """``channels`` spawned copies of a stage, one per row of a ``(channels, n)`` chunk."""
+    """``channels`` spawned copies of a stage, one per row of a ``(channels, n)`` chunk.
+
+    It takes the history attributes of ``stage``.
+
+    Parameters
+    ----------
+    stage : Stage
+        The template; each row gets a :meth:`Stage.spawn` of it.
+    channels : int
+        Rows of the chunks.
+    """
 
     def __init__(self, stage: Stage, channels: int) -> None:
         self.stage = stage
@@ -97,7 +107,13 @@ class PerChannel(Stage):
 
 
 class Map(Stage):
-    """A sample-wise function ``fn(x) -> y`` as a stage (no state, no history)."""
+    """A sample-wise function ``fn(x) -> y`` as a stage (no state, no history).
+
+    Parameters
+    ----------
+    fn : callable
+        Applied to each chunk; its output has one sample per input sample.
+    """
 
     def __init__(self, fn: Callable[[Any], Any]) -> None:
         self.fn = fn
@@ -114,6 +130,18 @@ class Chain(Stage):
 
     Its history is the sum of theirs (``lookback``, ``lookahead``, ``latency``,
     ``drop``); it is exact and streams when all of them do.
+
+    Parameters
+    ----------
+    stages : iterable of Stage
+        The stages, in order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> chain = Chain([Map(lambda x: 2 * x), Map(lambda x: x + 1)])
+    >>> chain.push(np.array([0.0, 1.0]), True)
+    array([1., 3.])
     """
 
     def __init__(self, stages: Iterable[Stage]) -> None:

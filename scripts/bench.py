@@ -32,7 +32,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _benchjson
 import bench_engine as engine
+
+COLUMNS = ["library", "fresh (s)", "warm (s)", "fastest peer / this, fresh (x)",
+           "fastest peer / this, warm (x)", "agreement with specscope"]
 
 FFT_PEERS = {"specscope fft": "specscope", "numpy.fft.fft": "numpy",
              "torch.fft.fft (CPU)": "torch"}
@@ -87,7 +91,8 @@ def agree(a: np.ndarray, b: np.ndarray) -> str:
     return f"max rel err {err:.1e}" + ("" if err < 1e-3 else "  MISMATCH")
 
 
-def section(title: str, peers: dict[str, str], n: int, repeats: int, warm: int) -> None:
+def section(title: str, peers: dict[str, str], n: int, repeats: int, warm: int
+            ) -> tuple[list[dict], list[str]]:
     names = [k for k, m in peers.items() if importlib.util.find_spec(m) is not None]
     missing = [k for k in peers if k not in names]
     ours = names[0]
@@ -103,25 +108,35 @@ def section(title: str, peers: dict[str, str], n: int, repeats: int, warm: int) 
     others = [k for k in names if k != ours]
     ff = min((fresh[k] for k in others), default=float("nan"))
     fw = min((best[k] for k in others), default=float("nan"))
+    rows = []
     for k in names:
         print(f"  {k:<34} {fresh[k] * 1e3:12.1f} ms {best[k] * 1e3:9.1f} ms   "
               f"{ff / fresh[k]:5.2f}x fresh, {fw / best[k]:5.2f}x warm")
+        rows.append(dict(zip(COLUMNS, (k, fresh[k], best[k], ff / fresh[k], fw / best[k],
+                                       None), strict=True)))
+    skipped = []
     for k in missing:
         print(f"  {k:<34} skipped: {peers[k]} is not installed")
+        skipped.append(f"{k} skipped: {peers[k]} is not installed")
     with tempfile.TemporaryDirectory() as tmp:
         files = {}
         for k in names:
             files[k] = Path(tmp) / f"{len(files)}.npy"
             run(k, ["--n", str(n), "--warm", "0", "--check", str(files[k])])
         mine = np.load(files[ours])
-        for k in others:
-            print(f"  agreement with {k:<30} {agree(mine, np.load(files[k]))}")
+        for row, k in zip(rows[1:], others, strict=True):
+            row[COLUMNS[-1]] = agree(mine, np.load(files[k]))
+            print(f"  agreement with {k:<30} {row[COLUMNS[-1]]}")
+    return rows, skipped
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="2**18 samples instead of 2**24")
     ap.add_argument("--repeats", type=int, default=None, help="new processes per library")
+    ap.add_argument("--json", nargs="?", const="", metavar="PATH",
+                    help="also write the tables to PATH "
+                         "(default docs/performance/data/bench.json)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, default=1 << 24, help=argparse.SUPPRESS)
     ap.add_argument("--warm", type=int, default=3, help=argparse.SUPPRESS)
@@ -134,9 +149,17 @@ def main(argv: list[str] | None = None) -> int:
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     print(f"{n} float32 samples, nfft {engine.NFFT}, hop {engine.HOP}, Hann, PSD; "
           f"{repeats} new processes per library; load average {load} on {os.cpu_count()} cores")
-    section("Spectrogram", engine.SPECTROGRAM_PEERS, n, repeats, 3)
-    section(f"Batched 1024-point FFT ({n // 1024} rows, complex64 out)", FFT_PEERS, n,
-            repeats, 3)
+    spec, skipped = section("Spectrogram", engine.SPECTROGRAM_PEERS, n, repeats, 3)
+    fft_title = f"Batched 1024-point FFT ({n // 1024} rows, complex64 out)"
+    fft, skipped_fft = section(fft_title, FFT_PEERS, n, repeats, 3)
+    if args.json is not None:
+        _benchjson.record(
+            "bench", _benchjson.command_line(__file__, argv),
+            {f"Spectrogram, {n} float32 samples": spec, fft_title: fft},
+            {f"Spectrogram, {n} float32 samples": COLUMNS, fft_title: COLUMNS},
+            [f"{n} float32 samples, nfft {engine.NFFT}, hop {engine.HOP}, Hann, PSD; "
+             f"{repeats} new processes per library; fresh: the median first call, warm: "
+             "the best later call", *skipped, *skipped_fft], args.json or None)
     return 0
 
 

@@ -47,12 +47,25 @@ import tempfile
 import time
 from pathlib import Path
 
+import _benchjson
 import numpy as np
 import soundfile
 
 BANDS = ((0, 3), (3, 6), (6, 10), (10, 15), (15, 20.01))
 ENERGY = {"band_low_hz": 2500.0, "band_high_hz": 12500.0, "snr_db": 4.0}
 CHUNK = 1 << 20
+#: what --json records: the tables printed, by title, and their columns
+TABLES: dict[str, list[dict]] = {}
+COLUMNS = {
+    "Detections": ["detector", "detections", "calls", "false", "duplicates",
+                   "recall >= 6 dB (%)", "recall >= 3 dB (%)",
+                   "start edge at >= 10 dB, 95 % (ms)", "stop edge at >= 10 dB, 95 % (ms)"],
+    "Recall by SNR band": ["detector", "SNR band (dB)", "calls", "found", "recall (%)"],
+    "Times in a fresh process": ["detector", "first call (s)", "warm (s)", "real time (x)",
+                                 "warm / reading the file (x)", "warm / STFT (x)"],
+    "Executors": ["detector", "executor", "tasks", "first (s)", "warm (s)",
+                  "/ in process, whole (x)", "/ in process, parts (x)", "same table bytes"],
+}
 
 
 def child(path: str, template: dict, out: str) -> None:
@@ -88,6 +101,10 @@ def child(path: str, template: dict, out: str) -> None:
 def _load() -> str:
     with open("/proc/loadavg") as f:
         return " ".join(f.read().split()[:3])
+
+
+def _row(table: str, *values) -> None:
+    TABLES.setdefault(table, []).append(dict(zip(COLUMNS[table], values, strict=True)))
 
 
 def executors(path: Path, template: dict, folder: Path, runs: int) -> None:
@@ -143,12 +160,17 @@ def executors(path: Path, template: dict, folder: Path, runs: int) -> None:
             odd = [f"{label} (round {i + 1})" for (label, i), b in tables.items()
                    if b != ref_bytes]
             same = "yes" if not odd else "NO: " + ", ".join(odd)
+            for label, _ in configs:
+                _row("Executors", name, label, parts[label], times[label][0], warm[label],
+                     warm[label] / ref, warm[label] / warm["in process, parts"],
+                     all(tables[label, i] == ref_bytes for i in range(runs)))
             print(f"  {name:8s} same table bytes on every executor and round: {same}; "
                   f"dask 2 workers / in process whole = {warm['dask, 2 workers'] / ref:.2f}; "
                   f"load after each round: {'; '.join(loads)}")
 
 
-def report(name: str, start, stop, calls, fs: float, bands=None, nfft: int = 512) -> dict:
+def report(name: str, start, stop, calls, fs: float, bands=None, nfft: int = 512,
+           short: str = "") -> dict:
     from specscope.compute.detect import Events, synth
 
     ev = Events(start, stop, fs)
@@ -163,11 +185,17 @@ def report(name: str, start, stop, calls, fs: float, bands=None, nfft: int = 512
         if sel.any():
             print(f"  {lo:>4g} - {min(hi, 20):<4g}      {sel.sum():5d}   {np.sum(m.found[sel] >= 0):5d}"
                   f"   {100 * np.mean(m.found[sel] >= 0):5.1f} %")
+            _row("Recall by SNR band", short, f"{lo:g}-{min(hi, 20):g}", int(sel.sum()),
+                 int(np.sum(m.found[sel] >= 0)), 100 * float(np.mean(m.found[sel] >= 0)))
     sel = snr >= 6
     print(f"  >= 6 dB: recall {100 * np.mean(m.found[sel] >= 0):.1f} %; >= 3 dB: "
           f"{100 * np.mean(m.found[snr >= 3] >= 0):.1f} %")
     hit = (snr >= 10) & (m.found >= 0)
     err = np.abs(m.edge_error_s[hit]) * 1000
+    _row("Detections", short, len(ev), len(calls), m.n_false, m.n_duplicate,
+         100 * float(np.mean(m.found[sel] >= 0)), 100 * float(np.mean(m.found[snr >= 3] >= 0)),
+         float(np.percentile(err[:, 0], 95)) if err.size else None,
+         float(np.percentile(err[:, 1], 95)) if err.size else None)
     if err.size:
         print(f"  edges at >= 10 dB (ms): start median {np.median(err[:, 0]):.1f}, 95 % "
               f"{np.percentile(err[:, 0], 95):.1f}, max {err[:, 0].max():.1f}; stop median "
@@ -203,6 +231,9 @@ def main() -> int:
     ap.add_argument("--kernel-threads", type=int,
                     help="threads of the STFT kernel in every process, this one, the pool's "
                          "and the Dask workers' (SPECSCOPE_THREADS; default: all cores)")
+    ap.add_argument("--json", nargs="?", const="", metavar="PATH",
+                    help="also write the tables to PATH "
+                         "(default docs/performance/data/bench_detect.json)")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.kernel_threads:
@@ -239,10 +270,10 @@ def main() -> int:
     times = json.loads(str(res["times"]))
     report("Band-limited energy detector (2.5-12.5 kHz, 4 dB)", res["energy_start_sample"],
            res["energy_stop_sample"], list(plan.calls), fs,
-           (res["energy_low_hz"], res["energy_high_hz"]))
+           (res["energy_low_hz"], res["energy_high_hz"]), short="energy")
     report(f"Template matching (box of the {best.snr_db:.1f} dB copy, threshold 0.5; "
            "truth = the copies)", res["template_start_sample"], res["template_stop_sample"],
-           copies, fs)
+           copies, fs, short="template")
     print(f"\ntimes for {args.duration:g} s (cores: {len(os.sched_getaffinity(0))}; fresh "
           f"process {wall:.1f} s in all, imports {times['import']:.2f} s)")
     for name in ("energy", "template"):
@@ -250,10 +281,23 @@ def main() -> int:
         print(f"  {name:9s} first call {first:6.2f} s   warm {warm:6.2f} s   "
               f"{args.duration / warm:7.0f}x real time   warm / read {warm / times['read']:5.1f}"
               f"   warm / stft {warm / times['stft']:5.2f}")
+        _row("Times in a fresh process", name, first, warm, args.duration / warm,
+             warm / times["read"], warm / times["stft"])
     print(f"  peers: read in {CHUNK}-sample chunks {times['read']:.2f} s; stft_power "
           f"(512/256) {times['stft']:.2f} s")
     if not args.no_executors:
         executors(path, template, folder, max(1, args.runs))
+    if args.json is not None:
+        _benchjson.record(
+            "bench_detect", _benchjson.command_line(__file__),
+            {k: TABLES[k] for k in COLUMNS if k in TABLES},
+            {k: COLUMNS[k] for k in COLUMNS if k in TABLES},
+            [f"{args.duration:g} s at {fs:g} Hz, {len(plan.calls)} calls ({args.copies} "
+             "template copies); energy detector 2.5-12.5 kHz, 4 dB; template matching "
+             "threshold 0.5 (truth: the copies)",
+             f"peers in the same process: reading the file in {CHUNK}-sample chunks "
+             f"{times['read']:.2f} s; stft_power (512/256) {times['stft']:.2f} s"],
+            args.json or None)
     if not args.keep:
         shutil.rmtree(folder, ignore_errors=True)
     return 0

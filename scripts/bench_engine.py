@@ -44,6 +44,7 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+import _benchjson
 import numpy as np
 
 NFFT, HOP, FS = 1024, 256, 48000.0
@@ -62,6 +63,10 @@ TILES_NEW_ARRAYS = "  same, new array per block"
 #: up written as they are computed) and the session's spill (level 2 from the same frames)
 TILES_APP = "  same, with disk cache + spill (app)"
 SCIPY_READ = "scipy wavfile.read + spectrogram"
+#: what --json records: the tables printed, by title, and the lines beside them
+TABLES: dict[str, list[dict]] = {}
+COLUMNS: dict[str, list[str]] = {}
+NOTES: list[str] = []
 
 
 # -- the timed functions (built inside a worker process) -------------------------------
@@ -203,10 +208,17 @@ def show(title: str, ours: str, runs: dict[str, list[dict]]) -> dict[str, dict[s
     warm = {k: min(r["warm"] for r in v) for k, v in runs.items()}
     print(f"\n{title}")
     print(f"  {'':<36} {'fresh (median)':>15} {'warm (best)':>12}")
+    cols = ["run", "fresh (s)", "warm (s)", "time / specscope's, fresh (x)",
+            "time / specscope's, warm (x)"]
+    COLUMNS[title], TABLES[title] = cols, []
     for name in runs:
         tag = "" if name == ours else (f"   specscope is {fresh[name] / fresh[ours]:5.2f}x "
                                        f"fresh, {warm[name] / warm[ours]:5.2f}x warm")
         print(f"  {name:<36} {fresh[name] * 1e3:12.1f} ms {warm[name] * 1e3:9.1f} ms{tag}")
+        mine = name == ours
+        TABLES[title].append(dict(zip(cols, (
+            name.strip(), fresh[name], warm[name], None if mine else fresh[name] / fresh[ours],
+            None if mine else warm[name] / warm[ours]), strict=True)))
     return {"fresh": fresh, "warm": warm}
 
 
@@ -234,16 +246,23 @@ def bench_spectrogram(n: int, repeats: int, warm: int) -> None:
                "of the peak)", OURS, runs)
     for name in missing:
         print(f"  {name:<36} skipped: {SPECTROGRAM_PEERS[name]} is not installed")
+        NOTES.append(f"{name} skipped: {SPECTROGRAM_PEERS[name]} is not installed")
+    NOTES.append(f"spectrogram: max error against scipy {err:.1e} of the peak")
     peers = [k for k in runs if k != OURS]
     for kind in ("fresh", "warm"):
         t = res[kind]
         fastest = min(peers, key=t.get)
         print(f"  -> {kind}: {t[fastest] / t[OURS]:.2f}x the fastest peer ({fastest})")
+        NOTES.append(f"spectrogram, {kind}: {t[fastest] / t[OURS]:.2f}x the fastest peer "
+                     f"({fastest})")
     out_mb = mem["out_bytes"] / 2**20
     print(f"  peak memory of one call: output {out_mb:.1f} MiB; traced peak "
           f"{mem['traced_peak'] / 2**20:.1f} MiB (output + "
           f"{(mem['traced_peak'] - mem['out_bytes']) / 2**20:.1f} MiB); peak RSS growth "
           f"over the first call {mem['rss_growth'] / 2**20:.1f} MiB")
+    NOTES.append(f"peak memory of one call: output {out_mb:.1f} MiB; traced peak "
+                 f"{mem['traced_peak'] / 2**20:.1f} MiB (output + "
+                 f"{(mem['traced_peak'] - mem['out_bytes']) / 2**20:.1f} MiB)")
 
 
 def bench_tiles(minutes: float, repeats: int, columns: int, warm: int) -> None:
@@ -267,11 +286,19 @@ def bench_tiles(minutes: float, repeats: int, columns: int, warm: int) -> None:
             print(f"  -> {kind}: tile engine / scipy time {t[TILES] / t[SCIPY_READ]:.2f} "
                   f"(with disk cache + spill, the app's: {t[TILES_APP] / t[SCIPY_READ]:.2f}); "
                   f"a new array per block / the block buffer {t[TILES_NEW_ARRAYS] / t[TILES]:.2f}")
+            NOTES.append(f"whole-file render, {kind}: tile engine / scipy time "
+                         f"{t[TILES] / t[SCIPY_READ]:.2f}; the app's render (disk cache + "
+                         f"spill) / scipy {t[TILES_APP] / t[SCIPY_READ]:.2f}")
         prof = run_worker(TILES, [*extra, "--warm", "0", "--profile"])["profile"]
         print("\n  profile of one cold render:")
+        title = "Profile of one cold render by the tile engine"
+        COLUMNS[title] = ["operator", "backend", "calls", "time (s)"]
+        TABLES[title] = []
         for r in prof:
             print(f"    {r['operator']:<14} {r['backend']:<6} {r['calls']:>6} calls "
                   f"{r['seconds'] * 1e3:10.1f} ms")
+            TABLES[title].append(dict(zip(COLUMNS[title], (
+                r["operator"], r["backend"], r["calls"], r["seconds"]), strict=True)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -283,6 +310,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="2**20 samples and a 2-minute file")
     ap.add_argument("--skip-tiles", action="store_true", help="the spectrogram only")
     ap.add_argument("--skip-spectrogram", action="store_true", help="the tile render only")
+    ap.add_argument("--json", nargs="?", const="", metavar="PATH",
+                    help="also write the tables to PATH "
+                         "(default docs/performance/data/bench_engine.json)")
     # a worker process (internal)
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, default=1 << 24, help=argparse.SUPPRESS)
@@ -300,6 +330,9 @@ def main(argv: list[str] | None = None) -> int:
         bench_tiles(2.0 if args.quick else args.minutes, args.repeats, args.columns,
                     1)  # the render is long: one warm call after the fresh one
     print(f"\nload average {_load()} at the end")
+    if args.json is not None:
+        _benchjson.record("bench_engine", _benchjson.command_line(__file__, argv), TABLES,
+                          COLUMNS, NOTES, args.json or None)
     return 0
 
 

@@ -50,6 +50,7 @@ import threading
 import time
 from pathlib import Path
 
+import _benchjson
 import numpy as np
 import scipy.signal
 import soundfile
@@ -60,6 +61,14 @@ from specscope.compute.view import TileEngine, build_ahead, plan_ahead, render_p
 FS = 48_000
 WIDTH = 1600
 NFFT, HOP = 1024, 256
+#: the columns of the tables --json records
+PASS_COLUMNS = ["recording", "process", "pass", "first image (s)", "exact whole file (s)",
+                "update median (ms)", "update p95 (ms)", "slowest update (ms)",
+                "reference (ms)", "median / reference (x)", "p95 / reference (x)",
+                "peak RSS (MB)", "load at start", "load at end"]
+AHEAD_COLUMNS = ["recording", "building ahead", "updates", "median (ms)", "p95 (ms)",
+                 "reference (ms)", "median / reference (x)", "p95 / reference (x)",
+                 "tiles built ahead", "longest wait for it to stop (ms)"]
 
 
 def generate(path: Path, seconds: float, fmt: str, subtype: str, block_s: float = 60.0) -> None:
@@ -200,7 +209,7 @@ def journey(eng, rec, ahead: bool, think_s: float, seed: int = 7) -> dict:
             "reference_all_ms": np.array(reference) * 1000}
 
 
-def compare_ahead(path: Path, folder: Path, think_s: float, rounds: int) -> None:
+def compare_ahead(path: Path, folder: Path, think_s: float, rounds: int) -> list[dict]:
     """The journey without and with the pyramid built ahead, alternating, same run."""
     print(f"\nbuilding ahead: the 50 views with {think_s * 1000:.0f} ms of looking after "
           f"each, fresh engines and disk caches, {rounds} round(s) of each, alternating")
@@ -227,14 +236,21 @@ def compare_ahead(path: Path, folder: Path, think_s: float, rounds: int) -> None
     ref = float(np.median(np.concatenate([g["reference_all_ms"] for v in rows.values()
                                           for g in v])))
     print(f"  reference over the whole run: {ref:.1f} ms")
+    out = []
     for ahead in (False, True):
         steps = np.concatenate([g["steps_ms"] for g in rows[ahead]])
         med, p95 = float(np.median(steps)), float(np.percentile(steps, 95))
         print(f"  {'with   ' if ahead else 'without'}: all {steps.size} updates: median "
               f"{med:.1f} ms, p95 {p95:.1f} ms -> {med / ref:.2f}x / {p95 / ref:.2f}x of the "
               "reference (goals <= 0.4 and <= 1.0)")
+        waits = max(float(g["waits_ms"].max()) for g in rows[ahead]) if ahead else None
+        out.append(dict(zip(AHEAD_COLUMNS, (
+            None, "with" if ahead else "without", int(steps.size), med, p95, ref, med / ref,
+            p95 / ref, sum(g["built"] for g in rows[ahead]) if ahead else None, waits),
+            strict=True)))
     pairs = [w["p95_ms"] / wo["p95_ms"] for w, wo in zip(rows[True], rows[False])]
     print("  p95 with / without, round by round: " + ", ".join(f"{r:.2f}" for r in pairs))
+    return out
 
 
 def bench(path: Path, label: str, naive_budget_s: float, cache: Path | None = None) -> dict:
@@ -397,6 +413,9 @@ def main() -> int:
                     help="new processes per recording, each running --passes journeys")
     ap.add_argument("--passes", type=int, default=2,
                     help="journeys per process: the first fresh, the others warm (2)")
+    ap.add_argument("--json", nargs="?", const="", metavar="PATH",
+                    help="also write the tables to PATH "
+                         "(default docs/performance/data/bench_explorer.json)")
     # one benchmark process (internal)
     ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--label", help=argparse.SUPPRESS)
@@ -410,6 +429,8 @@ def main() -> int:
     folder = args.dir or Path(tempfile.mkdtemp(prefix="specscope-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
     os.environ["SPECSCOPE_CACHE_DIR"] = str(folder / "cache")
+    journeys: list[dict] = []
+    ahead_rows: list[dict] = []
     try:
         cases = [("10 min, 48 kHz, PCM16 WAV", 600.0, "WAV", "PCM_16")] if args.quick else [
             ("1 h, 48 kHz, PCM16 WAV", 3600.0, "WAV", "PCM_16"),
@@ -431,11 +452,31 @@ def main() -> int:
                 runs = [child(path, label, args.passes, 0.0 if args.no_peer else 120.0, folder)
                         for _ in range(args.repeats)]
                 summary(label, runs)
+                journeys += [dict(zip(PASS_COLUMNS, (
+                    label, k + 1, p["kind"], p["first_s"], p["exact_home_s"], p["median_ms"],
+                    p["p95_ms"], p["max_ms"], p["reference_ms"],
+                    p["median_ms"] / p["reference_ms"], p["p95_ms"] / p["reference_ms"],
+                    p["peak_rss_mb"], *p["load"]), strict=True))
+                    for k, r in enumerate(runs) for p in r]
             if args.ahead > 0:
-                compare_ahead(path, folder, args.think, args.ahead)
+                got = compare_ahead(path, folder, args.think, args.ahead)
+                ahead_rows += [{**r, "recording": label} for r in got]
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
+    if args.json is not None:
+        tables = {"The 50 zooms and pans, per pass": journeys,
+                  f"The journey with {args.think:g} s of looking at each view, without and "
+                  f"with the pyramid built ahead ({args.ahead} round(s) each)": ahead_rows}
+        columns = dict(zip(tables, (PASS_COLUMNS, AHEAD_COLUMNS), strict=True))
+        keep = [t for t, rows in tables.items() if rows]
+        _benchjson.record(
+            "bench_explorer", _benchjson.command_line(__file__),
+            {t: tables[t] for t in keep}, {t: columns[t] for t in keep},
+            [f"{WIDTH} px wide, nfft {NFFT}, hop {HOP}; reference: scipy reading one minute "
+             "of the same recording and computing its spectrogram, measured in the same pass; "
+             "goals: update median <= 0.4x and p95 <= 1.0x the reference"],
+            args.json or None)
     return 0
 
 

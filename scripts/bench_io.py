@@ -28,6 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import _benchjson
 import numpy as np
 
 FS = 1_000_000
@@ -47,6 +48,9 @@ def main() -> None:
     ap.add_argument("--folder", help="where to create the files (default: a temp folder)")
     ap.add_argument("--big-gb", type=float, default=10.0)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--json", nargs="?", const="", metavar="PATH",
+                    help="also write the table to PATH "
+                         "(default docs/performance/data/bench_io.json)")
     args = ap.parse_args()
 
     from specscope.compute import open_recording
@@ -91,6 +95,16 @@ def main() -> None:
                   f"{t_open * 1e3:>9.2f} ms{t_win * 1e3:>9.2f} ms")
         (_, _, c0, o0, w0), (_, _, c1, o1, w1) = rows
         print(f"ratio big/small: info {c1 / c0:.2f}, open {o1 / o0:.2f}, window {w1 / w0:.2f}")
+        if args.json is not None:
+            columns = ["file", "size (GB)", "specscope info (s)", "open + info (s)",
+                       "1 s window (s)"]
+            table = [dict(zip(columns, (name, size / 1e9, *times), strict=True))
+                     for name, size, *times in rows]
+            _benchjson.record("bench_io", _benchjson.command_line(__file__), table, columns,
+                              [f"raw cf32 at {FS} samples/s; the large file is sparse; a 1 s "
+                               f"window is {FS} samples ({FS * 8 // 10**6} MB)",
+                               f"ratio big/small: info {c1 / c0:.2f}, open {o1 / o0:.2f}, "
+                               f"window {w1 / w0:.2f}"], args.json or None)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ import sys
 import threading
 import time
 
+import _benchjson
 from specscope.compute.live import GeneratorSource, LiveSession
 from specscope.compute.pipeline import Pipeline
 
@@ -180,7 +181,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds of signal in the fast mode (default 120)")
     ap.add_argument("--history-mb", type=int, default=32,
                     help="history memory budget in MiB (default 32; spills beyond)")
-    ap.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
+    ap.add_argument("--jsonl", action="store_true", help="print JSON lines instead of a table")
+    ap.add_argument("--json", nargs="?", const="", metavar="PATH",
+                    help="also write the table to PATH "
+                         "(default docs/performance/data/bench_live.json)")
     ap.add_argument("--ring-blocks", type=int, default=None,
                     help="ring capacity in blocks (default: 2 s of signal)")
     ap.add_argument("--no-batch", action="store_true",
@@ -206,6 +210,21 @@ def main(argv: list[str] | None = None) -> int:
         if load is not None:
             load.kill()
             load.join()
+    if args.json is not None:
+        columns = ["mode", "block", "signal (s)", "blocks", "dropped", "latency median (ms)",
+                   "latency p99 (ms)", "latency max (ms)", "delay p99 (ms)", "real time (x)",
+                   "RSS start (MiB)", "RSS mid-run (MiB)", "RSS end (MiB)"]
+        keys = ["mode", "block", "signal_s", "blocks", "dropped", "lat_median_ms",
+                "lat_p99_ms", "lat_max_ms", "delay_p99_ms", "x_realtime", "rss_start_mb",
+                "rss_mid_mb", "rss_end_mb"]
+        _benchjson.record(
+            "bench_live", _benchjson.command_line(__file__, argv),
+            [{c: r[k] for c, k in zip(columns, keys, strict=True)} for r in rows], columns,
+            [f"48 kHz stereo, butter(4) band-pass + 1024-point spectrogram (hop 256); history "
+             f"{args.history_mb} MiB" + ("; another process kept one core busy"
+                                          if args.load else ""),
+             "goal: 1024-sample blocks in real time with a p99 latency under 1 ms and no "
+             "block dropped"], args.json or None)
     return 0
 
 
@@ -220,7 +239,7 @@ def _runs(args: argparse.Namespace, seconds: float, blocks: list[int], modes: li
                         args.history_mb, args.ring_blocks, not args.no_batch,
                         args.gil_stall_ms)
             rows.append(r)
-            if args.json:
+            if args.jsonl:
                 print(json.dumps(r), flush=True)
             else:
                 print(f"{r['mode']:>8} block {block:>5} ({r['block_ms']:5.2f} ms, ring "

@@ -32,6 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import _benchjson
 import numpy as np
 import soundfile
 
@@ -193,7 +194,15 @@ def main() -> int:
                     help="only the overhead breakdown of a Dask run (on --dask or a spawned "
                          "cluster)")
     ap.add_argument("--no-memory", action="store_true", help="skip the memory part")
+    ap.add_argument("--json", nargs="?", const="", metavar="PATH",
+                    help="also write the tables to PATH "
+                         "(default docs/performance/data/bench_pipeline.json)")
     args = ap.parse_args()
+    if args.json is not None and args.dask_overhead:
+        ap.error("--json records the batch and memory tables, not --dask-overhead")
+    tables: dict[str, list[dict]] = {}
+    columns: dict[str, list[str]] = {}
+    notes: list[str] = []
     n_files, seconds = (4, 60.0) if args.quick else (8, 300.0)
     big_seconds = 700.0 if args.quick else 2800.0  # 128 MiB / 512 MiB of float32
     limit = args.limit_mb or (96 if args.quick else 192)
@@ -207,8 +216,13 @@ def main() -> int:
         inputs = [work / f"rec{i}.wav" for i in range(n_files)]
         total = sum(make_recording(p, seconds, i) for i, p in enumerate(inputs))
         mb = total * 4 / 2**20
+        title = (f"Batch: {n_files} recordings x {seconds:g} s at {FS} Hz "
+                 f"({total / 1e6:.1f} Msamples, {mb:.0f} MiB)")
         print(f"\nbatch: {n_files} recordings x {seconds:g} s at {FS} Hz "
               f"({total / 1e6:.1f} Msamples, {mb:.0f} MiB)")
+        columns[title] = ["run", "time (s)", "throughput (Msamples/s)", "throughput (MiB/s)",
+                          "real time (x)", "speed-up (x)", "ok"]
+        tables[title] = []
         rows = []
         t1, ok = batch(inputs, work / "o1", workers=1)
         rows.append(("1 worker (in process)", t1, ok))
@@ -236,22 +250,30 @@ def main() -> int:
         for name, t, ok in rows:
             print(f"  {name:<30} {t:8.2f} {total / t / 1e6:11.2f} {mb / t:7.1f} "
                   f"{total / FS / t:10.0f} {t1 / t:8.2f}" + ("" if ok else "  FAILED"))
+            tables[title].append(dict(zip(columns[title], (
+                name, t, total / t / 1e6, mb / t, total / FS / t, t1 / t, ok), strict=True)))
         named = {n: t for n, t, _ in rows}
         if "dask external, 2 workers" in named:
             ratio = named["dask external, 2 workers"] / named["2 worker processes"]
             print(f"  external cluster / 2-process pool: {ratio:.2f}x "
                   f"({'within' if ratio <= 1.25 else 'OVER'} the 1.25x goal)")
+            notes.append(f"external cluster / 2-process pool: {ratio:.2f}x")
         for o in ("o1", "o2", "od", "oe", "ow"):
             shutil.rmtree(work / o, ignore_errors=True)
 
         if args.no_memory:
-            return 0
+            return _record(args, tables, columns, notes)
         big = work / "big.wav"
         quarter = work / "quarter.wav"
         nb = make_recording(big, big_seconds, 99)
         nq = make_recording(quarter, big_seconds / 4, 98)
         print(f"\nmemory: chunks of {1 << 18} samples; one recording of {nb * 4 / 2**20:.0f} MiB "
               f"({big_seconds:g} s), run allowed {limit} MiB beyond start-up (RLIMIT_AS)")
+        title = (f"Memory: one recording of {nb * 4 / 2**20:.0f} MiB in chunks of {1 << 18} "
+                 f"samples, the run allowed {limit} MiB beyond start-up (RLIMIT_AS)")
+        columns[title] = ["run", "recording (MiB)", "peak RSS (MiB)", "start-up RSS (MiB)",
+                          "time (s)", "throughput (Msamples/s)", "state"]
+        tables[title] = []
         for name, path, n in (("quarter size, no limit", quarter, nq),
                               ("full size, no limit", big, nb),
                               (f"full size, limit {limit} MiB", big, nb)):
@@ -262,12 +284,23 @@ def main() -> int:
             print(f"  {name:<26} {n * 4 / 2**20:6.0f} MiB in  peak RSS "
                   f"{r['peak_rss_mib']:5.0f} MiB (start-up {r['base_rss_mib']:.0f} MiB)  "
                   f"{r['seconds']:6.1f} s  {rate:5.2f} Msamples/s  {state}")
+            tables[title].append(dict(zip(columns[title], (
+                name, n * 4 / 2**20, r["peak_rss_mib"], r["base_rss_mib"], r["seconds"], rate,
+                state), strict=True)))
             shutil.rmtree(work / "ob", ignore_errors=True)
     finally:
         if args.keep:
             print(f"\nfiles kept in {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
+    return _record(args, tables, columns, notes)
+
+
+def _record(args: argparse.Namespace, tables: dict, columns: dict, notes: list[str]) -> int:
+    """Write the tables printed to the ``--json`` file, when asked for."""
+    if args.json is not None and tables:
+        _benchjson.record("bench_pipeline", _benchjson.command_line(__file__), tables,
+                          columns, notes, args.json or None)
     return 0
 
 

@@ -43,7 +43,34 @@ SESSION_FORMAT = "specscope/session/1"
 
 @dataclass(frozen=True)
 class ViewSettings:
-    """Analysis settings of the spectrogram view; immutable, replaced on change."""
+    """Analysis settings of the spectrogram view; immutable, replaced on change.
+
+    Parameters
+    ----------
+    stft : StftParams, optional
+        FFT size, hop (samples), window and scaling of the spectrogram.
+    channel : int, optional
+        The channel shown; -1 shows every channel, stacked.
+    reduce : {"mean", "max"}, optional
+        How the frames of one column combine (``"max"``: peak hold).
+    freq_scale : {"linear", "log", "mel"}, optional
+        The frequency axis.
+    processing : str, optional
+        Processing steps before the spectrogram, as pipeline JSON.
+    representation : str, optional
+        ``"stft"`` (the tile engine) or a plugin operator whose output is an image.
+    view_params : str, optional
+        That operator's parameters, as JSON.
+    compare : {"after", "before", "difference"}, optional
+        What the view shows of the designer's filters.
+    chain : str, optional
+        The filter designer's chain in order, as JSON: a list of
+        ``{"params": filter-step params, "enabled": bool}``.
+    chain_on : bool, optional
+        Whether the chain filters the recording ("Apply to the recording").
+    chain_index : int, optional
+        The chain's filter shown in the designer.
+    """
 
     stft: StftParams = field(default_factory=StftParams)
     channel: int = 0
@@ -118,7 +145,18 @@ class ViewSettings:
 
 @dataclass
 class Document:
-    """An opened recording, the settings it is viewed with and the options it was opened with."""
+    """An opened recording, the settings it is viewed with and the options it was opened with.
+
+    Parameters
+    ----------
+    recording : Recording
+        The open recording.
+    settings : ViewSettings, optional
+        The settings it is viewed with.
+    options : dict, optional
+        Reader options given to ``open_recording`` (sample rate, dtype, ... of raw
+        files).
+    """
 
     recording: Recording
     settings: ViewSettings = field(default_factory=ViewSettings)
@@ -139,7 +177,26 @@ class Document:
 
 
 def describe_change(old: ViewSettings, new: ViewSettings) -> str:
-    """What changed between two settings, as the Edit menu names it ("FFT size 2048")."""
+    """What changed between two settings, as the Edit menu names it ("FFT size 2048").
+
+    Parameters
+    ----------
+    old, new : ViewSettings
+        The settings before and after the change.
+
+    Returns
+    -------
+    str
+        The changes, comma-separated; ``"settings"`` when nothing named changed.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> old = ViewSettings()
+    >>> new = old.with_changes(stft=dataclasses.replace(old.stft, nfft=2048), channel=-1)
+    >>> describe_change(old, new)
+    'FFT size 2048, all channels'
+    """
     parts = []
     stft = (("nfft", "FFT size"), ("hop", "hop"), ("window", "window"), ("scaling", "scaling"))
     for name, label in stft:
@@ -186,6 +243,19 @@ def filter_label(params: dict) -> str:
     ----------
     params : dict
         Pipeline filter-step params (``FilterSpec.to_params()``).
+
+    Returns
+    -------
+    str
+        The filter's kind, then its frequency or band edges in Hz (two decimals at
+        most); an FIR design by its method.
+
+    Examples
+    --------
+    >>> filter_label({"design": "iirnotch", "frequency": 49.93})
+    'notch 49.93 Hz'
+    >>> filter_label({"design": "butter", "btype": "bandpass", "cutoff": [300, 3000]})
+    'band-pass 300–3000 Hz'
     """
     design = params.get("design", "filter")
     if design in _CENTRED:
@@ -205,6 +275,19 @@ def describe_chain_change(old: list[dict], new: list[dict]) -> str:
     ----------
     old, new : list of dict
         The chain before and after (``ViewSettings.filters``).
+
+    Returns
+    -------
+    str
+        The edit (add, remove, move up, enable, disable, or the edited filter's
+        label); ``"filter chain"`` for anything else.
+
+    Examples
+    --------
+    >>> low = {"params": {"design": "butter", "cutoff": 1000}, "enabled": True}
+    >>> notch = {"params": {"design": "iirnotch", "frequency": 50}, "enabled": True}
+    >>> describe_chain_change([low], [low, notch])
+    'add notch 50 Hz'
     """
     def kind(f: dict) -> str:
         return filter_label(f["params"]).split(" ")[0]
@@ -231,7 +314,13 @@ def describe_chain_change(old: list[dict], new: list[dict]) -> str:
 # -- session files ----------------------------------------------------------------------
 
 def last_session_path() -> Path:
-    """Where the app remembers the last session (reopened by ``specscope open``)."""
+    """Where the app remembers the last session (reopened by ``specscope open``).
+
+    Returns
+    -------
+    Path
+        ``last-session.json`` in specscope's cache folder.
+    """
     return cache_dir("last-session.json")
 
 
@@ -257,6 +346,12 @@ def session_state(path: Path | None, settings: ViewSettings,
         The recording's annotations as the person left them.
     detections : dict, optional
         The detections and their review (``specscope.app.review.Review.to_dict``).
+
+    Returns
+    -------
+    dict
+        The session as JSON-ready data, ``"specscope": SESSION_FORMAT`` first;
+        ``annotations`` and ``detections`` only when given.
     """
     s = settings
     t0, t1, f0, f1 = view
@@ -281,16 +376,46 @@ def session_state(path: Path | None, settings: ViewSettings,
 def write_session(path: str | Path, state: dict[str, Any]) -> None:
     """Write a session file atomically (a temporary file, then a rename).
 
-    A path that is the session's recording is refused
-    (:class:`~specscope.compute.files.OutputIsInputError`); a failed write raises
-    :class:`~specscope.compute.errors.RecordingError` naming the file and the cause.
+    Parameters
+    ----------
+    path : str or Path
+        The session file to write.
+    state : dict
+        The session, as :func:`session_state` builds it.
+
+    Raises
+    ------
+    OutputIsInputError
+        When ``path`` is the session's recording.
+    RecordingError
+        When the write fails (naming the file and the cause).
     """
     refuse_overwriting_inputs([path], [state.get("file")])
     atomic_write_text(path, json.dumps(state, indent=2), what="session file name")
 
 
 def load_session(path: str | Path) -> dict[str, Any]:
-    """Read and check a session file; :class:`InputError` names what is wrong."""
+    """Read and check a session file.
+
+    Missing parts of older sessions get their defaults; annotations become
+    :class:`~specscope.compute.annotations.Annotation` objects.
+
+    Parameters
+    ----------
+    path : str or Path
+        The session file.
+
+    Returns
+    -------
+    dict
+        The checked session state.
+
+    Raises
+    ------
+    InputError
+        When the file is not a specscope session or a part of it is missing or
+        invalid; the message names what is wrong.
+    """
     p = Path(path)
     # size, depth and numbers within limits; every problem one line naming the file
     state = jsonsafe.load_file(p, what="session file", max_bytes=16 << 20)
@@ -362,8 +487,18 @@ def _check_views(p: Path, state: dict[str, Any]) -> None:
 
 
 def annotations_from_session(state: dict[str, Any]) -> list[Annotation] | None:
-    """The annotations of a session read by :func:`load_session` (None: it keeps none,
-    so the recording's own are shown)."""
+    """The annotations of a session read by :func:`load_session`.
+
+    Parameters
+    ----------
+    state : dict
+        A session read by :func:`load_session`.
+
+    Returns
+    -------
+    list of Annotation or None
+        Its annotations; None when it keeps none, so the recording's own are shown.
+    """
     items = state.get("annotations")
     return None if items is None else list(items)
 
@@ -374,6 +509,13 @@ class Listening:
 
     Kept in the session file as ``"listening": {"volume": 100, "muted": false}``
     (sessions without it get these defaults).
+
+    Parameters
+    ----------
+    volume : int, optional
+        The volume slider's position, 0 to 100.
+    muted : bool, optional
+        Whether playback is muted.
     """
 
     volume: int = 100
@@ -400,12 +542,34 @@ class Listening:
 
 
 def listening_from_session(state: dict[str, Any]) -> Listening:
-    """The volume and mute of a session read by :func:`load_session`."""
+    """The volume and mute of a session read by :func:`load_session`.
+
+    Parameters
+    ----------
+    state : dict
+        A session read by :func:`load_session`.
+
+    Returns
+    -------
+    Listening
+        Its volume and mute; the defaults when it keeps none.
+    """
     return Listening.from_dict(state.get("listening"))
 
 
 def settings_from_session(state: dict[str, Any]) -> ViewSettings:
-    """The analysis settings of a session read by :func:`load_session`."""
+    """The analysis settings of a session read by :func:`load_session`.
+
+    Parameters
+    ----------
+    state : dict
+        A session read by :func:`load_session`.
+
+    Returns
+    -------
+    ViewSettings
+        Its analysis, processing, representation and filter chain.
+    """
     a = state["analysis"]
     rep, chain = state.get("representation", {}), state.get("filters", {})
     return ViewSettings(stft=StftParams(a["nfft"], a["hop"], a["window"], a["scaling"]),
@@ -427,7 +591,18 @@ RECENT_FORMAT = "specscope/recent/1"
 
 
 def config_dir(*parts: str) -> Path:
-    """The user config folder (``SPECSCOPE_CONFIG_DIR`` overrides it), not created."""
+    """The user config folder (``SPECSCOPE_CONFIG_DIR`` overrides it), not created.
+
+    Parameters
+    ----------
+    *parts : str
+        Names joined below the folder.
+
+    Returns
+    -------
+    Path
+        The folder, or the path of ``parts`` inside it.
+    """
     root = os.environ.get("SPECSCOPE_CONFIG_DIR")
     if not root:
         import platformdirs
@@ -476,7 +651,18 @@ def recent_files() -> tuple[list[Path], list[Path]]:
 
 
 def remember_recent(path: str | os.PathLike[str]) -> list[Path]:
-    """Put ``path`` first in the recent files (at most :data:`RECENT_LIMIT`); returns them."""
+    """Put ``path`` first in the recent files (at most :data:`RECENT_LIMIT`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file opened.
+
+    Returns
+    -------
+    list of Path
+        The recent files, newest first.
+    """
     p = Path(path).resolve()
     files = [p, *(q for q in _read_recent() if q != p)][:RECENT_LIMIT]
     _write_recent(files)
@@ -484,7 +670,18 @@ def remember_recent(path: str | os.PathLike[str]) -> list[Path]:
 
 
 def forget_recent(path: str | os.PathLike[str]) -> list[Path]:
-    """Remove ``path`` from the recent files; returns the rest."""
+    """Remove ``path`` from the recent files.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to forget.
+
+    Returns
+    -------
+    list of Path
+        The remaining recent files, newest first.
+    """
     p = Path(path).resolve()
     files = [q for q in _read_recent() if q != p]
     _write_recent(files)

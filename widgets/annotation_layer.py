@@ -53,7 +53,23 @@ _DENSE_PEN = pg.mkPen((170, 210, 255, 160), width=1)
 
 
 def label_color(label: str) -> tuple[int, int, int]:
-    """The colour of a label: a stable hash of its text into :data:`PALETTE`."""
+    """The colour of a label: a stable hash of its text into :data:`PALETTE`.
+
+    Parameters
+    ----------
+    label : str
+        The annotation's label.
+
+    Returns
+    -------
+    tuple of int
+        Red, green and blue, 0 to 255; the same label always gets the same colour.
+
+    Examples
+    --------
+    >>> label_color("bat")
+    (255, 235, 90)
+    """
     return PALETTE[zlib.crc32(label.encode("utf-8")) % len(PALETTE)]
 
 
@@ -71,6 +87,13 @@ class _Drag:
 
 class AnnotationLayer(QObject):
     """Annotations, the current one and a selection, over ``view``'s plot.
+
+    Parameters
+    ----------
+    view : SpectrogramView
+        The view whose plot the boxes are drawn on and whose gestures are taken.
+    parent : QObject or None, optional
+        The Qt parent.
 
     Signals
     -------

@@ -54,6 +54,11 @@ def _hz(f: float | None) -> str:
 class AnnotationTableModel(QAbstractTableModel):
     """Annotations as table rows; an edit of a label is reported, not applied.
 
+    Parameters
+    ----------
+    parent : QObject or None, optional
+        The Qt parent.
+
     Signals
     -------
     labelEdited(str, str)
@@ -140,6 +145,11 @@ class _Filter(QSortFilterProxyModel):
 
 class AnnotationList(QWidget):
     """A search field over a table of annotations.
+
+    Parameters
+    ----------
+    parent : QWidget or None, optional
+        The parent widget.
 
     Signals
     -------

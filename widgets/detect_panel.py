@@ -52,13 +52,36 @@ _TEMPLATE_BOX = ("template_start_s", "template_stop_s", "template_low_hz", "temp
 
 
 def parse_labels(text: str) -> list[str]:
-    """The label list typed as ``bat, bird, noise`` (commas; empty items dropped)."""
+    """The label list typed as ``bat, bird, noise`` (commas; empty items dropped).
+
+    Parameters
+    ----------
+    text : str
+        The labels as typed.
+
+    Returns
+    -------
+    list of str
+        The labels, stripped, at most nine (the keys 1 to 9 of review mode).
+
+    Examples
+    --------
+    >>> parse_labels("bat, bird,, noise")
+    ['bat', 'bird', 'noise']
+    """
     return [s.strip() for s in text.split(",") if s.strip()][:9]
 
 
 class DetectionTable(QAbstractTableModel):
-    """The detections as rows: a model over their arrays, each cell made when it is shown
-    (a table of 100 000 detections costs nothing until it scrolls)."""
+    """The detections as rows: a model over their arrays, each cell made when it is shown.
+
+    A table of 100 000 detections costs nothing until it scrolls.
+
+    Parameters
+    ----------
+    parent : QObject or None, optional
+        The Qt parent.
+    """
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -159,6 +182,13 @@ class _FittingScroll(QScrollArea):
 
 class DetectPanel(QWidget):
     """The Detect dock's contents.
+
+    Parameters
+    ----------
+    detectors : sequence of str
+        The detector operators offered, in order.
+    parent : QWidget or None, optional
+        The parent widget.
 
     Signals
     -------

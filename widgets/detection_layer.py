@@ -33,7 +33,15 @@ COLORS = {"": (255, 225, 60), "accepted": (90, 230, 110), "rejected": (150, 150,
 
 
 class DetectionLayer(QObject):
-    """Dashed boxes of detections with their scores, over ``view``'s plot."""
+    """Dashed boxes of detections with their scores, over ``view``'s plot.
+
+    Parameters
+    ----------
+    view : SpectrogramView
+        The view whose plot the boxes are drawn on.
+    parent : QObject or None, optional
+        The Qt parent.
+    """
 
     def __init__(self, view: SpectrogramView, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -50,7 +50,23 @@ def _suffix(path: str) -> str:
 
 
 def format_of(path: str) -> str | None:
-    """The format name an output path's extension picks (None when unknown)."""
+    """The format name an output path's extension picks (None when unknown).
+
+    Parameters
+    ----------
+    path : str
+        The output file name.
+
+    Returns
+    -------
+    str or None
+        A key of :data:`FORMATS`; None when the extension is not one of theirs.
+
+    Examples
+    --------
+    >>> format_of("out.WAV"), format_of("capture.sigmf-data"), format_of("notes.txt")
+    ('WAV', 'SigMF', None)
+    """
     return _SUFFIXES.get(_suffix(path))
 
 
@@ -64,9 +80,24 @@ RANGES = ("Selection", "Visible span", "Whole recording", "Custom")
 
 @dataclass(frozen=True)
 class ExportRangeChoice:
-    """What the person chose: output, range (s from the start), channels, processing,
-    the sample format of an audio file (soundfile subtype; None: the format's own) and
-    where the range came from (one of :data:`RANGES`)."""
+    """What the person chose in :class:`ExportRangeDialog`.
+
+    Parameters
+    ----------
+    path : Path
+        The output file.
+    start, stop : float
+        The range, seconds from the recording's start.
+    channels : tuple of int
+        The channels exported.
+    processed : bool
+        Whether the processing is applied.
+    subtype : str or None, optional
+        The sample format of an audio file (a soundfile subtype); None: the format's
+        own.
+    range_choice : str, optional
+        Where the range came from, one of :data:`RANGES`.
+    """
 
     path: Path
     start: float
@@ -95,6 +126,15 @@ class ExportRangeDialog(QDialog):
     processing : str
         What the current processing is ("" when there is none: the box is
         disabled).
+    ranges : dict or None, optional
+        The spans (s, s) the Range box offers, by name (keys of :data:`RANGES`);
+        Custom is always offered.
+    range_choice : str, optional
+        The Range box's first choice.
+    subtype : str or None, optional
+        The sample format chosen first for WAV and FLAC (a soundfile subtype).
+    parent : QWidget or None, optional
+        The parent widget.
     """
 
     def __init__(self, *, duration: float, n_channels: int, start: float, stop: float,

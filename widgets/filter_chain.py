@@ -43,7 +43,13 @@ KINDS = STARTER_KINDS
 
 
 class FilterChain(QWidget):
-    """The designer's filters in order, each enabled or not (see the module documentation)."""
+    """The designer's filters in order, each enabled or not (see the module documentation).
+
+    Parameters
+    ----------
+    parent : QWidget or None, optional
+        The parent widget.
+    """
 
     currentChanged = pyqtSignal(int)
     enabledChanged = pyqtSignal(int, bool)

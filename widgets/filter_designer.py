@@ -1,32 +1,10 @@
 """FilterDesigner: design a filter by editing or dragging, see every analysis at once.
 
-The person picks a method, edits the generated form, or drags band edges and
-the ripple/attenuation limits on the magnitude plot; every change redesigns
-and redraws.  Designing and analysing can take seconds (long FIRs, their
-roots), so with a *runner* (:meth:`FilterDesigner.set_runner`: the app's
-compute thread) they run off the GUI thread, a newer request superseding an
-older one, and this widget only draws the result; without one (a stand-alone
-widget) they run in place.  Typed values are taken on Enter, on leaving the
-field or after :data:`IDLE_MS` without a keystroke, never per keystroke;
-dragged values are rounded to what the plot resolves.  An impossible
-specification is named next to the form and the last valid design stays.
+Every change of the form or of a dragged band edge or limit redesigns and redraws; with a
+runner (:meth:`FilterDesigner.set_runner`) designs run off the GUI thread.  The rules are
+the core's (:mod:`specscope.compute.filters.defaults`); this module only presents them.
 
-The rules are the core's: the methods and their labels, the first filter, what
-a filter becomes under another method and the form's values
-(:mod:`specscope.compute.filters.defaults`), and what is computed of a design
-(:func:`~specscope.compute.filters.preview.compute_shown`); this module only
-presents them.
-
-Signals
--------
-specChanged(dict)
-    A valid new specification (pipeline filter-step params) while a change goes
-    on (a drag): preview it.
-specCommitted(dict)
-    The change is finished (a drag released, a field edited): apply it for good
-    (no ``specChanged`` comes with it: the commit replaces any preview).
-designed()
-    A new design is shown (``spec``, ``design``, ``analysis`` are its).
+See docs/explanation/rooms/widgets.md.
 """
 
 from __future__ import annotations
@@ -248,7 +226,26 @@ class _Line(QLabel):
 
 
 class FilterDesigner(QWidget):
-    """The designer panel (see the module documentation)."""
+    """The designer panel: a method, its form and the analysis plots of the design.
+
+    Parameters
+    ----------
+    fs : float, optional
+        The sample rate designed for (Hz).
+    parent : QWidget or None, optional
+        The parent widget.
+
+    Signals
+    -------
+    specChanged(dict)
+        A valid new specification (pipeline filter-step params) while a change goes
+        on (a drag): preview it.
+    specCommitted(dict)
+        The change is finished (a drag released, a field edited): apply it for good
+        (no ``specChanged`` comes with it: the commit replaces any preview).
+    designed()
+        A new design is shown (``spec``, ``design``, ``analysis`` are its).
+    """
 
     specChanged = pyqtSignal(dict)
     specCommitted = pyqtSignal(dict)

@@ -11,10 +11,19 @@ __all__ = ["ListButtons"]
 class ListButtons(QWidget):
     """Buttons that edit an ordered list: an Add menu, Remove, and move up / down.
 
+    Parameters
+    ----------
+    menu : QMenu or None, optional
+        The menu the Add button opens.
+    parent : QWidget or None, optional
+        The parent widget.
+
     Signals
     -------
     removeClicked()
-    moveClicked(int) : -1 for up (earlier), +1 for down (later)
+        Remove was clicked.
+    moveClicked(int)
+        -1 for up (earlier), +1 for down (later).
     """
 
     removeClicked = pyqtSignal()

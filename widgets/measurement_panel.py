@@ -44,6 +44,11 @@ def format_value(field: str, value: Any) -> str:
 class MeasurementPanel(QWidget):
     """Bounds and measurements of the selection, with Zoom, Export and Annotate.
 
+    Parameters
+    ----------
+    parent : QWidget or None, optional
+        The parent widget.
+
     Signals
     -------
     zoomRequested(), exportRequested(), annotateRequested()

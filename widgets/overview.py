@@ -34,6 +34,17 @@ def nan_spans(edges: np.ndarray, mins: np.ndarray, maxs: np.ndarray) -> list[tup
         Bucket edges (s), one more than buckets.
     mins, maxs : array
         Minimum and maximum sample of each bucket (NaN where a sample is NaN).
+
+    Returns
+    -------
+    list of (float, float)
+        Start and end (s) of each run of buckets holding NaN samples.
+
+    Examples
+    --------
+    >>> nan_spans([0.0, 1.0, 2.0, 3.0, 4.0], [0.0, float("nan"), float("nan"), 0.0],
+    ...           [1.0, 1.0, 1.0, 1.0])
+    [(1.0, 3.0)]
     """
     bad = np.isnan(np.asarray(mins, dtype=float)) | np.isnan(np.asarray(maxs, dtype=float))
     if not bad.any():
@@ -50,6 +61,12 @@ class OverviewPlot(pg.PlotItem):
     ``signals.missingChanged()`` when a new envelope changed :attr:`missing_spans`.
     Meant to sit under a spectrogram in the same layout column, so the time
     axes line up.
+
+    Parameters
+    ----------
+    left_axis_width : int, optional
+        Width of the (empty) left axis in pixels: the spectrogram's left axis width,
+        so that the time axes line up.
     """
 
     def __init__(self, left_axis_width: int = 64) -> None:

@@ -44,6 +44,11 @@ class _NumberItem(QTableWidgetItem):
 class ProfilerPanel(QWidget):
     """Operator calls of the last jobs, one row per (operator, backend).
 
+    Parameters
+    ----------
+    parent : QWidget or None, optional
+        The parent widget.
+
     Signals
     -------
     clearRequested()

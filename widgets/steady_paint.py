@@ -17,6 +17,11 @@ def steady_paint(item: pg.PlotItem) -> None:
     follows each change of its range or size at once instead, so the one paint finds it
     current.  An axis without units rewrites its label (HTML) on every change of range for
     an SI prefix it never shows: its prefix is turned off.
+
+    Parameters
+    ----------
+    item : pyqtgraph.PlotItem
+        The plot whose view box and axes are set up.
     """
     vb = item.getViewBox()
     vb.sigRangeChanged.connect(_update_matrix)

@@ -29,6 +29,25 @@ def time_tick_strings(values: list[float], spacing: float) -> list[str]:
 
     Ticks a minute or more from the start read as a clock; ticks within the
     first second, spaced below a second, in milliseconds; the rest in seconds.
+
+    Parameters
+    ----------
+    values : list of float
+        The tick positions (s).
+    spacing : float
+        The spacing of the ticks (s): it sets the decimals shown.
+
+    Returns
+    -------
+    list of str
+        One label per tick, all in the style of the farthest one.
+
+    Examples
+    --------
+    >>> time_tick_strings([0.0, 0.02, 0.04], 0.02)
+    ['0 ms', '20 ms', '40 ms']
+    >>> time_tick_strings([3600.0, 3660.0], 60.0)
+    ['1:00:00', '1:01:00']
     """
     if not values:
         return []
@@ -37,7 +56,15 @@ def time_tick_strings(values: list[float], spacing: float) -> list[str]:
 
 
 class TimeAxis(pg.AxisItem):
-    """An axis of seconds labelled as clock time, seconds or milliseconds (no SI prefixes)."""
+    """An axis of seconds labelled as clock time, seconds or milliseconds (no SI prefixes).
+
+    Parameters
+    ----------
+    orientation : {"bottom", "top", "left", "right"}, optional
+        Where the axis sits.
+    **kwargs
+        Passed to :class:`pyqtgraph.AxisItem`.
+    """
 
     def __init__(self, orientation: str = "bottom", **kwargs) -> None:
         super().__init__(orientation, **kwargs)

@@ -36,7 +36,28 @@ SPEEDS: tuple[tuple[str, float], ...] = (("×1", 1.0), ("×½", 0.5), ("×¼", 0
 
 
 def parse_speed(text: str) -> float:
-    """A speed as written: ``×½``, ``0.1``, ``x0.1``, ``1/10``; a one-line InputError if not."""
+    """A speed as written: ``×½``, ``0.1``, ``x0.1``, ``1/10``.
+
+    Parameters
+    ----------
+    text : str
+        The speed as typed or chosen, with or without a leading ``×``, ``x`` or ``*``.
+
+    Returns
+    -------
+    float
+        The playback speed factor (0.1: ten times slower).
+
+    Raises
+    ------
+    InputError
+        When ``text`` is not a factor (one line).
+
+    Examples
+    --------
+    >>> parse_speed("×½"), parse_speed("x0.1"), parse_speed("1/10")
+    (0.5, 0.1, 0.1)
+    """
     t = text.strip().lstrip("×xX*").strip()
     for label, value in SPEEDS:
         if t == label[1:]:
@@ -64,6 +85,27 @@ class TransportSettings:
     ``band`` is a band typed into the fields (None when the band box is off
     or nothing was typed since it was switched on or filled: the app then
     takes the selection's or the view's frequency range when ``band_on``).
+
+    Parameters
+    ----------
+    speed : float, optional
+        Playback speed factor (0.1: ten times slower, a tenth of the pitch).
+    loop : bool, optional
+        Start again at the end of the range.
+    band_on : bool, optional
+        Hear only a band (real recordings).
+    band : tuple of float or None, optional
+        The typed band, low and high (Hz).
+    heterodyne : float or None, optional
+        The local oscillator's frequency (Hz) when heterodyning is on.
+    processed : bool, optional
+        Hear the signal after the processing steps (False: as recorded).
+    tune : float or None, optional
+        IQ: the absolute frequency listened to (Hz).
+    demod : {"am", "fm", "usb", "lsb"} or None, optional
+        IQ: the demodulator; None: none.
+    channels : {"all", "left", "right", "mix", "shown"}, optional
+        What is heard: stereo, one channel, all mixed to mono, or the channel shown.
     """
 
     speed: float = 1.0
@@ -88,6 +130,11 @@ def _field(placeholder: str, tip: str, width: int = 80) -> QLineEdit:
 
 class TransportBar(QToolBar):
     """The transport: Play/Stop, Loop, speed, band, heterodyne, processing, IQ tuning.
+
+    Parameters
+    ----------
+    parent : QWidget or None, optional
+        The parent widget.
 
     Signals
     -------

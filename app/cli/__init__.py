@@ -65,7 +65,23 @@ _VALUED = {"--plugins"}
 
 
 def command_module(name: str) -> ModuleType:
-    """Import the module of command ``name`` (a key of :data:`COMMANDS`)."""
+    """Import the module of command ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`COMMANDS`, e.g. ``"info"``.
+
+    Returns
+    -------
+    types.ModuleType
+        The command's module under :mod:`specscope.app.cli.commands`.
+
+    Raises
+    ------
+    KeyError
+        When ``name`` is not a command.
+    """
     return importlib.import_module(f"{__name__}.commands.{COMMANDS[name].module}")
 
 
@@ -89,6 +105,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     The other commands are listed with their help line only, so that building the
     parser for one command imports one command module.
+
+    Parameters
+    ----------
+    command : str or None, optional
+        The command whose options to add; None adds every command's.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``specscope`` parser with its global options and subcommands.
     """
     ap = argparse.ArgumentParser(
         prog="specscope", description="Explore recordings spectrally.",
@@ -106,6 +132,22 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``specscope`` command line.
+
+    Without a command the desktop app opens (``open``); errors become an exit status
+    (:func:`~specscope.app.cli.common.run_command`).
+
+    Parameters
+    ----------
+    argv : list of str or None, optional
+        The arguments after the program name; None reads ``sys.argv``.
+
+    Returns
+    -------
+    int
+        The command's exit status (0 on success), 2 for bad input, 130 when
+        cancelled or interrupted.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     name = _command_in(argv)
     if name is None and not {"-h", "--help", "--version"} & set(argv):

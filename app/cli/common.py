@@ -46,14 +46,31 @@ OPTION_FLAGS: dict[str, tuple[str, str]] = {
 
 
 def add_plugin_option(parser: argparse.ArgumentParser) -> None:
-    """Add the global ``--plugins DIR`` (repeatable) to the main parser."""
+    """Add the global ``--plugins DIR`` (repeatable) to the main parser.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The main ``specscope`` parser; the folders land in ``args.plugin_dirs``.
+    """
     parser.add_argument("--plugins", dest="plugin_dirs", action="append", default=[],
                         metavar="DIR",
                         help="also load plugins from DIR (repeatable; SPECSCOPE_PLUGINS too)")
 
 
 def apply_plugin_option(args: argparse.Namespace) -> None:
-    """Make the ``--plugins`` folders known (InputError for a missing folder)."""
+    """Make the ``--plugins`` folders known to plugin discovery.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed arguments; ``args.plugin_dirs`` (if any) are added to the search path.
+
+    Raises
+    ------
+    InputError
+        When a folder does not exist.
+    """
     dirs = getattr(args, "plugin_dirs", None) or []
     if dirs:
         from specscope.compute import extensions
@@ -103,6 +120,13 @@ def recording_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def open_input(args: argparse.Namespace, path: Any = None) -> Any:
     """Open ``path`` (default ``args.file``) with the command's recording options.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed arguments of a parser set up by :func:`add_recording_options`.
+    path : str or os.PathLike, optional
+        The recording to open; None opens ``args.file``.
 
     Returns
     -------
@@ -221,6 +245,19 @@ def run_command(func: Callable[[argparse.Namespace], int | None],
     themselves and Ctrl+C ends the process even when a call does not stop
     (:mod:`.cli_watch`).
 
+    Parameters
+    ----------
+    func : callable
+        The subcommand's handler; it takes ``args`` and returns an exit status or None
+        (taken as 0).
+    args : argparse.Namespace
+        The parsed arguments.
+    debug : bool, optional
+        Raise bad-input errors (for their traceback) instead of printing one line.
+    watch : bool or None, optional
+        Watch long operator calls and Ctrl+C; None: for every command except
+        ``open`` and ``live`` with a window.
+
     Returns
     -------
     int
@@ -260,6 +297,16 @@ def error_text(exc: BaseException) -> str:
 
     An :class:`OptionError` about ``sample_rate`` reads "give --sample-rate HZ";
     an option the table does not know keeps the core's keyword.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The error to describe.
+
+    Returns
+    -------
+    str
+        Its message, with an option named by its flag (:data:`OPTION_FLAGS`).
     """
     if isinstance(exc, OptionError) and exc.option in OPTION_FLAGS:
         return exc.text(*OPTION_FLAGS[exc.option])
@@ -268,12 +315,20 @@ def error_text(exc: BaseException) -> str:
 
 def add_pool_options(p: argparse.ArgumentParser, *, written: str = "outputs",
                      chunk_note: str = "") -> None:
-    """Add the options of a batch's pool (``run``, ``detect``): --workers, --threads,
-    --chunk-samples, --dask and --write-on.
+    """Add the options of a batch's pool (``run``, ``detect``).
 
-    ``written`` names what the run writes (in --write-on's help), ``chunk_note`` is
-    appended to --chunk-samples's help.  :func:`require_at_least` checks --workers and
-    --chunk-samples after parsing (0 parses, so that its error names the option).
+    The options are --workers, --threads, --chunk-samples, --dask and --write-on.
+    :func:`require_at_least` checks --workers and --chunk-samples after parsing
+    (0 parses, so that its error names the option).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser.
+    written : str, optional
+        What the run writes, named in --write-on's help.
+    chunk_note : str, optional
+        Text appended to --chunk-samples's help.
     """
     from specscope.compute.pipeline import DEFAULT_CHUNK_SAMPLES
 
@@ -295,7 +350,15 @@ def add_pool_options(p: argparse.ArgumentParser, *, written: str = "outputs",
 
 
 def add_stft_options(p: argparse.ArgumentParser, *, scaling: bool) -> None:
-    """Add the STFT options (--nfft, --hop, --window, [--scaling], --channel)."""
+    """Add the STFT options (--nfft, --hop, --window, [--scaling], --channel).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser.
+    scaling : bool
+        Also add --scaling (psd, spectrum or magnitude).
+    """
     p.add_argument("--nfft", type=whole_number, default=1024, help="frame length (default 1024)")
     p.add_argument("--hop", type=whole_number, default=256, help="frame step (default 256)")
     p.add_argument("--window", default="hann",
@@ -309,11 +372,28 @@ def add_stft_options(p: argparse.ArgumentParser, *, scaling: bool) -> None:
 def report_batch(summary: Any, args: argparse.Namespace,
                  done_line: Callable[[Any], str] = lambda r: str(r.output),
                  extra: str | None = None) -> int:
-    """Print a batch summary as ``run`` and ``detect`` do; the exit status (1: an input failed).
+    """Print a batch summary as ``run`` and ``detect`` do.
 
     Failed inputs go to stderr one line each; ``--json`` prints the summary as JSON;
-    otherwise each done input's ``done_line`` on stdout, then ``extra``, then the
-    summary's text on stderr.
+    otherwise (unless ``--quiet``) each done input's ``done_line`` on stdout, then
+    ``extra``, then the summary's text on stderr.
+
+    Parameters
+    ----------
+    summary : Summary
+        The outcome of the batch (of ``run_batch`` or ``run_detect``): its ``done``
+        and ``failed`` results, ``ok``, ``text()`` and ``to_dict()``.
+    args : argparse.Namespace
+        Parsed arguments with ``json`` and ``quiet``.
+    done_line : callable, optional
+        The stdout line of one done input's result; by default its output path.
+    extra : str or None, optional
+        A line printed after the done inputs.
+
+    Returns
+    -------
+    int
+        The exit status: 0 when every input was done, 1 when one failed.
     """
     for r in summary.failed:
         print(f"specscope: failed: {r.input}: {r.error}", file=sys.stderr)

@@ -37,7 +37,28 @@ def _checked(param: Param, value: object) -> object:
 
 
 def number(text: str) -> float:
-    """A finite number: ``48000``, ``2.5e3``, ``2.4M``, ``100 kHz``."""
+    """A finite number: ``48000``, ``2.5e3``, ``2.4M``, ``100 kHz``.
+
+    Parameters
+    ----------
+    text : str
+        The option's value as typed.
+
+    Returns
+    -------
+    float
+        The number, SI prefixes and units applied.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        When ``text`` is not a finite number.
+
+    Examples
+    --------
+    >>> number("2.4M")
+    2400000.0
+    """
     try:
         return parse_number(text, _NAME)
     except InputError as exc:
@@ -48,7 +69,28 @@ _WHOLE = Param(_NAME, int)
 
 
 def whole_number(text: str) -> int:
-    """An integer (``0x`` prefixes and ``1k`` allowed); ranges are checked where it is used."""
+    """An integer (``0x`` prefixes and ``1k`` allowed); ranges are checked where it is used.
+
+    Parameters
+    ----------
+    text : str
+        The option's value as typed.
+
+    Returns
+    -------
+    int
+        The whole number.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        When ``text`` is not a number or not a whole one.
+
+    Examples
+    --------
+    >>> whole_number("0x10"), whole_number("1k")
+    (16, 1000)
+    """
     try:
         return int(text, 0)
     except ValueError:
@@ -57,7 +99,24 @@ def whole_number(text: str) -> int:
 
 
 def at_least(minimum: int) -> Callable[[str], int]:
-    """The type of a whole number ``>= minimum``."""
+    """The type of a whole number ``>= minimum``.
+
+    Parameters
+    ----------
+    minimum : int
+        The smallest value accepted.
+
+    Returns
+    -------
+    callable
+        An argparse ``type`` that reads text with :func:`whole_number` and raises
+        :class:`argparse.ArgumentTypeError` below ``minimum``.
+
+    Examples
+    --------
+    >>> at_least(1)("4")
+    4
+    """
     param = Param(_NAME, int, min=minimum)
 
     def parse(text: str) -> int:
@@ -73,8 +132,31 @@ SECONDS_FORMS = "seconds (12.5), 250 ms, m:ss or h:mm:ss"
 
 
 def seconds(text: str) -> float:
-    """A finite time ``>= 0`` in seconds: ``12.5``, ``250 ms``, ``1:05`` (m:ss) or
-    ``0:39:04.25`` (h:mm:ss), read by :func:`~specscope.compute.timefmt.parse_time`."""
+    """A finite time ``>= 0`` in seconds.
+
+    Accepts ``12.5``, ``250 ms``, ``1:05`` (m:ss) or ``0:39:04.25`` (h:mm:ss), read by
+    :func:`~specscope.compute.timefmt.parse_time`.
+
+    Parameters
+    ----------
+    text : str
+        The option's value as typed.
+
+    Returns
+    -------
+    float
+        The time in seconds.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        When ``text`` is not a time or is negative.
+
+    Examples
+    --------
+    >>> seconds("250 ms"), seconds("1:05")
+    (0.25, 65.0)
+    """
     try:
         value = parse_time(text)
     except InputError as exc:
@@ -86,7 +168,28 @@ _CHANNEL = Param(_NAME, int, min=0)
 
 
 def channel_list(text: str) -> list[int]:
-    """Comma-separated channel numbers, e.g. ``0,1``."""
+    """Comma-separated channel numbers, e.g. ``0,1``.
+
+    Parameters
+    ----------
+    text : str
+        The option's value as typed.
+
+    Returns
+    -------
+    list of int
+        The channel numbers (each ``>= 0``), in the order given.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        When no channel is given, a part is not an integer, or a number is negative.
+
+    Examples
+    --------
+    >>> channel_list("0,2")
+    [0, 2]
+    """
     parts = [c for c in text.split(",") if c.strip()]
     if not parts:
         raise argparse.ArgumentTypeError("give at least one channel, e.g. 0 or 0,1")
@@ -98,7 +201,28 @@ def channel_list(text: str) -> list[int]:
 
 
 def hz(text: str) -> float:
-    """A frequency in Hz: ``1000``, ``1e3``, ``1k``, ``2.4M``."""
+    """A frequency in Hz: ``1000``, ``1e3``, ``1k``, ``2.4M``.
+
+    Parameters
+    ----------
+    text : str
+        The option's value as typed.
+
+    Returns
+    -------
+    float
+        The frequency in Hz.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        When ``text`` is not a finite number.
+
+    Examples
+    --------
+    >>> hz("1k")
+    1000.0
+    """
     try:
         return parse_number(text, "frequency")
     except InputError as exc:

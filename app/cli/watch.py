@@ -48,13 +48,25 @@ _bar: Any = None
 
 
 def bar_drawn(bar: Any) -> None:
-    """A progress bar was drawn: long calls are noted on its line (``bar.note(text)``)."""
+    """A progress bar was drawn: long calls are noted on its line (``bar.note(text)``).
+
+    Parameters
+    ----------
+    bar : ProgressBar
+        The bar now on the terminal (:class:`~specscope.app.cli.common.ProgressBar`).
+    """
     global _bar
     _bar = bar
 
 
 def bar_closed(bar: Any) -> None:
-    """The progress bar's line ended: long calls are reported as lines again."""
+    """The progress bar's line ended: long calls are reported as lines again.
+
+    Parameters
+    ----------
+    bar : ProgressBar
+        The bar that closed; another bar drawn since stays in place.
+    """
     global _bar
     if _bar is bar:
         _bar = None
@@ -155,7 +167,17 @@ def _children() -> list[Any]:
 
 @contextmanager
 def command_guard() -> Iterator[_Interrupt]:
-    """Watch long operator calls and handle Ctrl+C for the block (see the module doc)."""
+    """Watch long operator calls and handle Ctrl+C for the block (see the module doc).
+
+    The SIGINT handler is installed only on the main thread; the previous one comes
+    back when the block ends.
+
+    Yields
+    ------
+    object
+        The interrupt state; set its ``code`` to the command's exit status, which a
+        process exit forced after the block ends keeps.
+    """
     state = _Interrupt()
     main = threading.current_thread() is threading.main_thread()
     old = signal.getsignal(signal.SIGINT) if main else None

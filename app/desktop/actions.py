@@ -262,7 +262,23 @@ def _key(s: Shortcut) -> QKeySequence:
 
 
 def plain(text: str) -> str:
-    """A menu text without its ``&`` mnemonic."""
+    """A menu text without its ``&`` mnemonic.
+
+    Parameters
+    ----------
+    text : str
+        A menu text; ``&&`` stands for a literal ``&``.
+
+    Returns
+    -------
+    str
+        The text as people read it.
+
+    Examples
+    --------
+    >>> plain("&Open…"), plain("Drag && drop")
+    ('Open…', 'Drag & drop')
+    """
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
 
 
@@ -278,6 +294,17 @@ def build_menus(window: QMainWindow, menubar: QMenuBar,
 
     ``window.undo_stack`` provides the undo and redo entries.  Entries that
     need a document start disabled.
+
+    Parameters
+    ----------
+    window : QMainWindow
+        The window whose methods (and controllers' methods) the entries call; it
+        also receives the submenus and the actions, so their shortcuts work while
+        the menu bar is hidden.
+    menubar : QMenuBar
+        The menu bar to fill.
+    specs : sequence of ActionSpec, optional
+        The entries, in menu order; by default :data:`ACTIONS`.
 
     Returns
     -------
@@ -335,7 +362,19 @@ def _walk(menu: QMenu, path: str) -> list[tuple[QAction, str]]:
 
 
 def menu_actions(menubar: QMenuBar) -> list[tuple[QAction, str]]:
-    """Every entry of the menu bar with its menu path (``"View › Representation"``)."""
+    """Every entry of the menu bar with its menu path (``"View › Representation"``).
+
+    Parameters
+    ----------
+    menubar : QMenuBar
+        The menu bar to read.
+
+    Returns
+    -------
+    list of (QAction, str)
+        Each entry that is not a separator or a submenu, with the path of the menu
+        it is in, in menu order.
+    """
     found = []
     for top in menubar.actions():
         if top.menu() is not None:
@@ -344,7 +383,19 @@ def menu_actions(menubar: QMenuBar) -> list[tuple[QAction, str]]:
 
 
 def keys_text(act: QAction) -> str:
-    """The shortcuts of an action as shown to people: ``"Home / Ctrl+0"``."""
+    """The shortcuts of an action as shown to people: ``"Home / Ctrl+0"``.
+
+    Parameters
+    ----------
+    act : QAction
+        The action.
+
+    Returns
+    -------
+    str
+        Its shortcuts in the platform's native text, joined by ``" / "``; empty
+        when it has none.
+    """
     return " / ".join(k.toString(QKeySequence.SequenceFormat.NativeText)
                       for k in act.shortcuts() if not k.isEmpty())
 
@@ -353,6 +404,17 @@ def shortcut_rows(menubar: QMenuBar) -> list[ShortcutRow]:
     """The F1 list: every menu entry that has a shortcut, then :data:`VIEW_GESTURES`.
 
     Read from the QActions of ``menubar``, so it cannot differ from the menus.
+
+    Parameters
+    ----------
+    menubar : QMenuBar
+        The menu bar :func:`build_menus` filled.
+
+    Returns
+    -------
+    list of ShortcutRow
+        Keys, entry, menu path and help line of each entry with a shortcut, then the
+        view's own gestures.
     """
     helps = {s.id: s.help for s in ACTIONS}
     rows = [ShortcutRow(keys_text(act), plain(act.text()), where, helps.get(act.data(), ""))
@@ -398,6 +460,12 @@ class ShortcutGuard(QObject):
     Installed on the application; it acts on the ``ShortcutOverride`` event Qt
     sends to the focused widget before a shortcut fires: accepting it gives
     the key to the widget, filtering it out unaccepted lets the shortcut fire.
+
+    Parameters
+    ----------
+    window : QWidget
+        The window whose widgets are guarded; the guard is its child and leaves the
+        application with it.
     """
 
     def __init__(self, window: QWidget) -> None:

@@ -25,7 +25,17 @@ _MERGE_ID = 0x5D15
 
 @dataclass(frozen=True)
 class DisplayState:
-    """What the display shows: colour map, gamma, and the dB range (low, high)."""
+    """What the display shows: colour map, gamma, and the dB range (low, high).
+
+    Parameters
+    ----------
+    colormap : str
+        The colour map's name.
+    gamma : float
+        The gamma of the colour scale.
+    levels : tuple of float
+        The dB range (low, high) the colour map spans.
+    """
 
     colormap: str
     gamma: float
@@ -33,7 +43,22 @@ class DisplayState:
 
 
 class DisplayChange(QUndoCommand):
-    """One undoable display edit; ``what`` names the setting ("gamma", "colour map")."""
+    """One undoable display edit; ``what`` names the setting ("gamma", "colour map").
+
+    Consecutive changes of the same setting merge into one step.  Pushed after the
+    control already shows the new value, so its first redo does nothing.
+
+    Parameters
+    ----------
+    apply : callable
+        ``apply(state)`` shows a :class:`DisplayState` in the view and the controls.
+    old, new : DisplayState
+        The state before and after the edit.
+    what : str
+        The setting edited; edits of the same setting merge.
+    text : str
+        The step's name on the undo stack ("gamma 1.20").
+    """
 
     def __init__(self, apply: Callable[[DisplayState], None], old: DisplayState,
                  new: DisplayState, what: str, text: str) -> None:
@@ -69,8 +94,12 @@ class DisplayUndo:
 
     Parameters
     ----------
-    view, controls : the spectrogram view and its panel
-    stack : the window's undo stack
+    view : SpectrogramView
+        The spectrogram view.
+    controls : SpectrogramControls
+        Its panel of settings, whose display edits are watched.
+    stack : QUndoStack
+        The window's undo stack.
     """
 
     def __init__(self, view: SpectrogramView, controls: SpectrogramControls,

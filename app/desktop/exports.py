@@ -34,7 +34,17 @@ HDF5_FILTER = "HDF5 (*.h5 *.hdf5)"
 
 
 class Exports(QObject):
-    """Export dialogs and jobs of a :class:`Shell` (results reported in its status bar)."""
+    """Export dialogs and jobs of a :class:`Shell` (results reported in its status bar).
+
+    Parameters
+    ----------
+    shell : Shell
+        The window: document, settings, worker, view and messages.
+    views : ViewController
+        The view controller; the view exports write its last image.
+    parent : QObject or None, optional
+        The Qt parent.
+    """
 
     def __init__(self, shell: Shell, views: ViewController, parent: QObject | None = None) -> None:
         super().__init__(parent)

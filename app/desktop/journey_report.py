@@ -1,37 +1,10 @@
 """Where the spectrogram's axes are on the screen, written to a file for desktop journeys.
 
-When ``SPECSCOPE_JOURNEY_GEOMETRY=PATH`` is set, the window writes a small JSON
-file at ``PATH`` (replaced atomically) each time the view settles after a zoom,
-pan or resize and each time an image is drawn.  It only reports what a person
-sees on the screen, so that a test driving the app from outside (X events)
-can turn a frequency or a time into a pixel; nothing in it sets state.
+With ``SPECSCOPE_JOURNEY_GEOMETRY=PATH`` set, the window replaces the JSON file ``PATH``
+each time the view settles and each time an image is drawn, so that a test driving the app
+from outside can turn a time or a frequency into a pixel; nothing in it sets state.
 
-The file holds::
-
-    {"seq": 7,                 # increases with every write
-     "images": 2,              # spectrogram images drawn so far
-     "title": "a.wav — specscope",
-     "plot": [x, y, w, h],     # the spectrogram's data area, screen pixels
-     "t": [t0, t1],            # its time span (s), left to right
-     "y": [y0, y1],            # its vertical span in axis units, bottom to top
-     "f": [f0, f1],            # the same span in Hz
-     "scale": "linear",        # the frequency axis: linear, log or mel
-     "overview": [x, y, w, h], # the overview strip's data area, screen pixels
-     "overview_t": [t0, t1],   # its time span (s)
-     "status": "...",          # the status bar's message, readout and file info as shown
-     "readout": "t = 1.2 s ...", "file_info": "...",
-     "readout_rect": [x, y, w, h],  # the readout's label, screen pixels
-     "readout_text_px": 412,   # how wide its text is drawn (px): wider than w is cut
-     "status_seen": [...],     # the last messages the status bar showed, oldest first
-     "widgets": {"speed": [x, y, w, h], "loop": ..., "play": ...,
-                 "annotation_search": ..., "detect_run": ..., "detect_band_low": ...,
-                 "detect_band_high": ...}}  # controls, screen pixels (None: hidden)
-
-The status bar is watched every 50 ms as well (a message shows for a moment
-while a file opens).
-
-For ``scale`` other than linear, ``y`` is ``widgets.frequency_axis.forward``
-of the frequency.
+See docs/explanation/rooms/app.md.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """The main window: the shell that wires docks, menus, dialogs and the app's controllers.
 
-The GUI thread only draws.  Opening, computing and exporting are jobs for the
-compute thread (:mod:`specscope.app.qt.worker`); their results arrive as signals.
-The controllers do the work: :class:`~specscope.app.qt.view_controller.ViewController` (the
-engines and render requests of the view), :class:`~specscope.app.desktop.controllers.designer.DesignerController`
-(the filter designer), :class:`~specscope.app.desktop.controllers.processing.ProcessingController`
-(processing steps, pipelines, plugin views) and :class:`~.exports.Exports`.
-The menus come from the action table in :mod:`specscope.app.desktop.actions`; the
-settings and session files from :mod:`specscope.app.session`.
+The GUI thread only draws: opening, computing and exporting are compute-thread jobs
+(:mod:`specscope.app.qt.worker`) whose results arrive as signals; the controllers (view,
+designer, processing, exports) do the work, the menus come from the action table of
+:mod:`specscope.app.desktop.actions`, session files from :mod:`specscope.app.session`.
 """
 
 from __future__ import annotations
@@ -81,6 +77,15 @@ SESSION_FILTER = "Sessions (*.json)"
 
 class MainWindow(QMainWindow):
     """specscope's main window.
+
+    Parameters
+    ----------
+    settings : ViewSettings or None, optional
+        The analysis settings to start with; None: the defaults.
+    interactive : bool, optional
+        False: never ask with a modal dialog (screenshots, tests).
+    backend_name : str, optional
+        The compute backend shown in the status bar.
 
     Signals
     -------

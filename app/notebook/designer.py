@@ -36,7 +36,25 @@ def _hide_row(widget: QWidget, field: QWidget) -> None:
 
 
 class DesignerWidget(ipywidgets.VBox):
-    """The filter designer as a notebook widget (see :func:`design_filter`)."""
+    """The filter designer as a notebook widget (see :func:`design_filter`).
+
+    Parameters
+    ----------
+    fs : float
+        Sample rate the filter is designed for (Hz).
+    spec : FilterSpec or dict or None, optional
+        The design to start from (a FilterSpec or pipeline filter-step params).
+    size : tuple of int, optional
+        The frame's width and height (pixels); the height grows to fit the form.
+    target : Explorer, optional
+        An explorer whose pipeline becomes this filter after each finished change
+        (and at once when ``spec`` is given).
+
+    Raises
+    ------
+    InputError
+        When ``spec`` cannot be designed at ``fs``.
+    """
 
     def __init__(self, fs: float, spec: FilterSpec | dict | None = None, *,
                  size: tuple[int, int] = DESIGNER_SIZE, target: Any = None) -> None:
@@ -139,7 +157,7 @@ def design_filter(fs: float = 48000.0, spec: FilterSpec | dict | None = None, *,
     Parameters
     ----------
     fs : float
-        Sample rate the filter is designed for.
+        Sample rate the filter is designed for (Hz).
     spec : FilterSpec or dict, optional
         The design to start from (a FilterSpec or pipeline filter-step params).
     target : Explorer, optional

@@ -1,31 +1,11 @@
 """The explorer and the filter designer inline in a Jupyter notebook, with or without a display.
 
-:func:`explore` returns an :class:`Explorer`: the desktop app's spectrogram view
-(:class:`~specscope.widgets.spectrogram_view.SpectrogramView`, driven by the
-app's :class:`~specscope.app.qt.view_controller.ViewController` and compute thread) rendered
-offscreen and streamed to the notebook as frames of a ``jupyter_rfb`` remote
-frame buffer.  Pointer, wheel and key events from the browser come back as Qt
-events, so wheel zoom, drag pan, the readout, the colour bar and the overview
-behave as on the desktop; annotations and the selection are the desktop's
-:class:`~specscope.widgets.annotation_layer.AnnotationLayer`, gestures included.  :func:`design_filter` does the same for the filter
-designer (:class:`~specscope.widgets.filter_designer.FilterDesigner`).
+:func:`explore` returns an :class:`Explorer`: the desktop app's spectrogram view, rendered
+offscreen and streamed to the notebook as the frames of a ``jupyter_rfb`` remote frame
+buffer, the browser's events coming back as Qt events; :func:`design_filter` does the same
+for the filter designer.  Every callback runs on the Qt thread (:mod:`.pump`).
 
-Why a frame buffer of the real widgets rather than ``pyqtgraph.jupyter``: the
-latter builds its own ``GraphicsLayout``, so the spectrogram view (and the
-designer, which is a QWidget with tabs and forms, not one graphics view) would
-have to be built a second time.  Rendering the existing widgets keeps one view
-and one designer.
-
-No Qt event loop runs in a kernel.  Qt's posted events (layouts, queued results
-of the compute thread) and due timers (the view's debounce) are processed on the
-kernel's asyncio loop for a short while after each interaction and whenever the
-compute thread finishes a job; :meth:`Explorer.snapshot` processes them until the
-view is complete, so it also works in a script without any loop.
-
-Every toolbar callback, canvas event and setter runs on the Qt thread (the
-kernel's main thread): delivered on another one (a JupyterLab comm subshell),
-it is queued for the Qt thread and the caller returns (see :mod:`specscope.app.notebook.pump`).
-Without a display Qt runs offscreen.
+See docs/explanation/rooms/app.md.
 """
 
 from __future__ import annotations
@@ -246,6 +226,20 @@ class Explorer(ipywidgets.VBox):
 
     A toolbar (frequency axis, colour map, fit levels, whole recording, box
     selection), the view, and a line with the cursor readout and the last message.
+
+    Parameters
+    ----------
+    recording : Recording
+        The open recording to show.
+    pipeline : Pipeline, dict or path, optional
+        Processing before the spectrogram (and its STFT parameters).
+    size : tuple of int, optional
+        The frame's width and height (pixels).
+
+    Raises
+    ------
+    SpecscopeError
+        When ``pipeline`` cannot be read or cannot run on this recording.
     """
 
     def __init__(self, recording: Recording, *, pipeline: Any = None,

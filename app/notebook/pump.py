@@ -65,6 +65,11 @@ def qt_app() -> QApplication:
 
     The thread calling this first (the kernel's main thread) is the Qt thread.
 
+    Returns
+    -------
+    QApplication
+        The running application, made on the first call and kept alive.
+
     Raises
     ------
     TypeError
@@ -86,13 +91,35 @@ def qt_app() -> QApplication:
 
 
 def on_qt_thread() -> bool:
-    """Whether the calling thread owns the notebook widgets' Qt objects."""
+    """Whether the calling thread owns the notebook widgets' Qt objects.
+
+    Returns
+    -------
+    bool
+        True on the Qt thread (the one that made the QApplication, else the main
+        thread).
+    """
     owner = _QT_THREAD[0] if _QT_THREAD else threading.main_thread().ident
     return threading.get_ident() == owner
 
 
 def run_on_qt(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Call ``fn`` now on the Qt thread, or queue it for the Qt thread (returning None)."""
+    """Call ``fn`` now on the Qt thread, or queue it for the Qt thread (returning None).
+
+    A queued call runs in order when the pump next processes Qt's events.
+
+    Parameters
+    ----------
+    fn : callable
+        The function to call.
+    *args, **kwargs
+        Its arguments.
+
+    Returns
+    -------
+    object
+        ``fn``'s result when called in place; None when queued.
+    """
     if on_qt_thread():
         return fn(*args, **kwargs)
     _CALLS.put((fn, args, kwargs))
@@ -101,7 +128,19 @@ def run_on_qt(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 
 def qt_thread(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Decorate a callback so that it always runs on the Qt thread (see the module docs)."""
+    """Decorate a callback so that it always runs on the Qt thread (see the module docs).
+
+    Parameters
+    ----------
+    fn : callable
+        The callback.
+
+    Returns
+    -------
+    callable
+        A wrapper with ``fn``'s name and docstring that calls it through
+        :func:`run_on_qt`.
+    """
 
     @functools.wraps(fn)
     def on_qt(*args: Any, **kwargs: Any) -> Any:

@@ -22,7 +22,19 @@ __all__ = ["SettingsChange", "Shell"]
 
 
 class Shell(Protocol):
-    """The main window as the controllers see it."""
+    """The main window as the controllers see it.
+
+    Attributes
+    ----------
+    settings : ViewSettings
+        The current analysis settings.
+    document : Document or None
+        The open recording with its settings; None before one is open.
+    worker : ComputeWorker
+        The compute thread the controllers submit jobs to.
+    view : SpectrogramView
+        The spectrogram view.
+    """
 
     settings: ViewSettings
     document: Document | None
@@ -47,7 +59,17 @@ class Shell(Protocol):
 
 
 class SettingsChange(QUndoCommand):
-    """One undoable change of the analysis settings, applied through the shell."""
+    """One undoable change of the analysis settings, applied through the shell.
+
+    The step is named after the change (:func:`~specscope.app.session.describe_change`).
+
+    Parameters
+    ----------
+    shell : Shell
+        The window whose ``apply_settings`` redo and undo call.
+    old, new : ViewSettings
+        The settings before and after the change.
+    """
 
     def __init__(self, shell: Shell, old: ViewSettings, new: ViewSettings) -> None:
         super().__init__(describe_change(old, new))

@@ -1,20 +1,9 @@
 """The view controller: typed render requests for the spectrogram view, and their results.
 
-The controller owns the tile engines of the open document (with all the
-processing, without the designer's filter, and a preview while a filter is
-dragged) and submits the view's jobs to the compute thread.  Each job is an
-immutable request with an id — :class:`OverviewRequest` (the whole recording,
-the background), :class:`DetailRequest` (the visible span at the plot's width,
-with the waveform when zoomed to samples), :class:`PluginViewRequest` (a
-plugin's image operator over the visible span) and :class:`EnvelopeRequest`
-(the overview's waveform).  A newer request of the same kind supersedes the
-older one in the worker; a result is shown only while its request still
-matches the engine, frequency axis and representation on screen.  Results are
-dispatched by request type.
+Each view job is an immutable request with an id, run on the compute thread; a newer one
+of the same kind supersedes an older one.
 
-Views can be rendered before they are asked for (:meth:`ViewController.prepare_views`,
-review's next detections): a detail request for such a span takes the image
-rendered ahead, at once, without a job of the compute thread.
+See docs/explanation/rooms/app.md.
 """
 
 from __future__ import annotations
@@ -78,7 +67,17 @@ def _next_id() -> int:
 
 @dataclass(frozen=True)
 class ViewRequest:
-    """A render request: an id, the engine it renders and the axis it is drawn on."""
+    """A render request: an id, the engine it renders and the axis it is drawn on.
+
+    Parameters
+    ----------
+    engine : TileEngine or StackedEngine
+        The engine the image is rendered from.
+    freq_scale : {"linear", "log", "mel"}, optional
+        The frequency axis the image is drawn on.
+    n_rows, id : int, optional
+        Rows of a log or mel image (a linear one has the FFT's bins); the request's number.
+    """
 
     #: the worker kind: a newer request of the same kind supersedes an older one
     KIND: ClassVar[str] = ""
@@ -103,7 +102,20 @@ class OverviewRequest(ViewRequest):
 
 @dataclass(frozen=True)
 class DetailRequest(ViewRequest):
-    """The span ``t0 .. t1`` s at ``width`` columns (and its samples when zoomed in)."""
+    """The span ``t0 .. t1`` s at ``width`` columns (and its samples when zoomed in).
+
+    Parameters
+    ----------
+    engine, freq_scale, n_rows, id
+        As in :class:`ViewRequest`.
+    t0, t1, width, reduce : float, float, int, str, optional
+        The span (s), its columns (the plot's width), frames per column: ``"mean"`` or ``"max"``.
+    representation, compare : str, optional
+        ``"stft"`` or a plugin's image operator; ``"after"``, ``"before"`` or ``"difference"``.
+    source, subtract : TileEngine or StackedEngine or None, optional
+        The engine whose image is shown (a preview, or the one without the designer's
+        filter), and the one subtracted in dB (``"difference"``).
+    """
 
     KIND: ClassVar[str] = "detail"
     LABEL: ClassVar[str] = "Computing view"
@@ -113,11 +125,8 @@ class DetailRequest(ViewRequest):
     width: int = 1
     reduce: str = "mean"
     representation: str = "stft"
-    #: "after" (the engine shown), "before" (without the designer's filter) or "difference"
     compare: str = "after"
-    #: the engine whose image is shown (a preview, or the one without the designer's filter)
     source: Any = field(default=None, repr=False, compare=False)
-    #: the engine subtracted in dB ("difference"), or None
     subtract: Any = field(default=None, repr=False, compare=False)
 
 
@@ -153,7 +162,16 @@ BACKGROUND_KINDS = frozenset({PyramidRequest.KIND, AHEAD_KIND})
 
 
 def same_view(a: DetailRequest, b: DetailRequest) -> bool:
-    """Whether ``a`` and ``b`` render the same image (spans equal to a millionth of them)."""
+    """Whether ``a`` and ``b`` render the same image (spans equal to a millionth of them).
+
+    Parameters
+    ----------
+    a, b : DetailRequest
+
+    Returns
+    -------
+    bool
+    """
     tol = 1e-6 * max(a.t1 - a.t0, 1e-12)
     return (type(a) is type(b) and a.engine is b.engine and a.source is b.source
             and a.subtract is b.subtract and a.compare == b.compare
@@ -196,17 +214,30 @@ class Waveform:
 
 @dataclass(frozen=True)
 class DetailResult:
-    """What a detail job returns: the image, and the samples when zoomed in."""
+    """What a detail job returns: the image, and the samples when zoomed in.
+
+    Parameters
+    ----------
+    image, waveform : DisplayImage, Waveform or None
+        The image (dB); the samples when the span holds at most :data:`WAVEFORM_MAX_SAMPLES`.
+    levels : tuple or None, optional
+        Levels fitted on the compute thread, ``("level" or "difference", (low, high))`` dB.
+    """
 
     image: DisplayImage
     waveform: Waveform | None = None
-    #: the levels fitted to the image on the compute thread: ("level" or "difference",
-    #: (low, high)); None when not fitted there
     levels: tuple[str, tuple[float, float]] | None = None
 
 
 class ViewController(QObject):
     """Engines and render requests of the spectrogram view of a :class:`Shell`.
+
+    Parameters
+    ----------
+    shell : Shell
+        The window: document, settings, worker, view and messages.
+    parent : QObject or None, optional
+        The Qt parent.
 
     Signals
     -------
@@ -426,20 +457,9 @@ class ViewController(QObject):
 
     # -- views rendered ahead -------------------------------------------------------
     def prepare_views(self, spans: list[tuple[float, float]]) -> bool:
-        """Render the spans ``(t0, t1)`` s at the view's width on the compute thread in idle
-        time, in order, so that a jump to one (review's next detections) shows it without
-        waiting for the compute thread; False when none can be prepared (a plugin view,
-        no engine).
-
-        The last :data:`AHEAD_VIEWS` views asked for are kept.  One job at a time
-        renders them, each handed over as it is done; views asked for while it runs
-        are rendered by the next one (a view half rendered is never thrown away).  A
-        view request for a prepared span takes its image (at once when it is done,
-        when it is done otherwise); a request for another span cancels the job (it
-        would only delay that one).  The job starts after the paint that is pending (the
-        view just shown): rendering beside it, the compute thread's Python takes the
-        interpreter from the paint every few milliseconds and the frame comes later.
-        """
+        """Render the spans ``(t0, t1)`` s at the view's width ahead, in idle time, in order
+        (review's next detections); False when none can be prepared (a plugin view, no engine).
+        The last :data:`AHEAD_VIEWS` views asked for are kept (docs/explanation/rooms/app.md)."""
         if (self.engine is None or self.shell.document is None
                 or self.shell.settings.representation != "stft"):
             return False

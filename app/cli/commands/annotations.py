@@ -83,7 +83,26 @@ def _text_line(a: Any) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """``annotations list``: the annotations of a file."""
+    """``annotations list``: print the annotations of a file.
+
+    One line per annotation (times in seconds, band in Hz) and a count, or JSON with
+    ``--json``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed arguments of ``annotations list``.
+
+    Returns
+    -------
+    int
+        The exit status, 0.
+
+    Raises
+    ------
+    SpecscopeError
+        When the file cannot be read (an :class:`InputError` for bad input).
+    """
     from specscope.compute.annotations import (
         annotations_of_recording,
         detect_format,
@@ -118,7 +137,24 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    """``annotations convert``: read one annotation format, write another."""
+    """``annotations convert``: read one annotation format, write another.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed arguments of ``annotations convert``.
+
+    Returns
+    -------
+    int
+        The exit status, 0.
+
+    Raises
+    ------
+    SpecscopeError
+        When the input cannot be read, the output would overwrite an input, or the
+        output format cannot be written (an :class:`InputError` for bad input).
+    """
     from specscope.compute.annotations import detect_format, read_annotations, write_annotations
     from specscope.compute.files import refuse_overwriting_inputs
 
@@ -144,7 +180,13 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 
 def add_parser(subparsers: Any) -> None:
-    """Add ``annotations`` (``list``, ``convert``) to the main CLI."""
+    """Add ``annotations`` (``list``, ``convert``) to the main CLI.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The main parser's subcommands, as ``add_subparsers`` returns them.
+    """
     formats = ["sigmf", "raven", "audacity", "csv", "hdf5"]
     p = subparsers.add_parser(
         "annotations", help="list or convert annotations (SigMF, Raven, Audacity, CSV, HDF5)",

@@ -73,7 +73,14 @@ _NAV_KEYS = {Qt.Key.Key_N.value: 1, Qt.Key.Key_P.value: -1}
 class Selection:
     """A box of the recording: seconds from its first sample, absolute Hz.
 
-    ``freq_low_hz`` and ``freq_high_hz`` are None for a time selection.
+    Parameters
+    ----------
+    start_s, stop_s : float
+        The time span, seconds from the recording's first sample.
+    freq_low_hz, freq_high_hz : float or None
+        The band in absolute Hz; both None for a time selection (the whole band).
+    channel : int, optional
+        The channel the box was drawn on.
     """
 
     start_s: float

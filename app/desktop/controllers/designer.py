@@ -69,6 +69,16 @@ MAX_LINE_SAMPLES = 1 << 22
 class DesignerController(QObject):
     """The filter designer panel (``panel``) wired to the shell's settings and view.
 
+    Parameters
+    ----------
+    shell : Shell
+        The window: settings, document, worker, view, messages and undo stack.
+    views : ViewController
+        The view controller; its preview re-filters the visible span while an edge
+        is dragged.
+    parent : QWidget
+        The parent of the controller and of its panel's widgets.
+
     Signals
     -------
     panelWanted()

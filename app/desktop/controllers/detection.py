@@ -47,7 +47,14 @@ CHUNK = 1 << 18
 
 
 def panel_detectors() -> list[str]:
-    """The detectors the panel offers: the built-ins and the shipped onset detector."""
+    """The detectors the panel offers: the built-ins and the shipped onset detector.
+
+    Returns
+    -------
+    list of str
+        Operator names, ``detect.energy`` first; ``onsets.detect`` last when its
+        plugin is loaded.
+    """
     names = sorted(detector_names(), key=lambda n: (n != "detect.energy", n))
     try:
         describe_operator("onsets.detect")
@@ -60,6 +67,14 @@ def panel_detectors() -> list[str]:
 class DetectionController(QObject):
     """The detections of the open recording and their review.
 
+    Parameters
+    ----------
+    shell : MainWindow
+        The main window: its document, settings, worker, view, annotations, playback,
+        undo stack, messages and ``detect_dock``.
+    parent : QObject or None, optional
+        The Qt parent.
+
     Signals
     -------
     detectionsChanged()
@@ -69,8 +84,6 @@ class DetectionController(QObject):
     detectionsChanged = pyqtSignal()
 
     def __init__(self, shell: Any, parent: QObject | None = None) -> None:
-        """``shell``: the main window (its document, settings, worker, view, annotations,
-        playback, undo stack, messages and ``detect_dock``)."""
         super().__init__(parent)
         self.shell = shell
         self.panel = DetectPanel(panel_detectors())

@@ -80,7 +80,17 @@ def warm_up(recording: Any) -> None:
 
 @dataclass(frozen=True)
 class PlayRange:
-    """What a press of Play plays: a range of one channel with its options."""
+    """What a press of Play plays: a range of one channel with its options.
+
+    Parameters
+    ----------
+    start_s, stop_s : float
+        The range, seconds from the recording's first sample.
+    channel : int or str
+        A channel number, or ``"all"`` (stereo), ``"left"``, ``"right"``, ``"mix"``.
+    options : PlaybackOptions
+        Speed, band, demodulation and the other options of the render.
+    """
 
     start_s: float
     stop_s: float
@@ -96,6 +106,13 @@ def _halt(player: Player) -> None:
 
 class PlaybackController(QObject):
     """Play / stop, loop, tune mode and the play cursor of a :class:`Shell`.
+
+    Parameters
+    ----------
+    shell : Shell
+        The window: document, settings, view and messages.
+    parent : QObject or None, optional
+        The Qt parent.
 
     Signals
     -------

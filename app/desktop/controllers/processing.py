@@ -55,6 +55,13 @@ class ProcessingController(QObject):
 
     ``view_box`` is the group box of the plugin view's parameters; the shell
     places it.  :meth:`set_menu` hands over the Representation menu.
+
+    Parameters
+    ----------
+    shell : Shell
+        The window: settings, document, messages and undo stack.
+    parent : QWidget
+        The parent of the controller and of the steps editor.
     """
 
     def __init__(self, shell: Shell, parent: QWidget) -> None:

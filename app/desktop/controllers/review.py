@@ -1,36 +1,10 @@
 """Review mode: the detections one at a time, zoomed, decided by single keys.
 
-While review is on, each detection is shown zoomed with context around it
-(about three times its duration, its band with half a band either side), drawn
-thicker than the others with its score; the status bar says which it is, its
-score and its decision.  The keys (taken before any menu shortcut, and only
-while the focus is not in a text field):
+A accepts, R rejects, 1 … 9 accept with a label, N / P step, Space plays, Esc leaves;
+every decision is one step of the window's undo stack, and the next detections' views
+are rendered ahead on the compute thread.
 
-=================  ===========================================================
-A                  accept (with its label) and go to the next
-R                  reject and go to the next
-1 … 9              accept with that label of the label list, go to the next
-N / Right          next detection
-P / Left           previous detection
-Space              play the detection in its band (again: stop)
-Esc                leave review
-Ctrl+Z             undo the last decision (the window's undo stack)
-=================  ===========================================================
-
-Every decision is one step of the window's undo stack; an accepted detection
-becomes an annotation through the annotations controller
-(:meth:`~.annotations.AnnotationsController.apply_change`), with the uuid the
-detection gives, so undo removes it again.  Playing selects the detection's box
-(so the playback controller plays that range in that band) and starts the
-playback controller; the transport's band fields show the band while it plays
-and what the person had in them afterwards.
-
-Stepping is quick (the next detection drawn within 100 ms): the view jumps in
-one change whose viewport goes out at once (not after the view's debounce),
-and while a detection is looked at, the next one's view is rendered on the
-compute thread, and the one after it
-(:meth:`~specscope.app.qt.view_controller.ViewController.prepare_views`), so the
-next keys find their images ready.
+See docs/explanation/rooms/app.md.
 """
 
 from __future__ import annotations
@@ -100,10 +74,15 @@ class _Decide(QUndoCommand):
 
 
 class ReviewMode(QObject):
-    """Stepping through the detections of a :class:`DetectionController` by keys."""
+    """Stepping through the detections of a :class:`DetectionController` by keys.
+
+    Parameters
+    ----------
+    ctl : DetectionController
+        The controller whose review this steps through; also the Qt parent.
+    """
 
     def __init__(self, ctl: Any) -> None:
-        """``ctl``: the :class:`~.detection.DetectionController` whose review this steps."""
         super().__init__(ctl)
         self.ctl = ctl
         self.shell = ctl.shell

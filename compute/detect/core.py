@@ -206,6 +206,8 @@ class BlockFloor:
         floor per bin), and frames that do not overlap say as much about the
         noise as all of them.
 
+    Notes
+    -----
     ``feed(values)`` takes the next frames' values, shaped ``(frames, d)``;
     it and ``finish()`` return the released blocks as ``(k0, values,
     floor)`` with ``floor`` shaped ``(d,)``.

@@ -61,6 +61,8 @@ class LiveSession:
         Capacity of the ring between source and processing (default: 2 s of
         signal, at least 64 blocks; see :func:`~.ring.ring_blocks_for`).
 
+    Notes
+    -----
     Thread model: the source delivers on its thread, the session processes on
     its own; every public method may be called from any thread (the GUI calls
     ``frames_since`` / ``view`` from a timer).  Nothing calls back into the

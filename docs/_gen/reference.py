@@ -271,6 +271,7 @@ def _performance_pages() -> dict[str, str]:
         return {}
     spec = importlib.util.spec_from_file_location("_docs_perf_pages", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
     return module.pages()
 

@@ -91,7 +91,17 @@ class ViewRequest:
 
 @dataclass(frozen=True)
 class OverviewRequest(ViewRequest):
-    """The whole recording at ``columns`` columns: the background of the view."""
+    """The whole recording at ``columns`` columns: the background of the view.
+
+    Parameters
+    ----------
+    engine, freq_scale, n_rows, id
+        As in :class:`ViewRequest`.
+    columns : int, optional
+        Columns of the image across the whole recording.
+    reduce : {"mean", "max"}, optional
+        How the frames of a column combine: their mean power or their peak (peak hold).
+    """
 
     KIND: ClassVar[str] = "overview"
     LABEL: ClassVar[str] = "Computing overview"
@@ -132,7 +142,15 @@ class DetailRequest(ViewRequest):
 
 @dataclass(frozen=True)
 class PluginViewRequest(DetailRequest):
-    """A plugin's image operator over the span ``t0 .. t1`` s (``representation``)."""
+    """A plugin's image operator over the span ``t0 .. t1`` s (``representation``).
+
+    Parameters
+    ----------
+    engine, freq_scale, n_rows, id, t0, t1, width, reduce, representation, compare, source, subtract
+        As in :class:`DetailRequest`; ``representation`` names the plugin's operator.
+    params : str, optional
+        The operator's parameters, as JSON.
+    """
 
     #: the operator's parameters, as JSON
     params: str = "{}"
@@ -140,8 +158,19 @@ class PluginViewRequest(DetailRequest):
 
 @dataclass(frozen=True)
 class PyramidRequest(ViewRequest):
-    """Tiles the views after ``t0 .. t1`` s at ``width`` columns are likely to need
-    (zoom-outs, pans), built in idle time: any view request cancels it."""
+    """Tiles the views after ``t0 .. t1`` s at ``width`` columns are likely to need.
+
+    Zoom-outs and pans are built in idle time; any view request cancels it.
+
+    Parameters
+    ----------
+    engine, freq_scale, n_rows, id
+        As in :class:`ViewRequest`.
+    t0, t1 : float, optional
+        The span now shown (s).
+    width : int, optional
+        Its columns (the plot's width in pixels).
+    """
 
     KIND: ClassVar[str] = "pyramid"
     LABEL: ClassVar[str] = "Preparing zoom-outs"
@@ -195,7 +224,15 @@ class _Ahead:
 
 @dataclass(frozen=True)
 class EnvelopeRequest(ViewRequest):
-    """The min/max envelope of the whole recording for the overview strip."""
+    """The min/max envelope of the whole recording for the overview strip.
+
+    Parameters
+    ----------
+    engine, freq_scale, n_rows, id
+        As in :class:`ViewRequest`.
+    points : int, optional
+        Points of the envelope across the whole recording.
+    """
 
     KIND: ClassVar[str] = "envelope"
     LABEL: ClassVar[str] = "Reading waveform"
@@ -205,7 +242,17 @@ class EnvelopeRequest(ViewRequest):
 
 @dataclass(frozen=True)
 class Waveform:
-    """Samples of the visible span, for the waveform row."""
+    """Samples of the visible span, for the waveform row.
+
+    Parameters
+    ----------
+    t0 : float
+        Time of the first sample (s).
+    fs : float
+        Sample rate (Hz).
+    samples : numpy.ndarray
+        The samples of the span.
+    """
 
     t0: float
     fs: float

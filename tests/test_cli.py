@@ -105,3 +105,17 @@ def test_screenshot_is_a_real_picture(example_path, tmp_path):
     # a real spectrogram has many distinct colours; a black or blank window has few
     colours = {img.pixel(x, y) for x in range(0, img.width(), 7) for y in range(0, img.height(), 7)}
     assert len(colours) > 200
+
+
+def test_output_into_a_closed_pipe_ends_quietly(example_path):
+    """`specscope ops | head -1`: the reader leaves early; no traceback, SIGPIPE's status."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.Popen([sys.executable, "-m", "specscope.app", "ops"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    first = proc.stdout.read(64)  # the reader takes a little and goes away
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    assert first, "ops printed nothing"
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    assert proc.returncode == 141, (proc.returncode, err)

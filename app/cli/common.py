@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
+import select
 import sys
 import threading
 import time
@@ -290,6 +292,28 @@ def _run(func: Callable[[argparse.Namespace], int | None], args: argparse.Namesp
     except KeyboardInterrupt:
         print("specscope: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        if not _stdout_closed():
+            raise
+        return 141  # as a command ended by SIGPIPE: the reader (head, less) had enough
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output's reader went away; if so, later writes go nowhere."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    if hasattr(select, "poll"):  # a pipe with no reader polls as an error for its writer
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        if not any(events & select.POLLERR for _, events in poller.poll(0)):
+            return False
+    # the interpreter flushes stdout once more at exit: point it at nothing
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+    return True
 
 
 def error_text(exc: BaseException) -> str:

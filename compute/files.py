@@ -19,7 +19,11 @@ shared folder) and of older versions are removed once they are older than
 
 :func:`refuse_overwriting_inputs` is the one rule of every writer: an output
 that resolves to one of its inputs (same path, a symbolic link, a hard link) is
-refused before anything is read (:class:`OutputIsInputError`).
+refused before anything is read (:class:`OutputIsInputError`).  An input counts with
+every file reading it touches (:func:`input_files`: a SigMF pair, an HDF5 file's
+external links).  Within :func:`input_scope` (a command of the command line), every
+input a reader notes (:func:`note_inputs`) is refused to every :func:`atomic_file`
+of the scope too, so a writer cannot forget an input it did not name.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import shutil
 import socket
 import stat
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -40,7 +45,7 @@ from .errors import Cancelled, InputError, RecordingError, SpecscopeError
 
 __all__ = ["STALE_PARTIAL_S", "OutputIsInputError", "atomic_file", "atomic_write_bytes",
            "atomic_write_text", "clean_stale_partials", "fsync_folder", "h5_for_writing",
-           "os_error_cause",
+           "input_files", "input_scope", "note_inputs", "os_error_cause",
            "owner_tag", "recording_files", "refuse_overwriting_inputs", "write_failure"]
 
 #: temporary files of other hosts (and of unknown writers) older than this (seconds) are
@@ -99,14 +104,144 @@ def _identity(p: Path) -> tuple[str, tuple[int, int] | None]:
         return real, None
 
 
+#: external links followed in one HDF5 input (a file with more names its first ones)
+MAX_LINKED_FILES = 64
+#: objects of one HDF5 input looked at for external datasets
+MAX_VISITED = 10_000
+# SigMF: a recording is a pair of files, either naming the other
+_SIGMF_PAIR = {".sigmf-meta": ".sigmf-data", ".sigmf-data": ".sigmf-meta"}
+
+
+def _hdf5_links(path: Path) -> list[Path]:
+    """The files an HDF5 file's external links and external datasets name."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(8) != b"\x89HDF\r\n\x1a\n":
+                return []
+        import h5py
+    except (OSError, ImportError):
+        return []
+    found: list[Path] = []
+    seen = 0
+
+    def link(name: str, info: Any) -> bool | None:
+        if isinstance(info, h5py.ExternalLink):
+            found.append(path.parent / info.filename)
+        return True if len(found) >= MAX_LINKED_FILES else None
+
+    def dataset(name: str, obj: Any) -> bool | None:
+        nonlocal seen
+        seen += 1
+        if isinstance(obj, h5py.Dataset):
+            plist = obj.id.get_create_plist()
+            found.extend(path.parent / os.fsdecode(plist.get_external(i)[0])
+                         for i in range(plist.get_external_count()))
+        return True if len(found) >= MAX_LINKED_FILES or seen >= MAX_VISITED else None
+
+    try:
+        with h5py.File(path, "r") as f:
+            f.visititems_links(link)
+            f.visititems(dataset)  # external links are not followed: visititems stays inside
+    except Exception:  # noqa: BLE001 - a file h5py cannot read names no other file
+        pass
+    return found[:MAX_LINKED_FILES]
+
+
+def input_files(path: str | os.PathLike[str]) -> list[Path]:
+    """Every local file that reading ``path`` touches: the file and its companions.
+
+    Parameters
+    ----------
+    path : path-like or str
+        An input as a command names it (``FILE.h5:/dataset`` counts as ``FILE.h5``).
+
+    Returns
+    -------
+    list of Path
+        ``path`` itself, the other half of a SigMF pair, and the files an HDF5
+        file's external links or external datasets name; none for a URL.
+
+    Examples
+    --------
+    >>> [p.name for p in input_files("rec.sigmf-meta")]
+    ['rec.sigmf-meta', 'rec.sigmf-data']
+    """
+    if "://" in os.fsdecode(os.fspath(path)):
+        return []
+    first = _strip_member(Path(path))
+    files = [first]
+    pair = _SIGMF_PAIR.get(first.suffix.lower())
+    if pair is not None:
+        files.append(first.with_suffix(pair))
+    if first.suffix.lower() in (".h5", ".hdf5", ".he5", ".hdf", ".nc", ".mat") and first.is_file():
+        files += _hdf5_links(first)
+    return files
+
+
+class _Scope:
+    """The inputs noted within one :func:`input_scope`."""
+
+    def __init__(self) -> None:
+        self.paths: list[Path] = []
+
+
+_SCOPES: list[_Scope] = []
+_SCOPES_LOCK = threading.Lock()
+
+
+@contextmanager
+def input_scope() -> Iterator[None]:
+    """Within the body, every noted input is one that no :func:`atomic_file` replaces.
+
+    A command of the command line runs in one scope: the recordings, pipelines,
+    coefficient files and sessions it reads note themselves, and every writer of the
+    command refuses them, whether or not it names them.
+
+    Yields
+    ------
+    None
+    """
+    scope = _Scope()
+    with _SCOPES_LOCK:
+        _SCOPES.append(scope)
+    try:
+        yield
+    finally:
+        with _SCOPES_LOCK:
+            _SCOPES.remove(scope)
+
+
+def note_inputs(*paths: str | os.PathLike[str] | None) -> None:
+    """Note files as read by the current :func:`input_scope` (nothing outside one).
+
+    Parameters
+    ----------
+    *paths : path-like, str or None
+        Files read; each counts with its companions (:func:`input_files`).
+    """
+    with _SCOPES_LOCK:
+        if not _SCOPES:
+            return
+        scope = _SCOPES[-1]
+    for p in paths:
+        if p is not None:
+            scope.paths += input_files(p)
+
+
+def _scope_inputs() -> list[Path]:
+    with _SCOPES_LOCK:
+        return [p for scope in _SCOPES for p in scope.paths]
+
+
 def refuse_overwriting_inputs(outputs: Iterable[str | os.PathLike[str] | None],
                               inputs: Iterable[str | os.PathLike[str] | None]) -> None:
     """Raise :class:`OutputIsInputError` when an output resolves to an input.
 
-    Compares the resolved paths (symbolic links followed) and, for files that
-    exist, the device and inode (hard links).  ``None`` entries are skipped;
-    ``FILE.h5:/dataset`` inputs count as ``FILE.h5``; URLs are no local files and
-    are skipped.  Nothing is opened.
+    Each input counts with the files reading it touches (:func:`input_files`: the
+    other half of a SigMF pair, an HDF5 file's external links) and is noted in the
+    current :func:`input_scope`, whose other inputs are refused too.  Compares the resolved paths (symbolic links
+    followed) and, for files that exist, the device and inode (hard links).
+    ``None`` entries are skipped; URLs are no local files and are skipped.
 
     Parameters
     ----------
@@ -120,12 +255,15 @@ def refuse_overwriting_inputs(outputs: Iterable[str | os.PathLike[str] | None],
     OutputIsInputError
         One line naming the output and the input it would overwrite.
     """
-    # a URL (an input read through fsspec) is no file here to overwrite
-    ins = [(Path(i), _identity(_strip_member(Path(i)))) for i in inputs
-           if i is not None and "://" not in str(i)]
+    named = [i for i in inputs if i is not None]
+    note_inputs(*named)
+    _refuse([o for o in outputs if o is not None],
+            [f for i in named for f in input_files(i)] + _scope_inputs())
+
+
+def _refuse(outputs: list[str | os.PathLike[str]], inputs: list[Path]) -> None:
+    ins = [(path, _identity(path)) for path in inputs]
     for o in outputs:
-        if o is None:
-            continue
         out = Path(o)
         real, ident = _identity(out)
         for path, (in_real, in_ident) in ins:
@@ -408,7 +546,8 @@ def h5_for_writing(path: str | os.PathLike[str], mode: str = "w") -> Iterator[An
 
 
 @contextmanager
-def atomic_file(path: str | os.PathLike[str], *, what: str = "file name") -> Iterator[Path]:
+def atomic_file(path: str | os.PathLike[str], *, what: str = "file name",
+                updates_input: bool = False) -> Iterator[Path]:
     """A temporary path in ``path``'s folder, moved over ``path`` when the body succeeds.
 
     The body writes the yielded path (and may raise to abandon it); on success the
@@ -423,6 +562,10 @@ def atomic_file(path: str | os.PathLike[str], *, what: str = "file name") -> Ite
     what : str
         What the destination should be, for the error when it is a folder
         (``"file name ending in .h5"``).
+    updates_input : bool
+        The destination is an input the writer updates on purpose (annotations
+        saved into their recording's SigMF metadata); it is then not refused as an
+        input of the current :func:`input_scope`.
 
     Yields
     ------
@@ -431,6 +574,8 @@ def atomic_file(path: str | os.PathLike[str], *, what: str = "file name") -> Ite
 
     Raises
     ------
+    OutputIsInputError
+        The destination is a file read in the current :func:`input_scope`.
     RecordingError
         The destination is a folder, its folder is missing or not writable, the
         file system refused the data (no space, quota, read-only), or the file
@@ -438,6 +583,8 @@ def atomic_file(path: str | os.PathLike[str], *, what: str = "file name") -> Ite
         temporary file is left.
     """
     dest = Path(path)
+    if not updates_input:
+        _refuse([dest], _scope_inputs())
     if dest.is_dir():
         raise RecordingError(f"{dest}: is a folder; give a {what}")
     folder = dest.parent if str(dest.parent) else Path(".")
@@ -479,7 +626,7 @@ def atomic_file(path: str | os.PathLike[str], *, what: str = "file name") -> Ite
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *,
-                       what: str = "file name") -> None:
+                       what: str = "file name", updates_input: bool = False) -> None:
     """Write ``data`` to ``path`` through :func:`atomic_file`.
 
     Parameters
@@ -490,18 +637,20 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *,
         The file's content.
     what : str
         What the destination should be, for the error when it is a folder.
+    updates_input : bool
+        The destination is an input updated on purpose (see :func:`atomic_file`).
 
     Raises
     ------
     RecordingError
         As :func:`atomic_file`; the destination is then unchanged.
     """
-    with atomic_file(path, what=what) as tmp:
+    with atomic_file(path, what=what, updates_input=updates_input) as tmp:
         tmp.write_bytes(data)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8",
-                      what: str = "file name") -> None:
+                      what: str = "file name", updates_input: bool = False) -> None:
     """Write ``text`` to ``path`` through :func:`atomic_file` (no newline translation).
 
     Parameters
@@ -514,10 +663,12 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str 
         The text encoding.
     what : str
         What the destination should be, for the error when it is a folder.
+    updates_input : bool
+        The destination is an input updated on purpose (see :func:`atomic_file`).
 
     Raises
     ------
     RecordingError
         As :func:`atomic_file`; the destination is then unchanged.
     """
-    atomic_write_bytes(path, text.encode(encoding), what=what)
+    atomic_write_bytes(path, text.encode(encoding), what=what, updates_input=updates_input)

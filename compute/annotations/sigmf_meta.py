@@ -355,7 +355,8 @@ def write_sigmf(path: str | Path, annotations: Sequence[Annotation],
     """
     path = meta_path(path)
     timebase = timebase or Timebase()
-    if path.exists():
+    updates = path.exists()  # a recording's own metadata, updated on purpose
+    if updates:
         doc, text = _load(path)
         put_annotations(doc, annotations, _sample_rate(path, doc, timebase), declare=False)
         indent = _indent(text)
@@ -382,5 +383,5 @@ def write_sigmf(path: str | Path, annotations: Sequence[Annotation],
         doc = put_annotations({"global": glob, "captures": [capture]}, annotations,
                               timebase.sample_rate)
         out = json.dumps(doc, indent=4, ensure_ascii=False) + "\n"
-    atomic_write_text(path, out)
+    atomic_write_text(path, out, updates_input=updates)
     return path

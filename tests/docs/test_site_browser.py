@@ -70,6 +70,7 @@ def test_home_page_renders(browser, served):
     assert browser.title.startswith("specscope")
     text = browser.find_element("css selector", "article").text
     assert "Explore recordings spectrally" in text
+    assert "**[" not in text and "](" not in text, "Markdown left unrendered on the home page"
     images = _until(lambda: (imgs := _images_loaded(browser)) and
                     all(w >= 0 for _, w in imgs) and imgs, 30, "the home page's images")
     assert all(width > 400 for _, width in images), f"an image did not load: {images}"

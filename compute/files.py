@@ -445,8 +445,10 @@ def write_failure(dest: str | os.PathLike[str], exc: BaseException,
     """The one-line error of a write to ``dest`` that failed with ``exc``, or None.
 
     An ``OSError`` carries its cause; another library's error (libsndfile's
-    "System error") is probed by appending to the temporary file ``tmp``, which
-    is about to be removed.  None when the failure is not one of the file system.
+    "System error"), or a specscope error raised while handling one, is probed by
+    appending to the temporary file ``tmp``, which is about to be removed: the file
+    system's refusal, when there is one, is the cause named.  None when the failure
+    is not one of the file system.
 
     Parameters
     ----------
@@ -463,13 +465,10 @@ def write_failure(dest: str | os.PathLike[str], exc: BaseException,
         ``exc`` itself when it is a :class:`RecordingError`; a new one naming
         ``dest`` and the cause; or None.
     """
-    if isinstance(exc, RecordingError):
-        return exc
     if isinstance(exc, OSError) and exc.errno is not None:
         return RecordingError(f"{dest}: cannot write ({os_error_cause(exc)})")
-    if tmp is None or not isinstance(exc, Exception) or isinstance(exc, (SpecscopeError,
-                                                                             Cancelled)):
-        return None
+    if tmp is None or not _library_error(exc):
+        return exc if isinstance(exc, RecordingError) else None
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_APPEND)
         try:
@@ -480,7 +479,22 @@ def write_failure(dest: str | os.PathLike[str], exc: BaseException,
     except OSError as probe:
         if probe.errno is not None:
             return RecordingError(f"{dest}: cannot write ({os_error_cause(probe)})")
-    return None
+    return exc if isinstance(exc, RecordingError) else None
+
+
+def _library_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was raised while handling, another library's error.
+
+    Such errors (libsndfile's "System error", HDF5's) may hide the file system's cause.
+    """
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, Cancelled) or not isinstance(exc, Exception):
+            return False
+        if not isinstance(exc, (SpecscopeError, OSError)):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 def _discard_writes(f: Any) -> None:

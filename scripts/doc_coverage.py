@@ -95,9 +95,9 @@ def check(obj) -> tuple[str, tuple[str, ...]] | None:
         if params and not found & {"Parameters", "Attributes"}:
             missing.append("Parameters")
         return "class", tuple(missing)
-    if inspect.isfunction(obj) or inspect.isbuiltin(obj) or callable(obj) and hasattr(
+    if inspect.isfunction(obj) or inspect.isbuiltin(obj) or (callable(obj) and hasattr(
         obj, "__wrapped__"
-    ):
+    )):
         if not (obj.__doc__ or "").strip():
             return "function", ("docstring",)
         if _parameters(obj) and "Parameters" not in found:

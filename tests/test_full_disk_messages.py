@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _faults import fill, mount, umount  # noqa: E402
+from _faults import fill, mount, umount
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENE = ROOT / "assets" / "examples" / "scene.wav"

@@ -122,7 +122,7 @@ def test_operator_reference_lists_every_operator(site):
 def test_api_page_documents_open_recording(site):
     html = (site / "reference/api/specscope.compute.io/index.html").read_text()
     assert 'id="specscope.compute.io.open_recording"' in html or \
-        "open_recording" in html and "Parameters" in html
+        ("open_recording" in html and "Parameters" in html)
 
 
 @pytest.mark.parametrize("page", ["reference/api/specscope.compute.io/index.html"])

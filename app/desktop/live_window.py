@@ -253,12 +253,14 @@ def run_live(session: LiveSession, *, monitor: bool = False) -> int:
     With ``monitor`` the processed signal is heard from the start (a missing
     audio device is said in the status bar; the window still runs).
     """
-    from specscope.app.desktop.gui import has_display
+    from specscope.app.desktop.gui import check_system_libraries, has_display
 
     if not has_display():
         print("specscope: error: the live window needs a display; use --no-gui --stats",
               file=sys.stderr)
         return 2
+    if QApplication.instance() is None:
+        check_system_libraries()  # before Qt loads its platform plugin (or aborts)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     win = LiveWindow(session)
     win.show()

@@ -59,7 +59,7 @@ def watch_bar(w: MainWindow, samples: list) -> QTimer:
     """Sample what the progress bar shows every 10 ms, as a person would see it."""
     timer = QTimer(w)
     timer.timeout.connect(lambda: samples.append(
-        (time.perf_counter(), w.progress_bar.isVisible(), w.progress_bar.format(),
+        (time.perf_counter(), w.progress_bar.isVisible(), w.progress_label.text(),
          w.progress_bar.value(), w.progress_bar.maximum())))
     timer.start(10)
     return timer

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from PyQt6.QtCore import QAbstractTableModel, QModelIndex, QSize, Qt, pyqtSignal
+from PyQt6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QSize, Qt, pyqtSignal
 from PyQt6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -37,13 +37,19 @@ from specscope.compute.operators import describe_operator
 
 from .param_form import ParamForm
 
-__all__ = ["CONTROLS_MIN_HEIGHT", "TABLE_MIN_HEIGHT", "DetectPanel", "DetectionTable",
-           "parse_labels"]
+__all__ = ["CONTROLS_MIN_HEIGHT", "SCORES_MIN_HEIGHT", "TABLE_MIN_HEIGHT", "DetectPanel",
+           "DetectionTable", "FittingScroll", "narrow", "parse_labels"]
 
 #: least height of the detections table (pixels): a few rows with the header
 TABLE_MIN_HEIGHT = 120
-#: least height of the strip of controls above it (it scrolls below its own height)
+#: the height the detections table asks for when it has rows (pixels)
+TABLE_HEIGHT = 240
+#: least height of the strip of the detector and its form (it scrolls below its own height)
 CONTROLS_MIN_HEIGHT = 90
+#: the most height the strip asks for while there are detections (pixels)
+CONTROLS_HEIGHT = 160
+#: least height of the comparison's scores (they scroll below their own height)
+SCORES_MIN_HEIGHT = 48
 
 _TITLES = ("#", "Start (s)", "Dur (ms)", "Low (Hz)", "High (Hz)", "Score", "Label", "Review")
 #: parameters the panel fills itself (the template box of "Find similar")
@@ -149,35 +155,118 @@ class DetectionTable(QAbstractTableModel):
 
 
 class _HeightLayout(QVBoxLayout):
-    """A column whose height does not follow its width: the dock's scroll area then
-    gives the panel the dock's height (down to the panel's minimum) instead of the
-    height its wrapped labels would like, so the table, not the dock, takes up the
-    difference."""
+    """A column whose height does not follow its width: the dock gives the panel its
+    height (down to the panel's minimum) instead of the height its wrapped labels would
+    like at some other width, so the table, not the dock, takes up the difference."""
 
     def hasHeightForWidth(self) -> bool:
         return False
 
 
-class _FittingScroll(QScrollArea):
-    """A scroll area as tall as its contents want, able to shrink to
-    :data:`CONTROLS_MIN_HEIGHT` (it scrolls then)."""
+class FittingScroll(QScrollArea):
+    """A scroll area that wants its contents' height and can shrink to ``least`` pixels
+    (it scrolls then); the Detect and Selection panels and the settings dock use it.
 
-    def __init__(self, contents: QWidget) -> None:
+    A plain scroll area wants a fixed few lines whatever it holds, and does not hear
+    that its contents grew (a new form, a style applied on show): this one does.
+
+    Parameters
+    ----------
+    contents : QWidget
+        What scrolls.
+    least : int
+        The least height (pixels).
+    frame : bool, optional
+        Draw the scroll area's frame.
+    grow : bool, optional
+        False: never taller than the contents want (the rest of the height goes to the
+        widgets below); True: takes what it is given.
+    sideways : bool, optional
+        True: narrower than its contents' least width it scrolls sideways too (in a dock
+        squeezed by the docks beside it), instead of keeping the dock that wide.
+    """
+
+    #: the least width of an area that scrolls sideways (pixels)
+    NARROWEST = 160
+    #: the most height it asks for (pixels; None: its contents' height)
+    most: int | None = None
+
+    def __init__(self, contents: QWidget, least: int, *, frame: bool = False,
+                 grow: bool = False, sideways: bool = False) -> None:
         super().__init__()
+        self._least = least
+        self._sideways = sideways
         self.setWidget(contents)
         self.setWidgetResizable(True)
-        self.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setMinimumHeight(CONTROLS_MIN_HEIGHT)
-        # as tall as its contents at most: the rest of the height goes to the table
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        if not frame:
+            self.setFrameShape(QScrollArea.Shape.NoFrame)
+        if not sideways:
+            self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setMinimumHeight(least)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred,
+                           QSizePolicy.Policy.Preferred if grow else QSizePolicy.Policy.Maximum)
+
+    def _extra(self) -> QSize:
+        frame = 2 * self.frameWidth()
+        return QSize(frame + self.verticalScrollBar().sizeHint().width(), frame)
 
     def sizeHint(self) -> QSize:
-        hint = self.widget().sizeHint()
-        return QSize(hint.width() + self.verticalScrollBar().sizeHint().width(), hint.height())
+        hint = self.widget().sizeHint() + self._extra()
+        if self.most is not None:
+            hint.setHeight(max(self._least, min(hint.height(), self.most)))
+        return hint
+
+    def set_most(self, most: int | None) -> None:
+        """Ask for at most ``most`` pixels of height (None: the contents' height)."""
+        if most != self.most:
+            self.most = most
+            self.updateGeometry()
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(self.widget().minimumSizeHint().width(), CONTROLS_MIN_HEIGHT)
+        width = self.widget().minimumSizeHint().width() + self._extra().width()
+        return QSize(min(width, self.NARROWEST) if self._sideways else width, self._least)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()  # the contents want another size: so does the area
+        return super().eventFilter(obj, event)
+
+
+class _Table(QTableView):
+    """The detections' table: empty, it asks for :data:`TABLE_MIN_HEIGHT` only, so the
+    form above it gets the height first; with detections it asks for
+    :data:`TABLE_HEIGHT` and shares what is short with the form.  What is left over goes
+    to the table."""
+
+    wanted = TABLE_MIN_HEIGHT
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self.wanted)
+
+
+class _Scores(QLabel):
+    """The comparison's table: shown only while it has something to say."""
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        box = self.parentWidget()
+        while box is not None and not isinstance(box, QScrollArea):
+            box = box.parentWidget()
+        if box is not None:
+            box.setVisible(bool(text))
+
+
+def narrow(button: QPushButton) -> None:
+    """Let ``button`` shrink to its text (styles make text buttons at least 80 px wide), so
+    a row of four fits a narrow dock.
+
+    Parameters
+    ----------
+    button : QPushButton
+        The button; its text is set already.
+    """
+    room = button.fontMetrics().horizontalAdvance(button.text()) + 16
+    button.setMinimumWidth(min(room, button.sizeHint().width()))
 
 
 class DetectPanel(QWidget):
@@ -222,8 +311,9 @@ class DetectPanel(QWidget):
         self.form: ParamForm | None = None
         self._values: dict[str, dict[str, Any]] = {}
         outer = _HeightLayout(self)
-        # the detector, its form and the buttons above the table scroll in a strip of
-        # their own when the dock is short, so the table keeps TABLE_MIN_HEIGHT
+        # the detector, its form and the label list scroll in a strip of their own when
+        # the dock is short; the buttons that act on them stay below it, always in view,
+        # and the table keeps TABLE_MIN_HEIGHT
         controls = QWidget()
         top = QVBoxLayout(controls)
         top.setContentsMargins(0, 0, 0, 0)
@@ -240,19 +330,21 @@ class DetectPanel(QWidget):
         top.addLayout(head)
         self.params_box = QGroupBox("Parameters")
         self.params_box.setLayout(QVBoxLayout())
-        scroll = QScrollArea()  # the form scrolls; the table below keeps its height
-        scroll.setWidget(self.params_box)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setMaximumHeight(230)
-        top.addWidget(scroll)
+        top.addWidget(self.params_box)
+        labels = QFormLayout()
+        self.labels = QLineEdit("call, noise, other")
+        self.labels.setToolTip("Keys 1…9 in review give these labels (commas between)")
+        labels.addRow("Labels 1–9", self.labels)
+        top.addLayout(labels)
+        self.controls = FittingScroll(controls, CONTROLS_MIN_HEIGHT, sideways=True)
+        outer.addWidget(self.controls)
         row = QHBoxLayout()
         self.run_button = QPushButton("Run")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         row.addWidget(self.run_button)
         row.addWidget(self.cancel_button)
-        top.addLayout(row)
+        outer.addLayout(row)
         similar = QHBoxLayout()
         self.similar_button = QPushButton("Find similar")
         self.similar_button.setToolTip("Template matching: the selected box (or annotation) "
@@ -263,20 +355,12 @@ class DetectPanel(QWidget):
         similar.addWidget(self.similar_button)
         similar.addWidget(QLabel("threshold"))
         similar.addWidget(self.threshold)
-        top.addLayout(similar)
-        labels = QFormLayout()
-        self.labels = QLineEdit("call, noise, other")
-        self.labels.setToolTip("Keys 1…9 in review give these labels (commas between)")
-        labels.addRow("Labels 1–9", self.labels)
-        top.addLayout(labels)
-        self.controls = _FittingScroll(controls)
-        outer.addWidget(self.controls)
-        top = outer
+        outer.addLayout(similar)
         self.status = QLabel("No detections")
         self.status.setWordWrap(True)
-        top.addWidget(self.status)
+        outer.addWidget(self.status)
         self.model = DetectionTable(self)
-        self.table = QTableView()
+        self.table = _Table()
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
@@ -284,7 +368,7 @@ class DetectPanel(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
         self.table.setMinimumHeight(TABLE_MIN_HEIGHT)
-        top.addWidget(self.table, 1)
+        outer.addWidget(self.table)  # Expanding: it takes the height left over
         buttons = QHBoxLayout()
         self.review_button = QPushButton("Review")
         self.review_button.setToolTip("Each detection zoomed: A accept, R reject, 1–9 label, "
@@ -297,12 +381,15 @@ class DetectPanel(QWidget):
         self.clear_button = QPushButton("Clear")
         for b in (self.review_button, self.compare_button, self.export_button,
                   self.clear_button):
+            narrow(b)
             buttons.addWidget(b)
-        top.addLayout(buttons)
-        self.scores = QLabel("")
+        outer.addLayout(buttons)
+        self.scores = _Scores("")
         self.scores.setTextFormat(Qt.TextFormat.RichText)
         self.scores.setWordWrap(True)
-        top.addWidget(self.scores)
+        scores = FittingScroll(self.scores, SCORES_MIN_HEIGHT)
+        scores.setVisible(False)
+        outer.addWidget(scores)
 
         self.detector.currentIndexChanged.connect(self._detector_changed)
         self.run_button.clicked.connect(self._run)
@@ -386,6 +473,13 @@ class DetectPanel(QWidget):
         self.cancel_button.setEnabled(running)
 
     def set_has_detections(self, has: bool) -> None:
+        # with detections the table asks for more and the form for less: what a short
+        # dock lacks is taken from both
+        self.controls.set_most(CONTROLS_HEIGHT if has else None)
+        wanted = TABLE_HEIGHT if has else TABLE_MIN_HEIGHT
+        if self.table.wanted != wanted:
+            self.table.wanted = wanted
+            self.table.updateGeometry()
         for b in (self.review_button, self.compare_button, self.export_button,
                   self.clear_button):
             b.setEnabled(has)

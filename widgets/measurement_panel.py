@@ -15,7 +15,13 @@ from typing import Any
 from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-__all__ = ["FIELDS", "MeasurementPanel"]
+from .detect_panel import FittingScroll, narrow
+
+__all__ = ["FIELDS", "VALUES_MIN_HEIGHT", "MeasurementPanel"]
+
+#: least height of the measurements (pixels): below their own height they scroll, while
+#: the buttons under them stay in view
+VALUES_MIN_HEIGHT = 54
 
 #: the rows shown: (Measurement field, caption, format)
 FIELDS = (
@@ -63,7 +69,9 @@ class MeasurementPanel(QWidget):
         super().__init__(parent)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        form = QFormLayout()
+        values = QWidget()
+        form = QFormLayout(values)
+        form.setContentsMargins(0, 0, 0, 0)
         #: the value label of each field, by Measurement field name
         self.values: dict[str, QLabel] = {}
         for name, caption, _ in FIELDS:
@@ -79,10 +87,13 @@ class MeasurementPanel(QWidget):
         self.annotate_button.setToolTip("Make the selection an annotation (A or Enter)")
         buttons = QHBoxLayout()
         for b in (self.zoom_button, self.export_button, self.annotate_button):
+            narrow(b)
             buttons.addWidget(b)
         layout = QVBoxLayout(self)
         layout.addWidget(self.status)
-        layout.addLayout(form)
+        # the values scroll in what the dock leaves; the buttons stay below them, in view
+        self.values_scroll = FittingScroll(values, VALUES_MIN_HEIGHT)
+        layout.addWidget(self.values_scroll)
         layout.addLayout(buttons)
         layout.addStretch(1)
         self.zoom_button.clicked.connect(self.zoomRequested)

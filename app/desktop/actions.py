@@ -172,6 +172,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("profiler_dock", VIEW, "Profiler", "profiler_dock",
                help="Show / hide time per operator and backend of the last jobs",
                kind="dock"),
+    ActionSpec("messages", VIEW, "Messa&ges…", "show_messages", ("Ctrl+M",),
+               "The session's messages with their times, each whole (the status bar "
+               "shows the last one for a few seconds)"),
     ActionSpec("cancel", VIEW, "Cancel computat&ion", "cancel_jobs", ("Esc",),
                "Cancel the running computation"),
     ActionSpec("play", VIEW, "&Play / stop", "playback.toggle", ("Space",),

@@ -1,8 +1,10 @@
 """Where the spectrogram's axes are on the screen, written to a file for desktop journeys.
 
 With ``SPECSCOPE_JOURNEY_GEOMETRY=PATH`` set, the window replaces the JSON file ``PATH``
-each time the view settles and each time an image is drawn, so that a test driving the app
-from outside can turn a time or a frequency into a pixel; nothing in it sets state.
+each time the view settles, each time an image is drawn and each time a dock is shown,
+hidden, moved or its tab chosen, so that a test driving the app from outside can turn a
+time or a frequency into a pixel and check that every dock's buttons are on the screen
+(``docks``, ``tabs``, ``screen``, ``window_rect``); nothing in it sets state.
 
 See docs/explanation/rooms/app.md.
 """
@@ -14,6 +16,11 @@ import os
 from pathlib import Path
 
 ENV = "SPECSCOPE_JOURNEY_GEOMETRY"
+#: polls (50 ms each) after the docks moved when the report is written again: their
+#: contents are laid out by then
+LATE_WRITE_POLLS = 6
+#: the docks' part of the report is made again at most this often (s), unless they moved
+DOCKS_EVERY_S = 0.5
 
 
 def _screen_rect(view, item) -> list[int]:
@@ -37,6 +44,13 @@ class JourneyReport:
         window.windowTitleChanged.connect(self.write)
         self.status_seen: list[str] = []
         self._last_texts: tuple[str, ...] = ()
+        self._last_docks: tuple = ()
+        self._late_write = 0
+        self._docks_at = -DOCKS_EVERY_S
+        self._docks_cache: dict[str, list[dict]] = {}
+        from PyQt6.QtWidgets import QDockWidget
+
+        self._docks = window.findChildren(QDockWidget)
         from PyQt6.QtCore import QTimer
 
         # every message as it is shown, too: one that lasts less than a poll (a short
@@ -58,11 +72,46 @@ class JourneyReport:
 
     def _watch_status(self) -> None:
         texts = self._texts()
-        if texts != self._last_texts:
-            self._last_texts = texts
-            if texts[0] and (not self.status_seen or self.status_seen[-1] != texts[0]):
-                self.status_seen = [*self.status_seen[-19:], texts[0]]
+        docks = self._dock_fingerprint()
+        if docks != self._last_docks:
+            # the docks moved: written now, and again once their contents are laid out
+            self._last_docks = docks
+            self._late_write = LATE_WRITE_POLLS
+        elif self._late_write:
+            self._late_write -= 1
+            if not self._late_write:
+                self._docks_at = -DOCKS_EVERY_S  # laid out now: look again
+                self.write()
+        if texts != self._last_texts or self._late_write == LATE_WRITE_POLLS:
+            if texts != self._last_texts:
+                self._last_texts = texts
+                if texts[0] and (not self.status_seen or self.status_seen[-1] != texts[0]):
+                    self.status_seen = [*self.status_seen[-19:], texts[0]]
             self.write()
+
+    def _dock_fingerprint(self) -> tuple:
+        """What changes when a dock is shown, hidden, moved, resized or its tab chosen
+        (cheap: looked at every poll)."""
+        from PyQt6.QtCore import Qt
+        from PyQt6.QtWidgets import QTabBar
+
+        bars = self.window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
+        return (tuple((d.isVisible(), d.geometry().getRect()) for d in self._docks),
+                tuple((b.isVisible(), b.currentIndex(), b.count()) for b in bars),
+                self.window.geometry().getRect())
+
+    def _dock_rects(self) -> dict[str, list[dict]]:
+        """The docks' and tabs' report: made again after the docks moved, else at most
+        every :data:`DOCKS_EVERY_S` (it takes milliseconds; the readout changes with every
+        move of the mouse)."""
+        import time
+
+        now = time.monotonic()
+        if self._late_write or now - self._docks_at >= DOCKS_EVERY_S:
+            self._docks_at = now
+            self._docks_cache = {"docks": dock_report(self.window),
+                                 "tabs": tab_report(self.window)}
+        return self._docks_cache
 
     def _image_shown(self) -> None:
         self.images += 1
@@ -115,6 +164,9 @@ class JourneyReport:
             "readout_text_px": label.fontMetrics().horizontalAdvance(label.text()),
             "status_seen": list(self.status_seen),
             "widgets": self._widget_rects(),
+            "screen": _screen_of(w),
+            "window_rect": _frame_of(w),
+            **self._dock_rects(),
         })
         tmp = self.path.with_name(self.path.name + ".tmp")
         try:
@@ -129,6 +181,106 @@ def _rect_of(widget) -> list[int] | None:
         return None
     top_left = widget.mapToGlobal(widget.rect().topLeft())
     return [top_left.x(), top_left.y(), widget.width(), widget.height()]
+
+
+def _global_rect(widget, rect=None) -> list[int]:
+    rect = widget.rect() if rect is None else rect
+    top_left = widget.mapToGlobal(rect.topLeft())
+    return [top_left.x(), top_left.y(), rect.width(), rect.height()]
+
+
+def _screen_of(window) -> list[int] | None:
+    screen = window.screen()
+    if screen is None:
+        return None
+    g = screen.geometry()
+    return [g.x(), g.y(), g.width(), g.height()]
+
+
+def _frame_of(window) -> list[int]:
+    g = window.frameGeometry()
+    return [g.x(), g.y(), g.width(), g.height()]
+
+
+def _scroll_of(widget, stop):
+    """The nearest scroll area holding ``widget`` inside ``stop`` (None: none)."""
+    from PyQt6.QtWidgets import QAbstractScrollArea
+
+    w = widget.parentWidget()
+    while w is not None and w is not stop:
+        if isinstance(w, QAbstractScrollArea) and w.viewport().isAncestorOf(widget):
+            return w
+        w = w.parentWidget()
+    return None
+
+
+def _reachable(widget, scroll) -> bool:
+    """Whether scrolling ``scroll`` brings the whole of ``widget`` into its viewport."""
+    port = scroll.viewport()
+    top_left = widget.mapTo(port, widget.rect().topLeft())
+    for pos, size, room, bar in (
+            (top_left.x(), widget.width(), port.width(), scroll.horizontalScrollBar()),
+            (top_left.y(), widget.height(), port.height(), scroll.verticalScrollBar())):
+        if size > room:
+            return False
+        if pos >= 0 and pos + size <= room:
+            continue  # whole in view along this axis now
+        if not bar.isVisible():
+            return False
+        # the bar must move by ``need`` (negative: back) to show the whole of it
+        need = pos if pos < 0 else pos + size - room
+        if not bar.minimum() <= bar.value() + need <= bar.maximum():
+            return False
+    return True
+
+
+def dock_report(window) -> list[dict]:
+    """Each dock of ``window`` with its push buttons and scroll areas, in screen pixels.
+
+    A dock: ``name``, ``title``, ``visible``, ``shown`` (visible and not behind another
+    dock's tab), ``floating``, ``rect`` ``[x, y, w, h]``; ``buttons``, each with ``text``,
+    ``rect``, ``visible``, and when it sits in a scroll area ``scroll`` (that viewport's
+    rect) and ``reachable`` (whether scrolling shows the whole of it); ``scrolls``, each
+    scroll area's ``rect`` (its viewport) and ``content`` ``[w, h]`` (what scrolls in it).
+    """
+    from PyQt6.QtWidgets import QDockWidget, QPushButton, QScrollArea
+
+    docks = []
+    for dock in window.findChildren(QDockWidget):
+        buttons = []
+        for b in dock.findChildren(QPushButton):
+            scroll = _scroll_of(b, dock)
+            row = {"text": b.text(), "name": b.objectName(), "rect": _global_rect(b),
+                   "visible": b.isVisible()}
+            if scroll is not None:
+                row["scroll"] = _global_rect(scroll.viewport())
+                row["reachable"] = _reachable(b, scroll)
+            buttons.append(row)
+        scrolls = [{"rect": _global_rect(a.viewport()),
+                    "content": [a.widget().width(), a.widget().height()]}
+                   for a in dock.findChildren(QScrollArea)
+                   if a.isVisible() and a.widget() is not None]
+        docks.append({"name": dock.objectName(), "title": dock.windowTitle(),
+                      "visible": dock.isVisible(),
+                      "shown": dock.isVisible() and not dock.visibleRegion().isEmpty(),
+                      "floating": dock.isFloating(), "rect": _global_rect(dock),
+                      "buttons": buttons, "scrolls": scrolls})
+    return docks
+
+
+def tab_report(window) -> list[dict]:
+    """The tabs of the docks that share a place: ``text``, ``rect`` (screen pixels),
+    ``current``."""
+    from PyQt6.QtWidgets import QTabBar
+
+    tabs = []
+    for bar in window.findChildren(QTabBar):
+        if bar.parentWidget() is not window or not bar.isVisible():
+            continue
+        for i in range(bar.count()):
+            tabs.append({"text": bar.tabText(i), "rect": _global_rect(bar, bar.tabRect(i)),
+                         "current": i == bar.currentIndex()})
+    return tabs
 
 
 def install(window) -> JourneyReport | None:

@@ -9,6 +9,7 @@ designer, processing, exports) do the work, the menus come from the action table
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 from PyQt6.QtCore import QEvent, Qt, QTimer, pyqtSignal
@@ -22,7 +23,6 @@ from PyQt6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QWidget,
 )
@@ -62,6 +62,8 @@ from specscope.compute.pipeline import Pipeline
 from specscope.compute.spectral import StftParams
 from specscope.compute.timefmt import format_time
 from specscope.compute.view.scales import freq_scale_problem
+from specscope.widgets.detect_panel import FittingScroll
+from specscope.widgets.messages import MessageLog, MessagesDialog
 from specscope.widgets.recording_options import RecordingOptionsDialog, option_message
 from specscope.widgets.shortcuts_dialog import ShortcutsDialog
 from specscope.widgets.spectrogram_controls import SpectrogramControls
@@ -73,6 +75,15 @@ OPEN_FILTER = ("Recordings (*.wav *.wave *.flac *.ogg *.oga *.aif *.aiff *.w64 *
                "*.sigmf-meta *.sigmf-data *.h5 *.hdf5 *.npy *.mat *.cf32 *.cfile *.cs16 *.ci16 "
                "*.cs8 *.cu8 *.iq *.raw *.bin *.dat);;All files (*)")
 SESSION_FILTER = "Sessions (*.json)"
+
+
+#: widest the progress bar gets (pixels): it shows the percentage, the job's text is beside it
+PROGRESS_BAR_WIDTH = 110
+#: a job shown in the status bar this long (s) or longer goes in View › Messages when it ends
+LOGGED_JOB_S = 2.0
+#: least height of the spectrogram settings (pixels): a few rows; below their own height
+#: they scroll
+SETTINGS_MIN_HEIGHT = 150
 
 
 class MainWindow(QMainWindow):
@@ -112,14 +123,22 @@ class MainWindow(QMainWindow):
         self.last_error: str | None = None
         self._pending_session: dict | None = None
         self.shortcuts_dialog: ShortcutsDialog | None = None
+        #: every message shown, whole, with its time (View › Messages)
+        self.message_log = MessageLog(self)
+        self.messages_dialog: MessagesDialog | None = None
 
         self.worker = ComputeWorker(self)
         self.worker.started.connect(self._on_started)
         self.worker.progress.connect(self._on_progress)
         self.worker.idle.connect(self._on_idle)
         # a plugin call running long says so ("" when it ended); see compute.operators.watch
-        self.worker.slow.connect(lambda _id, _kind, text: self.statusBar().showMessage(text, 3000))
+        self.worker.slow.connect(self._plugin_slow)
         self._running_job = 0  # the job whose progress the bar shows
+        #: the jobs whose text the status bar showed: (text, start), until they end
+        self._jobs_shown: dict[int, tuple[str, float]] = {}
+        self.worker.finished.connect(self._job_finished)
+        self.worker.failed.connect(self._job_failed)
+        self.worker.cancelled.connect(self._job_cancelled)
 
         self.view = SpectrogramView(self)
         self.overview = self.view.overview
@@ -184,11 +203,15 @@ class MainWindow(QMainWindow):
         return dock
 
     def _build_docks(self) -> None:
-        scroll = QScrollArea()
-        scroll.setWidget(self.controls)
-        scroll.setWidgetResizable(True)
         right = Qt.DockWidgetArea.RightDockWidgetArea
-        self.settings_dock = self._add_dock("Spectrogram", "spectrogram-settings", scroll, right)
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        # the right column keeps the window's height: a bottom dock (the designer) takes
+        # its height from the spectrogram, never from the panels beside it
+        self.setCorner(Qt.Corner.BottomRightCorner, right)
+        self.settings_dock = self._add_dock("Spectrogram", "spectrogram-settings",
+                                            FittingScroll(self.controls, SETTINGS_MIN_HEIGHT,
+                                                          frame=True, grow=True),
+                                            right)
         self.settings_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                                        | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
         self.processing_dock = self._add_dock("Processing", "processing",
@@ -196,25 +219,26 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.settings_dock, self.processing_dock)
         self.settings_dock.raise_()
         self.designer_dock = self._add_dock("Filter designer", "filter-designer",
-                                            self.designer_panel.panel,
-                                            Qt.DockWidgetArea.BottomDockWidgetArea)
+                                            self.designer_panel.panel, bottom)
         self.designer_dock.setVisible(False)
         self.annotations_dock = self._add_dock("Annotations", "annotations",
-                                               self.annotations.list,
-                                               Qt.DockWidgetArea.BottomDockWidgetArea)
-        selection = QScrollArea()  # scrolls rather than growing the window on small screens
-        selection.setWidget(self.annotations.panel)
-        selection.setWidgetResizable(True)
-        self.measurement_dock = self._add_dock("Selection", "selection", selection, right)
-        self.profiler_dock = self._add_dock("Profiler", "profiler", self.profiler.panel,
-                                            Qt.DockWidgetArea.BottomDockWidgetArea)
+                                               self.annotations.list, bottom)
+        # the panels scroll their values themselves, their buttons always in view
+        self.measurement_dock = self._add_dock("Selection", "selection",
+                                               self.annotations.panel, right)
+        # its summary line grows with the jobs: beside the designer on a small screen it
+        # scrolls sideways rather than making the window wider than the screen
+        profiler = FittingScroll(self.profiler.panel,
+                                 self.profiler.panel.minimumSizeHint().height(),
+                                 grow=True, sideways=True)
+        self.profiler_dock = self._add_dock("Profiler", "profiler", profiler, bottom)
+        # a table like the annotations: a tab beside them, not a third column under the view
+        self.tabifyDockWidget(self.annotations_dock, self.profiler_dock)
         self.profiler_dock.setVisible(False)
-        detect = QScrollArea()  # its form and table scroll rather than growing the window
-        detect.setWidget(self.detection.panel)
-        detect.setWidgetResizable(True)
-        self.detect_dock = self._add_dock("Detect", "detect", detect, right)
+        self.detect_dock = self._add_dock("Detect", "detect", self.detection.panel, right)
         self.tabifyDockWidget(self.processing_dock, self.detect_dock)
         self.settings_dock.raise_()
+        self.annotations_dock.raise_()
         self.designer_dock.visibilityChanged.connect(self._designer_shown)
         self.designer_panel.panelWanted.connect(self._show_designer)
         QTimer.singleShot(0, self._initial_dock_sizes)
@@ -224,6 +248,23 @@ class MainWindow(QMainWindow):
     def _initial_dock_sizes(self) -> None:
         # the annotation list starts as a strip: the spectrogram gets the height
         self.resizeDocks([self.annotations_dock], [150], Qt.Orientation.Vertical)
+        self._fit_settings_dock()
+
+    def _fit_settings_dock(self) -> None:
+        """The spectrogram settings as tall as they want, the Selection the rest; each
+        keeps its least height (below their own height they scroll)."""
+        settings, selection = self.settings_dock, self.measurement_dock
+        room = settings.height() + selection.height()  # what the two share now
+        high = min(settings.sizeHint().height(),
+                   room - selection.minimumSizeHint().height())
+        high = max(high, settings.minimumSizeHint().height())
+        ask = high
+        for _ in range(2):  # Qt gives a tabbed dock a few pixels less than asked: ask again
+            self.resizeDocks([settings, selection], [ask, room - ask], Qt.Orientation.Vertical)
+            self.layout().activate()
+            if settings.height() >= high:
+                break
+            ask += high - settings.height()
 
     def _show_designer(self) -> None:
         self.designer_dock.setVisible(True)
@@ -257,10 +298,17 @@ class MainWindow(QMainWindow):
         self._message_timer = QTimer(self)
         self._message_timer.setSingleShot(True)
         self._message_timer.timeout.connect(self._clear_message)
-        self.backend_label = QLabel(f"compute: {backend_name}")
+        # gives way too while a job's text needs the room (whole in its tool tip)
+        self.backend_label = ElidedLabel(f"compute: {backend_name}",
+                                         elide=Qt.TextElideMode.ElideRight)
+        # the running job: its text beside a bar that shows the percentage; the text gets
+        # the room it needs, elided (whole in its tool tip) only when the window is narrow
+        self.progress_label = ElidedLabel("")
+        self.progress_label.setVisible(False)
         self.progress_bar = QProgressBar()
-        self.progress_bar.setMaximumWidth(160)
+        self.progress_bar.setMaximumWidth(PROGRESS_BAR_WIDTH)
         self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setFormat("%p%")
         self.progress_bar.setVisible(False)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setVisible(False)
@@ -268,8 +316,26 @@ class MainWindow(QMainWindow):
         sb.addWidget(self.file_label)
         sb.addWidget(self.cursor_label)
         sb.addWidget(self.message_label, 1)
-        for w in (self.progress_bar, self.cancel_button, self.backend_label):
+        for w in (self.progress_label, self.progress_bar, self.cancel_button,
+                  self.backend_label):
             sb.addPermanentWidget(w)
+
+    def _fit_progress_label(self) -> None:
+        """The job's text as wide as it is, down to what the status bar has left beside
+        the readout and the others' least widths; elided below that."""
+        label = self.progress_label
+        if not label.isVisibleTo(self):
+            return
+        least = label.fontMetrics().horizontalAdvance("M" * 5)
+        label.setMinimumWidth(least)
+        layout = self.statusBar().layout()
+        layout.invalidate()  # the least width of the whole bar with the text at its least
+        spare = self.statusBar().width() - layout.minimumSize().width()
+        label.setMinimumWidth(max(least, min(label.sizeHint().width(), least + spare)))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_progress_label()
 
     def dialog_parent(self) -> QWidget:
         """The widget dialogs open over."""
@@ -604,18 +670,20 @@ class MainWindow(QMainWindow):
 
     def _on_started(self, job_id: int, kind: str, label: str) -> None:
         if kind in BACKGROUND_KINDS:  # idle-time work the person did not ask for
-            self._running_job = 0
-            self.progress_bar.setVisible(False)
-            self.cancel_button.setVisible(False)
+            self._on_idle()
             return
         self._running_job = job_id
+        if label:
+            self._jobs_shown[job_id] = (label, time.monotonic())
         # busy (no percentage) until the job reports how far it is
         self.progress_bar.setRange(0, 0)
         self.progress_bar.setValue(0)
-        self.progress_bar.setFormat(f"{label} %p%" if label else "%p%")
         self.progress_bar.setToolTip(label)
+        self.progress_label.setText(label)
+        self.progress_label.setVisible(bool(label))
         self.progress_bar.setVisible(True)
         self.cancel_button.setVisible(True)
+        self._fit_progress_label()
 
     def _on_progress(self, job_id: int, kind: str, fraction: float) -> None:
         if job_id != self._running_job:
@@ -626,13 +694,35 @@ class MainWindow(QMainWindow):
 
     def _on_idle(self) -> None:
         self._running_job = 0
+        self.progress_label.setVisible(False)
         self.progress_bar.setVisible(False)
         self.cancel_button.setVisible(False)
 
+    def _job_finished(self, job_id: int, _kind: str, _result: object) -> None:
+        self._job_ended(job_id, "")
+
+    def _job_failed(self, job_id: int, _kind: str, _error: object) -> None:
+        self._job_ended(job_id, ", failed")
+
+    def _job_cancelled(self, job_id: int, _kind: str) -> None:
+        self._job_ended(job_id, ", cancelled")
+
+    def _job_ended(self, job_id: int, how: str) -> None:
+        """A job that ran long enough to be watched goes in the log with its time (what
+        it ended with is a message of its own)."""
+        shown = self._jobs_shown.pop(job_id, None)
+        if shown is None:
+            return
+        label, start = shown
+        took = time.monotonic() - start
+        if took >= LOGGED_JOB_S:
+            self.message_log.add(f"{label} ({took:.1f} s{how})")
+
     def _backends_found(self, result: JobResult) -> None:
         self.backend_label.setText(f"compute: {result.value}")
-        self.backend_label.setToolTip("Operators run where View › Compute says: Auto "
-                                      "chooses CPU or GPU per operator by timing them")
+        self.backend_label.setToolTip(f"compute: {result.value}\nOperators run where View › "
+                                      "Compute says: Auto chooses CPU or GPU per operator by "
+                                      "timing them")
         gpu = self.compute_actions["cupy"]
         if "GPU:" in str(result.value):
             gpu.setEnabled(True)
@@ -698,7 +788,9 @@ class MainWindow(QMainWindow):
             self._tip_saved = None
 
     def show_message(self, text: str, timeout_ms: int = 5000, *, error: bool = False) -> None:
-        """A transient message in the status bar (file info and readout stay)."""
+        """A transient message in the status bar (file info and readout stay), kept whole
+        with its time in View › Messages."""
+        self.message_log.add(text, error=error)
         self._tip_saved = None
         self.message_label.setStyleSheet("color: #c00000;" if error else "")
         self.message_label.setText(text)
@@ -707,6 +799,18 @@ class MainWindow(QMainWindow):
             self._message_timer.start(timeout_ms)
         else:
             self._message_timer.stop()
+
+    def _plugin_slow(self, _job: int, _kind: str, text: str) -> None:
+        if text:  # "plugin op x.y running for 31 s…", every second: one line of the log
+            self.show_message(text, 3000)
+
+    def show_messages(self) -> None:
+        """View › Messages: the session's messages, whole, with their times."""
+        if self.messages_dialog is None:
+            self.messages_dialog = MessagesDialog(self.message_log, self)
+        self.messages_dialog.show()
+        self.messages_dialog.raise_()
+        self.messages_dialog.activateWindow()
 
     def show_error(self, message: str, *, dialog: bool = True) -> None:
         """Show a one-line error; the window keeps working."""
@@ -751,7 +855,10 @@ class MainWindow(QMainWindow):
                 text += f"  ΔL = {dl:+.1f} dB"
             if abs(dt) > 0:
                 text += f"  (1/Δt = {1 / abs(dt):.4g} Hz)"
+        before = self.cursor_label.minimumWidth()
         reserve_readout(self.cursor_label, ref is not None)
+        if self.cursor_label.minimumWidth() != before:
+            self._fit_progress_label()  # the readout took (or gave back) room
         self.cursor_label.setText(text)
 
     def set_harmonic_cursors(self, on: bool) -> None:

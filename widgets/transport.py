@@ -82,9 +82,11 @@ CHANNEL_CHOICES = (("Stereo", "all"), ("Left", "left"), ("Right", "right"),
 class TransportSettings:
     """What the transport bar says about how to listen.
 
-    ``band`` is a band typed into the fields (None when the band box is off
-    or nothing was typed since it was switched on or filled: the app then
-    takes the selection's or the view's frequency range when ``band_on``).
+    ``band`` is the band typed into the fields, before or after the band box
+    was ticked (None when the box is off, or when nothing was typed since the
+    app last filled the fields, or both were emptied: the app then takes the
+    selection's or the view's frequency range when ``band_on``); an edge left
+    empty is None (the app takes that edge from the view).
 
     Parameters
     ----------
@@ -94,8 +96,8 @@ class TransportSettings:
         Start again at the end of the range.
     band_on : bool, optional
         Hear only a band (real recordings).
-    band : tuple of float or None, optional
-        The typed band, low and high (Hz).
+    band : tuple of (float or None) or None, optional
+        The typed band, low and high (Hz); None for an empty field.
     heterodyne : float or None, optional
         The local oscillator's frequency (Hz) when heterodyning is on.
     processed : bool, optional
@@ -111,7 +113,7 @@ class TransportSettings:
     speed: float = 1.0
     loop: bool = False
     band_on: bool = False
-    band: tuple[float, float] | None = None
+    band: tuple[float | None, float | None] | None = None
     heterodyne: float | None = None
     processed: bool = True
     tune: float | None = None
@@ -170,15 +172,19 @@ class TransportBar(QToolBar):
         self.speed.setToolTip("Speed: ×⅒ plays ten times slower, a tenth of the pitch "
                               "(type any factor from 0.05 to 4)")
         self.band_box = QCheckBox("Band")
-        self.band_box.setToolTip("Hear only a band: the selection's, else the visible "
-                                 "frequencies, or the one typed")
-        self.band_lo = _field("low Hz", "Lowest frequency heard (Hz; 20k = 20 kHz)")
-        self.band_hi = _field("high Hz", "Highest frequency heard (Hz)")
-        # typed values win over the selection's or view's band until the box is switched
+        self.band_box.setToolTip("Hear only a band: a selection box's, else the one typed "
+                                 "beside (before or after ticking), else the visible "
+                                 "frequencies")
+        self.band_lo = _field("low Hz", "Lowest frequency heard with Band ticked (Hz; 20k = "
+                              "20 kHz; empty: the visible band's)")
+        self.band_hi = _field("high Hz", "Highest frequency heard with Band ticked (Hz; "
+                              "empty: the visible band's)")
+        # typed values win over the view's band, whenever the box is ticked, until the app
+        # fills the fields with another band heard (a selection's, or the view's once both
+        # fields were emptied)
         self._band_typed = False
         for f in (self.band_lo, self.band_hi):
             f.textEdited.connect(self._band_edited)
-        self.band_box.toggled.connect(self._band_switched)
         self.het_box = QCheckBox("Heterodyne")
         self.het_box.setToolTip("Mix with a local oscillator: ultrasound near it is heard "
                                 "as the difference")
@@ -277,14 +283,22 @@ class TransportBar(QToolBar):
     def _band_edited(self) -> None:
         self._band_typed = True
 
-    def _band_switched(self) -> None:
-        self._band_typed = False
+    def set_band(self, lo: float, hi: float, *, typed: bool = False) -> None:
+        """Show the band heard in the band fields.
 
-    def set_band(self, lo: float, hi: float) -> None:
-        """Show the band heard in the band fields (not a typed band)."""
-        self.band_lo.setText(f"{lo:.6g}")
-        self.band_hi.setText(f"{hi:.6g}")
-        self._band_typed = False
+        ``typed``: the band came from the fields; a field stays as typed when it
+        says the same (``1k`` for 1000 Hz) and shows the edge heard otherwise
+        (one left empty, or beyond Nyquist), and the band stays a typed one.
+        """
+        for field, value in ((self.band_lo, lo), (self.band_hi, hi)):
+            if typed:
+                try:
+                    if float(parse_number(field.text().strip(), "band")) == value:
+                        continue
+                except (InputError, ValueError):
+                    pass
+            field.setText(f"{value:.6g}")
+        self._band_typed = bool(typed)
 
     def band_fields(self) -> tuple[str, str, bool]:
         """The band fields as they are: low and high text, and whether they were typed
@@ -313,7 +327,7 @@ class TransportBar(QToolBar):
         band = None
         if self.band_box.isChecked() and self._band_typed:
             lo, hi = number(self.band_lo, "band low"), number(self.band_hi, "band high")
-            if lo is not None and hi is not None:
+            if lo is not None or hi is not None:
                 band = (lo, hi)
         het = number(self.het_freq, "heterodyne") if self.het_box.isChecked() else None
         if self.het_box.isChecked() and het is None:

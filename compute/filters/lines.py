@@ -4,6 +4,9 @@
 Gaussian window (:func:`line_spectrum`), parabolic peaks, the harmonics standing
 :data:`THRESHOLD_DB` above their local noise floor, and a weighted fit of the
 fundamental across them; :func:`notch_for_line` (:mod:`.design`) makes it a filter.
+A click on a view carries a few pixels' uncertainty (``uncertainty_hz``): then the
+line chosen is the most prominent family with a harmonic within it, the others
+named (:attr:`LineFit.also_near`).
 
 See docs/explanation/rooms/filters.md.
 """
@@ -18,7 +21,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["MAX_GAP", "THRESHOLD_DB", "LineFit", "find_line", "line_spectrum",
+__all__ = ["MAX_GAP", "THRESHOLD_DB", "LineFit", "NearLine", "find_line", "line_spectrum",
            "search_tolerance"]
 
 #: a harmonic counts when its peak stands this far above the local noise floor (dB)
@@ -33,6 +36,46 @@ VIEW_RESOLUTIONS = 1.5
 MAX_SAMPLES = 1 << 23
 #: Welch segments averaged at least (when the span allows)
 MIN_SEGMENTS = 4
+#: bins each side of a peak that are its own (a Gaussian main lobe, about ±4 bins, and a margin)
+GUARD_BINS = 6
+#: a line near a click may be up to this harmonic of the family chosen
+MAX_SUBHARMONIC = 16
+#: fundamentals this close (a fraction of the lower) or whole multiples of each other to
+#: this much are one family's lines
+SAME_LINE_FRACTION = 0.02
+#: a line spans the bins around its peak within this many dB of it (a wavering voice's
+#: harmonic is one broad line, not a family of its own in each ripple)
+LINE_EXTENT_DB = 20.0
+#: and falls at least this many dB on both sides before anything higher
+LINE_DROP_DB = 6.0
+#: other families near a click kept in :attr:`LineFit.also_near`, at most, and how far
+#: above the floor their strongest harmonic stands at least (dB: a line a person sees)
+MAX_ALSO_NEAR = 3
+ALSO_NEAR_DB = 20.0
+
+
+@dataclass(frozen=True)
+class NearLine:
+    """A line family near a click other than the one measured (see :func:`find_line`).
+
+    Attributes
+    ----------
+    frequency_hz : float
+        Its fundamental.
+    harmonics : tuple of int
+        Its harmonics above the noise floor.
+    prominence_db : float
+        The sum over them of the dB above the floor (what chose between families).
+    """
+
+    frequency_hz: float
+    harmonics: tuple[int, ...]
+    prominence_db: float
+
+    def describe(self) -> str:
+        """E.g. ``"110.0 Hz (harmonics 1–3)"`` or ``"327.0 Hz (one line)"``."""
+        what = "one line" if self.harmonics == (1,) else _harmonics_text(self.harmonics)
+        return f"{_hz_text(self.frequency_hz)} ({what})"
 
 
 @dataclass(frozen=True)
@@ -58,6 +101,11 @@ class LineFit:
         Where the search started (the click).
     threshold_db : float
         The margin above the floor a harmonic needed.
+    also_near : tuple of NearLine
+        Other, less prominent line families with a harmonic in the window
+        searched (only for a click with an uncertainty), most prominent first.
+    window_hz : tuple of float, optional
+        The frequencies searched, (low, high) Hz.
     """
 
     frequency_hz: float
@@ -69,6 +117,8 @@ class LineFit:
     resolution_hz: float
     near_hz: float
     threshold_db: float = THRESHOLD_DB
+    also_near: tuple[NearLine, ...] = ()
+    window_hz: tuple[float, float] | None = None
 
     @property
     def top_harmonic(self) -> int:
@@ -76,8 +126,17 @@ class LineFit:
         return max(self.harmonics)
 
     def describe(self) -> str:
-        """One line, e.g. ``"49.93 Hz, harmonics 1–7 above the floor"``."""
-        return f"{self.frequency_hz:.2f} Hz, {_harmonics_text(self.harmonics)} above the floor"
+        """One line, e.g. ``"49.93 Hz, harmonics 1–7 above the floor"``, and the most
+        prominent other family near a click: ``"…; also near: 110.0 Hz (harmonics 1–3)"``."""
+        text = f"{self.frequency_hz:.2f} Hz, {_harmonics_text(self.harmonics)} above the floor"
+        if self.also_near:
+            text += f"; also near: {self.also_near[0].describe()}"
+        return text
+
+
+def _hz_text(f: float) -> str:
+    """A near line's frequency to a tenth of a Hz (kHz from 10 kHz)."""
+    return f"{f / 1000:.4g} kHz" if f >= 10000 else f"{f:.1f} Hz"
 
 
 def _harmonics_text(ks: tuple[int, ...]) -> str:
@@ -193,85 +252,46 @@ def search_tolerance(near: float, view_resolution_hz: float | None = None) -> fl
     return tol
 
 
-def find_line(x: np.ndarray, fs: float, near: float, *, tolerance_hz: float | None = None,
-              max_harmonics: int | None = None, threshold_db: float = THRESHOLD_DB,
-              resolution_hz: float = TARGET_RESOLUTION_HZ,
-              view_resolution_hz: float | None = None) -> LineFit:
-    """Measure the spectral line near ``near`` Hz in samples ``x`` and its harmonics.
+@dataclass(frozen=True)
+class _Family:
+    """A fundamental and its harmonics above the floor (what :class:`LineFit` reports)."""
 
-    Parameters
-    ----------
-    x : numpy.ndarray
-        Samples ``(n,)`` or ``(n, channels)``; of complex (IQ) samples only the
-        positive frequencies are searched.
-    fs : float
-        Sample rate in Hz.
-    near : float
-        Where the line roughly is (a click), in Hz.
-    tolerance_hz : float, optional
-        How far from ``near`` the line may be; default :func:`search_tolerance`
-        of ``near`` and ``view_resolution_hz``.
-    max_harmonics : int, optional
-        Look no further than this harmonic (default: up to Nyquist).
-    threshold_db : float
-        Margin above the local noise floor a harmonic needs.
-    resolution_hz : float
-        Bin width aimed at (see :func:`line_spectrum`).
-    view_resolution_hz : float, optional
-        What one pixel or frequency bin of the view clicked spans near ``near``
-        (the coarser of the two): the default window widens to cover it, and
-        peaks within ``max(2 Hz, near / 4)`` of the click are preferred to
-        those only the wider window reaches.
+    f0: float
+    stderr: float
+    ks: tuple[int, ...]
+    peaks: tuple[float, ...]
+    levels: tuple[float, ...]
+    floors: tuple[float, ...]
 
-    Returns
-    -------
-    LineFit
+    @property
+    def prominence_db(self) -> float:
+        """The sum over the harmonics of the dB above the floor."""
+        return float(sum(lv - fl for lv, fl in zip(self.levels, self.floors, strict=True)))
 
-    Raises
-    ------
-    InputError
-        When ``near`` is outside (0, Nyquist) or no line stands above the floor there.
-    """
-    nyq = fs / 2.0
-    if isinstance(near, bool) or not isinstance(near, numbers.Real) or not (
-            math.isfinite(near) and 0 < near < nyq):
-        raise InputError(f"near={near!r} Hz must be between 0 Hz and the Nyquist frequency "
-                         f"{nyq:g} Hz")
-    if tolerance_hz is None:
-        tol = search_tolerance(near, view_resolution_hz)
-        windows = sorted({search_tolerance(near), tol})
-    else:
-        tol = float(tolerance_hz)
-        windows = [tol]
-    f, p = line_spectrum(x, fs, resolution_hz=resolution_hz)
-    df = float(f[1])
-    p_db = 10 * np.log10(p + 1e-300)
-    guard = 6  # bins of a Gaussian main lobe (std nseg/8: about ±4 bins) and a margin
+    @property
+    def strongest_db(self) -> float:
+        """How far above the floor the strongest harmonic stands (dB)."""
+        return float(max(lv - fl for lv, fl in zip(self.levels, self.floors, strict=True)))
 
-    def floor_at(i: int, f0: float) -> float:
-        return _floor_db(p, i, max(3 * guard, int(0.5 * f0 / df)), guard)
+    def related(self, other: _Family, tol_hz: float, extent) -> bool:
+        """Whether the two are the same lines: one fundamental a whole multiple of the
+        other (to :data:`SAME_LINE_FRACTION` of the lower or ``tol_hz``), or on the line
+        where the other has a harmonic (``extent(f)``: the (low, high) Hz the line at
+        ``f`` spans; a broad line's harmonics may have been missed by the fit)."""
+        lo, hi = sorted((self.f0, other.f0))
+        m = max(1, round(hi / lo))
+        if abs(hi - m * lo) <= max(tol_hz, SAME_LINE_FRACTION * lo):
+            return True
+        return any(a <= g.f0 <= b for f, g in ((self, other), (other, self))
+                   for a, b in (extent(k * f.f0) for k in range(1, max(f.ks) + 1)))
 
-    # 1. the most prominent local maximum within the tolerance of the click (the
-    # inner window first: a click nearer one line than another means that one)
-    best, i0 = -math.inf, 0
-    for win in windows:
-        lo = max(1, math.floor((near - win) / df))
-        hi = min(p.size - 2, math.ceil((near + win) / df))
-        cand = [i for i in range(lo, hi + 1) if p[i] >= p[i - 1] and p[i] >= p[i + 1]]
-        if cand:
-            best, i0 = max((p_db[i] - floor_at(i, max(i * df, 4 * guard * df)), i)
-                           for i in cand)
-        if best >= threshold_db:
-            break
-    if best == -math.inf:
-        raise InputError(f"no spectral line near {near:g} Hz")
-    if best < threshold_db:
-        raise InputError(f"no spectral line stands {threshold_db:g} dB above the noise floor "
-                         f"within {near - tol:.4g}–{near + tol:.4g} Hz (strongest: "
-                         f"{best:.1f} dB above it at {i0 * df:.2f} Hz)")
+
+def _fit_harmonics(p: np.ndarray, p_db: np.ndarray, df: float, i0: int, top_hz: float,
+                   max_harmonics: int | None, threshold_db: float, floor_at) -> _Family | None:
+    """The harmonics of the line peaking at bin ``i0`` standing above the floor, fitted."""
     b0, _ = _refine(p_db, i0)
     f0 = b0 * df
-    top = math.floor((nyq - df) / f0)
+    top = math.floor((top_hz - df) / f0)
     if max_harmonics is not None:
         top = min(top, int(max_harmonics))
     ks: list[int] = []
@@ -313,8 +333,196 @@ def find_line(x: np.ndarray, fs: float, near: float, *, tolerance_hz: float | No
         # parabolic interpolation leaves a bias of a few thousandths of a bin at least
         stderr = max(float(1.0 / np.sqrt(np.sum(wk * kk * kk))), 0.002 * df)
     if not ks:
+        return None
+    return _Family(f0, stderr, tuple(ks), tuple(peaks), tuple(levels), tuple(floors))
+
+
+def _families_near(p: np.ndarray, p_db: np.ndarray, df: float, lo: int, hi: int,
+                   top_hz: float, max_harmonics: int | None, threshold_db: float,
+                   floor_at, min_bin: int) -> list[_Family]:
+    """Every line family with a member standing above the floor in bins ``lo..hi``.
+
+    A family's fundamental is a peak above the floor at a window peak's
+    frequency divided by 1 to :data:`MAX_SUBHARMONIC`; families are returned
+    most prominent first (the sum over their harmonics of the dB above the floor).
+    """
+    def isolated(i: int) -> bool:
+        # a line's peak falls LINE_DROP_DB on both sides before anything rises above it (a
+        # ripple on a broad line's flank does not)
+        reach = max(3 * GUARD_BINS, round(SAME_LINE_FRACTION * i))
+        for step in (-1, 1):
+            j = i + step
+            while 0 < j < p.size - 1 and abs(j - i) <= reach:
+                if p_db[j] > p_db[i]:
+                    return False
+                if p_db[j] <= p_db[i] - LINE_DROP_DB:
+                    break
+                j += step
+        return True
+
+    def standing(i: int) -> bool:
+        return (p[i] >= p[i - 1] and p[i] >= p[i + 1]
+                and p_db[i] - floor_at(i, max(i * df, 4 * GUARD_BINS * df)) >= threshold_db
+                and isolated(i))
+
+    peaks = [i for i in range(lo, hi + 1) if standing(i)]
+    fundamentals: set[int] = set()
+    for i in peaks:
+        b, _ = _refine(p_db, i)
+        for k in range(1, MAX_SUBHARMONIC + 1):
+            c = round(b / k)
+            if k > 1 and c < min_bin:
+                break
+            a = max(1, c - 2)
+            j = a + int(np.argmax(p[a:c + 3]))
+            if j in fundamentals or (1 <= j < p.size - 1 and standing(j)):
+                fundamentals.add(j)
+    found = []
+    for j in sorted(fundamentals):
+        fam = _fit_harmonics(p, p_db, df, j, top_hz, max_harmonics, threshold_db, floor_at)
+        # a family counts when one of its harmonics is in the window
+        if fam is not None and any(lo * df <= f <= hi * df for f in fam.peaks):
+            found.append(fam)
+    found.sort(key=lambda fam: -fam.prominence_db)
+    return found
+
+
+def find_line(x: np.ndarray, fs: float, near: float, *, tolerance_hz: float | None = None,
+              max_harmonics: int | None = None, threshold_db: float = THRESHOLD_DB,
+              resolution_hz: float = TARGET_RESOLUTION_HZ,
+              view_resolution_hz: float | None = None,
+              uncertainty_hz: float | None = None) -> LineFit:
+    """Measure the spectral line near ``near`` Hz in samples ``x`` and its harmonics.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Samples ``(n,)`` or ``(n, channels)``; of complex (IQ) samples only the
+        positive frequencies are searched.
+    fs : float
+        Sample rate in Hz.
+    near : float
+        Where the line roughly is (a click), in Hz.
+    tolerance_hz : float, optional
+        How far from ``near`` the line may be; default :func:`search_tolerance`
+        of ``near`` and ``view_resolution_hz``.
+    max_harmonics : int, optional
+        Look no further than this harmonic (default: up to Nyquist).
+    threshold_db : float
+        Margin above the local noise floor a harmonic needs.
+    resolution_hz : float
+        Bin width aimed at (see :func:`line_spectrum`).
+    view_resolution_hz : float, optional
+        What one pixel or frequency bin of the view clicked spans near ``near``
+        (the coarser of the two): the default window widens to cover it, and
+        peaks within ``max(2 Hz, near / 4)`` of the click are preferred to
+        those only the wider window reaches.
+    uncertainty_hz : float, optional
+        How far (Hz) the click may be from the line meant, e.g. a few screen
+        pixels at the view's zoom.  Given, the window covers at least
+        ``near ± uncertainty_hz`` and the line chosen is the most prominent
+        *family* with a harmonic there (the sum over its harmonics of the dB
+        above the floor), not the nearest peak; the others with a harmonic
+        there are :attr:`LineFit.also_near`.
+
+    Returns
+    -------
+    LineFit
+
+    Raises
+    ------
+    InputError
+        When ``near`` is outside (0, Nyquist), ``uncertainty_hz`` is not a
+        number >= 0, or no line stands above the floor there.
+    """
+    nyq = fs / 2.0
+    if isinstance(near, bool) or not isinstance(near, numbers.Real) or not (
+            math.isfinite(near) and 0 < near < nyq):
+        raise InputError(f"near={near!r} Hz must be between 0 Hz and the Nyquist frequency "
+                         f"{nyq:g} Hz")
+    if uncertainty_hz is not None and (
+            isinstance(uncertainty_hz, bool) or not isinstance(uncertainty_hz, numbers.Real)
+            or not (math.isfinite(uncertainty_hz) and uncertainty_hz >= 0)):
+        raise InputError(f"uncertainty_hz={uncertainty_hz!r} must be a number of Hz >= 0")
+    if tolerance_hz is None:
+        tol = search_tolerance(near, view_resolution_hz)
+        windows = sorted({search_tolerance(near), tol})
+    else:
+        tol = float(tolerance_hz)
+        windows = [tol]
+    if uncertainty_hz is not None:
+        tol = max(tol, float(uncertainty_hz))
+        windows = [tol]
+    f, p = line_spectrum(x, fs, resolution_hz=resolution_hz)
+    df = float(f[1])
+    p_db = 10 * np.log10(p + 1e-300)
+    guard = GUARD_BINS
+
+    floors: dict[tuple[int, int], float] = {}
+
+    def floor_at(i: int, f0: float) -> float:
+        key = (i, max(3 * guard, int(0.5 * f0 / df)))
+        if key not in floors:
+            floors[key] = _floor_db(p, i, key[1], guard)
+        return floors[key]
+
+    def window(win: float) -> tuple[int, int]:
+        return (max(1, math.floor((near - win) / df)),
+                min(p.size - 2, math.ceil((near + win) / df)))
+
+    # 1. the most prominent local maximum within the tolerance of the click (the
+    # inner window first: a click nearer one line than another means that one)
+    best, i0 = -math.inf, 0
+    for win in windows:
+        lo, hi = window(win)
+        cand = [i for i in range(lo, hi + 1) if p[i] >= p[i - 1] and p[i] >= p[i + 1]]
+        if cand:
+            best, i0 = max((p_db[i] - floor_at(i, max(i * df, 4 * guard * df)), i)
+                           for i in cand)
+        if best >= threshold_db:
+            break
+    if best == -math.inf:
+        raise InputError(f"no spectral line near {near:g} Hz")
+    if best < threshold_db:
+        raise InputError(f"no spectral line stands {threshold_db:g} dB above the noise floor "
+                         f"within {max(0.0, near - tol):.4g}–{near + tol:.4g} Hz (strongest: "
+                         f"{best:.1f} dB above it at {i0 * df:.2f} Hz)")
+    also: tuple[NearLine, ...] = ()
+    if uncertainty_hz is None:
+        fam = _fit_harmonics(p, p_db, df, i0, nyq, max_harmonics, threshold_db, floor_at)
+    else:
+        # 2. a click's pixels: the most prominent family with a harmonic in the window
+        def extent(f: float) -> tuple[float, float]:
+            # the line at f: from the highest bin within SAME_LINE_FRACTION (or the guard
+            # bins) of f, where it stands above the floor, to LINE_EXTENT_DB below it (at
+            # most three times that far); nothing where no line stands
+            w = max(guard, round(SAME_LINE_FRACTION * f / df))
+            c = round(f / df)
+            a, b = min(max(c - w, 1), p.size - 2), min(max(c + w, 1), p.size - 2)
+            i = a + int(np.argmax(p_db[a:b + 1]))
+            if p_db[i] - floor_at(i, max(f, 4 * guard * df)) < threshold_db:
+                return math.inf, -math.inf
+            a = b = i
+            while a > max(1, i - 3 * w) and p_db[a - 1] >= p_db[i] - LINE_EXTENT_DB:
+                a -= 1
+            while b < min(p.size - 2, i + 3 * w) and p_db[b + 1] >= p_db[i] - LINE_EXTENT_DB:
+                b += 1
+            return (a - 0.5) * df, (b + 0.5) * df
+
+        families = _families_near(p, p_db, df, *window(tol), nyq, max_harmonics,
+                                  threshold_db, floor_at, min_bin=2 * guard)
+        kept: list[_Family] = []
+        for cand_fam in families:
+            if not any(cand_fam.related(k, guard * df, extent) for k in kept):
+                kept.append(cand_fam)
+        fam = kept[0] if kept else _fit_harmonics(p, p_db, df, i0, nyq, max_harmonics,
+                                                  threshold_db, floor_at)
+        seen = [k for k in kept[1:] if k.strongest_db >= ALSO_NEAR_DB]
+        also = tuple(NearLine(k.f0, k.ks, k.prominence_db) for k in seen[:MAX_ALSO_NEAR])
+    if fam is None:
         raise InputError(f"no spectral line stands {threshold_db:g} dB above the noise floor "
                          f"near {near:g} Hz")
-    return LineFit(frequency_hz=f0, stderr_hz=stderr, harmonics=tuple(ks),
-                   peaks_hz=tuple(peaks), levels_db=tuple(levels), floor_db=tuple(floors),
-                   resolution_hz=df, near_hz=float(near), threshold_db=threshold_db)
+    return LineFit(frequency_hz=fam.f0, stderr_hz=fam.stderr, harmonics=fam.ks,
+                   peaks_hz=fam.peaks, levels_db=fam.levels, floor_db=fam.floors,
+                   resolution_hz=df, near_hz=float(near), threshold_db=threshold_db,
+                   also_near=also, window_hz=(max(0.0, near - tol), near + tol))

@@ -12,10 +12,11 @@ visible span is re-filtered (a preview engine); a finished change filters the
 whole recording.  The view can show the recording after the filter,
 before it, or the difference in dB.  Clicking a spectral line in notch mode
 measures the line on the recording's samples (a compute job: the visible span,
-at least :data:`MIN_LINE_SPAN_S` around its middle) and adds a notch for it and
-the harmonics that stand above the noise floor to the chain.  Designs and analyses of the panel
-run on the compute thread too (jobs of kind ``design``, a newer one superseding
-an older one); the GUI thread only draws them.
+at least :data:`MIN_LINE_SPAN_S` around its middle: the most prominent line family
+within :data:`CLICK_PIXELS` of the click, the others there named) and adds a notch
+for it and the harmonics that stand above the noise floor to the chain.  Designs and
+analyses of the panel run on the compute thread too (jobs of kind ``design``, a newer
+one superseding an older one); the GUI thread only draws them.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ COEFFICIENT_FILTER = "JSON (*.json);;CSV (*.csv);;NumPy (*.npz);;C header (*.h);
 MIN_LINE_SPAN_S = 10.0
 #: and on at most this many samples (the middle of a longer visible span)
 MAX_LINE_SAMPLES = 1 << 22
+#: a hand's click lands this many screen pixels (each side) from the line it means
+CLICK_PIXELS = 6
 
 
 class DesignerController(QObject):
@@ -202,6 +205,14 @@ class DesignerController(QObject):
         scale = self.view.freq_scale
         y = float(forward(scale, max(f, 1e-3)))
         return abs(float(inverse(scale, y + dy)) - float(inverse(scale, y)))
+
+    def _hz_within(self, f: float, pixels: float) -> float:
+        """How far (Hz) from ``f`` the spectrogram's rows ``pixels`` above and below reach,
+        the farther of the two (on a log or mel axis they differ)."""
+        dy = pixels * abs(float(self.view.plot.getViewBox().viewPixelSize()[1]))
+        scale = self.view.freq_scale
+        y = float(forward(scale, max(f, 1e-3)))
+        return max(abs(float(inverse(scale, y + s * dy)) - f) for s in (1, -1))
 
     # -- settings -> panel ---------------------------------------------------------
     def document_opened(self, sample_rate: float) -> None:
@@ -365,11 +376,16 @@ class DesignerController(QObject):
             return False
         rec, a, b, channels = span
         fs = rec.sample_rate
-        # the click may be anywhere on the line's pixel or, coarser, its frequency bin: the
-        # search window covers a pixel or bin and a half around, at least the CLI's
+        # a hand's click lands a few pixels off the line it means, and each pixel shows a
+        # frequency bin: the search covers CLICK_PIXELS each side and the bins under them
+        # (at least a pixel or bin and a half, and the CLI's window), and takes the most
+        # prominent line family there
         resolution = self._hz_per_pixel(frequency)
+        uncertainty = self._hz_within(frequency, CLICK_PIXELS)
         if self.shell.settings.representation == "stft":
-            resolution = max(resolution, fs / self.shell.settings.stft.nfft)
+            bin_hz = fs / self.shell.settings.stft.nfft
+            resolution = max(resolution, bin_hz)
+            uncertainty += bin_hz / 2
         harmonics = "all" if self.notch_harmonics.isChecked() else None
         self.notch_mode.setChecked(False)
         self._line_request = (fs, harmonics)
@@ -378,7 +394,8 @@ class DesignerController(QObject):
         def measure(control: TaskControl) -> Any:
             x = rec.read(a, b, channels=channels)
             control.check()
-            return find_line(x, fs, frequency, view_resolution_hz=resolution)
+            return find_line(x, fs, frequency, view_resolution_hz=resolution,
+                             uncertainty_hz=uncertainty)
 
         self.shell.worker.submit("line", measure, label="Measuring the line",
                                  callbacks=JobCallbacks(done=self._line_found,
@@ -399,9 +416,10 @@ class DesignerController(QObject):
             return
         self.line_info.setText(fit.describe())
         self.add_spec(spec, chain_on=True)  # added, and heard: the chain filters the view
-        what = {"iircomb": "a comb", "notches": f"{spec.harmonics} notches",
-                "iirnotch": "one notch"}[spec.design]
-        self.shell.show_message(f"{fit.describe()}: {what}", 8000)
+        what = {"iircomb": "A comb", "notches": f"{spec.harmonics} notches",
+                "iirnotch": "One notch"}[spec.design]
+        # what was notched first: the lines also near the click come after it
+        self.shell.show_message(f"{what} for {fit.describe()}", 8000)
 
     def _line_failed(self, message: str) -> None:
         self._line_request = None

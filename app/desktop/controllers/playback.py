@@ -261,7 +261,9 @@ class PlaybackController(QObject):
             opts["heterodyne"] = s.heterodyne
             band = self._band(s, sel, f0, f1, rec.sample_rate / 2)
             if band is not None:
-                self.transport.set_band(*band)
+                # the fields show what plays; a typed band stays the one typed
+                typed = s.band is not None and not self._box_band(sel)
+                self.transport.set_band(*band, typed=typed)
                 opts["band"] = band
         opts = {k: v for k, v in opts.items() if v is not None}
         channel: int | str = s.channels
@@ -269,12 +271,21 @@ class PlaybackController(QObject):
             channel = max(0, self.shell.settings.channel)
         return PlayRange(start, t1, channel, PlaybackOptions.of(opts))
 
+    @staticmethod
+    def _box_band(sel: Any) -> bool:
+        """Whether the selection is a box (a band of its own)."""
+        return sel is not None and sel.freq_low_hz is not None and sel.freq_high_hz is not None
+
     def _band(self, s: Any, sel: Any, f0: float, f1: float,
               nyquist: float) -> tuple[float, float] | None:
-        if sel is not None and sel.freq_low_hz is not None and sel.freq_high_hz is not None:
+        """The band heard: a selection box's; else with Band ticked the band typed in the
+        fields (an edge left empty: the view's), else the view's; else None."""
+        if self._box_band(sel):
             lo, hi = sel.freq_low_hz, sel.freq_high_hz
         elif s.band_on:
-            lo, hi = s.band if s.band is not None else (f0, f1)
+            typed = s.band if s.band is not None else (None, None)
+            lo = f0 if typed[0] is None else typed[0]
+            hi = f1 if typed[1] is None else typed[1]
         else:
             return None
         lo, hi = max(0.0, float(lo)), min(float(hi), nyquist)

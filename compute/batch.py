@@ -26,7 +26,7 @@ from .batch_compare import RerunResult, compare_outputs
 from .batch_dask import plugin_copy, still_wanted, worker_name
 from .batch_fetch import check_write_on
 from .batch_pool import make_pool
-from .errors import InputError, RecordingError, SpecscopeError
+from .errors import InputError, RecordingError, SpecscopeError, shown
 from .files import clean_stale_partials, os_error_cause, owner_tag, refuse_overwriting_inputs
 from .heap import roomy_heap
 from .io import open_recording, split_member
@@ -39,6 +39,7 @@ from .output import (
     sha256_file,
     write_pipeline_output,
 )
+from .output.provenance import read_int_attr, read_text_attr
 from .pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
 
 __all__ = ["DEFAULT_TASK_SAMPLES", "EXECUTORS", "InputResult", "RerunResult", "Summary",
@@ -694,11 +695,6 @@ def process_file(pipeline: Pipeline | dict[str, Any], path: str | os.PathLike[st
 # -- rerun --------------------------------------------------------------------------------
 
 
-def _attr(f: Any, name: str) -> Any:
-    v = f.attrs.get(name)
-    return os.fsdecode(v) if isinstance(v, bytes) else v  # a non-UTF-8 file name
-
-
 def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
     """Run the pipeline stored in an output again on its source.
 
@@ -731,20 +727,33 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
         raise RecordingError(f"{out}: no such file")
     try:
         with h5py.File(out, "r") as f:
-            text = _attr(f, "pipeline")
+            a, where = f.attrs, out.name
+            text = read_text_attr(a, "pipeline", where, default=None)
             if text is None:
                 raise InputError(f"{out.name}: no pipeline inside; not written by "
                                  "'specscope run'")
-            source = _attr(f, "source_path")
-            digest = _attr(f, "source_sha256")
-            options = jsonsafe.loads(_attr(f, "source_options") or "{}", f"{out.name}: "
-                                     "source_options")
-            start, stop = int(f.attrs["start_sample"]), int(f.attrs["stop_sample"])
-            channels = jsonsafe.loads(_attr(f, "channels") or "null", f"{out.name}: channels")
-            chunk = int(f.attrs["chunk_samples"])
-            task = int(f.attrs["task_samples"]) or None
+            source = read_text_attr(a, "source_path", where)
+            digest = read_text_attr(a, "source_sha256", where)
+            options = jsonsafe.loads(read_text_attr(a, "source_options", where, default="{}"),
+                                     f"{where}: attribute source_options")
+            if not isinstance(options, dict):
+                raise RecordingError(f"{where}: attribute source_options must be a JSON "
+                                     "object")
+            start = read_int_attr(a, "start_sample", where)
+            stop = read_int_attr(a, "stop_sample", where)
+            channels = jsonsafe.loads(read_text_attr(a, "channels", where, default="null"),
+                                      f"{where}: attribute channels")
+            if channels is not None and not (
+                    isinstance(channels, list) and all(type(c) is int and c >= 0
+                                                       for c in channels)):
+                raise RecordingError(f"{where}: attribute channels={shown(channels)} must be "
+                                     "a list of channel numbers")
+            chunk = read_int_attr(a, "chunk_samples", where, minimum=1)
+            task = read_int_attr(a, "task_samples", where) or None
             # a range export read lookback samples before its start to warm its steps up
-            is_range = "range_first" in f.attrs
+            is_range = "range_first" in a
+    except SpecscopeError:
+        raise
     except OSError as exc:
         raise RecordingError(f"{out}: not an HDF5 file ({_one_line(exc)})") from None
     pipeline = Pipeline.from_json(text)

@@ -8,13 +8,14 @@ bar or a dialog and keeps working.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from os import PathLike
 from typing import Any
 
-__all__ = ["MAX_ECHO", "MAX_LISTED", "MAX_MESSAGE", "BadOption", "Cancelled", "InputError", "MissingOption",
-           "OptionError", "RecordingError", "RegistrationError", "SpecscopeError", "one_line",
-           "operator_detail", "operator_error", "shown"]
+__all__ = ["MAX_ECHO", "MAX_LISTED", "MAX_MESSAGE", "BadOption", "Cancelled", "InputError",
+           "MissingOption", "OptionError", "RecordingError", "RegistrationError", "SpecscopeError",
+           "cut_echoes", "one_line", "operator_detail", "operator_error", "shown"]
 
 #: most characters of a bad value an error message repeats
 MAX_ECHO = 200
@@ -61,6 +62,41 @@ def _cut(text: str, limit: int) -> str:
         return text
     tail = f"... ({len(text)} characters)"
     return text[:max(limit - len(tail), 1)] + tail
+
+
+#: a quoted value (as ``repr`` quotes it) or a run of text without spaces
+_ECHOED = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+""")
+
+
+def cut_echoes(message: str, limit: int = MAX_ECHO) -> str:
+    """A message written by others (argparse's) with each value it repeats cut as
+    :func:`shown` cuts it, on one line.
+
+    Every quoted value, and every run of text without spaces, longer than ``limit``
+    keeps its start and says how long it was.
+
+    Parameters
+    ----------
+    message : str
+        The message.
+    limit : int
+        The most characters kept of one value.
+
+    Returns
+    -------
+    str
+        The message, passed through :func:`one_line`.
+
+    Examples
+    --------
+    >>> cut_echoes("argument --nfft: invalid int value: '" + "9" * 300 + "'", 30)
+    "argument --nfft: invalid int value: '999999999... (302 characters)"
+    """
+    def cut(m: re.Match[str]) -> str:
+        text = m.group()
+        return _cut(text, limit) if len(text) > limit else text
+
+    return one_line(_ECHOED.sub(cut, message))
 
 
 def one_line(message: str, limit: int = MAX_MESSAGE) -> str:

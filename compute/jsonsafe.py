@@ -63,7 +63,8 @@ def _depth(text: str) -> int:
 def loads(text: str | bytes, where: str, *, what: str = "JSON document",
           max_bytes: int = MAX_JSON_BYTES, max_depth: int = MAX_DEPTH,
           max_digits: int = MAX_DIGITS, unique_keys: bool = False,
-          error: type[SpecscopeError] = InputError) -> Any:
+          error: type[SpecscopeError] = InputError,
+          syntax_error: type[SpecscopeError] | None = None) -> Any:
     """Parse a JSON document within limits.
 
     Parameters
@@ -80,6 +81,9 @@ def loads(text: str | bytes, where: str, *, what: str = "JSON document",
         Refuse an object that gives a key twice.
     error : type
         The :class:`~specscope.compute.errors.SpecscopeError` raised.
+    syntax_error : type, optional
+        The error raised instead when the text is no JSON at all (invalid syntax), so
+        that a caller can take such text for something else; by default ``error``.
 
     Returns
     -------
@@ -148,8 +152,8 @@ def loads(text: str | bytes, where: str, *, what: str = "JSON document",
         return json.loads(text, parse_int=parse_int, parse_float=parse_float,
                           parse_constant=constant, object_pairs_hook=pairs)
     except json.JSONDecodeError as exc:
-        raise error(f"{where}: not a {what}: invalid JSON at line {exc.lineno}, "
-                    f"column {exc.colno} ({exc.msg})") from None
+        raise (syntax_error or error)(f"{where}: not a {what}: invalid JSON at line "
+                                      f"{exc.lineno}, column {exc.colno} ({exc.msg})") from None
     except RecursionError:  # a deeper stack than the depth check allows for
         raise error(f"{where}: not a {what}: nested too deep") from None
 
@@ -172,6 +176,9 @@ def load_file(path: str | os.PathLike[str], *, what: str = "JSON file",
         The largest file read.
     error : type
         The :class:`~specscope.compute.errors.SpecscopeError` raised.
+    syntax_error : type, optional
+        The error raised instead when the text is no JSON at all (invalid syntax), so
+        that a caller can take such text for something else; by default ``error``.
     **limits
         ``max_depth``, ``max_digits``, ``unique_keys`` of :func:`loads`.
 

@@ -37,6 +37,11 @@ COMMON_WINDOWS = ("hann", "hamming", "blackman", "blackmanharris", "nuttall",
                   "flattop", "bartlett", "boxcar", "cosine", "tukey", "kaiser,8")
 #: the window functions of scipy.signal.windows, by name (get_window knows some aliases too)
 _SCIPY_WINDOWS = frozenset(n.lower() for n in scipy.signal.windows.__all__) - {"get_window"}
+#: the most a window parameter that counts work may be (taylor's nbar: time grows with
+#: its square)
+MAX_WINDOW_COUNTS = 1000
+#: window name -> position of a counting parameter -> (its name, its largest value)
+_WINDOW_COUNTS = {"taylor": {0: ("nbar", MAX_WINDOW_COUNTS)}}
 #: frames transformed per block: bounds memory and gives cancellation points
 FRAMES_PER_BLOCK = 2048
 
@@ -73,9 +78,13 @@ def get_window(window: str | tuple, nfft: int) -> np.ndarray:
     array([0. , 0.5, 1. , 0.5])
     """
     spec = parse_window(window)
+    _check_window_counts(window, spec)
     try:
         with np.errstate(all="ignore"):  # nonsense parameters are refused below
             w = scipy.signal.get_window(spec, nfft, fftbins=True)
+    except ArithmeticError:  # 10**(at/20) of chebwin,1e9; taylor's sll=1e300
+        raise InputError(f"window={shown(window)}: a parameter is out of the range the window "
+                         "can be computed for (e.g. 'chebwin,100', 'taylor,4,30')") from None
     except (ValueError, TypeError) as exc:
         # a window scipy has, with parameters it refused: its words say which
         name = spec[0] if isinstance(spec, tuple) and spec else spec
@@ -92,6 +101,18 @@ def get_window(window: str | tuple, nfft: int) -> np.ndarray:
                          "parameters (e.g. 'kaiser,8')")
     w.setflags(write=False)
     return w
+
+
+def _check_window_counts(window: str | tuple, spec: str | tuple) -> None:
+    """Refuse a parameter that counts loop passes beyond :data:`MAX_WINDOW_COUNTS`."""
+    if not isinstance(spec, tuple) or not spec or not isinstance(spec[0], str):
+        return
+    for at, (param, most) in _WINDOW_COUNTS.get(spec[0].lower(), {}).items():
+        if len(spec) > at + 1:
+            value = spec[at + 1]
+            if isinstance(value, (int, float, np.integer, np.floating)) and not value <= most:
+                raise InputError(f"window={shown(window)}: {param}={value:g} must be at most "
+                                 f"{most}")
 
 
 def parse_window(window: str | tuple) -> str | tuple:

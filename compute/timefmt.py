@@ -11,6 +11,11 @@ that, milliseconds (``20 ms``) within the first second when the precision is
 finer than a second (:func:`time_style`).  File information, the cursor readout
 and the export dialog use the same rule, so a duration of 2000 s reads
 ``0:33:20.000`` everywhere, as the axis writes ``0:33:20``.
+
+:func:`time_to_sample` turns such a time into a sample number, the one place
+where seconds become samples for a command: a time that is not finite, negative,
+past the end of the recording or beyond any sample count is refused, naming the
+parameter.
 """
 
 from __future__ import annotations
@@ -20,13 +25,15 @@ import re
 
 from .errors import InputError, shown
 
-__all__ = ["CLOCK_FROM_S", "MAX_DECIMALS", "TIME_FORMS", "TimeFormatError", "format_time",
-           "parse_time", "time_style"]
+__all__ = ["CLOCK_FROM_S", "MAX_DECIMALS", "MAX_SAMPLE", "TIME_FORMS", "TimeFormatError",
+           "format_time", "parse_time", "time_style", "time_to_sample"]
 
 #: times this far (s) or further into a recording read as a clock
 CLOCK_FROM_S = 60.0
 #: the most decimals a time shows (microseconds)
 MAX_DECIMALS = 6
+#: the largest sample number a time may stand for (sample positions are int64)
+MAX_SAMPLE = 1 << 62
 #: what :func:`parse_time` accepts, as its errors say it
 TIME_FORMS = "seconds (12.5), milliseconds (250 ms), m:ss (1:05) or h:mm:ss (0:39:04.25)"
 
@@ -97,6 +104,58 @@ def parse_time(text: str | float, name: str | None = None) -> float:
     if not math.isfinite(value):
         raise TimeFormatError(f"{prefix}{shown(text)} is not a finite time", text)
     return value
+
+
+def time_to_sample(seconds: str | float, sample_rate: float, name: str, *,
+                   n_samples: int | None = None) -> int:
+    """The sample at ``seconds`` from the start of a recording (rounded), within bounds.
+
+    Parameters
+    ----------
+    seconds : str or float
+        The time, as :func:`parse_time` reads it.
+    sample_rate : float
+        Samples per second (> 0).
+    name : str
+        The parameter the time was given as (``start``), named in errors.
+    n_samples : int, optional
+        The recording's length in samples: a time past its end is refused.
+
+    Returns
+    -------
+    int
+        ``round(seconds * sample_rate)``, in ``[0, n_samples]`` (or
+        ``[0, MAX_SAMPLE]`` without ``n_samples``).
+
+    Raises
+    ------
+    InputError
+        The time is not a finite number of seconds, is negative, lies past the end
+        of the recording, or stands for more than :data:`MAX_SAMPLE` samples.
+
+    Examples
+    --------
+    >>> time_to_sample("1.5", 48000.0, "start")
+    72000
+    >>> time_to_sample(30, 48000.0, "stop", n_samples=960000)
+    Traceback (most recent call last):
+    ...
+    specscope.compute.errors.InputError: stop=30 s is past the end of the recording (20.000 s)
+    """
+    value = parse_time(seconds, name)
+    if value < 0:
+        raise InputError(f"{name}={value:g} s must be >= 0 s")
+    rate = float(sample_rate)
+    if not (math.isfinite(rate) and rate > 0):
+        raise InputError(f"sample_rate={shown(sample_rate)} must be a finite number > 0")
+    sample = value * rate
+    if n_samples is not None and not sample < int(n_samples) + 0.5:
+        raise InputError(f"{name}={value:g} s is past the end of the recording "
+                         f"({format_time(int(n_samples) / rate)})")
+    if not sample <= MAX_SAMPLE:
+        raise InputError(f"{name}={value:g} s is beyond any recording at {rate:g} Hz "
+                         f"(more than {MAX_SAMPLE} samples)")
+    return round(sample)
 
 
 def _plain(t: str) -> float | None:

@@ -21,7 +21,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import NamedTuple
 
-from specscope.app.cli.common import add_plugin_option, apply_plugin_option, run_command
+from specscope.app.cli.common import (
+    Parser,
+    add_plugin_option,
+    apply_plugin_option,
+    escape_unprintable,
+    run_command,
+)
 from specscope.compute import __version__
 
 __all__ = ["COMMANDS", "EXAMPLE", "build_parser", "command_module", "main"]
@@ -116,7 +122,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     argparse.ArgumentParser
         The ``specscope`` parser with its global options and subcommands.
     """
-    ap = argparse.ArgumentParser(
+    ap = Parser(
         prog="specscope", description="Explore recordings spectrally.",
         epilog="Run 'specscope COMMAND --help' for the options of a command.")
     ap.add_argument("--version", action="version", version=f"specscope {__version__}")
@@ -148,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         The command's exit status (0 on success), 2 for bad input, 130 when
         cancelled or interrupted.
     """
+    escape_unprintable()  # a file name that is not UTF-8 is printed escaped, never a crash
     argv = list(sys.argv[1:] if argv is None else argv)
     name = _command_in(argv)
     if name is None and not {"-h", "--help", "--version"} & set(argv):

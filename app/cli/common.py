@@ -11,6 +11,7 @@ of the command line.  Nothing here imports Qt.
 from __future__ import annotations
 
 import argparse
+import codecs
 import contextlib
 import json
 import os
@@ -19,14 +20,21 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from specscope.app.cli import watch as cli_watch
 from specscope.app.cli.types import at_least, whole_number
-from specscope.compute.errors import Cancelled, InputError, OptionError, SpecscopeError
+from specscope.compute.errors import (
+    Cancelled,
+    InputError,
+    OptionError,
+    SpecscopeError,
+    cut_echoes,
+)
 
-__all__ = ["OPTION_FLAGS", "ProgressBar", "add_plugin_option", "add_pool_options",
-           "add_recording_options", "add_stft_options", "apply_plugin_option", "error_text", "open_input",
+__all__ = ["ESCAPE_ERRORS", "OPTION_FLAGS", "Parser", "ProgressBar", "add_plugin_option",
+           "add_pool_options", "add_recording_options", "add_stft_options",
+           "apply_plugin_option", "error_text", "escape_unprintable", "open_input",
            "recording_options", "report_batch", "require_at_least", "run_command"]
 
 #: the core's keyword of an option -> the command line's flag for it and its value's name
@@ -45,6 +53,67 @@ OPTION_FLAGS: dict[str, tuple[str, str]] = {
     "freq_low_hz": ("--fmin", "HZ"),
     "freq_high_hz": ("--fmax", "HZ"),
 }
+
+
+#: the codec error handler of the command line's output streams (:func:`escape_unprintable`)
+ESCAPE_ERRORS = "specscope.escape"
+
+
+def _escape(exc: UnicodeError) -> tuple[str, int]:
+    """What cannot be encoded, as backslash escapes: a file name's undecodable bytes as
+    ``\\xff`` (``os.fsdecode`` made them surrogates), other characters as ``\\u2013``."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for ch in exc.object[exc.start:exc.end]:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:  # a byte of a name that is not UTF-8
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif code <= 0xFF:
+            out.append(f"\\x{code:02x}")
+        elif code <= 0xFFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return "".join(out), exc.end
+
+
+codecs.register_error(ESCAPE_ERRORS, _escape)
+
+
+def escape_unprintable(*streams: Any) -> None:
+    """Make ``streams`` (default stdout and stderr) print what they cannot encode escaped.
+
+    A file name that is not valid UTF-8 (``bad_\\xff\\xfe.wav``) is printed with its
+    undecodable bytes as ``\\xff``, as ``ls`` escapes them, by every command and in
+    every error line, whatever ``PYTHONIOENCODING`` asks; the rest of the text is
+    unchanged.
+
+    Parameters
+    ----------
+    *streams : text streams
+        Streams to change (those without ``reconfigure`` are left as they are).
+    """
+    for stream in streams or (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        with contextlib.suppress(AttributeError, ValueError, OSError, LookupError):
+            reconfigure(errors=ESCAPE_ERRORS)
+
+
+class Parser(argparse.ArgumentParser):
+    """The command line's parser: a usage error repeats the values it names cut short.
+
+    argparse repeats a bad value whole (``invalid choice: '999...'``, ten thousand
+    digits); here each is cut as :func:`~specscope.compute.errors.shown` cuts it
+    (:func:`~specscope.compute.errors.cut_echoes`), so the error stays one short
+    line after the usage.  Subcommands' parsers are of this class too.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print the usage and the error, values cut, and exit with status 2."""
+        super().error(cut_echoes(message))
 
 
 def add_plugin_option(parser: argparse.ArgumentParser) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from specscope.compute.errors import InputError
+from specscope.compute.errors import InputError, shown
 from specscope.compute.params import Param, parse_number
 from specscope.compute.timefmt import parse_time
 
@@ -196,7 +196,7 @@ def channel_list(text: str) -> list[int]:
     try:
         return [_checked(_CHANNEL, int(c)) for c in parts]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of "
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a comma-separated list of "
                                          "channel numbers, e.g. 0,1") from None
 
 

@@ -43,6 +43,7 @@ from typing import Any
 
 from .._version import __version__
 from ..errors import BadOption, InputError, SpecscopeError
+from ..params import memory_budget
 from .checks import OUTPUT_KINDS
 
 __all__ = [
@@ -74,6 +75,10 @@ MODULE_PREFIX = "specscope_plugin_"
 _METADATA_NAME = "SPECSCOPE_PLUGIN"
 _MANIFEST = "plugin.toml"
 _MAX_CALL_ERRORS = 20
+#: largest plugin source file or manifest read for metadata (without importing it)
+MAX_METADATA_BYTES = 4 << 20
+#: memory Python's parser takes per byte of source, at most (measured)
+_PARSE_BYTES_PER_BYTE = 250
 
 
 class PluginError(SpecscopeError):
@@ -331,6 +336,50 @@ def forget(forget_paths: bool = True) -> list[Plugin]:
 # -- reading metadata without importing ----------------------------------------------
 
 
+class _Unreadable(ValueError):
+    """A plugin file that cannot be read for metadata: too large, or nested too deep.
+
+    ``filename`` names the file (as :class:`SyntaxError` does).
+    """
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(problem)
+        self.filename = str(path)
+
+
+def _read_text(path: Path) -> str:
+    """A plugin file's text, refused beyond :data:`MAX_METADATA_BYTES` or the memory budget."""
+    size = path.stat().st_size
+    most = min(MAX_METADATA_BYTES, memory_budget() // _PARSE_BYTES_PER_BYTE)
+    if size > most:
+        within = "" if most == MAX_METADATA_BYTES else " within the memory budget"
+        raise _Unreadable(path, f"{size} bytes is too large to read without importing it "
+                                f"(at most {most}{within})")
+    with open(path, "rb") as fh:  # no more than checked, should the file grow
+        data = fh.read(MAX_METADATA_BYTES + 1)
+    if len(data) > MAX_METADATA_BYTES:
+        raise _Unreadable(path, f"it grew past {MAX_METADATA_BYTES} bytes while read")
+    return data.decode("utf-8")
+
+
+def _parse_source(path: Path) -> ast.Module:
+    """The syntax tree of a plugin file; an expression nested too deep is :class:`_Unreadable`."""
+    text = _read_text(path)
+    try:
+        return ast.parse(text, filename=str(path))
+    except (RecursionError, MemoryError):  # 1+1+... a million times
+        raise _Unreadable(path, "an expression nested too deep to parse") from None
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    """A ``plugin.toml``; nesting too deep for the TOML reader is :class:`_Unreadable`."""
+    text = _read_text(path)
+    try:
+        return tomllib.loads(text)
+    except (RecursionError, MemoryError):  # [[[... a hundred thousand deep
+        raise _Unreadable(path, "nested too deep to parse") from None
+
+
 def _literal(node: ast.AST | None) -> Any:
     if node is None:
         return None
@@ -354,8 +403,7 @@ def _scan_source(files: Iterable[Path]) -> tuple[dict[str, Any], list[tuple[str,
     ops: list[tuple[str, str]] = []
     doc = ""
     for i, path in enumerate(files):
-        text = path.read_text(encoding="utf-8")
-        tree = ast.parse(text, filename=str(path))
+        tree = _parse_source(path)
         if i == 0:
             doc = (ast.get_docstring(tree) or "").strip().splitlines()[:1]
             doc = doc[0] if doc else ""
@@ -397,8 +445,7 @@ def _fill_metadata(p: Plugin, location: Path, package: bool) -> None:
     try:
         meta: dict[str, Any] = {}
         if package and (location / _MANIFEST).is_file():
-            with open(location / _MANIFEST, "rb") as fh:
-                meta = tomllib.load(fh)
+            meta = _read_manifest(location / _MANIFEST)
             meta = dict(meta.get("plugin", meta))
             src_meta, ops, doc = _scan_source(_source_files(location, package))
             for k, v in src_meta.items():
@@ -410,8 +457,9 @@ def _fill_metadata(p: Plugin, location: Path, package: bool) -> None:
         p.status = "failed"
         where = getattr(exc, "filename", None) or str(location)
         line = getattr(exc, "lineno", None)
+        kind = "" if isinstance(exc, _Unreadable) else f"{type(exc).__name__}: "
         p.error = (f"plugin {p.name!r}: cannot read its metadata ({Path(where).name}"
-                   f"{f', line {line}' if line else ''}): {type(exc).__name__}: "
+                   f"{f', line {line}' if line else ''}): {kind}"
                    f"{' '.join(str(getattr(exc, 'msg', exc)).split())}")
         p.traceback = _tb.format_exc()
         return
@@ -637,7 +685,7 @@ def missing_imports(plugin: Plugin) -> str | None:
         return None
     for path in files:
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            tree = _parse_source(path)
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
             continue
         for node in tree.body:

@@ -18,7 +18,11 @@ Formats (:data:`FORMATS`), chosen by name or by the file suffix:
 
 Importing accepts b/a, zpk or SOS wherever the format holds them.  Reading a
 ``.py`` file never executes it: the coefficient literals are parsed with
-:func:`ast.literal_eval`.
+:func:`ast.literal_eval`.  A file is held to the limits of a design: its size
+(and the memory parsing it takes, :func:`~specscope.compute.params.check_bytes`)
+is checked before it is parsed, and its rows before they become arrays: at most
+:data:`MAX_SECTIONS` second-order sections, :data:`MAX_FRAME` taps, :data:`MAX_ROOTS`
+zeros or poles, and an order of at most ``2 * MAX_ORDER`` where b/a must be factored.
 """
 
 from __future__ import annotations
@@ -29,19 +33,22 @@ import json
 import math
 import os
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .. import jsonsafe
-from ..errors import InputError, RecordingError
+from ..errors import InputError, RecordingError, shown
 from ..files import atomic_write_bytes
+from ..params import MAX_FRAME, check_bytes
 from .designed import Design
-from .spec import FilterSpec
+from .spec import MAX_ORDER, FilterSpec
 
-__all__ = ["FORMATS", "SUFFIXES", "export_coefficients", "parse_coefficients",
-           "read_coefficients", "write_coefficients"]
+__all__ = ["FORMATS", "MAX_COEFFICIENT_BYTES", "MAX_PYTHON_BYTES", "MAX_ROOTS", "MAX_SECTIONS",
+           "SUFFIXES", "export_coefficients", "parse_coefficients", "read_coefficients",
+           "write_coefficients"]
 
 TAG = "specscope/filter/1"
 FORMATS = ("json", "csv", "npz", "c", "python")
@@ -307,6 +314,16 @@ def _scipy_code(d: Design) -> list[str]:
 
 #: largest coefficient file read
 MAX_COEFFICIENT_BYTES = 64 << 20
+#: largest ``.py`` coefficient file read (its syntax tree takes ~250 bytes per byte)
+MAX_PYTHON_BYTES = 4 << 20
+#: most second-order sections read (a band design of the highest order has this many)
+MAX_SECTIONS = MAX_ORDER
+#: most zeros or poles read (two per section, or a FIR's roots)
+MAX_ROOTS = 4 * MAX_ORDER
+#: memory a parser takes per byte of a file of the format, at most (measured)
+_PARSE_BYTES_PER_BYTE = {"python": 250, "json": 16, "csv": 24, "c": 8, "npz": 1}
+_FORMAT_NAMES = {"python": "Python", "json": "JSON", "csv": "CSV", "c": "C header",
+                 "npz": "npz"}
 
 
 def read_coefficients(path: str | os.PathLike[str], fmt: str | None = None,
@@ -340,10 +357,10 @@ def read_coefficients(path: str | os.PathLike[str], fmt: str | None = None,
         raise RecordingError(f"{p}: no such coefficient file")
     fmt = _format_for(p, fmt)
     size = p.stat().st_size
-    if size > MAX_COEFFICIENT_BYTES:
-        raise InputError(f"{p.name}: {size} bytes is too large for a coefficient file "
-                         f"(at most {MAX_COEFFICIENT_BYTES})")
-    data: str | bytes = p.read_bytes()
+    _check_size(size, fmt, p.name)
+    with open(p, "rb") as fh:  # no more than the size checked, should the file grow
+        data: str | bytes = fh.read(_max_bytes(fmt) + 1)
+    _check_size(len(data), fmt, p.name)
     if fmt != "npz":
         try:
             data = data.decode("utf-8-sig")
@@ -357,26 +374,104 @@ def read_coefficients(path: str | os.PathLike[str], fmt: str | None = None,
         raise InputError(f"{p.name}: {exc}") from None
 
 
+def _max_bytes(fmt: str) -> int:
+    return MAX_PYTHON_BYTES if fmt == "python" else MAX_COEFFICIENT_BYTES
+
+
+def _check_size(size: int, fmt: str, where: str = "") -> None:
+    """Refuse, before parsing, a file too large for its format or the memory budget."""
+    most = _max_bytes(fmt)
+    prefix = f"{where}: " if where else ""
+    kind = _FORMAT_NAMES[fmt]
+    if size > most:
+        raise InputError(f"{prefix}{size} bytes is too large for a {kind} coefficient file "
+                         f"(at most {most})")
+    check_bytes(size * _PARSE_BYTES_PER_BYTE[fmt], f"parsing a {kind} coefficient file of "
+                f"{size} bytes", where)
+
+
+def _count(v: Any) -> int:
+    """Rows of a coefficient field (a list, an array or a scalar), without converting it."""
+    if isinstance(v, np.ndarray):
+        return int(v.shape[0]) if v.ndim else 1
+    return len(v) if isinstance(v, (list, tuple)) else 1
+
+
+def _check_rows(name: str, v: Any, most: int, what: str) -> None:
+    """Refuse a field of more than ``most`` rows (``what``: what a row is)."""
+    if v is not None and _count(v) > most:
+        raise InputError(f"{name} has {_count(v)} {what}, more than a filter may have "
+                         f"(at most {most})")
+
+
+def _check_fields(fields: dict[str, Any]) -> None:
+    """The limits of a design on the coefficients of a file, before they become arrays."""
+    _check_rows("sos", fields.get("sos"), MAX_SECTIONS, "sections")
+    for k in ("b", "a"):
+        _check_rows(k, fields.get(k), MAX_FRAME, "coefficients")
+    for k in ("zeros", "poles"):
+        _check_rows(k, fields.get(k), MAX_ROOTS, k)
+
+
+def _check_factored(b: np.ndarray, a: np.ndarray) -> None:
+    """Refuse b/a that would be factored (a recursive filter, not a comb) of too high an order.
+
+    Mirrors :meth:`Design.from_coefficients`: b/a whose ``a`` is 1 is a FIR, and a
+    sparse comb is run as it is; the rest is factored into sections (roots cost the
+    cube of the order).
+    """
+    a_t = np.trim_zeros(a, "b")
+    if a_t.size <= 1:
+        return
+    if a.size == b.size and a.size > 3 and not np.any(a[1:-1]) and not np.any(b[1:-1]):
+        return  # nonzero at 0 and N only: the sparse comb
+    order = max(a.size, b.size) - 1
+    if order > 2 * MAX_ORDER:
+        raise InputError(f"b/a of order {order} would be factored into sections; at most "
+                         f"{2 * MAX_ORDER} (give sos instead)")
+
+
+def _numbers(name: str, v: Any) -> np.ndarray:
+    """``v`` as a float64 array (at least 1-d), or an InputError naming ``name``."""
+    try:
+        return np.atleast_1d(np.asarray(v, dtype=float))
+    except (ValueError, TypeError, OverflowError):
+        raise InputError(f"{name} must hold numbers only (rows of equal length)") from None
+
+
 def _design_from(fields: dict[str, Any], fs: float | None, spec_params: Any) -> Design:
+    _check_fields(fields)
     rate = fs if fs is not None else fields.get("sample_rate")
     if rate is None:
         raise InputError("no sample rate in the file; give fs")
+    if isinstance(rate, np.ndarray) and rate.size == 1:
+        rate = rate.item()
+    if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)):
+        raise InputError(f"sample_rate={shown(rate)} must be a number (Hz)")
     spec = None
     if spec_params:
         spec = FilterSpec.from_params(spec_params)
     if fields.get("sos") is not None:
-        return Design.from_coefficients(float(rate), sos=fields["sos"], spec=spec)
-    if fields.get("b") is not None:
-        return Design.from_coefficients(float(rate), b=fields["b"], a=fields.get("a"),
+        return Design.from_coefficients(float(rate), sos=_numbers("sos", fields["sos"]),
                                         spec=spec)
+    if fields.get("b") is not None:
+        b = _numbers("b", fields["b"])
+        a = fields.get("a")
+        if a is not None:
+            a = _numbers("a", a)
+            _check_factored(b, a)
+        return Design.from_coefficients(float(rate), b=b, a=a, spec=spec)
     if fields.get("zeros") is not None:
+        gain = _numbers("gain", fields["gain"] if fields["gain"] is not None else [])
+        if gain.size != 1:
+            raise InputError("gain must be one number")
         return Design.from_coefficients(float(rate), z=fields["zeros"], p=fields["poles"],
-                                        k=fields["gain"], spec=spec)
+                                        k=gain[0], spec=spec)
     raise InputError("no coefficients found (expected sos, b/a, or zeros/poles/gain)")
 
 
 def _complex_list(v: Any, what: str) -> np.ndarray:
-    a = np.asarray(v, dtype=float)
+    a = _numbers(what, v) if not (isinstance(v, list) and not v) else np.zeros((0, 2))
     if a.size == 0:
         return np.zeros(0, complex)
     if a.ndim != 2 or a.shape[1] != 2:
@@ -407,13 +502,15 @@ def parse_coefficients(data: str | bytes, fmt: str, fs: float | None = None) -> 
         If the data is not of the format, holds no coefficients, or gives no sample rate.
     """
     fmt = _format_for(None, fmt)
+    _check_size(len(data), fmt)
     if fmt == "npz":
         if isinstance(data, str):
             raise InputError("npz data must be bytes")
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as z:
-                f = {k: z[k] for k in z.files}
-        except (ValueError, OSError) as exc:
+                keys = _check_npz(z)
+                f = {k: z[k] for k in keys}
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
             raise InputError(f"not an npz coefficient file: {exc}") from None
         spec = jsonsafe.loads(str(f["spec"]), "spec") if "spec" in f else None
         fields = {k: f.get(k) for k in ("sos", "b", "a", "zeros", "poles", "gain")}
@@ -427,6 +524,7 @@ def parse_coefficients(data: str | bytes, fmt: str, fs: float | None = None) -> 
         if not isinstance(doc, dict):
             raise InputError("a coefficient file must be a JSON object")
         fields = {k: doc.get(k) for k in ("sos", "b", "a", "sample_rate")}
+        _check_fields({k: doc.get(k) for k in ("zeros", "poles")})
         if doc.get("zeros") is not None or doc.get("poles") is not None:
             fields["zeros"] = _complex_list(doc.get("zeros", []), "zeros")
             fields["poles"] = _complex_list(doc.get("poles", []), "poles")
@@ -441,8 +539,50 @@ def parse_coefficients(data: str | bytes, fmt: str, fs: float | None = None) -> 
     return _parse_python(data, fs)
 
 
+#: the arrays of an npz coefficient file read: name -> (most rows, what a row is)
+_NPZ_ROWS = {"sos": (MAX_SECTIONS, "sections"), "b": (MAX_FRAME, "coefficients"),
+             "a": (MAX_FRAME, "coefficients"), "zeros": (MAX_ROOTS, "zeros"),
+             "poles": (MAX_ROOTS, "poles"), "gain": (1, "values"),
+             "sample_rate": (1, "values"), "form": (1, "values"), "spec": (1, "values")}
+#: most bytes of one npz array that is a single value (the spec's JSON text)
+_NPZ_VALUE_BYTES = 1 << 20
+
+
+def _check_npz(z: Any) -> list[str]:
+    """The arrays of an npz file to read, their shapes checked from their headers first.
+
+    A compressed member of zeros may declare gigabytes; the declared shape is
+    read before anything is decompressed into an array.
+    """
+    keys = []
+    for member in z.zip.namelist():
+        key = member.removesuffix(".npy")
+        if key not in _NPZ_ROWS:
+            continue  # not read
+        with z.zip.open(member) as fh:
+            version = np.lib.format.read_magic(fh)
+            header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                      else np.lib.format.read_array_header_2_0)
+            shape, _, dtype = header(fh)
+        most, what = _NPZ_ROWS[key]
+        rows = shape[0] if shape else 1
+        values = math.prod(shape)
+        if rows > most or (key == "sos" and values > 6 * most) or \
+                (key in ("b", "a", "zeros", "poles") and values > most):
+            raise InputError(f"{key} has {values} values in {rows} {what}, more than a "
+                             f"filter may have (at most {most} {what})")
+        if values * dtype.itemsize > max(_NPZ_VALUE_BYTES, most * 16):
+            raise InputError(f"{key} holds {values * dtype.itemsize} bytes, more than a "
+                             "coefficient file's field may")
+        keys.append(key)
+    return keys
+
+
+_SOS_HEADER = ["b0", "b1", "b2", "a0", "a1", "a2"]
+
+
 def _parse_csv(text: str, fs: float | None) -> Design:
-    rate, spec, header, rows = None, None, None, []
+    rate, spec, header, rows, most = None, None, None, [], MAX_FRAME
     for ln in text.splitlines():
         s = ln.strip()
         if not s:
@@ -456,20 +596,32 @@ def _parse_csv(text: str, fs: float | None) -> Design:
             continue
         if header is None:
             header = [h.strip() for h in s.split(",")]
+            most = MAX_SECTIONS if header == _SOS_HEADER else MAX_FRAME
             continue
+        if len(rows) >= most:
+            what = "sections" if most == MAX_SECTIONS else "coefficients"
+            raise InputError(f"more than {most} rows of {what}: more than a filter may have")
         rows.append([c.strip() for c in s.split(",")])
-    if header == ["b0", "b1", "b2", "a0", "a1", "a2"]:
-        sos = np.array([[float(c) for c in r] for r in rows])
-        return _design_from({"sos": sos, "sample_rate": rate}, fs, spec)
-    if header and header[0] == "b":
-        b = [float(r[0]) for r in rows if r[0]]
-        a = [float(r[1]) for r in rows if len(r) > 1 and r[1]] or None
-        return _design_from({"b": b, "a": a, "sample_rate": rate}, fs, spec)
+    try:
+        if header == _SOS_HEADER:
+            sos = np.array([[float(c) for c in r] for r in rows])
+            return _design_from({"sos": sos, "sample_rate": rate}, fs, spec)
+        if header and header[0] == "b":
+            b = [float(r[0]) for r in rows if r[0]]
+            a = [float(r[1]) for r in rows if len(r) > 1 and r[1]] or None
+            return _design_from({"b": b, "a": a, "sample_rate": rate}, fs, spec)
+    except ValueError as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"a row is not numbers ({exc})") from None
     raise InputError(f"CSV header {header} must be 'b0,b1,b2,a0,a1,a2' (SOS) or 'b,a'")
 
 
 _C_ARRAY = re.compile(r"static\s+const\s+double\s+(\w+?)_(sos|b|a)_f64\s*(\[[^=]*\])\s*=\s*"
                       r"\{(.*?)\};", re.DOTALL)
+
+
+_C_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def _parse_c(text: str, fs: float | None) -> Design:
@@ -483,9 +635,16 @@ def _parse_c(text: str, fs: float | None) -> Design:
         spec = jsonsafe.loads(ms.group(1), "spec")
     fields: dict[str, Any] = {"sample_rate": rate}
     for _, kind, _dims, body in _C_ARRAY.findall(text):
-        nums = [float(x) for x in re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?",
-                                             body)]
-        fields[kind] = np.array(nums).reshape(-1, 6) if kind == "sos" else np.array(nums)
+        words = _C_NUMBER.findall(body)
+        most = 6 * MAX_SECTIONS if kind == "sos" else MAX_FRAME
+        if len(words) > most:
+            what = f"{len(words) // 6} sections" if kind == "sos" else f"{len(words)} values"
+            raise InputError(f"{kind} has {what}, more than a filter may have (at most "
+                             f"{most // 6 if kind == 'sos' else most})")
+        nums = np.array([float(x) for x in words])
+        if kind == "sos" and nums.size % 6:
+            raise InputError(f"sos has {nums.size} values, not rows of 6")
+        fields[kind] = nums.reshape(-1, 6) if kind == "sos" else nums
     if not any(k in fields for k in ("sos", "b")):
         raise InputError("no '<name>_sos_f64' or '<name>_b_f64' array in the C header")
     return _design_from(fields, fs, spec)
@@ -496,7 +655,11 @@ def _parse_python(text: str, fs: float | None) -> Design:
         tree = ast.parse(text)
     except SyntaxError as exc:
         raise InputError(f"not Python: {exc.msg} at line {exc.lineno}") from None
+    except (RecursionError, MemoryError):  # 1+1+... a million times: the parser's stack
+        raise InputError("not a Python coefficient file: an expression nested too deep "
+                         "to parse") from None
     found: dict[str, Any] = {}
+    rows = {"sos_stored": MAX_SECTIONS, "b_stored": MAX_FRAME, "a_stored": MAX_FRAME}
     for node in tree.body:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)):
@@ -505,11 +668,15 @@ def _parse_python(text: str, fs: float | None) -> Design:
         try:
             if name in ("fs", "spec"):
                 found[name] = ast.literal_eval(value)
-            elif name in ("sos_stored", "b_stored", "a_stored") and isinstance(value, ast.Call) \
-                    and value.args:
-                found[name] = np.asarray(ast.literal_eval(value.args[0]), float)
-        except ValueError:
-            raise InputError(f"{name} is not a literal") from None
+            elif name in rows and isinstance(value, ast.Call) and value.args:
+                literal = ast.literal_eval(value.args[0])
+                _check_rows(name, literal, rows[name],
+                            "sections" if name == "sos_stored" else "coefficients")
+                found[name] = np.asarray(literal, float)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise InputError(f"{name} is not a literal of numbers") from None
     fields = {"sos": found.get("sos_stored"), "b": found.get("b_stored"),
               "a": found.get("a_stored"), "sample_rate": found.get("fs")}
     return _design_from(fields, fs, found.get("spec"))

@@ -27,6 +27,7 @@ from ..errors import InputError, RecordingError
 from ..io import Recording, open_recording
 from ..params import Param, parse_number
 from ..sound import load_sounddevice
+from ..timefmt import time_to_sample
 from .ring import BlockRing
 
 __all__ = [
@@ -264,10 +265,9 @@ class ThreadedSource(Source):
         self.block = check_block(block)
         self.rate = check_rate(rate)
         self.realtime = self.rate > 0
-        if duration is not None and not (duration >= 0 and math.isfinite(duration)):
-            raise InputError(f"duration={duration!r} must be a number of seconds >= 0")
         #: samples delivered at most (None: until the source ends or is stopped)
-        self.limit = None if duration is None else round(duration * self.sample_rate)
+        self.limit = None if duration is None else time_to_sample(duration, self.sample_rate,
+                                                                   "duration")
         self.name = name
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -457,7 +457,8 @@ class DeviceSource(Source):
         self.block = check_block(block)
         self.realtime = True
         self.name = f"device:{self.device}"
-        self.limit = None if duration is None else round(duration * self.sample_rate)
+        self.limit = None if duration is None else time_to_sample(duration, self.sample_rate,
+                                                                   "duration")
         self.position = 0
         self._stream: Any = None
         self._ring: BlockRing | None = None

@@ -2,6 +2,9 @@
 
 :func:`provenance` hashes the source; :func:`write_provenance` writes the
 ``provenance`` group (and its root attributes) of an HDF5 output.
+:func:`read_text_attr` and :func:`read_int_attr` read such attributes back from a
+file that may have been edited: a missing or malformed one is a
+:class:`~specscope.compute.errors.RecordingError` naming it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
-from ..errors import Cancelled, RecordingError
+from ..errors import Cancelled, RecordingError, shown
 from ..io import Recording
 from ..io.remote import as_path, is_url, open_binary
 
@@ -235,3 +238,93 @@ def write_provenance(f: Any, prov: dict[str, str], *, pipeline_json: str | None 
         g.create_dataset("pipeline", data=pipeline_json,
                          dtype=h5py.string_dtype("utf-8"))
     return g
+
+
+_MISSING = object()
+
+
+def _where(where: str, name: str) -> str:
+    return f"{where}: attribute {name}" if where else f"attribute {name}"
+
+
+def read_text_attr(attrs: Any, name: str, where: str = "", *, default: Any = _MISSING) -> Any:
+    """A text attribute of an output (a file name stored as bytes comes back decoded).
+
+    Parameters
+    ----------
+    attrs : h5py.AttributeManager or mapping
+        The attributes (``f.attrs``).
+    name : str
+        The attribute.
+    where : str
+        Put in front of errors (the file's name).
+    default : object, optional
+        Returned when the attribute is missing; without it a missing one is an error.
+
+    Returns
+    -------
+    str
+        The text (or ``default``).
+
+    Raises
+    ------
+    RecordingError
+        Missing (without ``default``) or not text; the message names the attribute.
+    """
+    v = attrs.get(name)
+    if v is None:
+        if default is _MISSING:
+            raise RecordingError(f"{_where(where, name)} is missing")
+        return default
+    if isinstance(v, (np.generic, np.ndarray)) and np.shape(v) == ():
+        v = v.item()
+    if isinstance(v, (bytes, np.bytes_)):
+        return os.fsdecode(bytes(v))  # a non-UTF-8 file name
+    if not isinstance(v, str):
+        raise RecordingError(f"{_where(where, name)}={shown(v)} must be text")
+    return v
+
+
+def read_int_attr(attrs: Any, name: str, where: str = "", *, minimum: int = 0,
+                  default: Any = _MISSING) -> Any:
+    """A whole-number attribute of an output (a sample position, a chunk size).
+
+    Parameters
+    ----------
+    attrs : h5py.AttributeManager or mapping
+        The attributes (``f.attrs``).
+    name : str
+        The attribute.
+    where : str
+        Put in front of errors (the file's name).
+    minimum : int
+        The smallest value accepted.
+    default : object, optional
+        Returned when the attribute is missing; without it a missing one is an error.
+
+    Returns
+    -------
+    int
+        The number (or ``default``).
+
+    Raises
+    ------
+    RecordingError
+        Missing (without ``default``), not a whole number (text such as ``'nan'``, a
+        fraction, an array) or below ``minimum``; the message names the attribute.
+    """
+    v = attrs.get(name)
+    if v is None:
+        if default is _MISSING:
+            raise RecordingError(f"{_where(where, name)} is missing")
+        return default
+    if isinstance(v, (np.generic, np.ndarray)) and np.shape(v) == ():
+        v = v.item()  # numpy scalars as Python numbers (and as errors repeat them)
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise RecordingError(f"{_where(where, name)}={shown(v)} must be a whole number "
+                             f">= {minimum}")
+    if v < minimum:
+        raise RecordingError(f"{_where(where, name)}={int(v)} must be >= {minimum}")
+    return int(v)

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import backend as _backend
 from .. import jsonsafe, operators
-from ..errors import InputError, RecordingError, operator_detail
+from ..errors import InputError, RecordingError, operator_detail, shown
 from ..extensions import PluginError, output_kind
 from ..files import atomic_write_text
 from ..filters import DESIGN_PARAM, FILTER_DESIGNS, Design, FilterSpec
@@ -154,6 +154,31 @@ def _parse_step(raw: Any, index: int) -> Step:
 
 
 
+def _refuse_nul(doc: Any) -> None:
+    """Refuse a NUL character in any text of a pipeline document (names, keys, values).
+
+    Outputs keep the pipeline's name and steps in HDF5 attributes, whose strings end
+    at a NUL; the field is named as a path (``name``, ``steps[0].params.window``).
+    Walked without recursion, whatever the nesting.
+    """
+    stack: list[tuple[str, Any]] = [("", doc)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                raise InputError(f"{where or 'the pipeline'}: a text with a NUL character "
+                                 f"({shown(value, 60)}) cannot be stored; remove it")
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                field = f"{where}.{k}" if where else str(k)
+                if isinstance(k, str) and "\x00" in k:
+                    raise InputError(f"{where or 'the pipeline'}: the field name {shown(k, 60)} "
+                                     "holds a NUL character, which cannot be stored; remove it")
+                stack.append((field, v))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(value))
+
+
 # -- the pipeline -------------------------------------------------------------------------
 
 
@@ -178,6 +203,7 @@ class Pipeline:
 
     def __init__(self, steps: Sequence[Step], name: str = "", description: str = "",
                  source: str | None = None) -> None:
+        _refuse_nul({"name": name, "description": description})
         self.steps: tuple[Step, ...] = tuple(steps)
         self.name = name
         self.description = description
@@ -223,6 +249,7 @@ class Pipeline:
         name, desc = d.get("name", ""), d.get("description", "")
         if not isinstance(name, str) or not isinstance(desc, str):
             raise InputError("name and description must be strings")
+        _refuse_nul(d)
         raw_steps = d["steps"]
         if not isinstance(raw_steps, list):
             raise InputError(f"steps must be a list, got {type(raw_steps).__name__}")

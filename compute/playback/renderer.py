@@ -21,8 +21,8 @@ import numpy as np
 from ..errors import InputError, MissingOption
 from ..files import atomic_file
 from ..filters import Design, FilterSpec, design, stream_filter
-from ..params import parse_number
 from ..stream import Chain, Map, Rebuffer, Stage, Trim, run
+from ..timefmt import time_to_sample
 from .options import DEFAULT_BANDWIDTH, PlaybackOptions
 from .stages import (
     PASS_SHARE,
@@ -51,6 +51,11 @@ MIN_BANDWIDTH_HZ = 100.0
 AM_DC_HZ = 20.0
 
 
+def _seconds_text(value: Any) -> str:
+    """A time as an error repeats it: ``2`` for the float 2.0, text as given."""
+    return f"{value:g}" if isinstance(value, (int, float)) else str(value)
+
+
 class Renderer:
     """Render ``start_s``..``stop_s`` of one channel for listening.
 
@@ -60,7 +65,7 @@ class Renderer:
         An open recording (real or IQ).
     start_s, stop_s : float
         Range in seconds from the start of the recording (``stop_s``: the end
-        when omitted); clipped to the recording.
+        when omitted); a time past the end is refused.
     channel : int
         The channel heard.
     options : PlaybackOptions or dict, optional
@@ -95,15 +100,15 @@ class Renderer:
         self.chunk = int(chunk)
         fs = float(recording.sample_rate)
         self.source_rate = fs
-        start = parse_number(start_s, "start_s")
-        stop = recording.duration if stop_s is None else parse_number(stop_s, "stop_s")
-        if start < 0:
-            raise InputError(f"start_s={start:g} must be >= 0")
-        self.start_sample = min(recording.n_samples, round(start * fs))
-        self.stop_sample = min(recording.n_samples, round(stop * fs))
+        n = int(recording.n_samples)
+        self.start_sample = time_to_sample(start_s, fs, "start_s", n_samples=n)
+        self.stop_sample = n if stop_s is None else time_to_sample(stop_s, fs, "stop_s",
+                                                                   n_samples=n)
         if self.stop_sample <= self.start_sample:
-            raise InputError(f"stop_s={stop:g} must be after start_s={start:g} and within "
-                             f"the recording ({recording.duration:g} s)")
+            stop = recording.duration if stop_s is None else stop_s
+            raise InputError(f"stop_s={_seconds_text(stop)} must be after start_s="
+                             f"{_seconds_text(start_s)} and within the recording "
+                             f"({recording.duration:g} s)")
         self.sample_rate = opts.device_rate
         #: one-line notes on what was adjusted to fit (a narrowed bandwidth)
         self.notes: list[str] = []

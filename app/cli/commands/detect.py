@@ -15,7 +15,6 @@ written), 2 for a bad pipeline or bad arguments.  Nothing here imports Qt.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import Any
@@ -29,7 +28,8 @@ from specscope.app.cli.common import (
     require_at_least,
 )
 from specscope.app.cli.types import at_least, channel_list
-from specscope.compute.errors import InputError
+from specscope.compute import jsonsafe
+from specscope.compute.errors import MAX_ECHO, InputError, shown
 
 #: table formats, as ``--format`` takes them (the names of
 #: :data:`specscope.compute.batch_detect.TABLE_FORMATS`)
@@ -57,11 +57,21 @@ class _Progress:
             self.bar.close()
 
 
-def param_value(text: str) -> Any:
-    """A ``--param`` value: JSON (numbers, true/false, null, lists) or else the text."""
+class _NotJson(InputError):
+    """A ``--param`` value that is no JSON: it is taken as text."""
+
+
+def param_value(text: str, name: str = "value") -> Any:
+    """A ``--param`` value: JSON (numbers, true/false, null, lists) or else the text.
+
+    Read by the one safe JSON reader: a value nested too deep, a number too long or
+    out of range, or NaN is an :class:`InputError` naming ``--param NAME``.
+    """
     try:
-        return json.loads(text)
-    except ValueError:
+        where = f"--param {name if len(name) <= MAX_ECHO else shown(name)}"
+        return jsonsafe.loads(text, where, what="parameter value",
+                              syntax_error=_NotJson)
+    except _NotJson:
         return text
 
 
@@ -75,7 +85,7 @@ def detector_params(pairs: list[str]) -> dict[str, Any]:
             raise InputError(f"--param {pair!r}: expected NAME=VALUE (e.g. band_low_hz=2000)")
         if key in out:
             raise InputError(f"--param {key} is given twice")
-        out[key] = param_value(value.strip())
+        out[key] = param_value(value.strip(), key)
     return out
 
 

@@ -28,12 +28,8 @@ from specscope.compute.errors import InputError
 def cmd_export(args: argparse.Namespace) -> int:
     from specscope.compute.files import refuse_overwriting_inputs
     from specscope.compute.io import open_recording
-    from specscope.compute.output import (
-        export_range,
-        export_targets,
-        output_kind,
-        seconds_to_samples,
-    )
+    from specscope.compute.output import export_range, export_targets, output_kind
+    from specscope.compute.timefmt import time_to_sample
 
     output_kind(args.output)  # a bad suffix fails before the input is opened
     refuse_overwriting_inputs(export_targets(args.output), [args.file, args.pipeline])
@@ -44,8 +40,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     bar = ProgressBar(enabled=not args.quiet and sys.stderr.isatty())
     with open_recording(args.file, **options) as rec:
         fs = rec.sample_rate
-        start = seconds_to_samples(args.start, fs, "--start")
-        stop = seconds_to_samples(args.stop, fs, "--stop")
+        start = stop = None
+        if args.start is not None:
+            start = time_to_sample(args.start, fs, "--start", n_samples=rec.n_samples)
+        if args.stop is not None:
+            stop = time_to_sample(args.stop, fs, "--stop", n_samples=rec.n_samples)
         try:
             out = export_range(rec, args.output, pipeline=args.pipeline, start=start,
                                stop=stop, channels=args.channels, options=options,

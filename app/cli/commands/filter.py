@@ -126,15 +126,18 @@ def cmd_notch(args: argparse.Namespace) -> int:
     from specscope.app.cli.common import open_input, require_at_least
     from specscope.compute.files import refuse_overwriting_inputs
     from specscope.compute.filters import find_line, notch_for_line
+    from specscope.compute.timefmt import time_to_sample
 
     require_at_least("--near", args.near, 0.0, "Hz")
     require_at_least("--q", args.q, 0.1)
     refuse_overwriting_inputs([args.output], [args.input])  # before anything is read
     with open_input(args, args.input) as rec:
         fs = float(rec.sample_rate)
-        start = 0 if args.start is None else round(args.start * fs)
-        stop = rec.n_samples if args.stop is None else round(args.stop * fs)
-        if not 0 <= start < stop <= rec.n_samples:
+        n = rec.n_samples
+        start = 0 if args.start is None else time_to_sample(args.start, fs, "--start",
+                                                            n_samples=n)
+        stop = n if args.stop is None else time_to_sample(args.stop, fs, "--stop", n_samples=n)
+        if not 0 <= start < stop <= n:
             raise InputError(f"--start {args.start} / --stop {args.stop}: the range must lie "
                              f"inside the recording (0 – {rec.duration:g} s) and not be empty")
         x = rec.read(start, stop, channels=args.channel)

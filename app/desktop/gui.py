@@ -191,15 +191,17 @@ def unloadable_libraries(plugin: Path | None = None,
 
 def _open_each(sonames) -> dict[str, str]:
     import ctypes
+    import ctypes.util
 
     problems = {}
     for lib in sonames:
         try:
             ctypes.CDLL(lib)
         except OSError as e:
-            why = str(e)
-            problems[lib] = ("not found" if "No such file" in why
-                             else why.removeprefix(f"{lib}: "))
+            # found by the loader's cache but not loadable: the loader's reason
+            stem = lib.removeprefix("lib").split(".so")[0]
+            problems[lib] = ("not found" if ctypes.util.find_library(stem) is None
+                             else " ".join(str(e).split())[:200])
     return problems
 
 

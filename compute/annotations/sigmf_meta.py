@@ -19,6 +19,7 @@ from typing import Any
 from .. import jsonsafe
 from ..errors import InputError, RecordingError, shown
 from ..files import atomic_write_text
+from ..timefmt import time_to_sample
 from .common import MAX_TEXT_BYTES, Timebase, read_text
 from .model import Annotation, stable_uuid
 
@@ -203,7 +204,7 @@ def annotation_of_segment(obj: Any, index: int, sample_rate: float,
 
 
 def _to_sample(seconds: float, fs: float) -> int:
-    return round(seconds * fs)
+    return time_to_sample(seconds, fs, "annotation time")
 
 
 def annotation_objects(annotations: Sequence[Annotation], sample_rate: float

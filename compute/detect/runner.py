@@ -19,6 +19,7 @@ from .. import stream
 from ..errors import InputError, operator_error
 from ..io import ArrayRecording, Recording, open_recording
 from ..operators import Operator, dispatch
+from ..timefmt import time_to_sample
 from .core import DETECTORS, Detector
 from .events import Events
 from .plugin import OperatorDetector
@@ -168,8 +169,11 @@ def detect(recording: Any, detector: str | Operator | Detector,
     rec = _open(recording, fs)
     fs = float(rec.sample_rate)
     chans = rec.channel_list(channels)
-    a = 0 if start_s is None else max(0, round(float(start_s) * fs))
-    b = rec.n_samples if stop_s is None else min(rec.n_samples, round(float(stop_s) * fs))
+    end = rec.n_samples / fs  # a stop past the end searches to the end
+    a = 0 if start_s is None else time_to_sample(max(0.0, float(start_s)), fs, "start_s",
+                                                 n_samples=rec.n_samples)
+    b = rec.n_samples if stop_s is None else time_to_sample(min(float(stop_s), end), fs,
+                                                            "stop_s", n_samples=rec.n_samples)
     if b < a:
         raise operator_error(InputError, "detect", f"stop_s={stop_s!r} must be >= start_s={start_s!r}")
     if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer))

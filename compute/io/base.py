@@ -450,3 +450,158 @@ def time_axis(shape: tuple[int, ...]) -> int:
     in HDF5) is read as ``(channels, samples)``.
     """
     return 1 if len(shape) == 2 and shape[1] > shape[0] else 0
+
+
+# -- files read by offset ----------------------------------------------------------------
+
+
+def size_text(n_bytes: int) -> str:
+    """A file size for a message: ``"4.0 GB"``, ``"419.4 MB"``, ``"1000 B"``.
+
+    Parameters
+    ----------
+    n_bytes : int
+        The size in bytes.
+
+    Returns
+    -------
+    str
+        Whole bytes below 10 kB, else one decimal in the largest unit of 1000 that fits.
+
+    Examples
+    --------
+    >>> size_text(4_000_000_000), size_text(1000), size_text(15_000)
+    ('4.0 GB', '1000 B', '15.0 kB')
+    """
+    if n_bytes < 10**4:
+        return f"{int(n_bytes)} B"
+    for unit, scale in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.1f} {unit}"
+    return f"{n_bytes / 10**3:.1f} kB"
+
+
+class FileChangedError(RecordingError):
+    """A file shrank, or was removed or replaced, while it was being read.
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    size_at_open : int
+        Its size in bytes when it was opened (what is read of it).
+    size_now : int or None
+        Its size when the change was found; ``None`` when it was removed or replaced.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], size_at_open: int,
+                 size_now: int | None) -> None:
+        self.path, self.size_at_open, self.size_now = str(path), int(size_at_open), size_now
+        if size_now is None:
+            text = (f"{path} was removed or replaced while being read "
+                    f"({size_text(size_at_open)} at open)")
+        else:
+            was, now = size_text(size_at_open), size_text(size_now)
+            if was == now:  # a few bytes: the rounded sizes would read the same
+                was, now = f"{size_at_open} B", f"{size_now} B"
+            text = f"{path} shrank from {was} to {now} while being read"
+        super().__init__(text)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # errors of batch tasks cross processes
+        return (type(self), (self.path, self.size_at_open, self.size_now))
+
+
+class SteadyFile:
+    """One read-only descriptor on a local file, read by offset up to its size at open.
+
+    Reads go through the descriptor (``preadv`` where the system has it), never
+    through a memory map, so a file that another process truncates gives
+    :class:`FileChangedError` (one line) where a mapped page would kill the process
+    with ``SIGBUS``.  A file that grows is read only up to its size at open; one that
+    is removed or renamed over keeps its data behind the descriptor, and a read then
+    raises :class:`FileChangedError` too (what it holds is no longer the file named).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file.
+
+    Raises
+    ------
+    OSError
+        The file cannot be opened.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._fh = open(self.path, "rb", buffering=0)  # closed by close()
+        st = os.fstat(self._fh.fileno())
+        #: size in bytes at open: nothing past it is read
+        self.size = int(st.st_size)
+        # some file systems report no links at all; then a removal cannot be seen
+        self._linked = st.st_nlink > 0
+        self._lock = threading.Lock()  # for the seek-and-read fallback
+
+    def fileno(self) -> int:
+        """The descriptor."""
+        return self._fh.fileno()
+
+    def check(self) -> None:
+        """Raise :class:`FileChangedError` when the file is shorter than at open or removed."""
+        try:
+            st = os.fstat(self._fh.fileno())
+        except (OSError, ValueError):  # closed, or a share that went away
+            raise FileChangedError(self.path, self.size, None) from None
+        if self._linked and st.st_nlink == 0:
+            raise FileChangedError(self.path, self.size, None)
+        if st.st_size < self.size:
+            raise FileChangedError(self.path, self.size, int(st.st_size))
+
+    def read_into(self, buf: Any, offset: int) -> None:
+        """Fill ``buf`` (a writable C-contiguous buffer) with the bytes at ``offset``.
+
+        Raises
+        ------
+        FileChangedError
+            The file shrank below the bytes asked for, or was removed, since the open.
+        RecordingError
+            The bytes asked for lie past the size at open, or the system failed to read.
+        """
+        view = memoryview(buf).cast("B")
+        want = len(view)
+        if offset < 0 or offset + want > self.size:
+            raise RecordingError(f"{self.path}: bytes {offset}:{offset + want} lie past the "
+                                 f"end ({self.size} bytes at open)")
+        got = 0
+        try:
+            while got < want:
+                n = self._pread(view[got:], offset + got)
+                if n <= 0:
+                    break
+                got += n
+        except OSError as exc:
+            self.check()  # a removed file on a share reads as ESTALE: say what happened
+            raise RecordingError(f"{self.path}: cannot read ({exc.strerror or exc})") from None
+        self.check()
+        if got < want:  # shrank and grew back between the read and the check
+            raise FileChangedError(self.path, self.size, offset + got)
+
+    def read_bytes(self, offset: int, count: int) -> bytes:
+        """``count`` bytes at ``offset`` (see :meth:`read_into`)."""
+        buf = bytearray(count)
+        self.read_into(buf, offset)
+        return bytes(buf)
+
+    if hasattr(os, "preadv"):
+        def _pread(self, view: memoryview, offset: int) -> int:
+            return os.preadv(self._fh.fileno(), [view], offset)
+    else:  # pragma: no cover - systems without preadv (Windows)
+        def _pread(self, view: memoryview, offset: int) -> int:
+            with self._lock:
+                self._fh.seek(offset)
+                return self._fh.readinto(view) or 0
+
+    def close(self) -> None:
+        """Close the descriptor."""
+        self._fh.close()

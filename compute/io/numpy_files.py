@@ -1,4 +1,4 @@
-"""NumPy ``.npy`` (memory-mapped) and MATLAB ``.mat`` files.
+"""NumPy ``.npy`` (read by offset) and MATLAB ``.mat`` files.
 
 ``.npy`` holds no sample rate, so ``sample_rate=`` is required.  MATLAB
 files pick a variable with ``variable=`` (or ``dataset=``, ``FILE.mat:NAME``);
@@ -20,6 +20,7 @@ Values are returned as they are (cast to float32 / complex64), in units
 
 from __future__ import annotations
 
+import io
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,8 +30,9 @@ import numpy as np
 
 from ..errors import InputError, MissingOption, RecordingError, shown
 from ..params import check_bytes, parse_number
-from .base import Recording, register_reader, time_axis
+from .base import Recording, SteadyFile, register_reader, time_axis
 from .hdf5 import DatasetInfo, HDF5Recording, is_hdf5
+from .raw import FileArray, open_steady
 from .remote import RangeArray, UrlPath, as_path, open_binary
 
 RATE_VARIABLES = ("fs", "Fs", "FS", "sample_rate", "sampleRate", "samplerate", "srate",
@@ -69,7 +71,7 @@ class _ArrayRecording(Recording):
         self.is_complex = arr.dtype.kind == "c"
 
     def _use_range_array(self, arr: RangeArray, where: str) -> None:
-        """Samples read by range (a URL's): the array is already (samples, channels)."""
+        """Samples read by range or offset (RangeArray, FileArray): already (samples, width)."""
         if arr.dtype.kind not in "fiucb" or arr.dtype.names:
             raise RecordingError(f"{where}: holds {arr.dtype} values, not numbers")
         ax, ch = _shape_of(arr.stored_shape, where)
@@ -102,10 +104,19 @@ def _npy_holds_objects(path: Path) -> bool:
     return bool(dtype.hasobject)
 
 
-def _remote_npy(path: UrlPath) -> RangeArray:
-    """A ``.npy`` file behind a URL: its header read, its samples left to range reads."""
+#: most bytes of a ``.npy`` header read (numpy itself refuses headers over 10,000 bytes)
+_NPY_HEADER_BYTES = 1 << 16
+
+
+def _npy_header(fh: Any, path: Any, size: int) -> tuple[tuple[int, ...], bool, np.dtype, int]:
+    """(shape, fortran order, dtype, data offset) of a ``.npy`` header read from ``fh``.
+
+    Raises
+    ------
+    RecordingError
+        The header is damaged, describes no numbers, or more bytes than ``size``.
+    """
     fmt = np.lib.format
-    fh = path.open("rb")
     try:
         version = fmt.read_magic(fh)
         read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
@@ -113,19 +124,38 @@ def _remote_npy(path: UrlPath) -> RangeArray:
     except Exception as exc:  # noqa: BLE001 - numpy's header parser fails many ways
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise RecordingError(f"{path}: not a readable .npy file ({msg})") from None
+    if dtype.hasobject:
+        raise RecordingError(f"{path}: holds Python objects, not numbers")
     if dtype.names:
         raise RecordingError(f"{path}: holds a structured array {dtype}, not numbers")
+    if any(int(n) < 0 for n in shape):
+        raise RecordingError(f"{path}: not a readable .npy file (negative dimension in "
+                             f"{tuple(shape)})")
     _shape_of(shape, str(path))
-    arr = RangeArray(fh, fh.tell(), dtype, shape, time_axis(shape), fortran)
-    need = arr.offset + int(np.prod(shape)) * dtype.itemsize
-    if path.stat().st_size < need:
-        raise RecordingError(f"{path}: the header states {tuple(shape)} {dtype}, "
-                             f"{need} bytes, and the file has {path.stat().st_size}")
-    return arr
+    offset = fh.tell()
+    need = offset + int(np.prod(shape, dtype=object)) * dtype.itemsize
+    if size < need:
+        raise RecordingError(f"{path}: not a readable .npy file (the header states "
+                             f"{tuple(shape)} {dtype}, {need} bytes, and the file has {size})")
+    return tuple(int(n) for n in shape), bool(fortran), dtype, offset
+
+
+def _remote_npy(path: UrlPath) -> RangeArray:
+    """A ``.npy`` file behind a URL: its header read, its samples left to range reads."""
+    fh = path.open("rb")
+    shape, fortran, dtype, offset = _npy_header(fh, path, path.stat().st_size)
+    return RangeArray(fh, offset, dtype, shape, time_axis(shape), fortran)
+
+
+def _local_npy(path: Path, file: SteadyFile) -> FileArray:
+    """A local ``.npy`` file: its header read, its samples left to reads by offset."""
+    head = io.BytesIO(file.read_bytes(0, min(file.size, _NPY_HEADER_BYTES)))
+    shape, fortran, dtype, offset = _npy_header(head, path, file.size)
+    return FileArray(file, offset, dtype, shape, time_axis(shape), fortran)
 
 
 class NpyRecording(_ArrayRecording):
-    """A ``.npy`` array, memory-mapped.
+    """A ``.npy`` array, read by offset through one descriptor (no memory map).
 
     Parameters
     ----------
@@ -136,6 +166,7 @@ class NpyRecording(_ArrayRecording):
     """
 
     format = "NPY"
+    _file: SteadyFile | None = None
 
     def __init__(self, path: str | os.PathLike[str], *,
                  sample_rate: float | str | None = None,
@@ -146,28 +177,29 @@ class NpyRecording(_ArrayRecording):
             raise RecordingError(f"{p}: holds Python objects, not numbers")
         if isinstance(p, UrlPath):
             arr: Any = _remote_npy(p)
-            self._use_range_array(arr, str(p))
         else:
+            file = open_steady(p)
             try:
-                arr = np.load(p, mmap_mode="r", allow_pickle=False)
-            except Exception as exc:  # noqa: BLE001 - numpy's header parser fails many ways
-                msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                raise RecordingError(f"{p}: not a readable .npy file ({msg})") from None
-            if not isinstance(arr, np.ndarray):
-                raise RecordingError(f"{p}: is a .npz archive; save one array with numpy.save")
-            if arr.dtype.names:
-                raise RecordingError(f"{p}: holds a structured array {arr.dtype}, not numbers")
-            self._use_array(arr, str(p))
+                arr = _local_npy(p, file)
+            except BaseException:
+                file.close()
+                raise
+            self._file = file
+        self._use_range_array(arr, str(p))
         if sample_rate is None:
             raise MissingOption("sample_rate", ".npy files carry no sample rate", path=p)
         self.sample_rate = parse_number(sample_rate, "sample_rate", positive=True, where=str(p))
         if center_frequency is not None:
             self.center_frequency = parse_number(center_frequency, "center_frequency",
                                                  where=str(p))
-        shape = arr.stored_shape if isinstance(arr, RangeArray) else arr.shape
-        self.metadata = {"shape": list(shape), "stored_dtype": str(arr.dtype),
-                         "time_axis": self._time_axis,
-                         "memory_mapped": not isinstance(arr, RangeArray)}
+        self.metadata = {"shape": list(arr.stored_shape), "stored_dtype": str(arr.dtype),
+                         "time_axis": self._time_axis}
+
+    def close(self) -> None:
+        super().close()
+        file, self._file = self._file, None
+        if file is not None:
+            file.close()
 
 
 def open_npy(path: str | os.PathLike[str], *, sample_rate: float | str | None = None,
@@ -526,6 +558,6 @@ def _sniff_mat(path: Path) -> bool:
 
 
 register_reader("npy", (".npy",), open_npy, sniff=_sniff_npy, priority=25,
-                description="NumPy .npy arrays, memory-mapped")
+                description="NumPy .npy arrays")
 register_reader("mat", (".mat",), open_mat, sniff=_sniff_mat, priority=25,
                 description="MATLAB .mat (v4, v5, v7, v7.3)")

@@ -5,13 +5,19 @@ with one-line messages naming the file and the field; problems that do not
 stop the samples from being read (annotations past the end, a datatype without
 byte order, an unreadable datetime) become :attr:`Recording.warnings`.
 
-The samples are memory-mapped through :mod:`.raw`; the SHA-512 in
-``core:sha512`` is checked only on request (:meth:`SigMFRecording.verify_checksum`)
-because it reads the whole file.
+The two files are opened together with the folder's publication lock held shared
+(:mod:`specscope.compute.publish`), so a pair being replaced is read all old or
+all new.  The samples are read through one descriptor (:mod:`.raw`), however many
+captures there are.  A pair the exporter wrote records its data's size
+(``specscope:data_bytes``): a data file of another size, or of another SHA-512
+when it is at most :data:`HASH_CHECK_BYTES` long, is a torn pair
+(:class:`TornPairError`).  Otherwise ``core:sha512`` is checked only on request
+(:meth:`SigMFRecording.verify_checksum`) because it reads the whole file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import os
@@ -27,9 +33,10 @@ from ..annotations import Annotation
 from ..annotations.sigmf_meta import annotation_of_segment
 from ..errors import Cancelled, InputError, MissingOption, RecordingError, shown
 from ..params import parse_number
-from .base import Recording, file_problem, register_reader
-from .raw import SampleMap, parse_sample_type
-from .remote import as_path, open_binary
+from ..publish import reading_together
+from .base import Recording, SteadyFile, file_problem, register_reader
+from .raw import SampleMap, open_steady, parse_sample_type
+from .remote import UrlPath, as_path, open_binary
 
 META = ".sigmf-meta"
 DATA = ".sigmf-data"
@@ -79,12 +86,21 @@ class SigMFRecording(Recording):
         meta_path, data_path = _pair(given)
         super().__init__(data_path)
         self.meta_path = meta_path
-        doc = _load_json(meta_path)
-        m = str(meta_path)
+        doc, data_path, file = _open_pair(meta_path, data_path)
+        self.path = data_path
+        try:
+            self._describe(doc, meta_path, data_path, file, sample_rate, center_frequency)
+        except BaseException:
+            if file is not None:
+                file.close()
+            raise
 
-        glob = doc.get("global")
-        if not isinstance(glob, dict):
-            raise RecordingError(f"{m}: has no \"global\" object; not SigMF metadata")
+    def _describe(self, doc: dict[str, Any], meta_path: Path, data_path: Path,
+                  file: SteadyFile | None, sample_rate: float | str | None,
+                  center_frequency: float | str | None) -> None:
+        """Check the metadata and lay the captures out in the data file open as ``file``."""
+        m = str(meta_path)
+        glob = doc["global"]
         captures = doc.get("captures", [])
         annotations = doc.get("annotations", [])
         if not isinstance(captures, list):
@@ -95,23 +111,6 @@ class SigMFRecording(Recording):
             self.warnings.append("no \"captures\" list (required by SigMF)")
         if "core:version" not in glob:
             self.warnings.append("global has no core:version (required by SigMF)")
-
-        if glob.get("core:metadata_only"):
-            raise RecordingError(f"{m}: is metadata only (core:metadata_only); "
-                                 "it has no samples to show")
-        dataset_name = glob.get("core:dataset")
-        if dataset_name is not None:
-            # a non-conforming dataset: the samples live in another file next to this one
-            if (not isinstance(dataset_name, str) or not dataset_name
-                    or Path(dataset_name).name != dataset_name):
-                raise RecordingError(f"{m}: core:dataset={shown(dataset_name)} must be a file "
-                                     "name in the same folder")
-            data_path = meta_path.parent / dataset_name
-            self.path = data_path
-        if not data_path.is_file():
-            problem = (file_problem(data_path) or "is not a regular file").replace(
-                "no such file", "is missing")
-            raise RecordingError(f"{m}: the data file {data_path.name} {problem}")
 
         # sample type and channels
         datatype = glob.get("core:datatype")
@@ -182,8 +181,10 @@ class SigMFRecording(Recording):
             raise RecordingError(f"{m}: core:trailing_bytes={shown(trailing)} must be a whole "
                                  "number >= 0")
 
-        # lay the captures out in the data file
-        size = data_path.stat().st_size
+        # lay the captures out in the data file, as big as it was when opened
+        size = data_path.stat().st_size if file is None else file.size
+        if file is not None:
+            _check_pair(meta_path, glob, file)
         frame = stype.itemsize * n_channels
         body = size - trailing - sum(headers)
         if body < 0:
@@ -210,7 +211,7 @@ class SigMFRecording(Recording):
                 segments.append((s, end - s, byte))
             byte += (end - s) * frame
 
-        self._map = SampleMap(data_path, stype, n_channels, segments)
+        self._map = SampleMap(data_path, stype, n_channels, segments, file)
         self.sample_type = stype
         self.n_samples = n_samples
         self.n_channels = n_channels
@@ -313,13 +314,18 @@ class SigMFRecording(Recording):
         """
         if not self.sha512:
             return None
-        h = hashlib.sha512()
-        with open_binary(self.path) as fh:
-            while chunk := fh.read(block):
-                if cancelled is not None and cancelled():
-                    raise Cancelled()
-                h.update(chunk)
-        if h.hexdigest().lower() != str(self.sha512).lower():
+        file = self._map.file
+        if file is not None:  # the file read, even if another took its name since
+            digest = _sha512(file, block, cancelled)
+        else:
+            h = hashlib.sha512()
+            with open_binary(self.path) as fh:
+                while chunk := fh.read(block):
+                    if cancelled is not None and cancelled():
+                        raise Cancelled()
+                    h.update(chunk)
+            digest = h.hexdigest()
+        if digest.lower() != str(self.sha512).lower():
             raise RecordingError(f"{self.path}: SHA-512 does not match core:sha512 in "
                                  f"{self.meta_path.name}; the data file changed or is damaged")
         return True
@@ -341,6 +347,120 @@ def _pair(path: Path) -> tuple[Path, Path]:
                                                                           "is missing")
         raise RecordingError(f"{path}: the SigMF metadata file {meta.name} {problem}")
     return meta, data
+
+
+def _open_pair(meta_path: Path, data_path: Path) -> tuple[dict[str, Any], Path,
+                                                         SteadyFile | None]:
+    """The metadata and the data file it names, opened together.
+
+    Both are opened with the folder's publication lock held shared
+    (:func:`~specscope.compute.publish.reading_together`), so a pair being replaced
+    is read all old or all new.
+
+    Returns
+    -------
+    (dict, Path, SteadyFile or None)
+        The metadata document, the data file and its open descriptor (None for a URL).
+    """
+    local = not isinstance(meta_path, UrlPath)
+    with reading_together(meta_path.parent) if local else contextlib.nullcontext():
+        doc = _load_json(meta_path)
+        m = str(meta_path)
+        glob = doc.get("global")
+        if not isinstance(glob, dict):
+            raise RecordingError(f"{m}: has no \"global\" object; not SigMF metadata")
+        if glob.get("core:metadata_only"):
+            raise RecordingError(f"{m}: is metadata only (core:metadata_only); "
+                                 "it has no samples to show")
+        dataset_name = glob.get("core:dataset")
+        if dataset_name is not None:
+            # a non-conforming dataset: the samples live in another file next to this one
+            if (not isinstance(dataset_name, str) or not dataset_name
+                    or Path(dataset_name).name != dataset_name):
+                raise RecordingError(f"{m}: core:dataset={shown(dataset_name)} must be a file "
+                                     "name in the same folder")
+            data_path = meta_path.parent / dataset_name
+        if not data_path.is_file():
+            problem = (file_problem(data_path) or "is not a regular file").replace(
+                "no such file", "is missing")
+            raise RecordingError(f"{m}: the data file {data_path.name} {problem}")
+        return doc, data_path, open_steady(data_path)
+
+
+class TornPairError(RecordingError):
+    """A SigMF metadata file describes other data than the data file next to it holds.
+
+    What the exporter records (``specscope:data_bytes`` and ``core:sha512``) is
+    compared with the data file when it is opened: the sizes always, the SHA-512
+    when the sizes agree and the file is at most :data:`HASH_CHECK_BYTES` long.
+
+    Attributes
+    ----------
+    meta, data : str
+        The two files.
+    recorded_bytes, data_bytes : int
+        The size the metadata records and the data file's size.
+    recorded_sha512, data_sha512 : str or None
+        The SHA-512 the metadata records, and the data file's (None when not computed:
+        the file is longer than :data:`HASH_CHECK_BYTES`).
+    """
+
+    def __init__(self, meta: str | os.PathLike[str], data: str | os.PathLike[str],
+                 recorded_bytes: int, data_bytes: int, recorded_sha512: str | None,
+                 data_sha512: str | None) -> None:
+        self.meta, self.data = str(meta), str(data)
+        self.recorded_bytes, self.data_bytes = int(recorded_bytes), int(data_bytes)
+        self.recorded_sha512, self.data_sha512 = recorded_sha512, data_sha512
+
+        def digest(h: str | None) -> str:
+            return f"SHA-512 {h[:16]}..." if h else "SHA-512 not computed"
+
+        super().__init__(
+            f"{meta} and {Path(data).name} are halves of two writes (a torn pair): the "
+            f"metadata records {recorded_bytes} bytes, {digest(recorded_sha512)}; the data "
+            f"file has {data_bytes} bytes, {digest(data_sha512)}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # errors of batch tasks cross processes
+        return (type(self), (self.meta, self.data, self.recorded_bytes, self.data_bytes,
+                             self.recorded_sha512, self.data_sha512))
+
+
+#: data files up to this size are hashed at open to check a pair the exporter wrote;
+#: larger ones are checked by size only (their SHA-512 on request, ``verify_checksum``)
+HASH_CHECK_BYTES = 32 << 20
+
+
+def _sha512(file: SteadyFile, block: int = 1 << 22,
+            cancelled: Callable[[], bool] | None = None) -> str:
+    """SHA-512 (hex) of the file up to its size at open."""
+    h = hashlib.sha512()
+    buf = bytearray(block)
+    view = memoryview(buf)
+    for at in range(0, file.size, block):
+        if cancelled is not None and cancelled():
+            raise Cancelled()
+        n = min(block, file.size - at)
+        file.read_into(view[:n], at)
+        h.update(view[:n])
+    return h.hexdigest()
+
+
+def _check_pair(meta_path: Path, glob: dict[str, Any], file: SteadyFile) -> None:
+    """Raise :class:`TornPairError` when the metadata records other data than ``file`` holds.
+
+    Only metadata that records the data's size (``specscope:data_bytes``, written by
+    the exporter) is checked; other SigMF files keep their checksum for
+    :meth:`SigMFRecording.verify_checksum`.
+    """
+    recorded = glob.get("specscope:data_bytes")
+    if not _is_int(recorded):
+        return
+    sha = glob.get("core:sha512")
+    sha = sha.strip().lower() if isinstance(sha, str) and sha.strip() else None
+    actual = _sha512(file) if file.size <= HASH_CHECK_BYTES else None
+    if recorded != file.size or (sha is not None and actual is not None and actual != sha):
+        raise TornPairError(meta_path, file.path, recorded, file.size, sha, actual)
 
 
 def _load_json(meta: Path) -> dict[str, Any]:

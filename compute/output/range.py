@@ -27,6 +27,7 @@ from ..errors import Cancelled, InputError, RecordingError
 from ..files import atomic_file, recording_files, refuse_overwriting_inputs
 from ..io import open_recording
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
+from ..publish import publish_together
 from .provenance import recording_provenance
 from .signal import recording_meta, write_pipeline_output
 
@@ -515,10 +516,12 @@ def _write_sigmf(out: Path, rec: Any, pipeline: Pipeline, bound: BoundPipeline,
                  plan: RangePlan, chans: list[int], blocks: Iterator[np.ndarray],
                  progress: Callable[[float], None] | None,
                  cancelled: Callable[[], bool] | None) -> Path:
-    """Data file first, then the metadata (which holds the data's SHA-512).
+    """Data and metadata staged, then published as one unit (:func:`publish_together`).
 
-    A kill between the two renames leaves the new data next to the old
-    metadata, whose ``core:sha512`` then no longer matches: detectable.
+    Both files move into place under the folder's lock, with a journal that finishes the
+    moves after a kill, so readers (and concurrent exports) never pair halves of two runs.
+    The metadata records the data's size (``specscope:data_bytes``) and SHA-512, which
+    the reader checks against a pair torn anyway (by hand).
     """
     meta_path, data_path = _sigmf_paths(out)
     complex_out = bound.complex_output
@@ -526,8 +529,10 @@ def _write_sigmf(out: Path, rec: Any, pipeline: Pipeline, bound: BoundPipeline,
     datatype = "cf32_le" if complex_out else "rf32_le"
     sha = hashlib.sha512()
     pos = 0
-    with atomic_file(data_path, what="file name ending in .sigmf-data") as tmp:
-        with open(tmp, "wb") as fh:
+    with publish_together([data_path, meta_path],
+                          what=["file name ending in .sigmf-data",
+                                "file name ending in .sigmf-meta"]) as (tmp_data, tmp_meta):
+        with open(tmp_data, "wb") as fh:
             for block in blocks:
                 if cancelled is not None and cancelled():
                     raise Cancelled()
@@ -541,8 +546,17 @@ def _write_sigmf(out: Path, rec: Any, pipeline: Pipeline, bound: BoundPipeline,
         if pos != plan.count:
             raise RecordingError(f"{data_path.name}: the pipeline gave {pos} samples, "
                                  f"expected {plan.count}")
-        if os.path.getsize(tmp) != plan.count * len(chans) * dtype.itemsize:
+        n_bytes = plan.count * len(chans) * dtype.itemsize
+        if os.path.getsize(tmp_data) != n_bytes:
             raise RecordingError(f"{data_path.name}: short write")
+        doc = _sigmf_doc(rec, pipeline, bound, plan, chans, datatype, sha.hexdigest(), n_bytes)
+        tmp_meta.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return meta_path
+
+
+def _sigmf_doc(rec: Any, pipeline: Pipeline, bound: BoundPipeline, plan: RangePlan,
+               chans: list[int], datatype: str, sha512: str, n_bytes: int) -> dict[str, Any]:
+    """The metadata of an exported SigMF pair."""
     fs = bound.sample_rate
     capture: dict[str, Any] = {"core:sample_start": 0}
     if rec.center_frequency is not None:
@@ -553,7 +567,7 @@ def _write_sigmf(out: Path, rec: Any, pipeline: Pipeline, bound: BoundPipeline,
     doc: dict[str, Any] = {
         "global": {
             "core:datatype": datatype, "core:sample_rate": fs, "core:version": SIGMF_VERSION,
-            "core:num_channels": len(chans), "core:sha512": sha.hexdigest(),
+            "core:num_channels": len(chans), "core:sha512": sha512,
             "core:recorder": f"specscope {__version__}",
             "core:description": f"exported from {rec.path.name}, samples "
                                 f"{plan.first}:{plan.first + plan.count}, channels {chans}",
@@ -562,11 +576,10 @@ def _write_sigmf(out: Path, rec: Any, pipeline: Pipeline, bound: BoundPipeline,
             "specscope:channels": chans,
             "specscope:pipeline": pipeline.to_dict(),
             "specscope:exact_range": bool(plan.exact),
+            "specscope:data_bytes": int(n_bytes),
         },
         "captures": [capture],
     }
     declare_extension(doc)  # the specscope: keys above
     put_annotations(doc, _range_annotations(rec, bound, plan, chans), fs)
-    with atomic_file(meta_path, what="file name ending in .sigmf-meta") as tmp:
-        tmp.write_text(json.dumps(doc, indent=2), encoding="utf-8")
-    return meta_path
+    return doc

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, SpecscopeError, shown
+from .files import note_inputs
 
 __all__ = ["MAX_DEPTH", "MAX_DIGITS", "MAX_JSON_BYTES", "load_file", "loads"]
 
@@ -202,6 +203,8 @@ def load_file(path: str | os.PathLike[str], *, what: str = "JSON file",
             raise error(f"{p}: {size} bytes is too large for a {what} (at most {max_bytes})")
         with p.open("rb") as fh:
             raw = fh.read(max_bytes + 1)
+        if isinstance(p, Path):
+            note_inputs(p)  # read by the command: no writer of it replaces this file
     except FileNotFoundError:
         raise error(f"{p}: no such file") from None
     except OSError as exc:

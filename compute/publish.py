@@ -44,6 +44,7 @@ from .files import (
     fsync_folder,
     os_error_cause,
     owner_tag,
+    refuse_overwriting_inputs,
     write_failure,
 )
 
@@ -274,6 +275,8 @@ def publish_together(paths: Sequence[str | os.PathLike[str]], *,
 
     Raises
     ------
+    OutputIsInputError
+        A destination is a file read in the current ``files.input_scope``.
     RecordingError
         A destination is a folder or special file, the folder is missing or not
         writable, the file system refused the data, or the folder stayed locked
@@ -287,6 +290,7 @@ def publish_together(paths: Sequence[str | os.PathLike[str]], *,
     folder = _folder(dests[0])
     if any(_folder(d) != folder for d in dests):
         raise ValueError("the files of one publication must share a folder")
+    refuse_overwriting_inputs(dests, [])  # nothing the command read (files.input_scope)
     for i, d in enumerate(dests):
         _check_destination(d, what[i] if i < len(what) else "file name")
     staged: list[Path] = []

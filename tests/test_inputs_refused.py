@@ -147,8 +147,9 @@ def test_inputs_noted_in_a_scope_are_refused_to_every_writer(tmp_path):
 
 # ------------------------------------------------------------------ every writer, found
 
-#: places that write a file without :func:`atomic_file` yielding its name, and why that
-#: is safe; a new writer must go through atomic_file or be added here with its reason
+#: places that write a file without :func:`atomic_file` (or ``publish_together``, its
+#: form for several files) yielding its name, and why that is safe; a new writer must go
+#: through them or be added here with its reason
 OTHER_WRITERS = {
     "compute/files.py:atomic_file": "the one place: publishes the temporary file",
     "compute/batch.py:process_file": "moves a part written by atomic_file in a private "
@@ -237,10 +238,11 @@ def _writers() -> dict[str, list[str]]:
                     if isinstance(child, ast.With):
                         names = set(safe)
                         for item in child.items:
-                            call = item.context_expr
+                            call, bound = item.context_expr, item.optional_vars
                             if isinstance(call, ast.Call) and ast.unparse(call.func).endswith(
-                                    "atomic_file") and isinstance(item.optional_vars, ast.Name):
-                                names.add(item.optional_vars.id)
+                                    ("atomic_file", "publish_together")):
+                                targets = bound.elts if isinstance(bound, ast.Tuple) else [bound]
+                                names.update(t.id for t in targets if isinstance(t, ast.Name))
                     if isinstance(child, ast.Call):
                         target = _written(child)
                         if target is not None and not (isinstance(target, ast.Name)

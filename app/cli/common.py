@@ -31,6 +31,7 @@ from specscope.compute.errors import (
     SpecscopeError,
     cut_echoes,
 )
+from specscope.compute.files import input_scope
 
 __all__ = ["ESCAPE_ERRORS", "OPTION_FLAGS", "Parser", "ProgressBar", "add_plugin_option",
            "add_pool_options", "add_recording_options", "add_stft_options",
@@ -314,7 +315,8 @@ def run_command(func: Callable[[argparse.Namespace], int | None],
     traceback instead); a cancellation or Ctrl+C gives 130.  With ``watch``
     (by default every command without a window) long operator calls report
     themselves and Ctrl+C ends the process even when a call does not stop
-    (:mod:`.cli_watch`).
+    (:mod:`.cli_watch`), and every file the command reads is refused to its
+    writers (:func:`~specscope.compute.files.input_scope`).
 
     Parameters
     ----------
@@ -339,7 +341,10 @@ def run_command(func: Callable[[argparse.Namespace], int | None],
         watch = not (command == "open" or (command == "live"
                                            and not getattr(args, "no_gui", False)))
     guard = cli_watch.command_guard() if watch else contextlib.nullcontext()
-    with guard as state:
+    # every file a command reads is one of its inputs, refused to all of its writers; a
+    # window's session saves files it opened on purpose (a session, its annotations)
+    inputs = input_scope() if watch else contextlib.nullcontext()
+    with guard as state, inputs:
         code = _run(func, args, debug)
         if state is not None:
             state.code = code

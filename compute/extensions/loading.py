@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Cancelled, InputError, SpecscopeError
+from ..files import note_inputs
 from ..operators import registry, watch
 from .checks import check_result
 from .discovery import (
@@ -97,6 +98,7 @@ def _import(p: Plugin) -> None:
         raise ImportError(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[p.module] = module
+    note_inputs(spec.origin)  # a command that loaded a plugin file never writes over it
     spec.loader.exec_module(module)
 
 

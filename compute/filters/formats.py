@@ -41,7 +41,7 @@ import numpy as np
 
 from .. import jsonsafe
 from ..errors import InputError, RecordingError, shown
-from ..files import atomic_write_bytes
+from ..files import atomic_write_bytes, note_inputs
 from ..params import MAX_FRAME, check_bytes
 from .designed import Design
 from .spec import MAX_ORDER, FilterSpec
@@ -360,6 +360,7 @@ def read_coefficients(path: str | os.PathLike[str], fmt: str | None = None,
     _check_size(size, fmt, p.name)
     with open(p, "rb") as fh:  # no more than the size checked, should the file grow
         data: str | bytes = fh.read(_max_bytes(fmt) + 1)
+    note_inputs(p)
     _check_size(len(data), fmt, p.name)
     if fmt != "npz":
         try:

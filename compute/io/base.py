@@ -24,6 +24,7 @@ import numpy as np
 
 from ..annotations import Annotation
 from ..errors import InputError, RecordingError, SpecscopeError, shown
+from ..files import note_inputs, recording_files
 from .remote import UrlPath, as_path, is_url
 
 
@@ -364,7 +365,7 @@ def _open_with(spec: ReaderSpec, path: Path, options: dict[str, Any]) -> Recordi
                 raise InputError(f"{name} does not apply to {_format_label(spec, path)} "
                                  f"({path.name}; the {spec.name} reader {takes})")
     try:
-        return spec.opener(path, **options)
+        rec = spec.opener(path, **options)
     except SpecscopeError:
         raise
     except (OSError, ValueError, KeyError, IndexError, TypeError, RuntimeError,
@@ -373,6 +374,8 @@ def _open_with(spec: ReaderSpec, path: Path, options: dict[str, Any]) -> Recordi
         first = str(exc).splitlines()[0] if str(exc) else ""
         raise RecordingError(f"{path}: cannot open as {spec.name} "
                              f"({type(exc).__name__}{': ' + first if first else ''})") from exc
+    note_inputs(*recording_files(rec))  # a command never writes over what it reads
+    return rec
 
 
 def open_recording(path: str | os.PathLike[str], *, format: str | None = None,

@@ -132,9 +132,10 @@ class LiveSession:
         if self._thread is not None:
             raise InputError("a live session can be started once")
         if self._record_path is not None:
-            if isinstance(self.source, FileSource):  # never record over what is played
-                refuse_overwriting_inputs([self._record_path],
-                                          recording_files(self.source.recording))
+            # never record over what is played, nor over any file read (a pipeline)
+            played = (recording_files(self.source.recording)
+                      if isinstance(self.source, FileSource) else [])
+            refuse_overwriting_inputs([self._record_path], played)
             attrs: dict[str, Any] = {"source": self.source.name,
                                      "block": int(self.source.block)}
             if self.pipeline is not None:

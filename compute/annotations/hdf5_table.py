@@ -299,7 +299,9 @@ def write_hdf5(path: str | Path, annotations: Sequence[Annotation],
     exists = p.is_file()
     if exists and not is_hdf5(p):
         raise RecordingError(f"{p}: exists and is not an HDF5 file; not replaced")
-    with atomic_file(p, what="file name ending in .h5") as tmp:
+    # an existing file keeps all but its annotations: an update on purpose, even of the
+    # recording being read
+    with atomic_file(p, what="file name ending in .h5", updates_input=exists) as tmp:
         offset = 0.0
         if exists:
             shutil.copyfile(p, tmp)

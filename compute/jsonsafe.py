@@ -22,6 +22,7 @@ import json
 import math
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -198,7 +199,10 @@ def load_file(path: str | os.PathLike[str], *, what: str = "JSON file",
     try:
         if p.is_dir():
             raise error(f"{p}: is a folder, not a {what}")
-        size = p.stat().st_size
+        st = p.stat()
+        if isinstance(p, Path) and not stat.S_ISREG(st.st_mode):  # a FIFO blocks, /dev/zero
+            raise error(f"{p}: is not a regular file (a device, FIFO or socket), not a {what}")
+        size = st.st_size
         if size > max_bytes:
             raise error(f"{p}: {size} bytes is too large for a {what} (at most {max_bytes})")
         with p.open("rb") as fh:

@@ -11,6 +11,7 @@ it replaces.
 from __future__ import annotations
 
 import math
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,13 @@ def read_text(path: Path) -> str:
     """
     if path.is_dir():
         raise RecordingError(f"{path}: is a folder, not an annotation file")
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        mode = stat.S_IFREG  # named below, where it is read
+    if not stat.S_ISREG(mode):  # a FIFO would block, a device never end
+        raise RecordingError(f"{path}: is not a regular file (a device, FIFO or socket); "
+                             "give an annotation file")
     try:
         size = path.stat().st_size
         raw = path.read_bytes() if size <= MAX_TEXT_BYTES else b""

@@ -360,6 +360,9 @@ class LiveRecorder:
         self.path = Path(path)
         if self.path.is_dir():
             raise RecordingError(f"{self.path}: is a folder; give a file name ending in .h5")
+        if os.path.lexists(self.path) and not (self.path.is_file() or not self.path.exists()):
+            raise RecordingError(f"{self.path}: is not a regular file (a device, FIFO or "
+                                 "socket); give a file name ending in .h5")
         folder = self.path.parent if str(self.path.parent) else Path(".")
         if not folder.is_dir():
             raise RecordingError(f"{self.path}: the folder {folder} does not exist")

@@ -221,10 +221,12 @@ def _pid_alive(pid: int) -> bool:
     return line[line.rfind(")") + 2:][:1] not in ("Z", "X")
 
 
-def _remove_dead_staged(folder: Path, dests: Sequence[Path]) -> None:
-    """Staged files of ``dests`` whose writers died before publishing (lock held)."""
+def _remove_dead_staged(folder: Path) -> None:
+    """Staged files in ``folder`` whose writers died before publishing (lock held, settled).
+
+    Any destination's: a killed export's pair goes at the next publication to the folder.
+    """
     host = owner_tag().split("@", 1)[1]
-    prefixes = tuple(f".{d.name}." for d in dests)
     try:
         entries = list(os.scandir(folder))
     except OSError:
@@ -232,7 +234,7 @@ def _remove_dead_staged(folder: Path, dests: Sequence[Path]) -> None:
     now = time.time()
     for e in entries:
         m = _STAGED.match(e.name)
-        if m is None or not e.name.startswith(prefixes):
+        if m is None:
             continue
         with contextlib.suppress(OSError):
             if m.group(2) == host:
@@ -310,7 +312,7 @@ def publish_together(paths: Sequence[str | os.PathLike[str]], *,
                                      f"{LOCK_WAIT_S:g} s; nothing was written")
             try:
                 settle(folder)
-                _remove_dead_staged(folder, dests)
+                _remove_dead_staged(folder)
                 moves = [[s.name, d.name] for s, d in zip(staged, dests, strict=True)]
                 atomic_write_text(folder / JOURNAL, json.dumps({"moves": moves}))
                 journaled = True

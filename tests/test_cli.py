@@ -119,3 +119,19 @@ def test_output_into_a_closed_pipe_ends_quietly(example_path):
     assert first, "ops printed nothing"
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
     assert proc.returncode == 141, (proc.returncode, err)
+
+
+def test_a_path_the_file_system_refuses_is_one_line(tmp_path):
+    long_name = tmp_path / ("x" * 10_000 + ".wav")
+    r = run("info", long_name)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert "File name too long" in lines[0] and len(lines[0]) < 400
+
+
+def test_a_nul_in_an_argument_is_one_line(capsys):
+    from specscope.app.cli import main
+
+    assert main(["spectrogram", "a.wav", "-o", "a\0b.h5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["specscope: error: an argument holds a NUL character"]

@@ -156,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     """
     escape_unprintable()  # a file name that is not UTF-8 is printed escaped, never a crash
     argv = list(sys.argv[1:] if argv is None else argv)
+    if any("\0" in str(a) for a in argv):  # only a program can pass one; no path holds it
+        print("specscope: error: an argument holds a NUL character", file=sys.stderr)
+        return 2
     name = _command_in(argv)
     if name is None and not {"-h", "--help", "--version"} & set(argv):
         argv = ["open", *argv]  # no command: the desktop app

@@ -30,6 +30,7 @@ from specscope.compute.errors import (
     OptionError,
     SpecscopeError,
     cut_echoes,
+    shown,
 )
 from specscope.compute.files import input_scope
 
@@ -370,6 +371,15 @@ def _run(func: Callable[[argparse.Namespace], int | None], args: argparse.Namesp
         if not _stdout_closed():
             raise
         return 141  # as a command ended by SIGPIPE: the reader (head, less) had enough
+    except OSError as exc:
+        # the file system refused a path the command was given (a name too long, a loop
+        # of links): the file and the system's reason, as for every other bad input
+        if debug or exc.errno is None:
+            raise
+        name = exc.filename
+        where = f"{shown(os.fsdecode(name))}: " if isinstance(name, (str, bytes)) else ""
+        print(f"specscope: error: {where}{os.strerror(exc.errno)}", file=sys.stderr)
+        return 2
 
 
 def _stdout_closed() -> bool:

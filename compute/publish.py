@@ -167,6 +167,11 @@ def reading_together(folder: str | os.PathLike[str], wait_s: float = LOCK_WAIT_S
         The folder of the unit's files.
     wait_s : float
         Most seconds to wait for a writer; then the files are opened without the lock.
+
+    Yields
+    ------
+    None
+        While the lock is held.
     """
     folder = Path(folder)
     with _locked(folder, False, wait_s) as (fd, _state):

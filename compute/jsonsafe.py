@@ -178,11 +178,9 @@ def load_file(path: str | os.PathLike[str], *, what: str = "JSON file",
         The largest file read.
     error : type
         The :class:`~specscope.compute.errors.SpecscopeError` raised.
-    syntax_error : type, optional
-        The error raised instead when the text is no JSON at all (invalid syntax), so
-        that a caller can take such text for something else; by default ``error``.
     **limits
-        ``max_depth``, ``max_digits``, ``unique_keys`` of :func:`loads`.
+        ``max_depth``, ``max_digits``, ``unique_keys`` and ``syntax_error`` of
+        :func:`loads`.
 
     Returns
     -------

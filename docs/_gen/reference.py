@@ -23,21 +23,6 @@ import mkdocs_gen_files
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[2]
 ROOMS = ("specscope.compute", "specscope.app", "specscope.widgets")
-#: the source tree as the import names lay it out, for mkdocstrings (griffe reads the
-#: files; it does not follow the editable install's mapping of specscope.compute to compute/)
-SOURCE_TREE = ROOT / "build" / "docs-src"
-
-
-def link_sources() -> None:
-    """Lay out ``build/docs-src/specscope/{app,compute,widgets,plugins}`` as links."""
-    home = SOURCE_TREE / "specscope"
-    home.mkdir(parents=True, exist_ok=True)
-    for name in ("app", "compute", "widgets", "plugins"):
-        link = home / name
-        if not link.is_symlink():
-            link.symlink_to(ROOT / name, target_is_directory=True)
-
-
 def _md(text: object) -> str:
     """``text`` safe in a Markdown table cell."""
     return str(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
@@ -277,7 +262,6 @@ def _performance_pages() -> dict[str, str]:
 
 
 def main() -> None:
-    link_sources()
     with mkdocs_gen_files.open("reference/cli.md", "w") as f:
         f.write(cli_page())
     with mkdocs_gen_files.open("reference/operators.md", "w") as f:

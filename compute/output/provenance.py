@@ -247,6 +247,21 @@ def _where(where: str, name: str) -> str:
     return f"{where}: attribute {name}" if where else f"attribute {name}"
 
 
+_DEFAULT = object()
+
+
+def _attr(attrs: Any, name: str, where: str, default: Any) -> Any:
+    """The attribute, a numpy scalar as a Python one; _DEFAULT when missing with a default."""
+    v = attrs.get(name)
+    if v is None:
+        if default is _MISSING:
+            raise RecordingError(f"{_where(where, name)} is missing")
+        return _DEFAULT
+    if isinstance(v, (np.generic, np.ndarray)) and np.shape(v) == ():
+        v = v.item()  # numpy scalars as Python numbers (and as errors repeat them)
+    return v
+
+
 def read_text_attr(attrs: Any, name: str, where: str = "", *, default: Any = _MISSING) -> Any:
     """A text attribute of an output (a file name stored as bytes comes back decoded).
 
@@ -271,13 +286,9 @@ def read_text_attr(attrs: Any, name: str, where: str = "", *, default: Any = _MI
     RecordingError
         Missing (without ``default``) or not text; the message names the attribute.
     """
-    v = attrs.get(name)
-    if v is None:
-        if default is _MISSING:
-            raise RecordingError(f"{_where(where, name)} is missing")
+    v = _attr(attrs, name, where, default)
+    if v is _DEFAULT:
         return default
-    if isinstance(v, (np.generic, np.ndarray)) and np.shape(v) == ():
-        v = v.item()
     if isinstance(v, (bytes, np.bytes_)):
         return os.fsdecode(bytes(v))  # a non-UTF-8 file name
     if not isinstance(v, str):
@@ -313,13 +324,9 @@ def read_int_attr(attrs: Any, name: str, where: str = "", *, minimum: int = 0,
         Missing (without ``default``), not a whole number (text such as ``'nan'``, a
         fraction, an array) or below ``minimum``; the message names the attribute.
     """
-    v = attrs.get(name)
-    if v is None:
-        if default is _MISSING:
-            raise RecordingError(f"{_where(where, name)} is missing")
+    v = _attr(attrs, name, where, default)
+    if v is _DEFAULT:
         return default
-    if isinstance(v, (np.generic, np.ndarray)) and np.shape(v) == ():
-        v = v.item()  # numpy scalars as Python numbers (and as errors repeat them)
     if isinstance(v, float) and v.is_integer():
         v = int(v)
     if isinstance(v, bool) or not isinstance(v, int):

@@ -44,7 +44,8 @@ from typing import Any
 from .errors import Cancelled, InputError, RecordingError, SpecscopeError
 
 __all__ = ["STALE_PARTIAL_S", "OutputIsInputError", "atomic_file", "atomic_write_bytes",
-           "atomic_write_text", "clean_stale_partials", "fsync_folder", "h5_for_writing",
+           "atomic_write_text", "check_writes", "clean_stale_partials", "fsync_folder",
+           "h5_for_writing",
            "input_files", "input_scope", "note_inputs", "os_error_cause",
            "owner_tag", "recording_files", "refuse_overwriting_inputs", "write_failure"]
 
@@ -497,42 +498,147 @@ def _library_error(exc: BaseException) -> bool:
     return False
 
 
-def _discard_writes(f: Any) -> None:
-    """Point an open HDF5 file's descriptor at an anonymous file before closing it.
+class _GuardedIO:
+    """The file object HDF5 writes through (h5py's ``fileobj`` driver); it never fails.
 
-    After a failed write (no space, quota) HDF5 still flushes its caches when the
-    file closes; that flush fails again, leaves the library's objects half
-    closed and crashes the process when they are freed.  The temporary file is
-    abandoned anyway, so its descriptor is redirected to a memory file (sparse,
-    as big as the caches) and the close succeeds.
+    HDF5 cannot recover from a failed write (no space, quota): it keeps half-closed
+    objects that crash the process when they are freed.  So the first failed write
+    is kept in :attr:`error` and reported to HDF5 as done; that write and the later
+    ones go to a sparse memory file at the same offsets (up to :attr:`SPILL_MAX`
+    bytes, the rest is dropped), where later reads find them.  HDF5 then flushes
+    and closes cleanly and the caller raises :attr:`error` instead.
     """
-    try:
-        fd = int(f.id.get_vfd_handle())
-    except Exception:  # noqa: BLE001 - not the POSIX driver: nothing to redirect
-        return
-    try:
-        sink = os.memfd_create("specscope-discard") if hasattr(os, "memfd_create") \
-            else os.open(os.devnull, os.O_RDWR)
-    except OSError:
-        return
-    try:
-        os.dup2(sink, fd)
-    finally:
-        os.close(sink)
+
+    SPILL_MAX = 64 << 20
+
+    def __init__(self, path: str | os.PathLike[str], mode: str) -> None:
+        flags = os.O_RDWR | getattr(os, "O_CLOEXEC", 0)
+        if mode in ("w", "w-", "x"):
+            flags |= os.O_CREAT | os.O_TRUNC | (os.O_EXCL if mode != "w" else 0)
+        elif mode == "a":
+            flags |= os.O_CREAT
+        self._fd = os.open(path, flags, 0o666)
+        self._pos = 0
+        self._size = os.fstat(self._fd).st_size
+        self.error: OSError | None = None
+        self._spill: int | None = None
+        self._spilled: list[list[int]] = []  # sorted, disjoint [start, end) in the spill
+        self._kept = 0
+
+    # -- what the fileobj driver calls
+    def seek(self, pos: int, whence: int = 0) -> int:
+        self._pos = pos + (self._pos if whence == 1 else self._size if whence == 2 else 0)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def write(self, data: Any) -> int:
+        mv = memoryview(data).cast("B")
+        n, done = len(mv), 0
+        while self.error is None and done < n:
+            try:
+                done += os.pwrite(self._fd, mv[done:], self._pos + done)
+            except OSError as exc:
+                self.error = exc
+        if done < n:
+            self._keep(mv[done:], self._pos + done)
+        self._pos += n
+        self._size = max(self._size, self._pos)
+        return n
+
+    def readinto(self, buf: Any) -> int:
+        mv = memoryview(buf).cast("B")
+        n = max(0, min(len(mv), self._size - self._pos))
+        got = os.preadv(self._fd, [mv[:n]], self._pos) if n else 0
+        mv[got:n] = bytes(n - got)  # past the file's end: a spilled or dropped range
+        for start, end in self._spilled:
+            lo, hi = max(start, self._pos), min(end, self._pos + n)
+            if lo < hi:
+                os.preadv(self._spill, [mv[lo - self._pos:hi - self._pos]], lo)
+        self._pos += n
+        return n
+
+    def read(self, size: int = -1) -> bytes:
+        buf = bytearray(max(0, self._size - self._pos) if size < 0 else size)
+        return bytes(buf[:self.readinto(buf)])
+
+    def truncate(self, size: int | None = None) -> int:
+        size = self._pos if size is None else size
+        if self.error is None:
+            try:
+                os.ftruncate(self._fd, size)
+            except OSError as exc:
+                self.error = exc
+        self._size = size
+        self._spilled = [[a, min(b, size)] for a, b in self._spilled if a < size]
+        return size
+
+    def flush(self) -> None:
+        pass
+
+    # -- the rest
+    def _keep(self, mv: memoryview, at: int) -> None:
+        """Keep a write that the file refused in the spill (or drop it past SPILL_MAX)."""
+        if self._kept + len(mv) > self.SPILL_MAX:
+            return
+        if self._spill is None:
+            self._spill = os.memfd_create("specscope-spill") if hasattr(os, "memfd_create") \
+                else os.open(tempfile.mkstemp()[1], os.O_RDWR)  # pragma: no cover - Linux
+        try:
+            os.pwrite(self._spill, mv, at)
+        except OSError:  # no memory either: dropped, reads find zeros
+            return
+        self._kept += len(mv)
+        spans = sorted([*self._spilled, [at, at + len(mv)]])
+        merged: list[list[int]] = []
+        for a, b in spans:
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        self._spilled = merged
+
+    def close(self) -> None:
+        for fd in (self._fd, self._spill):
+            if fd is not None:
+                with suppress(OSError):
+                    os.close(fd)
+        self._spill = None
 
 
-def _close(f: Any) -> None:
-    with suppress(Exception):  # the file is abandoned; its error is not the cause
-        f.close()
+_GUARDS: dict[int, _GuardedIO] = {}
+
+
+def check_writes(f: Any) -> None:
+    """Raise the first failed write of an HDF5 file opened by :func:`h5_for_writing`.
+
+    Long writers call it after each block, to stop soon after the disk fills.
+
+    Parameters
+    ----------
+    f : h5py.File
+        The file.
+
+    Raises
+    ------
+    OSError
+        The write that failed (no space, quota, ...).
+    """
+    guard = _GUARDS.get(id(f))
+    if guard is not None and guard.error is not None:
+        raise guard.error
 
 
 @contextmanager
 def h5_for_writing(path: str | os.PathLike[str], mode: str = "w") -> Iterator[Any]:
     """``h5py.File(path, mode)`` for a temporary file that is abandoned on any error.
 
-    On success the file is flushed and closed (a failure then raises).  On an
-    exception in the body or in the flush the file is closed without writing
-    anything more and the exception propagates; the caller removes the file.
+    HDF5 writes through a file object that takes the file system's refusals
+    itself (:func:`check_writes`), so a full disk never reaches the library.  On
+    success the file is flushed and closed; a write that failed meanwhile then
+    raises.  On an exception in the body the file is closed and the exception
+    propagates; the caller removes the file.
 
     Parameters
     ----------
@@ -545,18 +651,38 @@ def h5_for_writing(path: str | os.PathLike[str], mode: str = "w") -> Iterator[An
     ------
     h5py.File
         The open file.
+
+    Raises
+    ------
+    OSError
+        A write to the file failed.
     """
     import h5py
 
-    f = h5py.File(path, mode)
+    guard = _GuardedIO(path, mode)
     try:
-        yield f
-        f.flush()
+        f = h5py.File(guard, mode)
     except BaseException:
-        _discard_writes(f)
-        _close(f)
+        guard.close()
         raise
-    f.close()
+    _GUARDS[id(f)] = guard
+    try:
+        try:
+            yield f
+            f.flush()
+        finally:
+            _GUARDS.pop(id(f), None)
+            try:
+                f.close()
+            finally:
+                guard.close()
+    except BaseException as exc:
+        if guard.error is not None and isinstance(exc, Exception) \
+                and not isinstance(exc, (OSError, Cancelled)):
+            raise guard.error from exc  # what the body met came from the full disk
+        raise
+    if guard.error is not None:
+        raise guard.error
 
 
 @contextmanager

@@ -21,11 +21,7 @@ import campaign_faults
 import pytest
 
 #: kinds with a defect still open, and the defect: the test runs and reports them
-OPEN = {
-    "tmpfs": "an HDF5 writer of run and filter apply dies with SIGSEGV when the disk fills "
-             "with about 16 KiB left (h5py objects freed after a failed write), and "
-             "spectrogram prints h5py's ignored exceptions before its one line",
-}
+OPEN: dict[str, str] = {}  # kinds with a known defect, marked xfail with its story
 
 
 @pytest.mark.parametrize("kind", [pytest.param(k, marks=pytest.mark.xfail(

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..annotations import Annotation
 from ..errors import Cancelled, RecordingError
-from ..files import refuse_overwriting_inputs
+from ..files import check_writes, refuse_overwriting_inputs
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, SCHEMA, BoundPipeline, Pipeline
 from ..spectral import window_text
 from .annotation_table import write_annotation_table
@@ -188,6 +188,7 @@ def write_pipeline_output(out: Path, pipeline: Pipeline, bound: BoundPipeline,
                 ds[pos:pos + k, :] = block.T
                 tds[pos:pos + k] = (first + np.arange(pos, pos + k)) / fs
             pos += k
+            check_writes(f)
             if progress is not None and n_out:
                 progress(pos / n_out)
         if ds is None:

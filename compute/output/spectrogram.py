@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import operators
 from ..errors import Cancelled
-from ..files import recording_files, refuse_overwriting_inputs
+from ..files import check_writes, recording_files, refuse_overwriting_inputs
 from ..io import Recording
 from ..spectral import FRAMES_PER_BLOCK, StftParams, window_text
 from .annotation_table import write_annotation_table
@@ -188,6 +188,7 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
                                channel)[:, 0]
             ds[k0:k1, :] = operators.call("stft_power", x, fs=fs, two_sided=two_sided,
                                           layout="frames", **params.operator_params())
+            check_writes(f)
             if progress is not None:
                 progress(k1 / n_frames)
     return Path(out)

@@ -53,7 +53,8 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["JOURNAL", "LOCK_WAIT_S", "publish_together", "reading_together", "settle"]
+__all__ = ["JOURNAL", "LOCK_WAIT_S", "publish_together", "reading_together", "settle",
+           "updating_together"]
 
 #: the journal of a publication in progress, in the destination folder
 JOURNAL = ".specscope-publish.journal"
@@ -182,6 +183,45 @@ def reading_together(folder: str | os.PathLike[str], wait_s: float = LOCK_WAIT_S
             with contextlib.suppress(OSError):  # read-only: read what is there
                 settle(folder)
             _lock(fd, fcntl.LOCK_SH, wait_s)
+        yield
+
+
+@contextmanager
+def updating_together(folder: str | os.PathLike[str], wait_s: float = LOCK_WAIT_S
+                      ) -> Iterator[None]:
+    """Hold ``folder``'s lock exclusively while one file of a unit is read and rewritten.
+
+    A file updated in place (a SigMF meta's annotations) is read and replaced with
+    no publication of its unit in between; a publication a killed writer left
+    half done is finished first, so the update starts from the unit's last state.
+
+    Parameters
+    ----------
+    folder : path-like
+        The folder of the unit's files.
+    wait_s : float
+        Most seconds to wait for another writer.
+
+    Yields
+    ------
+    None
+        While the lock is held (or, on a system without locks, at once).
+
+    Raises
+    ------
+    RecordingError
+        Another writer held the folder for ``wait_s`` seconds; nothing was written.
+    """
+    folder = Path(folder)
+    with _locked(folder, True, wait_s) as (_fd, state):
+        if state == BUSY:
+            raise RecordingError(f"{folder}: another writer held the folder for "
+                                 f"{wait_s:g} s; nothing was written")
+        try:
+            settle(folder)
+        except OSError as exc:
+            raise RecordingError(f"{folder}: cannot finish an earlier publication "
+                                 f"({os_error_cause(exc)})") from None
         yield
 
 

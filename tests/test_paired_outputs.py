@@ -214,3 +214,32 @@ def test_a_failed_body_publishes_nothing(tmp_path):
         d.write_bytes(b"new data")
         m.write_bytes(b"new meta")
     assert (os.stat(meta).st_mode & 0o777) == 0o640  # a replaced file keeps its mode
+
+
+def test_annotations_written_back_after_a_killed_export_keep_the_new_pair(tmp_path):
+    """Annotations saved into a pair a killed export left half moved: the export is
+    finished first, so the annotations land in its metadata and the pair stays whole."""
+    from specscope.compute.annotations import Annotation
+    from specscope.compute.annotations.sigmf_meta import read_sigmf, write_sigmf
+
+    src = scene(tmp_path / "in.wav", 2.0)
+    meta = tmp_path / "p.sigmf-meta"
+    export_range(src, meta, stop=FS)
+    old_state = pair_state(meta)
+    staged = tmp_path / "new"
+    staged.mkdir()
+    export_range(src, staged / "p.sigmf-meta", start=FS // 2, stop=2 * FS)
+    # the new pair staged, its data moved, the writer killed before the meta's move
+    names = [".p.sigmf-data.1@host.ab.staged", ".p.sigmf-meta.1@host.cd.staged"]
+    for name, final in zip(names, ["p.sigmf-data", "p.sigmf-meta"], strict=True):
+        os.replace(staged / final, tmp_path / name)
+    (tmp_path / JOURNAL).write_text(json.dumps(
+        {"moves": [[names[0], "p.sigmf-data"], [names[1], "p.sigmf-meta"]]}))
+    os.replace(tmp_path / names[0], tmp_path / "p.sigmf-data")
+    write_sigmf(meta, [Annotation(start_s=0.1, stop_s=0.2, label="kept")])
+    assert not (tmp_path / JOURNAL).exists()
+    got, data_bytes, sha, data_sha = pair_state(meta)
+    assert (got, sha) == (data_bytes, data_sha) and data_bytes != old_state[1]
+    assert [a.label for a in read_sigmf(meta)] == ["kept"]
+    with open_recording(meta) as rec:  # a reader accepts the pair
+        assert rec.n_samples == FS * 3 // 2

@@ -19,6 +19,7 @@ from typing import Any
 from .. import jsonsafe
 from ..errors import InputError, RecordingError, shown
 from ..files import atomic_write_text
+from ..publish import updating_together
 from ..timefmt import time_to_sample
 from .common import MAX_TEXT_BYTES, Timebase, read_text
 from .model import Annotation, stable_uuid
@@ -356,33 +357,35 @@ def write_sigmf(path: str | Path, annotations: Sequence[Annotation],
     """
     path = meta_path(path)
     timebase = timebase or Timebase()
-    updates = path.exists()  # a recording's own metadata, updated on purpose
-    if updates:
-        doc, text = _load(path)
-        put_annotations(doc, annotations, _sample_rate(path, doc, timebase), declare=False)
-        indent = _indent(text)
-        out = json.dumps(doc, indent=indent, ensure_ascii=False)
-        if text.endswith("\n"):
-            out += "\n"
-    else:
-        if not timebase.sample_rate:
-            raise InputError(f"{path}: a new SigMF meta needs the recording (its sample rate "
-                             "and sample type); give recording=")
-        glob: dict[str, Any] = {"core:datatype": _datatype(timebase),
-                                "core:sample_rate": timebase.sample_rate,
-                                "core:version": SIGMF_VERSION}
-        if timebase.n_channels and timebase.n_channels > 1:
-            glob["core:num_channels"] = timebase.n_channels
-        glob["core:recorder"] = "specscope"
-        data = path.with_name(path.name[: -len(META)] + DATA) \
-            if path.name.lower().endswith(META) else None
-        if data is None or not data.exists():
-            glob["core:metadata_only"] = True
-        capture: dict[str, Any] = {"core:sample_start": 0}
-        if timebase.center_frequency is not None:
-            capture["core:frequency"] = timebase.center_frequency
-        doc = put_annotations({"global": glob, "captures": [capture]}, annotations,
-                              timebase.sample_rate)
-        out = json.dumps(doc, indent=4, ensure_ascii=False) + "\n"
-    atomic_write_text(path, out, updates_input=updates)
+    if path.exists():  # a recording's own metadata, updated on purpose
+        # read and replaced with no publication of the pair in between
+        with updating_together(path.parent):
+            doc, text = _load(path)
+            put_annotations(doc, annotations, _sample_rate(path, doc, timebase),
+                            declare=False)
+            out = json.dumps(doc, indent=_indent(text), ensure_ascii=False)
+            if text.endswith("\n"):
+                out += "\n"
+            atomic_write_text(path, out, updates_input=True)
+        return path
+    if not timebase.sample_rate:
+        raise InputError(f"{path}: a new SigMF meta needs the recording (its sample rate "
+                         "and sample type); give recording=")
+    glob: dict[str, Any] = {"core:datatype": _datatype(timebase),
+                            "core:sample_rate": timebase.sample_rate,
+                            "core:version": SIGMF_VERSION}
+    if timebase.n_channels and timebase.n_channels > 1:
+        glob["core:num_channels"] = timebase.n_channels
+    glob["core:recorder"] = "specscope"
+    data = path.with_name(path.name[: -len(META)] + DATA) \
+        if path.name.lower().endswith(META) else None
+    if data is None or not data.exists():
+        glob["core:metadata_only"] = True
+    capture: dict[str, Any] = {"core:sample_start": 0}
+    if timebase.center_frequency is not None:
+        capture["core:frequency"] = timebase.center_frequency
+    doc = put_annotations({"global": glob, "captures": [capture]}, annotations,
+                          timebase.sample_rate)
+    out = json.dumps(doc, indent=4, ensure_ascii=False) + "\n"
+    atomic_write_text(path, out)
     return path

@@ -674,6 +674,8 @@ def drive(jobs: list[dict]) -> list[dict]:
     results = []
     for job in jobs:
         before = _digest(job["inputs"])
+        for log in (job["out"], job["err"]):  # there even when the child dies at once
+            os.close(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC))
         t0 = time.monotonic()
         pid = os.fork()
         if pid == 0:

@@ -21,7 +21,7 @@ energy detections' own bands against the bands the calls are drawn in at
 power over the noise power in the 2.5-12.5 kHz band at its time.
 
 Then the executors (``--executors``, on by default): the corpus command's
-:func:`specscope.compute.batch_detect.run_detect` over the recording with
+:func:`specscope.compute.batch.detect.run_detect` over the recording with
 each detector, in this process without parts (``part_samples=0``), in this
 process with parts (the default ``part_samples``: the one recording as
 parts), on a pool of 2 processes and on a real Dask cluster of a scheduler
@@ -109,7 +109,7 @@ def _row(table: str, *values) -> None:
 
 def executors(path: Path, template: dict, folder: Path, runs: int) -> None:
     """The corpus command over the recording on each executor: times, ratios, same bytes."""
-    from specscope.compute.batch_detect import run_detect
+    from specscope.compute.batch import run_detect
     from specscope.compute.pipeline import Pipeline
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))

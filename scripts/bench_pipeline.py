@@ -109,7 +109,7 @@ def dask_overhead(address: str | None, work: Path) -> None:
     """Where the time of a Dask run of 2 short recordings goes, against the in-process run."""
     from distributed import Client
     from specscope.compute.batch import run_batch
-    from specscope.compute.batch_dask import warm
+    from specscope.compute.batch.cluster import warm
     from specscope.compute.pipeline import Pipeline
 
     inputs = [work / f"short{i}.wav" for i in range(2)]
@@ -135,7 +135,7 @@ def dask_overhead(address: str | None, work: Path) -> None:
         t_rt = time.perf_counter() - t0
         print(f"  first call on the workers (no import)      {t_rt:7.2f} s")
         t0 = time.perf_counter()
-        first = client.run(warm, "specscope.compute.batch")
+        first = client.run(warm, "specscope.compute.batch.process")
         t_warm = time.perf_counter() - t0
         imp = max(v["import_s"] for v in first.values())
         ops = max(v["operators_s"] for v in first.values())
@@ -143,7 +143,7 @@ def dask_overhead(address: str | None, work: Path) -> None:
               f"(specscope's package {t_warm - imp - ops:.2f} s, batch and lazy imports "
               f"{imp:.2f} s, operators {ops:.2f} s)")
         t0 = time.perf_counter()
-        client.run(warm, "specscope.compute.batch")
+        client.run(warm, "specscope.compute.batch.process")
         print(f"  warm-up again (already warm)               {time.perf_counter() - t0:7.3f} s")
         t0 = time.perf_counter()
         for i in range(20):
@@ -173,12 +173,12 @@ def dask_overhead(address: str | None, work: Path) -> None:
         if cluster is not None:
             cluster.close()
     if cluster is not None:  # workers that warm as they start: the first run is a warm one
-        with _spawn_cluster(preload="specscope.compute.batch_dask") as pre:
+        with _spawn_cluster(preload="specscope.compute.batch.cluster") as pre:
             shutil.rmtree(work / "od", ignore_errors=True)
             t0 = time.perf_counter()
             s = run_batch(Pipeline.load(PIPELINE), inputs, work / "od", dask=pre.address)
             t = time.perf_counter() - t0
-            print(f"  first run on workers started with --preload specscope.compute.batch_dask: "
+            print(f"  first run on workers started with --preload specscope.compute.batch.cluster: "
                   f"{t:.2f} s (setup {s.setup_seconds:.2f} s; {t - t_in:+.2f} s against in process)")
 
 

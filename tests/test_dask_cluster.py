@@ -426,7 +426,7 @@ def test_workers_told_to_write_a_folder_they_cannot_see_fail_each_input(apart):
 
 
 def test_detect_tables_written_by_the_client_equal_the_in_process_tables(apart):
-    from specscope.compute.batch_detect import run_detect
+    from specscope.compute.batch import run_detect
 
     c, private, srv = apart
     steps = [{"op": "detect.energy", "params": {"band_low_hz": 30.0, "band_high_hz": 90.0,

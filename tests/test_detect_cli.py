@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import soundfile
 from specscope.app.cli import main
-from specscope.compute.batch_detect import TABLE_FORMATS, run_detect
+from specscope.compute.batch import TABLE_FORMATS, run_detect
 from specscope.compute.detect import read_events, synth
 from specscope.compute.io import open_recording
 from specscope.compute.pipeline import Pipeline

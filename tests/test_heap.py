@@ -11,12 +11,12 @@ import subprocess
 import sys
 
 import pytest
-from specscope.compute import heap
+from specscope.compute.batch import heap
 
 PROBE = r"""
 import json, resource, threading
 import numpy as np
-from specscope.compute.heap import roomy_heap
+from specscope.compute.batch.heap import roomy_heap
 
 def faults(n=200):
     # what a streamed task does per chunk: a few 1 MiB temporaries, freed again

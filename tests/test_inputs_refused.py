@@ -152,11 +152,11 @@ def test_inputs_noted_in_a_scope_are_refused_to_every_writer(tmp_path):
 #: through them or be added here with its reason
 OTHER_WRITERS = {
     "compute/files.py:atomic_file": "the one place: publishes the temporary file",
-    "compute/batch.py:process_file": "moves a part written by atomic_file in a private "
+    "compute/batch/process.py:process_file": "moves a part written by atomic_file in a private "
                                      "folder, after refuse_overwriting_inputs",
-    "compute/batch.py:rerun": "moves a rerun's output, after refuse_overwriting_inputs",
-    "compute/batch_dask.py:install_plugin_folders": "a worker's private plugin folder",
-    "compute/batch_fetch.py:workers_see": "a probe file with a random name",
+    "compute/batch/process.py:rerun": "moves a rerun's output, after refuse_overwriting_inputs",
+    "compute/batch/cluster.py:install_plugin_folders": "a worker's private plugin folder",
+    "compute/batch/fetch.py:workers_see": "a probe file with a random name",
     "compute/filters/formats.py:_to_npz": "an in-memory buffer, written by atomic_write_bytes",
     "compute/operators/autotune.py:_save": "the user cache's wisdom file",
     "compute/live/history.py:History._spill_loop": "the session's private spill folder",

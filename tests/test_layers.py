@@ -239,3 +239,19 @@ def test_no_source_file_is_over_1000_lines():
 
     long = too_long((*PACKAGES, "tests", "scripts"), MAX_LINES)
     assert not long, f"files over {MAX_LINES} lines: {long}"
+
+
+def test_batch_work_lives_in_its_room_not_flat_in_compute():
+    """Running work over many inputs is one room, ``compute/batch/``, with its own contract."""
+    flat = sorted(p.name for p in (ROOT / "compute").glob("*.py")
+                  if p.stem.startswith(("batch", "detect_parts", "heap")))
+    assert flat == [], f"batch modules outside compute/batch/: {flat}"
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    batch = [c for c in contracts["contracts"]
+             if c.get("containers") == ["specscope.compute.batch"]]
+    assert len(batch) == 1, "the batch room has no contract of its own"
+    named = {n.strip() for layer in batch[0]["layers"] for n in layer.split("|")}
+    room = {p.stem for p in (ROOT / "compute" / "batch").glob("*.py")} - {"__init__"}
+    assert room == named, f"modules of compute/batch/ not in its layers: {room ^ named}"

@@ -445,7 +445,7 @@ class Detector(Stage):
         """Samples a push may hold back beyond the end of an event (frames, floor, gaps)."""
         return self.lookahead
 
-    # -- splitting a long input into parts (see specscope.compute.batch_detect) -------
+    # -- splitting a long input into parts (see specscope.compute.batch.detect) -------
 
     @property
     def grid(self) -> int | None:

@@ -6,7 +6,7 @@ band_low_hz=2000 INPUT... -o OUTDIR`` runs one detector without a pipeline
 file.  Each input gets ``OUTDIR/<stem>.selections.txt`` (``--format``: a
 Raven selection table by default, Audacity labels, CSV, SigMF or HDF5) and
 the run ``OUTDIR/summary.csv``; ``--workers`` and ``--dask`` spread the
-inputs as ``specscope run`` does (:func:`specscope.compute.batch_detect.run_detect`),
+inputs as ``specscope run`` does (:func:`specscope.compute.batch.detect.run_detect`),
 and a recording longer than ``--part-samples`` as parts of it.
 Exit status 0 when every input was done, 1 when one failed (the others are
 written), 2 for a bad pipeline or bad arguments.  Nothing here imports Qt.
@@ -32,7 +32,7 @@ from specscope.compute import jsonsafe
 from specscope.compute.errors import MAX_ECHO, InputError, shown
 
 #: table formats, as ``--format`` takes them (the names of
-#: :data:`specscope.compute.batch_detect.TABLE_FORMATS`)
+#: :data:`specscope.compute.batch.detect.TABLE_FORMATS`)
 FORMAT_NAMES = ("raven", "audacity", "csv", "sigmf", "hdf5")
 
 
@@ -115,7 +115,7 @@ def pipeline_of(args: argparse.Namespace) -> tuple[Any, list[str]]:
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
-    from specscope.compute.batch_detect import run_detect
+    from specscope.compute.batch import run_detect
 
     require_at_least("--workers", args.workers, 1)
     require_at_least("--chunk-samples", args.chunk_samples, 1)
@@ -135,7 +135,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers: Any) -> None:
     """Add ``detect`` to the main CLI's subparsers."""
-    from specscope.compute.detect_parts import DEFAULT_PART_SAMPLES
+    from specscope.compute.batch.parts import DEFAULT_PART_SAMPLES
 
     p = subparsers.add_parser(
         "detect", help="run a detector over recordings, a table of detections per input",

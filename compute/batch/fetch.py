@@ -27,8 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError, RecordingError
-from .files import atomic_file
+from ..errors import InputError, RecordingError
+from ..files import atomic_file
 
 __all__ = ["PIECE_BYTES", "WRITE_ON", "WorkerLost", "fetch_outputs", "workers_see",
            "write_here"]

@@ -21,17 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from . import extensions, jsonsafe
-from .batch_compare import RerunResult, compare_outputs
-from .batch_dask import plugin_copy, still_wanted, worker_name
-from .batch_fetch import check_write_on
-from .batch_pool import make_pool
-from .errors import InputError, RecordingError, SpecscopeError, shown
-from .files import clean_stale_partials, os_error_cause, owner_tag, refuse_overwriting_inputs
-from .heap import roomy_heap
-from .io import open_recording, split_member
-from .io.remote import UrlPath, as_path, is_url
-from .output import (
+from .. import extensions, jsonsafe
+from ..errors import InputError, RecordingError, SpecscopeError, shown
+from ..files import clean_stale_partials, os_error_cause, owner_tag, refuse_overwriting_inputs
+from ..io import open_recording, split_member
+from ..io.remote import UrlPath, as_path, is_url
+from ..output import (
     atomic_h5,
     export_range,
     recording_meta,
@@ -39,8 +34,14 @@ from .output import (
     sha256_file,
     write_pipeline_output,
 )
-from .output.provenance import read_int_attr, read_text_attr
-from .pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
+from ..output.provenance import read_int_attr, read_text_attr
+from ..pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
+from .cluster import plugin_copy, still_wanted, worker_name
+from .compare import RerunResult, compare_outputs
+from .fetch import check_write_on
+from .heap import roomy_heap
+from .pool import make_pool
+from .tasks import one_line
 
 __all__ = ["DEFAULT_TASK_SAMPLES", "EXECUTORS", "InputResult", "RerunResult", "Summary",
            "clean_abandoned_parts", "output_path", "process_file", "rerun", "run_batch"]
@@ -170,14 +171,6 @@ class Summary:
                 "threads": self.threads or self.workers, "executor": self.executor,
                 "retried": [r.input for r in self.results if r.retried],
                 "cluster": self.cluster, "inputs": [r.to_dict() for r in self.results]}
-
-
-def _one_line(exc: BaseException) -> str:
-    if isinstance(exc, SpecscopeError):
-        text = str(exc)
-    else:
-        text = f"{type(exc).__name__}: {exc}"
-    return " ".join(text.split()) or type(exc).__name__
 
 
 def output_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[str]) -> Path:
@@ -318,7 +311,7 @@ def _task_body(spec: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "seconds": time.perf_counter() - t0, "meta": meta,
                 "worker": worker_name()}
     except Exception as exc:  # noqa: BLE001 - reported per input, the batch goes on
-        return {"ok": False, "error": _one_line(exc), "seconds": time.perf_counter() - t0,
+        return {"ok": False, "error": one_line(exc), "seconds": time.perf_counter() - t0,
                 "traceback": traceback.format_exc() if not isinstance(exc, SpecscopeError)
                 else None, "worker": worker_name()}
 
@@ -465,7 +458,7 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
     write_on : {"auto", "client", "workers"}
         Who writes the outputs of a Dask run: the workers, in place, or this
         process, fetching each file from its worker in pieces
-        (:mod:`~specscope.compute.batch_fetch`).  ``"auto"``: the workers when
+        (:mod:`~specscope.compute.batch.fetch`).  ``"auto"``: the workers when
         every one of them sees the output folder and may write in it (a probe
         file tells), else this process.  Local pools always write in place.
 
@@ -519,7 +512,7 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
             jobs[inp] = _prepare(pipeline, inp, o, options, chunk_samples, task_samples,
                                  start, stop, channels)
         except Exception as exc:  # noqa: BLE001 - this input fails, the others go on
-            results[inp] = InputResult(inp, None, False, _one_line(exc))
+            results[inp] = InputResult(inp, None, False, one_line(exc))
     total = len(order)
     done = len(results)
     if progress is not None:
@@ -527,7 +520,7 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
             progress(done, total, r)
 
     t_setup = time.perf_counter()
-    pool = make_pool(workers, executor, dask, dask_options, _task, _one_line)
+    pool = make_pool(workers, executor, dask, dask_options, _task, one_line)
     if hasattr(pool, "prepare_outputs"):
         try:
             pool.prepare_outputs(out_dir, write_on)
@@ -617,7 +610,7 @@ def _run_jobs(pool: Any, jobs: dict[str, tuple[dict[str, Any], list[dict[str, An
                                 spent[inp] + time.perf_counter() - t_join, n,
                                 len(whole["channels"]), len(parts), workers=where[inp])
             except Exception as exc:  # noqa: BLE001
-                r = InputResult(inp, None, False, _one_line(exc),
+                r = InputResult(inp, None, False, one_line(exc),
                                 spent[inp] + time.perf_counter() - t_join, n,
                                 len(whole["channels"]), len(parts), workers=where[inp])
             finally:
@@ -755,7 +748,7 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
     except SpecscopeError:
         raise
     except OSError as exc:
-        raise RecordingError(f"{out}: not an HDF5 file ({_one_line(exc)})") from None
+        raise RecordingError(f"{out}: not an HDF5 file ({one_line(exc)})") from None
     pipeline = Pipeline.from_json(text)
     if not verify:
         refuse_overwriting_inputs([out], [source])
@@ -805,4 +798,4 @@ def _rerun_range(out: Path, pipeline: Pipeline, source: str, tmpdir: Path,
         return export_range(source, fresh, pipeline=pipeline, start=start, stop=stop,
                             channels=channels, options=options, chunk_samples=chunk)
     except SpecscopeError as exc:
-        raise RecordingError(f"{out.name}: rerun failed: {_one_line(exc)}") from None
+        raise RecordingError(f"{out.name}: rerun failed: {one_line(exc)}") from None

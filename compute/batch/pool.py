@@ -1,12 +1,12 @@
 """The executors of the batch: this process, a local pool, or a Dask cluster.
 
 :func:`make_pool` gives the one executor both batch modes run on: the
-pipeline runs of :func:`specscope.compute.batch.run_batch` (one HDF5 file per
+pipeline runs of :func:`specscope.compute.batch.process.run_batch` (one HDF5 file per
 input) and the detector runs of
-:func:`specscope.compute.batch_detect.run_detect` (one table of detections per
+:func:`specscope.compute.batch.detect.run_detect` (one table of detections per
 input).  A pool has ``submit(spec)``, ``results(handles)`` (``(spec, result)``
 as tasks end), ``close()`` and ``name``; the Dask pool
-(:class:`~specscope.compute.batch_dask.DaskPool`) also ``cancel()``,
+(:class:`~specscope.compute.batch.cluster.DaskPool`) also ``cancel()``,
 ``retried()``, ``info()``, ``n_workers`` and ``n_threads``.  Tasks are
 module-level functions ``task(spec) -> dict`` so that they pickle.
 
@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .batch_dask import DaskPool
+from .cluster import DaskPool
 
 __all__ = ["Futures", "Inline", "make_pool"]
 
@@ -154,7 +154,7 @@ def make_pool(workers: int, executor: str, dask: str | None,
     Raises
     ------
     BadOption
-        A Dask cluster cannot be used (see :class:`~specscope.compute.batch_dask.DaskPool`).
+        A Dask cluster cannot be used (see :class:`~specscope.compute.batch.cluster.DaskPool`).
     """
     if dask is not None:
         return DaskPool(dask, workers, dict(dask_options or {}), task, one_line)

@@ -3,7 +3,7 @@
 :func:`run_detect` runs a pipeline ending in a detector over every input and
 writes an annotation table per input (:data:`TABLE_FORMATS`) and one
 ``summary.csv``; long inputs are split into parts
-(:mod:`specscope.compute.detect_parts`).  Nothing here imports Qt.
+(:mod:`specscope.compute.batch.parts`).  Nothing here imports Qt.
 
 See docs/explanation/rooms/batch.md.
 """
@@ -21,17 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import extensions
-from .batch import EXECUTORS, InputResult, Summary
-from .batch_dask import plugin_copy, still_wanted, worker_name
-from .batch_pool import make_pool
-from .detect import Events
-from .detect_parts import DEFAULT_PART_SAMPLES, part_events, plan_parts
-from .errors import Cancelled, InputError, RecordingError, SpecscopeError
-from .files import atomic_write_text, os_error_cause, refuse_overwriting_inputs
+from .. import extensions
+from ..detect import Events
+from ..errors import Cancelled, InputError, RecordingError, SpecscopeError
+from ..files import atomic_write_text, os_error_cause, refuse_overwriting_inputs
+from ..io import open_recording, split_member
+from ..pipeline import DEFAULT_CHUNK_SAMPLES, Pipeline
+from .cluster import plugin_copy, still_wanted, worker_name
 from .heap import roomy_heap
-from .io import open_recording, split_member
-from .pipeline import DEFAULT_CHUNK_SAMPLES, Pipeline
+from .parts import DEFAULT_PART_SAMPLES, part_events, plan_parts
+from .pool import make_pool
+from .process import EXECUTORS, InputResult, Summary
+from .tasks import one_line
 
 __all__ = ["DEFAULT_PART_SAMPLES", "SUMMARY_NAME", "TABLE_FORMATS", "DetectResult",
            "DetectSummary", "detect_task", "run_detect", "table_path"]
@@ -50,7 +51,7 @@ class DetectResult(InputResult):
     Parameters
     ----------
     input, output, ok, error, seconds, n_samples, n_channels, parts, workers, retried
-        As for :class:`~specscope.compute.batch.InputResult`; ``output`` is the
+        As for :class:`~specscope.compute.batch.process.InputResult`; ``output`` is the
         table written.
     detections : int
         Events found.
@@ -79,7 +80,7 @@ class DetectSummary(Summary):
     Parameters
     ----------
     results, seconds, workers, executor, threads, setup_seconds, cluster
-        As for :class:`~specscope.compute.batch.Summary`; ``results`` holds a
+        As for :class:`~specscope.compute.batch.process.Summary`; ``results`` holds a
         :class:`DetectResult` per input.
     summary_csv : str
         The path of the run's ``summary.csv``.
@@ -100,11 +101,6 @@ class DetectSummary(Summary):
         d = super().to_dict()
         d.update(detections=self.detections, summary_csv=self.summary_csv)
         return d
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc) if isinstance(exc, SpecscopeError) else f"{type(exc).__name__}: {exc}"
-    return " ".join(text.split()) or type(exc).__name__
 
 
 def table_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[str],
@@ -191,7 +187,7 @@ def _detect_body(spec: dict[str, Any]) -> dict[str, Any]:
         return {"ok": False, "error": "cancelled", "seconds": time.perf_counter() - t0,
                 "worker": worker_name()}
     except Exception as exc:  # noqa: BLE001 - reported per input, the run goes on
-        return {"ok": False, "error": _one_line(exc), "seconds": time.perf_counter() - t0,
+        return {"ok": False, "error": one_line(exc), "seconds": time.perf_counter() - t0,
                 "traceback": None if isinstance(exc, SpecscopeError) else traceback.format_exc(),
                 "worker": worker_name()}
 
@@ -277,7 +273,7 @@ class _Parts:
         try:
             events = _write_merged(self.spec, [e for e in self.events if e is not None])
         except Exception as exc:  # noqa: BLE001 - this input fails, the others go on
-            return _result(self.spec, {"ok": False, "error": _one_line(exc)},
+            return _result(self.spec, {"ok": False, "error": one_line(exc)},
                            self.seconds + time.perf_counter() - t, self.workers, n)
         res = {"ok": True, "detections": len(events),
                "labels": dict(sorted(Counter(events.label).items()))}
@@ -324,7 +320,7 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
         The tables' format (:data:`TABLE_FORMATS`).
     workers, executor, dask, dask_options, write_on
         Where the tasks run and who writes the tables, as for
-        :func:`specscope.compute.batch.run_batch`.
+        :func:`specscope.compute.batch.process.run_batch`.
     chunk_samples : int
         Samples read at a time; the detections do not depend on it.
     recording_options : dict, optional
@@ -337,7 +333,7 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
         that does not finish its input.
     part_samples : int or None
         Inputs longer than this (samples) are split into parts that run as tasks
-        of their own (:mod:`~specscope.compute.detect_parts`); the tables are
+        of their own (:mod:`~specscope.compute.batch.parts`); the tables are
         the same bytes as unsplit ones.  None or 0: never split.
 
     Returns
@@ -409,7 +405,7 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
             spec, parts = _prepare(pipeline, inp, o, format, options, chunk_samples, start,
                                    stop, channels, part_samples)
         except Exception as exc:  # noqa: BLE001 - this input fails, the others go on
-            results[inp] = DetectResult(inp, None, False, _one_line(exc))
+            results[inp] = DetectResult(inp, None, False, one_line(exc))
             continue
         if parts:
             split[inp] = _Parts(spec, len(parts))
@@ -420,7 +416,7 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
         for r in results.values():
             progress(done, total, r)
     t_setup = time.perf_counter()
-    pool = make_pool(workers, executor, dask, dask_options, detect_task, _one_line)
+    pool = make_pool(workers, executor, dask, dask_options, detect_task, one_line)
     if hasattr(pool, "prepare_outputs"):  # a Dask pool: the workers or this process write
         try:
             pool.prepare_outputs(out_dir, write_on)

@@ -1,11 +1,11 @@
-"""The Dask executor of :mod:`specscope.compute.batch`: a LocalCluster or a running scheduler.
+"""The Dask executor of :mod:`specscope.compute.batch.process`: a LocalCluster or a running scheduler.
 
 Tasks carry absolute paths (a worker's working directory is its own) and small
 specs; a task's result is a small dict, never the data: each worker writes its
 output (or part file) atomically on the shared filesystem.  Before the first
 task every worker imports the library and loads the operators once
 (:func:`warm`, through ``Client.run``), so no task pays for it; workers started
-with ``--preload specscope.compute.batch_dask`` do that as they start
+with ``--preload specscope.compute.batch.cluster`` do that as they start
 (:func:`dask_setup`), before any run.
 
 The cluster is described from the scheduler: :attr:`DaskPool.n_workers` and
@@ -37,8 +37,8 @@ from concurrent import futures
 from pathlib import Path
 from typing import Any
 
-from .batch_fetch import WorkerLost, check_write_on, fetch_outputs, workers_see, write_here
-from .errors import BadOption, InputError, RecordingError
+from ..errors import BadOption, InputError, RecordingError
+from .fetch import WorkerLost, check_write_on, fetch_outputs, workers_see, write_here
 
 __all__ = ["DaskPool", "bundle_folder", "dask_setup", "install_plugin_folders", "plugin_copy",
            "still_wanted", "warm", "worker_name"]
@@ -52,7 +52,7 @@ def warm(module: str) -> dict[str, Any]:
     Parameters
     ----------
     module : str
-        The module of the tasks, e.g. ``"specscope.compute.batch"``.
+        The module of the tasks, e.g. ``"specscope.compute.batch.process"``.
 
     Returns
     -------
@@ -66,7 +66,7 @@ def warm(module: str) -> dict[str, Any]:
     importlib.import_module(module)
     for lazy in ("h5py", "soundfile", "scipy.signal", "scipy.fft"):  # imported by a first task
         importlib.import_module(lazy)
-    from .operators import dispatch
+    from ..operators import dispatch
 
     t1 = time.perf_counter()
     n_ops = len(dispatch.list_operators())  # built-ins and discovered plugins, once
@@ -202,7 +202,7 @@ def _plugin_class() -> type:
 
 
 def dask_setup(worker: Any = None) -> None:
-    """Warm a worker as it starts: ``dask worker ADDRESS --preload specscope.compute.batch_dask``.
+    """Warm a worker as it starts: ``dask worker ADDRESS --preload specscope.compute.batch.cluster``.
 
     Dask calls this hook of a ``--preload`` module when the worker starts, so
     the imports (seconds on a cold worker) are paid before the first run
@@ -213,7 +213,7 @@ def dask_setup(worker: Any = None) -> None:
     worker : distributed.Worker, optional
         The starting worker, as Dask passes it (not used).
     """
-    warm(__package__ + ".batch")
+    warm(__package__ + ".process")
 
 
 def worker_name() -> str:
@@ -235,7 +235,7 @@ def worker_name() -> str:
             return str(w.name if w.name is not None else w.address)
         except ValueError:
             pass
-    from .files import owner_tag
+    from ..files import owner_tag
 
     return f"pid {owner_tag()}"
 
@@ -437,7 +437,7 @@ class DaskPool:
         """Choose who writes into ``folder`` (``auto``: the workers when they all see it).
 
         With ``"client"`` each task writes into a private folder of its worker
-        and the client fetches the files (:mod:`~specscope.compute.batch_fetch`).
+        and the client fetches the files (:mod:`~specscope.compute.batch.fetch`).
         """
         check_write_on(write_on)
         t0 = time.perf_counter()
@@ -449,7 +449,7 @@ class DaskPool:
 
     def _ship_plugins(self) -> dict[str, str]:
         """Send this machine's plugin folders to the workers (a worker plugin); digests."""
-        from .extensions import search_paths
+        from ..extensions import search_paths
 
         bundles = []
         for folder in search_paths():

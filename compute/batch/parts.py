@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .detect import Events, make_detector
-from .errors import InputError, operator_detail
-from .pipeline import Pipeline
-from .pipeline.events import EventStream, ProcessedView
+from ..detect import Events, make_detector
+from ..errors import InputError, operator_detail
+from ..pipeline import Pipeline
+from ..pipeline.events import EventStream, ProcessedView
 
 __all__ = ["DEFAULT_PART_SAMPLES", "part_events", "plan_parts"]
 

@@ -46,6 +46,7 @@ class Command(NamedTuple):
 COMMANDS: dict[str, Command] = {
     "open": Command("open", "open the desktop app (on FILE)"),
     "info": Command("info", "describe a recording"),
+    "index": Command("index", "describe a deployment: a folder of recordings as one timeline"),
     "spectrogram": Command("spectrogram", "compute a spectrogram and export it to HDF5"),
     "ops": Command("ops", "list every operator and its parameters"),
     "backends": Command("backends", "show the compute backends (CPU, GPU)"),

@@ -10,6 +10,7 @@ accepts a path, and opens it with the first that does.
 from __future__ import annotations
 
 import errno
+import importlib
 import inspect
 import os
 import stat
@@ -386,7 +387,8 @@ def open_recording(path: str | os.PathLike[str], *, format: str | None = None,
     ----------
     path : str or PathLike
         The file.  ``FILE.h5:/group/dataset`` (or ``FILE.mat:variable``) names a
-        dataset inside a container, like the ``dataset`` option.
+        dataset inside a container, like the ``dataset`` option.  A folder opens as a
+        deployment, its recordings as one (``specscope.compute.deployment``).
     format : str, optional
         Reader name to use instead of detecting it (``"raw"``, ``"sigmf"``,
         ``"hdf5"``, ``"npy"``, ``"mat"``, ``"audio"``).
@@ -421,10 +423,34 @@ def open_recording(path: str | os.PathLike[str], *, format: str | None = None,
             raise InputError(f"{p.name}: the path names dataset {member!r} and "
                              f"dataset={given!r} names another; give one of them")
         options["dataset"] = member
+    if member is None and p.is_dir():
+        return _open_folder(p, format, options)
     problem = file_problem(p, "a recording")
     if problem is not None:
         raise RecordingError(f"{p}: {problem}")
     return _open_found(p, format, options)
+
+
+#: opens a folder of recordings as one (a deployment); see register_folder_opener
+_FOLDER_OPENER: list[Callable[..., Recording]] = []
+
+
+def register_folder_opener(opener: Callable[..., Recording]) -> None:
+    """Make ``opener(folder, **options)`` what :func:`open_recording` does with a folder.
+
+    ``specscope.compute.deployment`` registers itself; :func:`open_recording` imports it
+    on the first folder (it sits above this room).
+    """
+    _FOLDER_OPENER[:] = [opener]
+
+
+def _open_folder(p: Path, format: str | None, options: dict[str, Any]) -> Recording:
+    if format is not None:
+        raise InputError(f"format={format!r} does not apply to a folder ({p}); a folder "
+                         "opens as a deployment of the recordings in it")
+    if not _FOLDER_OPENER:
+        importlib.import_module(__name__.rsplit(".", 2)[0] + ".deployment")
+    return _FOLDER_OPENER[0](p, **options)
 
 
 def _open_found(p: Any, format: str | None, options: dict[str, Any]) -> Recording:

@@ -84,8 +84,10 @@ def test_unknown_extension(tmp_path):
         open_recording(p)
 
 
-def test_folder_is_not_a_recording(tmp_path):
-    with pytest.raises(RecordingError, match="is a folder"):
+def test_a_folder_without_recordings_says_so(tmp_path):
+    """A folder opens as a deployment; one holding no recording is one line naming it."""
+    (tmp_path / "notes.txt").write_text("field notes")
+    with pytest.raises(RecordingError, match=r"no recordings \(1 other file"):
         open_recording(tmp_path)
 
 

@@ -54,6 +54,8 @@ OPTION_FLAGS: dict[str, tuple[str, str]] = {
     "dask": ("--dask", "ADDRESS"),
     "freq_low_hz": ("--fmin", "HZ"),
     "freq_high_hz": ("--fmax", "HZ"),
+    "tz": ("--tz", "ZONE"),
+    "name_pattern": ("--name-pattern", "PATTERN"),
 }
 
 
@@ -170,6 +172,13 @@ def add_recording_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--offset", type=int, metavar="BYTES", help="header bytes to skip")
     g.add_argument("--raw-channels", type=int, metavar="N", dest="n_channels",
                    help="interleaved channels in a raw file (default 1)")
+    d = p.add_argument_group("deployment options (for a folder of recordings)")
+    d.add_argument("--tz", metavar="ZONE",
+                   help="time zone of start times that state none (names, BWF bext): UTC "
+                        "(default), +02:00, Europe/Berlin")
+    d.add_argument("--name-pattern", metavar="PATTERN",
+                   help="how file names state start times, with strftime fields "
+                        "(e.g. S3_%%Y%%m%%d_%%H%%M%%S); used where metadata states none")
 
 
 def recording_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -187,7 +196,8 @@ def recording_options(args: argparse.Namespace) -> dict[str, Any]:
     """
     pairs = {"format": args.rec_format, "sample_rate": args.sample_rate, "dtype": args.dtype,
              "center_frequency": args.center_freq, "dataset": args.dataset,
-             "offset": args.offset, "n_channels": args.n_channels}
+             "offset": args.offset, "n_channels": args.n_channels,
+             "tz": getattr(args, "tz", None), "name_pattern": getattr(args, "name_pattern", None)}
     return {k: v for k, v in pairs.items() if v is not None}
 
 

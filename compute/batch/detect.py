@@ -5,11 +5,19 @@ writes an annotation table per input (:data:`TABLE_FORMATS`) and one
 ``summary.csv``; long inputs are split into parts
 (:mod:`specscope.compute.batch.parts`).  Nothing here imports Qt.
 
+A deployment (a folder of recordings, :mod:`specscope.compute.deployment`) is one
+input, run per contiguous segment (no detector runs across a gap), its segments' parts
+spread over the workers like a long file's.  Besides its table (times in seconds on its
+sample axis, as for the concatenated signal) it gets ``<stem>.absolute.csv`` (absolute
+UTC times and the file of each detection, :data:`ABSOLUTE_COLUMNS`) and a table per
+file in ``<stem>/`` (times from that file's first sample).
+
 See docs/explanation/rooms/batch.md.
 """
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import os
@@ -18,30 +26,38 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .. import extensions
 from ..detect import Events
 from ..errors import Cancelled, InputError, RecordingError, SpecscopeError
 from ..files import atomic_write_text, os_error_cause, refuse_overwriting_inputs
 from ..io import open_recording, split_member
+from ..io.remote import is_url
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, Pipeline
 from .cluster import plugin_copy, still_wanted, worker_name
 from .heap import roomy_heap
 from .parts import DEFAULT_PART_SAMPLES, part_events, plan_parts
 from .pool import make_pool
-from .process import EXECUTORS, InputResult, Summary
+from .process import EXECUTORS, InputResult, Summary, refuse_writing_into_folders
 from .tasks import one_line
 
-__all__ = ["DEFAULT_PART_SAMPLES", "SUMMARY_NAME", "TABLE_FORMATS", "DetectResult",
-           "DetectSummary", "detect_task", "run_detect", "table_path"]
+__all__ = ["ABSOLUTE_COLUMNS", "DEFAULT_PART_SAMPLES", "SUMMARY_NAME", "TABLE_FORMATS",
+           "DetectResult", "DetectSummary", "absolute_path", "detect_task", "run_detect",
+           "table_path"]
 
 #: the tables a detect run writes, by format name: the file name's ending
 TABLE_FORMATS = {"raven": ".selections.txt", "audacity": ".labels.txt", "csv": ".csv",
                  "sigmf": ".sigmf-meta", "hdf5": ".h5"}
 #: the run's summary, in the output folder
 SUMMARY_NAME = "summary.csv"
+#: the columns of a deployment's table of absolute times (``<stem>.absolute.csv``)
+ABSOLUTE_COLUMNS = ("begin_utc", "end_utc", "file", "file_begin_s", "begin_s", "end_s",
+                    "low_hz", "high_hz", "label", "channel", "score")
 
 
 @dataclass
@@ -132,6 +148,23 @@ def table_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[str
     return Path(outdir) / f"{p.stem}{TABLE_FORMATS[format]}"
 
 
+def absolute_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[str]) -> Path:
+    """A deployment's table of absolute times: ``OUTDIR/<stem>.absolute.csv``."""
+    return Path(outdir) / f"{Path(input_path).stem}.absolute.csv"
+
+
+def _is_deployment(rec: Any) -> bool:
+    return callable(getattr(rec, "segments", None)) and callable(getattr(rec, "time_at", None))
+
+
+def _open_spec(spec: dict[str, Any]) -> Any:
+    """The task's recording: its own copy of a deployment sent along (files opened when
+    read), else the path opened."""
+    rec = spec.get("recording")
+    return copy.copy(rec) if rec is not None else open_recording(spec["path"],
+                                                                 **spec["options"])
+
+
 # -- the task (runs in a worker: module level, a picklable spec) --------------------------
 
 
@@ -167,12 +200,20 @@ def _detect_body(spec: dict[str, Any]) -> dict[str, Any]:
             extensions.add_search_path(*missing)
         pipeline = Pipeline.from_dict(spec["pipeline"])
         part = spec.get("part")
-        with open_recording(spec["path"], **spec["options"]) as rec:
+        with _open_spec(spec) as rec:
+            if part is not None and part.get("whole"):  # a deployment's segment, whole
+                events = pipeline.detect(rec, spec["start"], spec["stop"],
+                                         chunk_samples=spec["chunk_samples"],
+                                         channels=spec["channels"],
+                                         cancelled=lambda: not still_wanted())
+                return {"ok": True, "seconds": time.perf_counter() - t0,
+                        "worker": worker_name(), "events": events,
+                        "pushed": [spec["start"], spec["stop"]]}
             if part is not None:
                 events, pushed = part_events(
                     pipeline, rec, spec["start"], spec["stop"], spec["channels"],
                     tuple(part["own"]), chunk_samples=spec["chunk_samples"],
-                    last=part["index"] == part["count"] - 1,
+                    last=part.get("last", part["index"] == part["count"] - 1),
                     cancelled=lambda: not still_wanted())
                 return {"ok": True, "seconds": time.perf_counter() - t0,
                         "worker": worker_name(), "events": events, "pushed": list(pushed)}
@@ -201,6 +242,7 @@ def _prepare(pipeline: Pipeline, path: str, out: Path, fmt: str, options: dict[s
              ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The task spec of one input and its part tasks (opens the file for its metadata)."""
     with open_recording(path, **options) as rec:
+        deployment = _is_deployment(rec)
         fs = float(rec.sample_rate)
         bound = pipeline.bind(fs, rec.is_complex)
         a, b, _ = slice(start, stop).indices(rec.n_samples)
@@ -210,15 +252,43 @@ def _prepare(pipeline: Pipeline, path: str, out: Path, fmt: str, options: dict[s
             bad = next(s for s in bound.stages if not s.streams)
             raise bad.step.error(f"needs the whole signal at once; {Path(path).name} has "
                                  f"{b - a} samples, more than chunk_samples={chunk_samples}")
-        owned = plan_parts(pipeline, rec, a, b, part_samples) or []
+        if deployment:
+            runs = _segment_runs(pipeline, rec, a, b, part_samples)
+        else:
+            owned = plan_parts(pipeline, rec, a, b, part_samples) or []
     spec = {"mode": "detect", "pipeline": pipeline.to_dict(), "path": str(path),
             "options": dict(options), "out": str(out), "format": fmt, "start": a, "stop": b,
             "channels": chans, "chunk_samples": int(chunk_samples),
             "duration_s": (b - a) / fs, "n_samples": b - a,
             "plugin_paths": [str(p) for p in extensions.search_paths()]}
+    if deployment:
+        spec.update(recording=rec, deployment=True)
+        parts = [dict(spec, start=s0, stop=s1, part={**part, "index": i, "count": len(runs)})
+                 for i, (s0, s1, part) in enumerate(runs)]
+        return spec, parts
     parts = [dict(spec, part={"index": i, "count": len(owned), "own": [int(p0), int(p1)]})
              for i, (p0, p1) in enumerate(owned)]
     return spec, parts
+
+
+def _segment_runs(pipeline: Pipeline, rec: Any, a: int, b: int, part_samples: int | None
+                  ) -> list[tuple[int, int, dict[str, Any]]]:
+    """A deployment's tasks: per contiguous segment within ``a:b``, its parts (a long
+    segment's, as a long file's) or the segment whole; ``(start, stop, part)`` each."""
+    runs: list[tuple[int, int, dict[str, Any]]] = []
+    for s0, s1 in rec.segments():
+        s0, s1 = max(a, s0), min(b, s1)
+        if s1 <= s0:
+            continue
+        owned = plan_parts(pipeline, rec, s0, s1, part_samples)
+        if not owned:
+            runs.append((s0, s1, {"own": [s0, s1], "last": True, "whole": True}))
+            continue
+        runs += [(s0, s1, {"own": [int(p0), int(p1)], "last": i == len(owned) - 1})
+                 for i, (p0, p1) in enumerate(owned)]
+    if not runs:
+        raise InputError(f"{rec.path}: the range {a}..{b} holds no samples")
+    return runs
 
 
 def _write_merged(spec: dict[str, Any], parts: list[Events]) -> Events:
@@ -226,9 +296,66 @@ def _write_merged(spec: dict[str, Any], parts: list[Events]) -> Events:
     first = parts[0]
     events = Events.concat(parts, fs=first.fs, detector=first.detector,
                            params=first.params).sorted()
-    with open_recording(spec["path"], **spec["options"]) as rec:
+    with _open_spec(spec) as rec:
         events.write(spec["out"], format=spec["format"], recording=rec)
+        if spec.get("deployment"):
+            _write_deployment_tables(spec, events, rec)
     return events
+
+
+def _write_deployment_tables(spec: dict[str, Any], events: Events, dep: Any) -> None:
+    """A deployment's table of absolute times and its table per file."""
+    out = Path(spec["out"])
+    offsets = dep.file_offsets()
+    files = dep.files
+    fs = float(dep.sample_rate)
+    which = np.searchsorted(offsets, events.start_sample, side="right") - 1
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(ABSOLUTE_COLUMNS)
+    for e, k in zip(events, which, strict=True):
+        begin = dep.time_at(e.start_sample)
+        end = dep.time_at(max(e.start_sample, e.stop_sample - 1)) + timedelta(seconds=1 / fs)
+        w.writerow([_utc(begin), _utc(end), str(files[k].path),
+                    repr((e.start_sample - offsets[k]) / fs), repr(e.start_s), repr(e.stop_s),
+                    "" if e.low_hz is None else repr(e.low_hz),
+                    "" if e.high_hz is None else repr(e.high_hz), e.label,
+                    "" if e.channel is None else e.channel, repr(e.score)])
+    atomic_write_text(absolute_path(spec["path"], out.parent), buf.getvalue(),
+                      what="table file name")
+    folder = out.parent / Path(spec["path"]).stem
+    folder.mkdir(exist_ok=True)
+    suffix = TABLE_FORMATS[spec["format"]]
+    used: set[str] = set()
+    for k, entry in enumerate(files):
+        name = _file_table_name(entry.path, dep.path, suffix, used)
+        mine = events.take(which == k).shifted(-offsets[k])
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        mine.write(target, format=spec["format"], recording=dep.file_recording(k))
+
+
+def _utc(when: Any) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _file_table_name(path: Any, root: Any, suffix: str, used: set[str]) -> str:
+    """A file's table, at its place under the deployment's root (``a/b.wav`` ->
+    ``a/b<suffix>``); a name met before gets ``-2``, ``-3`` ..."""
+    p = Path(str(path)) if not is_url(path) else Path(path.name)
+    try:
+        rel = p.relative_to(Path(root)) if not is_url(path) else Path(p.name)
+    except ValueError:
+        rel = Path(p.name)
+    name = rel.name[:-len(".sigmf-meta")] if rel.name.lower().endswith(".sigmf-meta") \
+        else rel.stem
+    base = (rel.parent / name).as_posix()
+    text, n = base + suffix, 1
+    while text in used:
+        n += 1
+        text = f"{base}-{n}{suffix}"
+    used.add(text)
+    return text
 
 
 def _result(spec: dict[str, Any], res: dict[str, Any], seconds: float, workers: list[str],
@@ -388,6 +515,7 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
                              "with different names or run them separately")
         outs[o] = str(inp)
     refuse_overwriting_inputs(outs, list(inputs) + [pipeline_path])
+    refuse_writing_into_folders(out_dir, inputs)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -173,6 +173,25 @@ class Summary:
                 "cluster": self.cluster, "inputs": [r.to_dict() for r in self.results]}
 
 
+def refuse_writing_into_folders(out_dir: Path, inputs: Sequence[Any]) -> None:
+    """Refuse an output folder inside an input that is a folder (a deployment): nothing is
+    ever written into a deployment's folder.
+
+    Raises
+    ------
+    InputError
+        ``out_dir`` is such a folder or lies inside one.
+    """
+    target = Path(os.path.abspath(out_dir))
+    for inp in inputs:
+        if is_url(inp) or not Path(inp).is_dir():
+            continue
+        folder = Path(os.path.abspath(inp))
+        if target == folder or folder in target.parents:
+            raise InputError(f"{out_dir}: lies in the folder of recordings {inp}, and nothing "
+                             "is written into it; give an output folder outside it")
+
+
 def output_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[str]) -> Path:
     """The output file of an input: ``OUTDIR/<stem>.h5``.
 
@@ -501,6 +520,7 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
         outs[o] = str(inp)
     # an output folder holding the inputs under the output names: refused before any read
     refuse_overwriting_inputs(outs, list(inputs) + [pipeline_path])
+    refuse_writing_into_folders(out_dir, inputs)
     _make_folder(out_dir)
     clean_abandoned_parts()
 

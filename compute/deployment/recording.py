@@ -6,6 +6,10 @@ Gaps take no samples: :attr:`Deployment.gaps` lists each as (first sample after 
 its length in seconds), and :meth:`Deployment.segments` gives the contiguous stretches,
 so a caller framing a spectrum never lets a frame cross a gap.  The absolute time of a
 sample is its segment's start plus its offset in that segment over the sample rate.
+
+A deployment pickles as its source, options and fingerprint: the other side (a worker
+process, a Dask worker) indexes it again from the header cache, once per process, and
+opens its files when it reads them.
 """
 
 from __future__ import annotations
@@ -13,17 +17,20 @@ from __future__ import annotations
 import bisect
 import hashlib
 import os
+import threading
 from collections import OrderedDict
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..annotations import Annotation
 from ..errors import InputError, RecordingError
 from ..files import note_inputs
 from ..io import Recording, open_recording
-from ..io.remote import is_url
+from ..io.remote import as_path, is_url
 from .index import DeploymentIndex, FileEntry, Segment, index_deployment
 from .times import iso_time
 
@@ -31,6 +38,10 @@ __all__ = ["Deployment", "open_deployment"]
 
 #: files kept open at most by one deployment (the least recently read is closed)
 MAX_OPEN = 8
+#: files whose readers give annotations of their own (merged into the deployment's)
+ANNOTATED_SUFFIXES = (".sigmf-meta", ".h5", ".hdf5", ".he5")
+#: the options a deployment is indexed with (kept for pickling)
+OPTION_NAMES = ("name_pattern", "tz", "cache", "tolerance_s")
 
 
 class Deployment(Recording):
@@ -40,11 +51,19 @@ class Deployment(Recording):
     ----------
     index : DeploymentIndex
         What :func:`index_deployment` found.
+    options : dict, optional
+        The options it was indexed with (:data:`OPTION_NAMES`); pickling indexes
+        again with them.
     """
 
-    def __init__(self, index: DeploymentIndex) -> None:
+    def __init__(self, index: DeploymentIndex, options: dict[str, Any] | None = None,
+                 *, _first: tuple[str, float | None] | None = None) -> None:
+        self._own_annotations: list[Annotation] = []
+        self._merged = False
         super().__init__(_root(index))
         self.index = index
+        self.options = {"name_pattern": None, "tz": index.tz, "cache": True,
+                        "tolerance_s": index.tolerance_s, **(options or {})}
         self.format = "deployment"
         self.sample_rate = float(index.sample_rate)
         self.n_samples = int(index.n_samples)
@@ -60,9 +79,57 @@ class Deployment(Recording):
         self._offsets = index.file_offsets()
         self._open: OrderedDict[int, Recording] = OrderedDict()
         note_inputs(*(f.path for f in index.used if not is_url(f.path)))
-        first = self._file(0)
-        self.units = first.units
-        self.center_frequency = first.center_frequency
+        if _first is None:
+            first = self._file(0)
+            _first = (first.units, first.center_frequency)
+        self.units, self.center_frequency = _first
+
+    # -- pickling: the source and options, indexed again on the other side -------------
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_reopen, (_source_of(self.index.source), dict(self.options),
+                          self.fingerprint(), (self.units, self.center_frequency)))
+
+    def __copy__(self) -> Deployment:
+        """The same deployment with files of its own (opened when read)."""
+        dep = Deployment(self.index, self.options, _first=(self.units, self.center_frequency))
+        dep._own_annotations, dep._merged = list(self._own_annotations), self._merged
+        return dep
+
+    # -- annotations: the deployment's own and its files' ------------------------------
+
+    @property
+    def annotations(self) -> list[Annotation]:
+        """The deployment's annotations: those set on it, then those its files carry (a
+        SigMF or HDF5 file's own), times shifted to the deployment's axis and the file
+        named in ``extra["file"]`` (read on first use)."""
+        if not self._merged:
+            self._merged = True
+            self._own_annotations = self._own_annotations + self.file_annotations()
+        return self._own_annotations
+
+    @annotations.setter
+    def annotations(self, value: list[Annotation]) -> None:
+        self._own_annotations = list(value)
+
+    def file_annotations(self) -> list[Annotation]:
+        """The annotations the used files carry, on the deployment's axis.
+
+        A file's annotation at ``t`` seconds from its first sample lies at
+        ``offset / sample_rate + t``; ``extra`` gains ``file`` (its path) and
+        ``file_start_s`` (its time in that file).  Only files of a format that
+        carries annotations (:data:`ANNOTATED_SUFFIXES`) are opened.
+        """
+        out: list[Annotation] = []
+        for k, entry in enumerate(self.index.used):
+            if not str(entry.path).lower().endswith(ANNOTATED_SUFFIXES):
+                continue
+            shift = self._offsets[k] / self.sample_rate
+            for a in self._file(k).annotations:
+                extra = {**a.extra, "file": str(entry.path), "file_start_s": a.start_s}
+                out.append(replace(a, start_s=a.start_s + shift, stop_s=a.stop_s + shift,
+                                   extra=extra))
+        return out
 
     # -- the axis ----------------------------------------------------------------------
 
@@ -144,6 +211,20 @@ class Deployment(Recording):
             return segs[i + 1].start_sample  # in the gap after this segment
         return min(seg.start_sample + k, self.n_samples)
 
+    def file_index(self, sample: int) -> int:
+        """The position in :attr:`files` of the file holding ``sample``."""
+        self._check(sample)
+        return bisect.bisect_right(self._offsets, int(sample)) - 1
+
+    def file_offsets(self) -> list[int]:
+        """The first sample of each used file on the deployment's axis, then the total."""
+        return list(self._offsets)
+
+    def file_recording(self, k: int) -> Recording:
+        """Used file ``k`` open as its own recording (kept open by the deployment; do not
+        close it)."""
+        return self._file(int(k))
+
     def _check(self, sample: int) -> None:
         if not 0 <= int(sample) < self.n_samples:
             raise InputError(f"sample {int(sample)} lies outside the deployment "
@@ -223,6 +304,40 @@ def _root(index: DeploymentIndex) -> Any:
     return Path(key)
 
 
+_REOPENED: dict[tuple[Any, ...], DeploymentIndex] = {}
+_REOPENED_LOCK = threading.Lock()
+
+
+def _source_of(key: str) -> Any:
+    """The source an index key was made from (what :func:`index_deployment` takes)."""
+    if key.startswith("list:"):
+        return [as_path(s) if is_url(s) else s for s in key[5:].split("\n")]
+    if key.startswith(("glob:", "listfile:")):
+        return key.split(":", 1)[1]
+    return key
+
+
+def _reopen(source: Any, options: dict[str, Any], fingerprint: str,
+            first: tuple[str, float | None]) -> Deployment:
+    """A pickled deployment on the other side: indexed again (once per process, from the
+    header cache), checked against its fingerprint; files opened when read."""
+    key = (str(source), tuple(sorted((k, str(v)) for k, v in options.items())), fingerprint)
+    with _REOPENED_LOCK:
+        index = _REOPENED.get(key)
+    if index is None:
+        index = index_deployment(source, **options)
+        dep = Deployment(index, options, _first=first)
+        if dep.fingerprint() != fingerprint:
+            raise RecordingError(f"{_root(index)}: its files changed since the deployment "
+                                 "was indexed; index it again")
+        with _REOPENED_LOCK:
+            if len(_REOPENED) >= 16:
+                _REOPENED.pop(next(iter(_REOPENED)))
+            _REOPENED[key] = index
+        return dep
+    return Deployment(index, options, _first=first)
+
+
 def open_deployment(source: Any, *, name_pattern: str | None = None, tz: str = "UTC",
                     cache: bool = True, tolerance_s: float = 1.0) -> Deployment:
     """Index a deployment (:func:`index_deployment`) and open it as one recording.
@@ -238,5 +353,6 @@ def open_deployment(source: Any, *, name_pattern: str | None = None, tz: str = "
     -------
     Deployment
     """
-    return Deployment(index_deployment(source, name_pattern=name_pattern, tz=tz, cache=cache,
-                                       tolerance_s=tolerance_s))
+    options = {"name_pattern": name_pattern, "tz": tz, "cache": cache,
+               "tolerance_s": tolerance_s}
+    return Deployment(index_deployment(source, **options), options)

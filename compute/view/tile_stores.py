@@ -29,9 +29,16 @@ DISK_MIN_LEVEL = 3
 DEFAULT_SPILL_BYTES = 4 << 30
 
 
-def recording_identity(path: Path, **params: object) -> str:
+def recording_identity(path: Path, fingerprint: str | None = None, **params: object) -> str:
     """The disk cache's folder name for the recording at ``path`` analysed with
-    ``params``: changes with the file's path, size or modification time."""
+    ``params``: changes with the file's path, size or modification time.
+
+    ``fingerprint`` stands for the size and time of a recording made of many files (a
+    deployment's ``fingerprint()``: it changes when any of its files does)."""
+    if fingerprint is not None:
+        key = json.dumps({"path": str(path), "files": fingerprint, **params, "v": 2},
+                         sort_keys=True)
+        return hashlib.sha256(key.encode()).hexdigest()[:32]
     st = path.stat()
     key = json.dumps({"path": str(path.resolve()), "size": st.st_size,
                       "mtime": st.st_mtime_ns, **params, "v": 2}, sort_keys=True)

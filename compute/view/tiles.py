@@ -5,6 +5,10 @@ frames) grouped in tiles of ``TILE_CELLS`` cells; a view reduces whole cells to 
 columns.  Tiles are computed block by block and kept in memory, in a session's
 spill and, optionally, in a disk cache across sessions.
 
+A recording with gaps (a deployment: ``recording.segments()`` gives its contiguous
+stretches) has its frames planned per stretch (:class:`~.columns.FrameGrid`): no frame,
+and no filter's history, crosses a gap; a cell may hold frames of two stretches.
+
 See docs/explanation/rooms/view.md.
 """
 
@@ -22,7 +26,7 @@ from ..errors import Cancelled, InputError
 from ..io import Recording
 from ..spectral import FRAMES_PER_BLOCK, StftParams, kernel_dtype
 from .cells import Scratch, block_cells, empty_tile, scatter
-from .columns import column_frames, level_for, reduce_columns
+from .columns import FrameGrid, column_frames, level_for, reduce_columns
 from .envelope import waveform_envelope
 from .images import DisplayImage, RenderResult
 from .scales import check_freq_scale, rescale_rows
@@ -106,16 +110,26 @@ class TileEngine:
             raise InputError(f"pipeline_context={pipeline_context!r} must be >= 0 samples")
         self.pipeline_context = (int(before), int(after))
         self.fs = float(recording.sample_rate)
-        self.n_frames = self.params.n_frames(recording.n_samples)
+        #: the frames, planned per contiguous segment of the recording
+        self.grid = FrameGrid(segments_of(recording), self.params.nfft, self.params.hop)
+        self.n_frames = self.grid.n_frames
+        if self.n_frames < 1:
+            raise InputError(f"nfft={self.params.nfft} is larger than every contiguous "
+                             f"stretch of {recording.path.name}; choose a smaller nfft")
         self.two_sided = bool(recording.is_complex)
         f = self.params.frequencies(self.fs, self.two_sided)
         self.frequencies = f + (recording.center_frequency or 0.0)
         self.n_freq = f.size
         self.max_level = max(0, math.ceil(math.log2(max(self.n_frames, 1) / TILE_CELLS)))
-        persist = disk_cache and recording.path.is_file() and pipeline is None
+        fingerprint = getattr(recording, "fingerprint", None)
+        fingerprint = fingerprint() if callable(fingerprint) else None
+        if fingerprint is not None:  # the files, and where the gaps cut the frames
+            fingerprint += ":" + ",".join(f"{a}-{b}" for a, b in segments_of(recording))
+        persist = disk_cache and pipeline is None and (
+            fingerprint is not None or recording.path.is_file())
         identity = recording_identity(
-            recording.path, nfft=self.params.nfft, hop=self.params.hop,
-            window=str(self.params.window), scaling=self.params.scaling,
+            recording.path, fingerprint=fingerprint, nfft=self.params.nfft,
+            hop=self.params.hop, window=str(self.params.window), scaling=self.params.scaling,
             channel=self.channel, two_sided=self.two_sided) if persist else None
         self._stores = EngineStores(disk_cache, identity, self.n_freq, TILE_CELLS, spill_bytes)
         # the cache holds the stores, not the engine: an engine nobody holds goes at once
@@ -144,7 +158,7 @@ class TileEngine:
         stand in for CuPy (the same code runs).
         """
         self._device_checked = True
-        if cp is None:
+        if cp is None or self.grid.segmented:  # segments: frames planned on the host
             self._cells = None
             return
         from ..ops import device
@@ -160,6 +174,8 @@ class TileEngine:
     def _device(self):
         if not self._device_checked:
             self._device_checked = True
+            if self.grid.segmented:
+                return None  # the device streams one run of samples: frames per segment here
             from .. import backend as _backend
             name = self.backend
             if name == "auto":
@@ -177,11 +193,11 @@ class TileEngine:
 
     def frame_centre(self, k: np.ndarray | float) -> np.ndarray:
         """Time (s) of the centre of frame ``k``."""
-        return (np.asarray(k, dtype=np.float64) * self.params.hop + self.params.nfft / 2) / self.fs
+        return self.grid.centre(np.asarray(k, dtype=np.float64)) / self.fs
 
     def frame_position(self, t: np.ndarray | float) -> np.ndarray:
         """Continuous frame index whose centre is at time ``t``."""
-        return (np.asarray(t, dtype=np.float64) * self.fs - self.params.nfft / 2) / self.params.hop
+        return self.grid.position(np.asarray(t, dtype=np.float64) * self.fs)
 
     def level_for(self, frames_per_column: float) -> int:
         """The coarsest level whose cells are at most half a column."""
@@ -361,7 +377,6 @@ class TileEngine:
                         progress: Callable[[float], None] | None) -> None:
         """Transform frames ``f0 .. f1`` block by block into the cells of ``tiles``
         (level -> consecutive tiles covering those frames, ``top`` the coarsest)."""
-        hop, nfft = self.params.hop, self.params.nfft
         cell = 1 << top
         block = FRAMES_PER_BLOCK  # a multiple of a cell, or a cell a multiple of it
         fine = min(tiles)
@@ -369,9 +384,8 @@ class TileEngine:
             if cancelled is not None and cancelled():
                 raise Cancelled()
             k1 = min(k0 + block, f1)
-            x = self.read_processed(k0 * hop, (k1 - 1) * hop + nfft)
             # (frames, freq) into this thread's block buffer: cells reduce along rows
-            p = self.spectra(x, out=self.block_buffer(k1 - k0))
+            p = self.block_spectra(k0, k1)
             if not self.params.is_power:
                 np.square(p, out=p)
             if cell > block:  # the block lies in one cell
@@ -410,6 +424,23 @@ class TileEngine:
         return Tile(level, index, None, None, counts, device=(sums, maxs),
                     fetch=self._cells.fetch)
 
+    def block_spectra(self, k0: int, k1: int) -> np.ndarray:
+        """Spectra of frames ``k0 .. k1`` into this thread's block buffer, each segment's
+        frames from its own samples (none crosses a gap)."""
+        hop, nfft = self.params.hop, self.params.nfft
+        if not self.grid.segmented:
+            x = self.read_processed(k0 * hop, (k1 - 1) * hop + nfft)
+            return self.spectra(x, out=self.block_buffer(k1 - k0))
+        buf = self.block_buffer(k1 - k0)
+        for a, b, s0, s1 in self.grid.pieces(k0, k1):
+            first = int(self.grid.frame_start(a))
+            x = self.read_processed(first, first + (b - a - 1) * hop + nfft, (s0, s1))
+            rows = buf[a - k0:b - k0]
+            got = self.spectra(x, out=rows)
+            if got is not rows:
+                rows[...] = got
+        return buf
+
     def spectra(self, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Every whole frame of ``x`` by the ``stft_power`` operator: (frames, freq) float32.
 
@@ -437,12 +468,15 @@ class TileEngine:
                                                np.float32)
         return buf[:frames]
 
-    def read_processed(self, a: int, b: int) -> np.ndarray:
-        """Samples ``a:b`` of the channel through the pipeline (with its context)."""
+    def read_processed(self, a: int, b: int, within: tuple[int, int] | None = None
+                       ) -> np.ndarray:
+        """Samples ``a:b`` of the channel through the pipeline, with its context taken
+        from ``within`` only (a segment's samples: no filter runs across a gap)."""
         if self.pipeline is None:
             return self.recording.read(a, b, self.channel)[:, 0]
         before, after = self.pipeline_context
-        a0, b1 = max(0, a - before), min(self.recording.n_samples, b + after)
+        lo, hi = within if within is not None else (0, self.recording.n_samples)
+        a0, b1 = max(lo, a - before), min(hi, b + after)
         x = self.recording.read(a0, b1, self.channel)[:, 0]
         y = np.asarray(self.pipeline(x, self.fs))
         return y[a - a0:a - a0 + (b - a)]
@@ -454,7 +488,7 @@ class TileEngine:
         (:func:`specscope.compute.view.columns.column_frames` on this recording's frames)."""
         return column_frames(t0, t1, n_cols, level, fs=self.fs, hop=self.params.hop,
                              nfft=self.params.nfft, n_frames=self.n_frames,
-                             max_level=self.max_level)
+                             max_level=self.max_level, grid=self.grid)
 
     def render(self, t0: float, t1: float, n_cols: int, reduce: str = "mean", *,
                freq_scale: str = "linear", n_rows: int | None = None,
@@ -600,7 +634,7 @@ class TileEngine:
         edges, a, b, _ = self.column_frames(t0, t1, int(n_cols), level=0)
         inside = np.flatnonzero(a >= 0)
         image = np.full((self.n_freq, int(n_cols)), np.nan, np.float32)
-        hop, nfft = self.params.hop, self.params.nfft
+        nfft = self.params.nfft
         # each column's frame read on its own, all transformed in one kernel call:
         # the frames laid end to end and framed with a hop of nfft
         frames = []
@@ -608,7 +642,8 @@ class TileEngine:
             if cancelled is not None and cancelled():
                 raise Cancelled()
             k = int((a[j] + b[j] - 1) // 2)
-            frames.append(self.read_processed(k * hop, k * hop + nfft))
+            first = int(self.grid.frame_start(k))
+            frames.append(self.read_processed(first, first + nfft, self.grid.segment_span(k)))
         if frames:
             params = {**self.params.operator_params(), "hop": nfft}
             p = operators.call("stft_power", np.concatenate(frames), backend=self.backend,
@@ -630,6 +665,14 @@ class TileEngine:
         """
         return waveform_envelope(self.recording, self.channel, n_points, cancelled=cancelled,
                                  block=block, progress=progress)
+
+
+def segments_of(recording: Recording) -> list[tuple[int, int]]:
+    """The contiguous stretches of a recording as sample ranges: its ``segments()`` where
+    it has them (a deployment's, split at its gaps), else the whole recording."""
+    fn = getattr(recording, "segments", None)
+    segs = list(fn()) if callable(fn) else []
+    return segs or [(0, int(recording.n_samples))]
 
 
 def _share(progress: Callable[[float], None] | None, n: int, total: int

@@ -4,7 +4,9 @@
 [--pipeline P.json]`` writes HDF5 (``.h5``), audio (``.wav``, ``.flac``; RF64
 beyond 4 GB) or SigMF (``.sigmf-meta``), crash-safe, through
 :func:`specscope.compute.output.export_range`.  :func:`add_parser` adds it to the
-main CLI's subparsers.  Bad input raises
+main CLI's subparsers.  A deployment (a folder of recordings) exports as one
+recording, and ``--start``/``--stop`` also take an absolute date and time there
+(ISO 8601, UTC unless it names a zone).  Bad input raises
 :class:`~specscope.compute.errors.SpecscopeError` (one line, exit status 2
 in the main CLI).  Nothing here imports Qt.
 """
@@ -12,7 +14,9 @@ in the main CLI).  Nothing here imports Qt.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from datetime import datetime
 from typing import Any
 
 from specscope.app.cli.common import (
@@ -24,27 +28,80 @@ from specscope.app.cli.common import (
 from specscope.app.cli.types import SECONDS_FORMS, channel_list, seconds
 from specscope.compute.errors import InputError
 
+#: a value that is a date and time rather than seconds: it starts YYYY-MM-DD
+_DATE = re.compile(r"^\s*\d{4}-\d{2}-\d{2}")
+
+
+def time_or_date(text: str) -> float | datetime:
+    """A ``--start``/``--stop`` value: seconds from the first sample (the forms of
+    :func:`~specscope.app.cli.types.seconds`) or, for a deployment, an ISO 8601 date and
+    time (``2024-05-01T12:00:05Z``; UTC unless it names a zone)."""
+    if not _DATE.match(text):
+        return seconds(text)
+    try:
+        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z",
+                                                                                  "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is no ISO 8601 date and time "
+                                         "(e.g. 2024-05-01T12:00:05Z)") from None
+    return when
+
+
+def _sample_of(value: float | datetime, rec: Any, flag: str) -> int:
+    """The sample ``value`` names: seconds on the recording's axis, or a date and time on
+    a deployment's."""
+    from specscope.compute.timefmt import time_to_sample
+
+    if isinstance(value, datetime):
+        if value.tzinfo is None:  # read in the deployment's zone
+            from specscope.compute.deployment import parse_zone
+
+            value = value.replace(tzinfo=parse_zone(getattr(rec, "options", {}).get("tz")
+                                                    or "UTC"))
+        at = getattr(rec, "sample_at", None)
+        if not callable(at):
+            raise InputError(f"{flag} {value.isoformat()}: a date and time needs a folder of "
+                             f"recordings; give seconds from the first sample of {rec.path.name}")
+        try:
+            return int(at(value))
+        except InputError as exc:
+            raise InputError(f"{flag}: {exc}") from None
+    return time_to_sample(value, rec.sample_rate, flag, n_samples=rec.n_samples)
+
+
+def _gaps_within(rec: Any, start: int | None, stop: int | None) -> list[tuple[int, float]]:
+    a = 0 if start is None else start
+    b = rec.n_samples if stop is None else stop
+    return [(s, length) for s, length in getattr(rec, "gaps", []) if a < s < b]
+
 
 def cmd_export(args: argparse.Namespace) -> int:
     from specscope.compute.files import refuse_overwriting_inputs
     from specscope.compute.io import open_recording
     from specscope.compute.output import export_range, export_targets, output_kind
-    from specscope.compute.timefmt import time_to_sample
 
     output_kind(args.output)  # a bad suffix fails before the input is opened
     refuse_overwriting_inputs(export_targets(args.output), [args.file, args.pipeline])
     require_at_least("--chunk-samples", args.chunk_samples, 1)
-    if args.start is not None and args.stop is not None and args.stop <= args.start:
+    if isinstance(args.start, float) and isinstance(args.stop, float) \
+            and args.stop <= args.start:
         raise InputError(f"--stop {args.stop:g} must be after --start {args.start:g}")
     options = recording_options(args)
     bar = ProgressBar(enabled=not args.quiet and sys.stderr.isatty())
     with open_recording(args.file, **options) as rec:
-        fs = rec.sample_rate
         start = stop = None
         if args.start is not None:
-            start = time_to_sample(args.start, fs, "--start", n_samples=rec.n_samples)
+            start = _sample_of(args.start, rec, "--start")
         if args.stop is not None:
-            stop = time_to_sample(args.stop, fs, "--stop", n_samples=rec.n_samples)
+            stop = _sample_of(args.stop, rec, "--stop")
+        if start is not None and stop is not None and stop <= start:
+            raise InputError(f"--stop {_shown(args.stop)} must be after --start "
+                             f"{_shown(args.start)} (samples {start} and {stop})")
+        gaps = _gaps_within(rec, start, stop)
+        if gaps and not args.quiet:
+            print(f"note: the range crosses {len(gaps)} gap(s) of the deployment "
+                  f"({sum(g for _, g in gaps):g} s in all); {args.output} holds the recorded "
+                  "samples end to end", file=sys.stderr)
         try:
             out = export_range(rec, args.output, pipeline=args.pipeline, start=start,
                                stop=stop, channels=args.channels, options=options,
@@ -55,6 +112,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(out)
     return 0
+
+
+def _shown(value: float | datetime) -> str:
+    return value.isoformat() if isinstance(value, datetime) else f"{value:g}"
 
 
 def add_parser(subparsers: Any) -> None:
@@ -72,10 +133,12 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("file", metavar="IN")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output file: .h5, .wav, .flac or .sigmf-meta")
-    p.add_argument("--start", type=seconds, metavar="TIME",
-                   help=f"start of the range: {SECONDS_FORMS} (default: the beginning)")
-    p.add_argument("--stop", type=seconds, metavar="TIME",
-                   help=f"end of the range: {SECONDS_FORMS} (default: the end)")
+    p.add_argument("--start", type=time_or_date, metavar="TIME",
+                   help=f"start of the range: {SECONDS_FORMS}, or for a folder of recordings "
+                        "a date and time (2024-05-01T12:00:05Z) (default: the beginning)")
+    p.add_argument("--stop", type=time_or_date, metavar="TIME",
+                   help=f"end of the range: {SECONDS_FORMS}, or a date and time "
+                        "(default: the end)")
     p.add_argument("--pipeline", metavar="P.json", help="processing to apply (default: none)")
     p.add_argument("--subtype", metavar="NAME",
                    help="audio sample format (WAV default FLOAT, FLAC default PCM_24)")

@@ -13,10 +13,8 @@ import json
 from datetime import timedelta
 from typing import Any
 
+from specscope.app.cli.common import OPTION_FLAGS
 from specscope.compute.errors import InputError, OptionError
-
-#: the core's keywords of this command's options -> their flags and value names
-_FLAGS = {"tz": ("--tz", "ZONE"), "name_pattern": ("--name-pattern", "PATTERN")}
 
 
 def _span(seconds: float) -> str:
@@ -30,8 +28,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         ix = index_deployment(args.source, name_pattern=args.name_pattern, tz=args.tz,
                               cache=not args.no_cache)
     except OptionError as exc:
-        if exc.option in _FLAGS:
-            raise InputError(exc.text(*_FLAGS[exc.option])) from None
+        if exc.option in OPTION_FLAGS:
+            raise InputError(exc.text(*OPTION_FLAGS[exc.option])) from None
         raise
     s = ix.summary()
     if args.json:

@@ -167,7 +167,7 @@ OTHER_WRITERS = {
     "compute/publish.py:_seal": "the lock and seal files of a pair being published",
     "compute/publish.py:publish_together": "publishes a pair of temporary files as one",
     "app/desktop/journey_report.py:JourneyReport.write": "a test harness's report file",
-    "app/desktop/unsaved.py:UnsavedAnnotations.autosave": "the user state folder's autosave",
+    "app/desktop/unsaved.py:UnsavedWork.autosave": "the user state folder's autosave",
 }
 
 _WRITE_MODES = set("wax+")

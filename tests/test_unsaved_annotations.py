@@ -49,7 +49,7 @@ def test_unsaved_annotations_are_asked_about_autosaved_and_recovered(qtbot, make
     w.open_path(second)                     # another file: asked, cancelled, nothing opens
     w.open_path(first)                      # the same file again: asked too
     assert [a[2] for a in asked] == ["opening second.wav", "opening first.wav"]
-    assert asked[0][:2] == ("first.wav", 1)
+    assert asked[0][:2] == ("first.wav", "1 annotation")
     assert w.document.recording.path.name == "first.wav" and w.annotations.annotations == [mark]
     # the autosave follows a few seconds after the edit, beside the user config
     path = autosave_path(first)

@@ -98,9 +98,12 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("recent", FILE, "Recent &files", "recent_menu",
                help="Reopen one of the last recordings opened", kind="submenu"),
     ActionSpec("open_session", FILE, "Open sess&ion…", "open_session_dialog",
-               ("Ctrl+Shift+O",), "Open a saved session: file, analysis, view and display"),
+               ("Ctrl+Shift+O",), "Open a saved session: the recording, its annotations, "
+               "processing, filter chain, detections and review, the view"),
     ActionSpec("save_session", FILE, "&Save session…", "save_session_dialog", (Std.Save,),
-               "Save the session: file, analysis, view and display", needs_document=True),
+               "Save the session: the recording, its annotations, processing, filter chain, "
+               "detections and review, the view (nothing is left unsaved)",
+               needs_document=True),
     ActionSpec("open_pipeline", FILE, "Open pipe&line…", "processing.open_pipeline_dialog",
                help="Use a pipeline file's processing and spectrogram parameters",
                separator_before=True),

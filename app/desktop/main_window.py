@@ -8,7 +8,6 @@ designer, processing, exports) do the work, the menus come from the action table
 
 from __future__ import annotations
 
-import math
 import time
 from pathlib import Path
 
@@ -36,7 +35,7 @@ from specscope.app.desktop.controllers.profiler import ProfilerController
 from specscope.app.desktop.display_undo import DisplayUndo
 from specscope.app.desktop.exports import Exports
 from specscope.app.desktop.status_labels import ElidedLabel, reserve_readout
-from specscope.app.desktop.unsaved import UnsavedAnnotations
+from specscope.app.desktop.unsaved import ANNOTATIONS, REVIEW, UnsavedWork
 from specscope.app.qt.shell import SettingsChange
 from specscope.app.qt.view_controller import BACKGROUND_KINDS, ViewController
 from specscope.app.qt.worker import ComputeWorker, JobCallbacks, JobError, JobResult, TaskControl
@@ -60,7 +59,6 @@ from specscope.compute.errors import InputError, MissingOption, RecordingError, 
 from specscope.compute.io import Recording, open_recording, readers
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.spectral import StftParams
-from specscope.compute.timefmt import format_time
 from specscope.compute.view.scales import freq_scale_problem
 from specscope.widgets.detect_panel import FittingScroll
 from specscope.widgets.messages import MessageLog, MessagesDialog
@@ -155,8 +153,6 @@ class MainWindow(QMainWindow):
         self.annotations = AnnotationsController(self, self.exports.export_range_dialog, self,
                                                  interactive=interactive)
         self.exports.selection_span = self.annotations.selection_span
-        #: asks before unsaved annotations would be lost, and autosaves them
-        self.unsaved = UnsavedAnnotations(self, interactive=interactive)
         self.playback = PlaybackController(self, self)
         self.profiler = ProfilerController(self.worker, self)
         self.transport_bar = self.playback.transport
@@ -165,6 +161,9 @@ class MainWindow(QMainWindow):
         self._build_docks()
 
         self.undo_stack = QUndoStack(self)
+        #: what is unsaved (the title's *): asked about before it would be lost; the
+        #: annotations are autosaved
+        self.unsaved = UnsavedWork(self, interactive=interactive)
         # before the controls reach the view: its slots read the old display values
         self.display_undo = DisplayUndo(self.view, self.controls, self.undo_stack)
         self.controls.paramsChanged.connect(self._on_params_changed)
@@ -384,8 +383,9 @@ class MainWindow(QMainWindow):
         files).  When a headerless file lacks them, the app asks.
         """
         path = Path(path)
+        # the processing and the filter chain stay for the next recording
         if not self.unsaved.confirm(lambda: self.open_path(path, **options),
-                                    f"opening {path.name}"):
+                                    f"opening {path.name}", (ANNOTATIONS, REVIEW)):
             return
         # says so until the first image is drawn (or an error replaces it)
         self._opening_message = f"Opening {path.name}…"
@@ -493,7 +493,8 @@ class MainWindow(QMainWindow):
         self.playback.document_opened(rec)
         self.controls.set_params({"channel": channel})
         self.file_label.setText(self.document.summary())
-        self.setWindowTitle(f"{rec.path.name} — specscope")
+        # "[*]": the "*" of setWindowModified while something is unsaved
+        self.setWindowTitle(f"{rec.path.name.replace('[*]', '[*][*]')}[*] — specscope")
         for spec in ACTIONS:
             if spec.needs_document:
                 self.menu_actions[spec.id].setEnabled(True)
@@ -598,17 +599,18 @@ class MainWindow(QMainWindow):
         state["listening"] = self.playback.listening().to_dict()
         return state
 
-    def save_session_dialog(self) -> None:
-        """Ask for a file and save the session to it."""
+    def save_session_dialog(self) -> bool:
+        """Ask for a file and save the session to it; whether it was written."""
         path, _ = QFileDialog.getSaveFileName(self, "Save session", "session.specscope.json",
                                               SESSION_FILTER)
-        if path:
-            self.save_session(path)
+        return bool(path) and self.save_session(path)
 
     def save_session(self, path: str | Path) -> bool:
-        """Save the session: file, analysis, view and display."""
+        """Save the session: file, analysis, view, display and the work (annotations,
+        processing, filter chain, review); nothing is unsaved after it."""
         try:
             write_session(path, self.session())
+            self.unsaved.mark_saved()  # the session holds everything
         except SpecscopeError as exc:  # names the file and the cause (no space, read-only)
             self.show_error(f"could not save the session: {exc}")
             return False
@@ -662,6 +664,7 @@ class MainWindow(QMainWindow):
         self.views.levels_set = True
         self.view.set_time_range(v["t0"], v["t1"])
         self.view.set_frequency_range(v["f0"], v["f1"])
+        self.unsaved.restored()  # as the session file keeps it: nothing unsaved
 
     # -- jobs ------------------------------------------------------------------------
     def cancel_jobs(self) -> None:
@@ -833,28 +836,10 @@ class MainWindow(QMainWindow):
         self._opening_message = ""
 
     def show_cursor(self, t: float, f: float, level: float) -> None:
-        """The readout of the cursor at ``t`` s, ``f`` Hz (and Δ to the reference).
-
-        Times read as the time axis does: h:mm:ss.fff where its ticks are a minute
-        or more from the start, else seconds; Δt in ms up to 10 s, in s above.
-        """
-        lvl = "" if math.isnan(level) else f"  {level:.1f} dB"
-        ch = (f"ch {self.view.cursor_channel}  " if self.settings.channel < 0
-              and self.view.cursor_channel is not None else "")
-        t0, t1, _, _ = self.view.visible_range()
-        when = (format_time(t, 1e-3, "clock") if max(abs(t0), abs(t1)) >= 60.0
-                else f"{t:.4f} s")
-        text = f"{ch}t = {when}  f = {f:.1f} Hz{lvl}"
+        """The readout of the cursor at ``t`` s, ``f`` Hz (and Δ to the reference), as
+        :meth:`SpectrogramView.readout_text` writes it."""
+        text = self.view.readout_text(t, f, level)
         ref = self.view.reference
-        if ref is not None:
-            dt, df = t - ref[0], f - ref[1]
-            dl = level - ref[2]
-            span = f"{dt:+.3f} s" if abs(dt) > 10.0 else f"{dt * 1000:+.1f} ms"
-            text += f"  |  Δt = {span}  Δf = {df:+.1f} Hz"
-            if not math.isnan(dl):
-                text += f"  ΔL = {dl:+.1f} dB"
-            if abs(dt) > 0:
-                text += f"  (1/Δt = {1 / abs(dt):.4g} Hz)"
         before = self.cursor_label.minimumWidth()
         reserve_readout(self.cursor_label, ref is not None)
         if self.cursor_label.minimumWidth() != before:
@@ -864,6 +849,39 @@ class MainWindow(QMainWindow):
     def set_harmonic_cursors(self, on: bool) -> None:
         """Show cursors at 2f, 3f, ... of the cursor's frequency."""
         self.view.set_harmonic_count(7 if on else 0)
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        """Tab and Shift+Tab visit only what can be seen, each stop showing its focus:
+        Qt's focus chain, minus the panels behind another dock's tab (Qt keeps them
+        shown, off the window), scroll areas holding controls (the controls take the
+        focus, the area scrolls to them) and empty lists."""
+        from PyQt6.QtWidgets import QAbstractItemView, QScrollArea
+
+        def takes_tab(w: QWidget) -> bool:
+            # unbound calls: a subclass may name an attribute "window" or "isVisible"
+            if (QWidget.window(w) is not self or not QWidget.isVisible(w)
+                    or not QWidget.isEnabled(w) or QWidget.focusProxy(w) is not None
+                    or not QWidget.focusPolicy(w).value & Qt.FocusPolicy.TabFocus.value
+                    or (isinstance(w, QScrollArea) and w.widget() is not None)
+                    or (isinstance(w, QAbstractItemView) and w.model() is not None
+                        and w.model().rowCount(w.rootIndex()) == 0)):
+                return False
+            part = w
+            while QWidget.parentWidget(part) not in (self, None):
+                part = QWidget.parentWidget(part)
+            return self.rect().intersects(QWidget.geometry(part))  # a part on the window
+
+        start = self.focusWidget() or self
+        w = start
+        for _ in range(100000):  # the chain is a ring
+            w = QWidget.nextInFocusChain(w) if next else QWidget.previousInFocusChain(w)
+            if w is start:
+                break
+            if takes_tab(w):
+                w.setFocus(Qt.FocusReason.TabFocusReason if next
+                           else Qt.FocusReason.BacktabFocusReason)
+                return True
+        return super().focusNextPrevChild(next)
 
     def show_shortcuts(self) -> None:
         """The F1 list: the menus' shortcuts (read from their actions) and the view's keys."""

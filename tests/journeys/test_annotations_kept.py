@@ -81,11 +81,11 @@ def test_annotations_are_never_lost(launch, tmp_path):
     # File › Open of another file asks; Cancel keeps this one
     _open_file(app, b_wav)
     _ask_and_cancel(app, "asked-on-open-another")
-    assert app.title() == "first.wav — specscope"
+    assert app.title() == "first.wav* — specscope"
     # reopening the same file asks too
     _open_file(app, a_wav)
     _ask_and_cancel(app, "asked-on-reopen")
-    assert app.title() == "first.wav — specscope"
+    assert app.title() == "first.wav* — specscope"
 
     # the autosave beside the user config, a few seconds after the last edit
     saved = app.wait_for(lambda: _autosaves(app), "the autosave of the unsaved annotations")

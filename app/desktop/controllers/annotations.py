@@ -187,12 +187,18 @@ class AnnotationsController(QObject):
         The new :class:`Selection`, or None when it was cleared.
     annotationsChanged()
         The annotations changed (any edit, undo, import or a new recording).
+    annotationsSaved(list)
+        These annotations were written to a file (an export, the recording's meta).
+    annotationsLoaded(list)
+        These annotations were imported from a file, which keeps them.
     """
 
     selectionChanged = pyqtSignal(object)
     annotationsChanged = pyqtSignal()
     #: the annotations (a list) were written to a file: an export or the recording's meta
     annotationsSaved = pyqtSignal(object)
+    #: annotations (a list) were added from a file (an import): that file keeps them
+    annotationsLoaded = pyqtSignal(object)
 
     def __init__(self, shell: Shell, export_range: Callable[[tuple[float, float]], None],
                  parent: QObject | None = None, *, interactive: bool = True) -> None:
@@ -595,6 +601,7 @@ class AnnotationsController(QObject):
             self._push(f"import annotation {_quoted(new[0])}", [], new, "import")
         else:
             self._push(f"import {len(new)} annotations", [], new, "import")
+        self.annotationsLoaded.emit(new)
         self.shell.show_message(f"Imported {len(new)} annotations from {path.name}", 8000)
 
     def export_dialog(self) -> bool:

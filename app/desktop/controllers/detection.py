@@ -79,9 +79,13 @@ class DetectionController(QObject):
     -------
     detectionsChanged()
         New detections (a run, Find similar, a session, Clear).
+    reviewSaved(object)
+        The review's decisions were written to a table: ``(review, states, labels)`` as
+        they were when the export started.
     """
 
     detectionsChanged = pyqtSignal()
+    reviewSaved = pyqtSignal(object)
 
     def __init__(self, shell: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -327,6 +331,7 @@ class DetectionController(QObject):
         if r is None or self.shell.document is None:
             return None
         snapshot = Review(r.events, r.states, r.labels, r.index, r.label_list)
+        decided = (r, tuple(r.states), tuple(r.labels))
         rec = self.shell.document.recording
 
         def job(control: TaskControl) -> Path:
@@ -336,6 +341,7 @@ class DetectionController(QObject):
             c = snapshot.counts()
             self.shell.show_message(f"{len(snapshot)} detections ({c['accepted']} accepted) "
                                     f"written to {res.value}", 8000)
+            self.reviewSaved.emit(decided)
 
         return self.shell.worker.submit(
             "detect-export", job, label="Writing the detections",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from PyQt6.QtCore import QObject
+from PyQt6.QtCore import QObject, pyqtSignal
 from PyQt6.QtWidgets import QFileDialog, QGroupBox, QMenu, QVBoxLayout, QWidget
 from specscope.app.qt.shell import Shell
 from specscope.app.qt.worker import JobCallbacks, JobResult, TaskControl
@@ -62,7 +62,17 @@ class ProcessingController(QObject):
         The window: settings, document, messages and undo stack.
     parent : QWidget
         The parent of the controller and of the steps editor.
+
+    Signals
+    -------
+    pipelineSaved(ViewSettings)
+        A pipeline file was written from these settings.
+    pipelineLoaded()
+        A pipeline file gave the processing steps.
     """
+
+    pipelineSaved = pyqtSignal(object)
+    pipelineLoaded = pyqtSignal()
 
     def __init__(self, shell: Shell, parent: QWidget) -> None:
         super().__init__(parent)
@@ -127,11 +137,13 @@ class ProcessingController(QObject):
 
     def save_pipeline(self, path: str | Path) -> bool:
         """Save the processing and spectrogram as a pipeline file."""
+        settings = self.shell.settings
         try:
-            self.current_pipeline().save(path)
+            Pipeline.from_dict(settings.pipeline_dict()).save(path)
         except (SpecscopeError, OSError) as exc:
             self.shell.show_error(f"{path}: could not save the pipeline ({exc})")
             return False
+        self.pipelineSaved.emit(settings)
         self.shell.show_message(f"Pipeline saved to {path}")
         return True
 
@@ -157,6 +169,8 @@ class ProcessingController(QObject):
             return False
         self.shell.change_settings(settings.with_changes(stft=stft,
                                                          processing=json.dumps(steps)))
+        if not isinstance(path, Pipeline):  # a file keeps these steps
+            self.pipelineLoaded.emit()
         return True
 
     # -- catalogue and plugin views ------------------------------------------------

@@ -11,7 +11,7 @@ from PyQt6.QtWidgets import QApplication, QFileDialog
 from specscope.compute import open_recording
 from specscope.compute.annotations import Annotation, measure, read_annotations, write_annotations
 from specscope.widgets.frequency_axis import forward
-from specscope.widgets.measurement_panel import format_value
+from specscope.widgets.measurement_panel import bin_width, format_value
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 LEFT = Qt.MouseButton.LeftButton
@@ -133,7 +133,8 @@ def test_ctrl_drag_selects_the_box_and_measures_it(qtbot, window, example_path, 
                     nfft=1024, hop=256, window="hann", channel=0).to_dict()
     for field in ("duration_s", "bandwidth_hz", "band_power_db", "peak_frequency_hz",
                   "peak_time_s", "rms_db", "snr_db"):
-        assert w.annotations.panel.text(field) == format_value(field, m[field]), field
+        assert w.annotations.panel.text(field) == format_value(field, m[field],
+                                                               bin_width(m)), field
     # the range dialog starts with the selection's start and stop
     w.menu_actions["export_range"].trigger()
     dlg = w.exports.range_dialog

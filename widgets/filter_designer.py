@@ -347,6 +347,8 @@ class FilterDesigner(QWidget):
         self._imp_curve = self.imp.plot(pen="c")
         self.stp = pg.PlotWidget(labels={"bottom": "Time (ms)", "left": "Step response"})
         self._stp_curve = self.stp.plot(pen="c")
+        for p in (self.mag, self.phase, self.gd, self.pz, self.imp, self.stp):
+            p.hideButtons()  # no stray auto-range "A" in a corner
         for w, name in ((self.mag, "Magnitude"), (self.phase, "Phase"),
                         (self.gd, "Group delay"), (self.pz, "Poles/zeros"),
                         (self.imp, "Impulse"), (self.stp, "Step")):

@@ -5,6 +5,9 @@ The panel shows the box's bounds as soon as it is drawn and its measurements
 (:meth:`MeasurementPanel.show_measurement` takes
 :meth:`specscope.compute.annotations.Measurement.to_dict`'s fields).  Its
 buttons ask to zoom to the box, export its time range, or annotate it.
+Frequencies read as everywhere in specscope
+(:func:`specscope.compute.freqfmt.format_frequency`: ``2.02 kHz``,
+``100.0530 MHz``), to the measurement's bin width.
 """
 
 from __future__ import annotations
@@ -14,36 +17,64 @@ from typing import Any
 
 from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from specscope.compute.freqfmt import format_frequency
 
 from .detect_panel import FittingScroll, narrow
 
-__all__ = ["FIELDS", "VALUES_MIN_HEIGHT", "MeasurementPanel"]
+__all__ = ["FIELDS", "VALUES_MIN_HEIGHT", "MeasurementPanel", "bin_width", "format_value"]
 
 #: least height of the measurements (pixels): below their own height they scroll, while
 #: the buttons under them stay in view
 VALUES_MIN_HEIGHT = 54
 
-#: the rows shown: (Measurement field, caption, format)
+#: the rows shown: (Measurement field, caption, format); None: a frequency
 FIELDS = (
     ("start_s", "Start", "{:.4f} s"),
     ("stop_s", "Stop", "{:.4f} s"),
     ("duration_s", "Duration", "{:.4f} s"),
-    ("freq_low_hz", "Low", "{:.1f} Hz"),
-    ("freq_high_hz", "High", "{:.1f} Hz"),
-    ("bandwidth_hz", "Bandwidth", "{:.1f} Hz"),
+    ("freq_low_hz", "Low", None),
+    ("freq_high_hz", "High", None),
+    ("bandwidth_hz", "Bandwidth", None),
     ("band_power_db", "Band power", "{:.2f} dB"),
-    ("peak_frequency_hz", "Peak frequency", "{:.1f} Hz"),
+    ("peak_frequency_hz", "Peak frequency", None),
     ("peak_time_s", "Peak time", "{:.4f} s"),
     ("rms_db", "RMS", "{:.2f} dB"),
     ("snr_db", "SNR", "{:.2f} dB"),
 )
 
 
-def format_value(field: str, value: Any) -> str:
-    """A measurement value as the panel shows it ("—" when not defined)."""
+def bin_width(values: Mapping[str, Any]) -> float | None:
+    """The frequency step of a measurement (its band over its bins, Hz); None when unknown."""
+    band, bins = values.get("bandwidth_hz"), values.get("n_bins")
+    if band is None or not bins or not band > 0:
+        return None
+    return float(band) / float(bins)
+
+
+def format_value(field: str, value: Any, resolution_hz: float | None = None) -> str:
+    """A measurement value as the panel shows it ("—" when not defined).
+
+    Parameters
+    ----------
+    field : str
+        The Measurement field.
+    value : object
+        Its value (None: not defined).
+    resolution_hz : float, optional
+        The frequency step that still means something (the bin width,
+        :func:`bin_width`): a frequency shows the decimals that tell it; None:
+        as exactly as it is known.
+
+    Returns
+    -------
+    str
+        The text of the row (``"2.02 kHz"``, ``"12.34 dB"``).
+    """
     if value is None:
         return "—"
     fmt = next(f for name, _, f in FIELDS if name == field)
+    if fmt is None:
+        return format_frequency(float(value), resolution_hz)
     return fmt.format(value)
 
 
@@ -112,19 +143,29 @@ class MeasurementPanel(QWidget):
         self.status.setText("Ctrl+drag on the spectrogram (or S, then drag) to select a box")
         self._enable(False)
 
-    def set_selection(self, t0: float, t1: float, f0: float | None, f1: float | None) -> None:
-        """Show a new box's bounds; its measurements are on their way."""
+    def set_selection(self, t0: float, t1: float, f0: float | None, f1: float | None, *,
+                      resolution_hz: float | None = None) -> None:
+        """Show a new box's bounds; its measurements are on their way.
+
+        ``resolution_hz``: the frequency step the box was drawn to (a pixel); by
+        default a thousandth of its band.
+        """
         bounds = {"start_s": t0, "stop_s": t1, "duration_s": t1 - t0, "freq_low_hz": f0,
                   "freq_high_hz": f1, "bandwidth_hz": None if f0 is None else f1 - f0}
+        if resolution_hz is None and f0 is not None and f1 is not None and f1 > f0:
+            resolution_hz = (f1 - f0) / 1000
         for name, label in self.values.items():
-            label.setText(format_value(name, bounds[name]) if name in bounds else "…")
+            label.setText(format_value(name, bounds[name], resolution_hz) if name in bounds
+                          else "…")
         self.status.setText("Measuring…")
         self._enable(True)
 
     def show_measurement(self, values: Mapping[str, Any]) -> None:
-        """Show a measurement (the fields of ``Measurement.to_dict()``)."""
+        """Show a measurement (the fields of ``Measurement.to_dict()``), its frequencies
+        to its bin width."""
+        step = bin_width(values)
         for name, label in self.values.items():
-            label.setText(format_value(name, values.get(name)))
+            label.setText(format_value(name, values.get(name), step))
         self.status.setText(f"{values.get('n_frames', '?')} frames × "
                             f"{values.get('n_bins', '?')} bins, channel "
                             f"{values.get('channel', 0)}")

@@ -13,10 +13,13 @@ view switches between them (:meth:`SpectrogramView.set_quantity`).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QPointF, QRectF, Qt, QTimer, pyqtSignal
 from PyQt6.QtWidgets import QLabel
+from specscope.compute.freqfmt import format_frequency
 from specscope.compute.timefmt import format_time
 from specscope.compute.view import auto_levels, difference_levels
 
@@ -29,6 +32,9 @@ from .time_axis import TimeAxis
 COLORMAPS = ("inferno", "viridis", "magma", "plasma", "cividis", "turbo", "CET-L1")
 #: the modifier that makes the wheel zoom frequency instead of time
 FREQUENCY_WHEEL_MODIFIER = Qt.KeyboardModifier.ShiftModifier
+#: the spectrum beside the image: its caption under the cursor, and while the pointer is away
+SLICE_AT_CURSOR = "Spectrum at cursor (dB)"
+SLICE_AT_CENTRE = "at {} (view centre)"
 #: what each quantity's levels are fitted with
 QUANTITIES = {"level": auto_levels, "difference": difference_levels}
 
@@ -64,7 +70,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         when a double-click cleared it.
 
     Beside the image: a spectrum slice (the column under the cursor, level
-    against frequency, sharing the frequency axis), a waveform row shown when
+    against frequency, sharing the frequency axis; the column at the view's
+    centre while the pointer is away from the plot), a waveform row shown when
     zoomed in to samples, and the overview of the whole recording.  Keys:
     Left/Right pan, Ctrl++ / Ctrl+- zoom time, Shift+Up/Down zoom frequency,
     Up/Down pan frequency.  The wheel zooms time around the cursor; with Shift
@@ -78,6 +85,13 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
     Two images share the colour map: a *background* of the whole recording at
     coarse resolution, shown where the *detail* image of the visible span has
     not arrived yet (while panning), and the detail itself.
+
+    What follows the cursor follows what is shown too: when the image, the
+    zoom, the scale or the levels change, the readout (``cursorMoved``) and the
+    spectrum slice are computed again at the pointer, or, once it left the plot,
+    the readout at the point it last described and the slice at the centre.
+    pyqtgraph's auto-range ("A") buttons are hidden on every plot: Home (the
+    View menu) shows the whole recording.
     """
 
     cursorMoved = pyqtSignal(float, float, float)
@@ -103,6 +117,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.plot.showGrid(x=False, y=False)
         self.plot.getAxis("left").setWidth(64)
         self.plot.setMenuEnabled(True)
+        self.plot.hideButtons()
         self.plot.getViewBox().setMouseMode(pg.ViewBox.PanMode)
         self.background = pg.ImageItem(axisOrder="row-major")
         self.background.setZValue(-1)
@@ -131,7 +146,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.slice.setMaximumWidth(170)
         self.slice.setYLink(self.plot)
         self.slice.hideAxis("left")
-        self.slice.setLabel("bottom", "Spectrum at cursor (dB)")
+        self.slice.setLabel("bottom", SLICE_AT_CURSOR)
         self.slice.setMouseEnabled(x=False, y=False)
         self.slice.setMenuEnabled(False)
         self.slice.hideButtons()
@@ -188,6 +203,22 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._extent: tuple[float, float, float, float] | None = None
         #: whether the detail image has no NaN cell (it hides the background it spans)
         self._detail_whole = False
+        #: where the pointer is over the plot (scene coordinates); None when it is away
+        self._pointer: QPointF | None = None
+        #: the point (s, Hz on the plot's rows) the readout last described
+        self._last_cursor: tuple[float, float] | None = None
+        # what is shown changed: the readout and the slice again, once the change is whole
+        self._cursor_timer = QTimer(self)
+        self._cursor_timer.setSingleShot(True)
+        self._cursor_timer.setInterval(0)
+        self._cursor_timer.timeout.connect(self.refresh_cursor)
+        # pyqtgraph passes on at most one pointer move per 10 ms: where the pointer came to
+        # rest is followed a moment after the last move, whether or not it was passed on
+        self._pointer_moved: QPointF | None = None
+        self._rest_timer = QTimer(self)
+        self._rest_timer.setSingleShot(True)
+        self._rest_timer.setInterval(30)
+        self._rest_timer.timeout.connect(self._pointer_rests)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         self._viewport_timer = QTimer(self)
@@ -195,6 +226,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._viewport_timer.setInterval(30)
         self._viewport_timer.timeout.connect(self._emit_viewport)
         self.plot.getViewBox().sigRangeChanged.connect(self._on_range_changed)
+        # the plot grew or shrank (a waveform row came): other data under a still pointer
+        self.plot.getViewBox().sigResized.connect(self._schedule_cursor)
         for item in (self.plot, self.slice, self.waveform, self.overview):
             steady_paint(item)
         #: what the image shows and what is being computed, over the plot's top left
@@ -270,6 +303,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
             label.setPos(0.0, c * band + span)
             self.plot.addItem(label, ignoreBounds=True)
             self._stack_labels.append(label)
+        self._cursor_timer.start()
 
     def _place_stack_labels(self) -> None:
         (t0, _), _ = self.plot.getViewBox().viewRange()
@@ -291,6 +325,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._bg = None
         self._update_missing()
         self._cover_background()
+        self._cursor_timer.start()
 
     def set_background(self, db: np.ndarray, time_edges: np.ndarray,
                        freq_edges: np.ndarray) -> None:
@@ -300,6 +335,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.background.setImage(db, autoLevels=False, levels=self.levels())
         self.background.setRect(_rect(time_edges, forward(self.freq_scale, freq_edges)))
         self._draw_missing(self._missing_bg, self._bg)
+        self._cursor_timer.start()
 
     def set_image(self, db: np.ndarray, time_edges: np.ndarray, freq_edges: np.ndarray,
                   *, reset_view: bool = False) -> None:
@@ -317,6 +353,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
             reset_view = True
         if reset_view:
             self.reset_view()
+        self._cursor_timer.start()
 
     @staticmethod
     def _check(db: np.ndarray, time_edges: np.ndarray, freq_edges: np.ndarray) -> np.ndarray:
@@ -331,6 +368,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._bg = None
         self.background.clear()
         self._missing_bg.clear()
+        self._cursor_timer.start()
 
     def clear_image(self) -> None:
         """Forget both images and the extent (a new recording is coming)."""
@@ -345,7 +383,9 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._missing.clear()
         self._missing_bg.clear()
         self._kept_levels.clear()  # another recording: its own levels
+        self._last_cursor = None  # a point of the recording gone
         self._cover_background()
+        self._cursor_timer.start()
 
     def _cover_background(self) -> None:
         """Draw the background only where the detail image leaves some of the plot to it:
@@ -421,6 +461,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._place_stack_labels()
         self._place_caption()
         self._viewport_timer.start()
+        self._cursor_timer.start()  # another point under the pointer, another centre
 
     def _emit_viewport(self) -> None:
         if self._extent is None:
@@ -434,6 +475,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         timer = getattr(self, "_viewport_timer", None)  # None during construction
         if timer is not None:
             timer.start()
+            self._cursor_timer.start()
         self._place_caption()
 
     # -- appearance ----------------------------------------------------------
@@ -448,6 +490,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.colorbar.setLevels((low, high))
         self.slice.setXRange(low, high, padding=0.02)
         self._kept_levels[self.quantity] = (float(low), float(high))
+        self._cursor_timer.start()
 
     def set_quantity(self, quantity: str) -> bool:
         """What the image shows: ``"level"`` or ``"difference"`` (after minus before, dB).
@@ -576,12 +619,38 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         return float("nan")
 
     def _on_mouse_moved(self, pos: QPointF) -> None:
-        vb = self.plot.getViewBox()
         if not self.plot.sceneBoundingRect().contains(pos):
-            for line in (self._vline, self._hline):
-                line.setVisible(False)
+            self._pointer_left()
             return
-        p = vb.mapSceneToView(pos)
+        self._pointer = QPointF(pos)
+        self._cursor_at_scene(pos)
+
+    def mouseMoveEvent(self, ev) -> None:
+        self._pointer_moved = self.mapToScene(ev.position().toPoint())
+        super().mouseMoveEvent(ev)
+        self._rest_timer.start()
+
+    def _pointer_rests(self) -> None:
+        moved = self._pointer_moved
+        if moved is not None and (self._pointer is None or moved != self._pointer):
+            self._on_mouse_moved(moved)
+
+    def leaveEvent(self, event) -> None:
+        super().leaveEvent(event)
+        self._pointer_moved = None
+        self._rest_timer.stop()
+        self._pointer_left()
+
+    def _pointer_left(self) -> None:
+        """The pointer went away from the plot: no crosshair, the slice at the centre."""
+        self._pointer = None
+        for line in (self._vline, self._hline):
+            line.setVisible(False)
+        self._show_centre_slice()
+
+    def _cursor_at_scene(self, pos: QPointF) -> None:
+        """Crosshair, slice, harmonics and ``cursorMoved`` at the scene point ``pos``."""
+        p = self.plot.getViewBox().mapSceneToView(pos)
         t, f = float(p.x()), float(inverse(self.freq_scale, p.y()))
         self._vline.setPos(t)
         self._hline.setPos(p.y())
@@ -589,10 +658,89 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
             line.setVisible(True)
         self._update_slice(t)
         self._update_harmonics(f)
+        self._emit_cursor(t, f)
+
+    def _emit_cursor(self, t: float, f: float) -> None:
+        """``cursorMoved`` at ``t`` s and ``f`` Hz on the plot's rows (a stacked band's
+        row: the channel and its own Hz)."""
+        self._last_cursor = (t, f)
         level = self.value_at(t, f)
         if self._stack_split is not None:  # synthetic row coordinate -> channel, Hz
             self.cursor_channel, f = self._stack_split(f)
         self.cursorMoved.emit(t, f, level)
+
+    def _schedule_cursor(self, *_: object) -> None:
+        """Compute the readout and the slice again once the change under way is whole."""
+        self._cursor_timer.start()
+
+    def refresh_cursor(self) -> None:
+        """Compute the readout and the slice again for what is shown now.
+
+        With the pointer over the plot: at the point now under it (a zoom moved the
+        data beneath a still pointer); away from it: ``cursorMoved`` at the point the
+        readout last described (a new image, other levels, another channel), and the
+        slice at the view's centre.  Nothing is said before an image is shown.
+        """
+        self._cursor_timer.stop()
+        if self._db is None and self._bg is None:
+            self._slice_curve.setData([], [])
+            self._slice_caption(SLICE_AT_CURSOR)
+            return
+        pointer = self._pointer
+        if pointer is not None and self.plot.sceneBoundingRect().contains(pointer):
+            self._cursor_at_scene(pointer)
+            return
+        self._show_centre_slice()
+        if self._last_cursor is not None:
+            self._emit_cursor(*self._last_cursor)
+
+    # -- what the readout says ---------------------------------------------------
+    def hz_per_pixel(self, f: float | None = None) -> float:
+        """The frequency step of one screen pixel at ``f`` Hz (the visible band's middle
+        by default): what a readout of the cursor can tell apart."""
+        vb = self.plot.getViewBox()
+        (_, _), (y0, y1) = vb.viewRange()
+        dy = abs(y1 - y0) / max(vb.height(), 1.0)
+        y = (y0 + y1) / 2 if f is None else float(forward(self.freq_scale, f))
+        step = abs(float(inverse(self.freq_scale, y + dy)) - float(inverse(self.freq_scale, y)))
+        return step if step > 0 else float("nan")
+
+    def seconds_per_pixel(self) -> float:
+        """The time step of one screen pixel."""
+        vb = self.plot.getViewBox()
+        (x0, x1), _ = vb.viewRange()
+        return abs(x1 - x0) / max(vb.width(), 1.0)
+
+    def readout_text(self, t: float, f: float, level: float) -> str:
+        """The readout of the cursor at ``t`` s, ``f`` Hz with ``level`` dB (and the Δ to
+        the reference), to the precision a screen pixel gives.
+
+        Times read as the time axis does: h:mm:ss.fff where the view reaches a minute
+        or more from the start, else seconds; Δt in ms up to 10 s, in s above.
+        Frequencies as :func:`specscope.compute.freqfmt.format_frequency` writes
+        them, with the decimals one pixel tells apart (``100.053 MHz``).  Two points
+        less than a pixel apart in time have no 1/Δt.
+        """
+        lvl = "" if math.isnan(level) else f"  {level:.1f} dB"
+        ch = (f"ch {self.cursor_channel}  " if self._stack_split is not None
+              and self.cursor_channel is not None else "")
+        t0, t1, _, _ = self.visible_range()
+        when = (format_time(t, 1e-3, "clock") if max(abs(t0), abs(t1)) >= 60.0
+                else f"{t:.4f} s")
+        per_hz = self.hz_per_pixel(f if self._stack_split is None else None)
+        text = f"{ch}t = {when}  f = {format_frequency(f, per_hz)}{lvl}"
+        ref = self.reference
+        if ref is not None:
+            dt, df = t - ref[0], f - ref[1]
+            dl = level - ref[2]
+            span = f"{dt:+.3f} s" if abs(dt) > 10.0 else f"{dt * 1000:+.1f} ms"
+            text += f"  |  Δt = {span}  Δf = {format_frequency(df, per_hz, sign=True)}"
+            if not math.isnan(dl):
+                text += f"  ΔL = {dl:+.1f} dB"
+            per_s = self.seconds_per_pixel()
+            if abs(dt) >= per_s > 0:  # a pixel or more apart: 1/Δt means something
+                text += f"  (1/Δt = {format_frequency(1 / abs(dt), per_s / dt ** 2)})"
+        return text
 
     def column_at(self, t: float) -> tuple[np.ndarray, np.ndarray] | None:
         """Levels (dB) and frequency edges (Hz) of the column at time ``t``."""
@@ -607,7 +755,29 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
                 return db[:, j], fe
         return None
 
+    def _show_centre_slice(self) -> None:
+        """The slice at the view's centre, captioned with its time."""
+        if self._db is None and self._bg is None:
+            return
+        (x0, x1), _ = self.plot.getViewBox().viewRange()
+        tc = (x0 + x1) / 2
+        self._update_slice(tc)
+        when = format_time(tc, (x1 - x0) / 20)  # to a twentieth of the view
+        self._slice_caption(SLICE_AT_CENTRE.format(when))
+
+    def _slice_caption(self, text: str) -> None:
+        axis = self.slice.getAxis("bottom")
+        if axis.labelText != text:  # a new caption lays the plots out again: only when new
+            self.slice.setLabel("bottom", text)
+
+    @property
+    def slice_caption(self) -> str:
+        """What the spectrum beside the image is captioned with."""
+        return self.slice.getAxis("bottom").labelText
+
     def _update_slice(self, t: float) -> None:
+        if self._pointer is not None:
+            self._slice_caption(SLICE_AT_CURSOR)
         col = self.column_at(t)
         if col is None:
             self._slice_curve.setData([], [])
@@ -780,6 +950,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         lo, hi = self.levels()
         self.slice.setXRange(lo, hi, padding=0.02)
         self._kept_levels[self.quantity] = (lo, hi)
+        self._cursor_timer.start()
         self.levelsChanged.emit(lo, hi)
 
 

@@ -73,9 +73,25 @@ def parse_speed(text: str) -> float:
     return float(value)
 
 
-#: the channel choices offered, as shown and as TransportSettings.channels
+#: the channel choices offered for two channels or more, as shown and as
+#: TransportSettings.channels
 CHANNEL_CHOICES = (("Stereo", "all"), ("Left", "left"), ("Right", "right"),
                    ("Mix to mono", "mix"), ("Shown channel", "shown"))
+#: the one choice of a one-channel recording
+MONO_CHOICE = ("Mono", "all")
+
+
+def channel_choices(n_channels: int) -> tuple[tuple[str, str], ...]:
+    """The channel choices a recording of ``n_channels`` offers, as shown and as
+    TransportSettings.channels: "Mono" alone for one channel; with more, stereo from
+    the first two ("Ch 0 + 1 (stereo)", "Ch 0", "Ch 1" beyond two), the mix and the
+    channel shown."""
+    if n_channels <= 1:
+        return (MONO_CHOICE,)
+    if n_channels == 2:
+        return CHANNEL_CHOICES
+    names = {"all": "Ch 0 + 1 (stereo)", "left": "Ch 0", "right": "Ch 1"}
+    return tuple((names.get(value, label), value) for label, value in CHANNEL_CHOICES)
 
 
 @dataclass(frozen=True)
@@ -203,10 +219,9 @@ class TransportBar(QToolBar):
         self.demod.addItems(["no demod", *(d.upper() for d in DEMODS)])
         self.demod.setToolTip("IQ: demodulator")
         self.channels = QComboBox()
-        for label, value in CHANNEL_CHOICES:
-            self.channels.addItem(label, value)
         self.channels.setToolTip("What is heard: both channels in stereo, one of them, all "
                                  "down-mixed to one, or the channel shown")
+        self.set_channel_count(2)
         # the style's own speaker icons: an emoji glyph is a box where no colour-emoji
         # font is installed (most Linux desktops without one)
         self.mute = QPushButton()
@@ -261,6 +276,21 @@ class TransportBar(QToolBar):
             w.setVisible(iq)
         for w in self._real_widgets:
             w.setVisible(not iq)
+
+    def set_channel_count(self, n_channels: int) -> None:
+        """Offer the channel choices a recording of ``n_channels`` has
+        (:func:`channel_choices`), keeping the one chosen where it is still offered;
+        a one-channel recording shows "Mono", and nothing to choose."""
+        choices = channel_choices(n_channels)
+        kept = self.channels.currentData()
+        self.channels.blockSignals(True)
+        self.channels.clear()
+        for label, value in choices:
+            self.channels.addItem(label, value)
+        index = self.channels.findData(kept)
+        self.channels.setCurrentIndex(max(index, 0))
+        self.channels.blockSignals(False)
+        self.channels.setEnabled(len(choices) > 1)
 
     def set_playing(self, playing: bool) -> None:
         """Show Play or Stop on the button."""

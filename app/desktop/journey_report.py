@@ -23,6 +23,12 @@ LATE_WRITE_POLLS = 6
 DOCKS_EVERY_S = 0.5
 
 
+def _shown_title(window) -> str:
+    """The title as the window manager shows it: Qt's ``[*]`` as ``*`` while modified."""
+    mark = "*" if window.isWindowModified() else ""
+    return window.windowTitle().replace("[*][*]", "\0").replace("[*]", mark).replace("\0", "[*]")
+
+
 def _screen_rect(view, item) -> list[int]:
     """An item's bounding rectangle in screen pixels (x, y, width, height)."""
     rect = view.mapFromScene(item.sceneBoundingRect()).boundingRect()
@@ -145,7 +151,7 @@ class JourneyReport:
         data = {
             "seq": self.seq,
             "images": self.images,
-            "title": self.window.windowTitle(),
+            "title": _shown_title(self.window),
             "plot": _screen_rect(view, vb),
             "t": [float(t0), float(t1)],
             "y": [float(y0), float(y1)],

@@ -32,14 +32,23 @@ def cmd_open(args: argparse.Namespace) -> int:
             and last_session_path().is_file()):
         session = last_session_path()
     screenshot = args.screenshot
+    made = None
     if screenshot is None and not has_display():
-        screenshot = os.path.join(tempfile.gettempdir(), "specscope-screenshot.png")
-        print("specscope: no display found; writing a screenshot of the window instead",
-              file=sys.stderr)
+        # a name of its own in the temporary folder (created for this user alone, 0600):
+        # two users, or two runs, never write over each other's picture
+        fd, screenshot = tempfile.mkstemp(prefix="specscope-screenshot-", suffix=".png")
+        os.close(fd)
+        made = Path(screenshot)
+        print(f"specscope: no display found; writing a screenshot of the window to "
+              f"{screenshot}", file=sys.stderr)
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    code = run_app(args.file, settings, screenshot, session=session,
-                   options=recording_options(args))
+    try:
+        code = run_app(args.file, settings, screenshot, session=session,
+                       options=recording_options(args))
+    finally:
+        if made is not None and made.is_file() and made.stat().st_size == 0:
+            made.unlink()  # nothing was drawn: no empty picture left behind
     if screenshot is not None and code == 0:
         print(Path(screenshot).resolve())
     return code

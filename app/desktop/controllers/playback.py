@@ -31,6 +31,7 @@ from PyQt6.QtGui import QAction
 from specscope.app.qt.shell import Shell
 from specscope.app.session import Listening
 from specscope.compute.errors import InputError, SpecscopeError
+from specscope.compute.freqfmt import format_frequency
 from specscope.compute.playback import (
     AUDIO_OUTPUT_ENV,
     DEFAULT_CHUNK,
@@ -195,6 +196,7 @@ class PlaybackController(QObject):
         """A new recording: stop, show the controls its kind needs, open the output ahead."""
         self.stop()
         self.transport.set_complex(bool(recording.is_complex))
+        self.transport.set_channel_count(int(recording.n_channels))
         self.prepare_output(recording)
 
     def backend(self) -> Any:
@@ -460,7 +462,9 @@ class PlaybackController(QObject):
     def _tuned(self, hz: float) -> None:
         self.transport.set_tune(hz)
         self.set_tune_mode(False)
-        self.shell.show_message(f"Tuned to {hz:.6g} Hz; Space plays it")
+        # to the step of a pixel, where the click was: "Tuned to 100.0530 MHz"
+        tuned = format_frequency(hz, self.view.hz_per_pixel(hz))
+        self.shell.show_message(f"Tuned to {tuned}; Space plays it")
 
     # -- the cursor --------------------------------------------------------------------
     def _tick(self) -> None:

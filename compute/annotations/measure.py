@@ -2,13 +2,15 @@
 
 :func:`measure` reads only the samples the box needs, block by block, computes
 its PSD frames in float64 and gives band power, peak, RMS and SNR in dB as a
-:class:`Measurement`.
+:class:`Measurement`.  A deployment's frames are planned per contiguous segment: a
+box across a gap measures the recorded samples of each side, no frame crosses it.
 
 See docs/explanation/rooms/annotations.md.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -92,39 +94,86 @@ def _check_number(name: str, value: Any, unit: str) -> float:
     return x
 
 
-def _centre(k: int, params: StftParams, fs: float) -> float:
-    # the same expression as StftParams.frame_times, so the selection matches it
-    return (k * params.hop + params.nfft / 2) / fs
+class _Frames:
+    """The frames of a recording, per contiguous segment (a deployment's gaps are never
+    crossed): frame ``first[s] + j`` starts at sample ``start[s] + j*hop``; one segment
+    is the plain grid."""
+
+    def __init__(self, recording: Any, params: StftParams) -> None:
+        segments = getattr(recording, "segments", None)
+        segs = segments() if callable(segments) else [(0, int(recording.n_samples))]
+        self.start = [int(a) for a, _ in segs]
+        self.n = [params.n_frames(b - a) if b - a >= params.nfft else 0 for a, b in segs]
+        self.first = [0]
+        for k in self.n[:-1]:
+            self.first.append(self.first[-1] + k)
+        self.total = self.first[-1] + self.n[-1]
+        self.longest = max(b - a for a, b in segs)
+        self.hop, self.nfft = params.hop, params.nfft
+
+    def segment(self, k: int) -> int:
+        """The segment holding frame ``k`` (empty segments skipped)."""
+        s = bisect.bisect_right(self.first, k) - 1
+        while s > 0 and self.n[s] == 0:
+            s -= 1
+        return max(s, 0)
+
+    def sample(self, k: int) -> int:
+        """First sample of frame ``k``."""
+        s = self.segment(k)
+        return self.start[s] + (k - self.first[s]) * self.hop
+
+    def centre(self, k: int, fs: float) -> float:
+        # the same expression as StftParams.frame_times, so the selection matches it
+        s = self.segment(k)
+        return (self.start[s] + (k - self.first[s]) * self.hop + self.nfft / 2) / fs
+
+    def runs(self, k0: int, k1: int) -> Iterator[tuple[int, int]]:
+        """Frames ``k0..k1-1`` cut where segments meet."""
+        while k0 < k1:
+            s = self.segment(k0)
+            end = min(k1, self.first[s] + self.n[s])
+            yield k0, end
+            k0 = end
 
 
-def _box_frames(start: float, stop: float, n_frames: int, params: StftParams,
-                fs: float) -> tuple[int, int]:
+def _box_frames(start: float, stop: float, grid: _Frames, fs: float) -> tuple[int, int]:
     """First and last (inclusive) frame of the box."""
-    guess_lo = math.floor((start * fs - params.nfft / 2) / params.hop) - 1
-    guess_hi = math.ceil((stop * fs - params.nfft / 2) / params.hop) + 1
-    k0 = min(max(0, guess_lo), n_frames)
-    while k0 < n_frames and _centre(k0, params, fs) < start:
-        k0 += 1
-    k1 = max(min(n_frames - 1, guess_hi), -1)
-    while k1 >= 0 and _centre(k1, params, fs) > stop:
-        k1 -= 1
+    n_frames = grid.total
+    lo, hi = 0, n_frames  # the first frame centred at or after start
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (mid + 1, hi) if grid.centre(mid, fs) < start else (lo, mid)
+    k0 = lo
+    lo, hi = 0, n_frames  # the first frame centred after stop
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (mid + 1, hi) if grid.centre(mid, fs) <= stop else (lo, mid)
+    k1 = lo - 1
     if k0 > k1:
-        mid = (start + stop) / 2
-        k = round((mid * fs - params.nfft / 2) / params.hop)
+        mid_t = (start + stop) / 2
+        if len(grid.n) == 1:
+            k = round((mid_t * fs - grid.nfft / 2) / grid.hop)
+        else:  # the frame centred nearest to the box's middle
+            k = k0 if k0 < n_frames else n_frames - 1
+            if k > 0 and abs(grid.centre(k - 1, fs) - mid_t) <= abs(grid.centre(k, fs) - mid_t):
+                k -= 1
         k0 = k1 = min(max(k, 0), n_frames - 1)
     return k0, k1
 
 
-def _spectra(recording: Any, channel: int, params: StftParams, k0: int, k1: int,
+def _spectra(recording: Any, channel: int, params: StftParams, grid: _Frames, k0: int, k1: int,
              block: int = FRAMES_PER_BLOCK) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """``(first frame, bin frequencies, PSD (bins, frames))`` for frames ``k0..k1-1`` in blocks."""
+    """``(first frame, bin frequencies, PSD (bins, frames))`` for frames ``k0..k1-1`` in blocks
+    (no block crosses a gap)."""
     fs = float(recording.sample_rate)
-    for a in range(k0, k1, block):
-        b = min(a + block, k1)
-        x = recording.read(a * params.hop, (b - 1) * params.hop + params.nfft, channel)[:, 0]
-        x = x.astype(np.complex128 if np.iscomplexobj(x) else np.float64)
-        psd = StftParams(params.nfft, params.hop, params.window)
-        yield a, psd.frequencies(fs, np.iscomplexobj(x)), stft_frames(x, psd, fs)
+    for r0, r1 in grid.runs(k0, k1):
+        for a in range(r0, r1, block):
+            b = min(a + block, r1)
+            x = recording.read(grid.sample(a), grid.sample(b - 1) + params.nfft, channel)[:, 0]
+            x = x.astype(np.complex128 if np.iscomplexobj(x) else np.float64)
+            psd = StftParams(params.nfft, params.hop, params.window)
+            yield a, psd.frequencies(fs, np.iscomplexobj(x)), stft_frames(x, psd, fs)
 
 
 def _noise_runs(k0: int, k1: int, n_frames: int, cap: int) -> list[tuple[int, int]]:
@@ -218,9 +267,10 @@ def measure(recording: Any, start_s: float, stop_s: float, freq_low_hz: float | 
             or max_noise_frames < 1:
         raise InputError(f"max_noise_frames={max_noise_frames!r} must be a whole number >= 1")
     channel = int(channel)
-    params.check_length(n)
-    n_frames = params.n_frames(n)
-    k0, k1 = _box_frames(start, stop, n_frames, params, fs)
+    grid = _Frames(recording, params)
+    params.check_length(grid.longest)
+    n_frames = grid.total
+    k0, k1 = _box_frames(start, stop, grid, fs)
     df = fs / params.nfft
     offset = float(recording.center_frequency or 0.0) if recording.is_complex else 0.0
 
@@ -228,7 +278,7 @@ def measure(recording: Any, start_s: float, stop_s: float, freq_low_hz: float | 
     band_sum = 0.0
     peak = (-math.inf, 0.0, 0.0)
     mask = freqs = np.empty(0)
-    for a, f, S in _spectra(recording, channel, params, k0, k1 + 1):
+    for a, f, S in _spectra(recording, channel, params, grid, k0, k1 + 1):
         if a == k0:
             freqs = f + offset
             mask = _band_mask(freqs, lo, hi)
@@ -236,14 +286,14 @@ def measure(recording: Any, start_s: float, stop_s: float, freq_low_hz: float | 
         band_sum += float(np.sum(cells.sum(axis=0) * df))
         i, j = np.unravel_index(int(np.argmax(cells)), cells.shape)
         if cells[i, j] > peak[0]:
-            peak = (float(cells[i, j]), float(freqs[mask][i]), _centre(a + int(j), params, fs))
+            peak = (float(cells[i, j]), float(freqs[mask][i]), grid.centre(a + int(j), fs))
     n_box = k1 - k0 + 1
     band_power = band_sum / n_box
 
     # the rest: the same band's mean power
     noise_sum, noise_frames = 0.0, 0
     for a, b in _noise_runs(k0, k1, n_frames, max_noise_frames):
-        for _, _, S in _spectra(recording, channel, params, a, b):
+        for _, _, S in _spectra(recording, channel, params, grid, a, b):
             noise_sum += float(np.sum(S[mask].sum(axis=0) * df))
             noise_frames += S.shape[-1]
     noise_db = _db(noise_sum / noise_frames) if noise_frames else None

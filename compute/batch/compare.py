@@ -12,7 +12,7 @@ __all__ = ["RerunResult", "compare_outputs"]
 
 @dataclass
 class RerunResult:
-    """What :func:`~specscope.compute.batch.process.rerun` found.
+    """What :func:`~specscope.compute.batch.rerun.rerun` found.
 
     Parameters
     ----------

@@ -20,7 +20,9 @@ from __future__ import annotations
 import copy
 import csv
 import io
+import json
 import os
+import shutil
 import time
 import traceback
 from collections import Counter
@@ -43,7 +45,14 @@ from .cluster import plugin_copy, still_wanted, worker_name
 from .heap import roomy_heap
 from .parts import DEFAULT_PART_SAMPLES, part_events, plan_parts
 from .pool import make_pool
-from .process import EXECUTORS, InputResult, Summary, refuse_writing_into_folders
+from .process import (
+    EXECUTORS,
+    RESUME_FOLDER,
+    InputResult,
+    Summary,
+    refuse_writing_into_folders,
+    resume_key,
+)
 from .tasks import one_line
 
 __all__ = ["ABSOLUTE_COLUMNS", "DEFAULT_PART_SAMPLES", "SUMMARY_NAME", "TABLE_FORMATS",
@@ -262,13 +271,62 @@ def _prepare(pipeline: Pipeline, path: str, out: Path, fmt: str, options: dict[s
             "duration_s": (b - a) / fs, "n_samples": b - a,
             "plugin_paths": [str(p) for p in extensions.search_paths()]}
     if deployment:
-        spec.update(recording=rec, deployment=True)
+        spec.update(recording=rec, deployment=True, part_samples=part_samples or 0,
+                    mode="detect")
+        key = resume_key(rec, pipeline, spec)
+        state = Path(out).parent / RESUME_FOLDER / f"{Path(out).name}.{key}"
+        _drop_other_states(Path(out), state)
+        try:
+            state.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RecordingError(f"{state}: cannot create the folder of finished parts "
+                                 f"({os_error_cause(exc)})") from None
+        spec["state"] = str(state)
         parts = [dict(spec, start=s0, stop=s1, part={**part, "index": i, "count": len(runs)})
                  for i, (s0, s1, part) in enumerate(runs)]
         return spec, parts
     parts = [dict(spec, part={"index": i, "count": len(owned), "own": [int(p0), int(p1)]})
              for i, (p0, p1) in enumerate(owned)]
     return spec, parts
+
+
+def _drop_other_states(out: Path, keep: Path) -> None:
+    """Remove the finished parts of earlier runs of this table under another key."""
+    if keep.parent.is_dir():
+        for old in keep.parent.glob(f"{out.name}.*"):
+            if old != keep and old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+
+
+def _part_file(spec: dict[str, Any], index: int) -> Path:
+    return Path(spec["state"]) / f"part{index:05d}.json"
+
+
+def _publish_part(spec: dict[str, Any], index: int, events: Events) -> None:
+    """A finished part's events, kept for a run that goes on after this one was stopped
+    (JSON: floats as their shortest exact text, so they read back the same)."""
+    doc = {"fs": events.fs, "detector": events.detector, "params": dict(events.params),
+           "start_sample": events.start_sample.tolist(),
+           "stop_sample": events.stop_sample.tolist(), "low_hz": events.low_hz.tolist(),
+           "high_hz": events.high_hz.tolist(), "score": events.score.tolist(),
+           "label": list(events.label), "channel": events.channel.tolist()}
+    atomic_write_text(_part_file(spec, index), json.dumps(doc), what="part file name")
+
+
+def _finished_part(spec: dict[str, Any], index: int) -> Events | None:
+    """The events a stopped run published for this part, or None."""
+    path = _part_file(spec, index)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        return Events(np.asarray(doc["start_sample"], np.int64),
+                      np.asarray(doc["stop_sample"], np.int64), float(doc["fs"]),
+                      np.asarray(doc["low_hz"], np.float64),
+                      np.asarray(doc["high_hz"], np.float64),
+                      np.asarray(doc["score"], np.float64), tuple(doc["label"]),
+                      np.asarray(doc["channel"], np.int64), str(doc["detector"]),
+                      doc["params"])
+    except (OSError, ValueError, KeyError, TypeError, SpecscopeError):
+        return None  # none, or not one of ours: computed again
 
 
 def _segment_runs(pipeline: Pipeline, rec: Any, a: int, b: int, part_samples: int | None
@@ -377,6 +435,7 @@ class _Parts:
         self.seconds = 0.0
         self.workers: list[str] = []
         self.left = n
+        self.reused = 0
 
     def add(self, part: dict[str, Any], res: dict[str, Any]) -> DetectResult | None:
         """Take one part's result; the input's result once every part has come."""
@@ -385,6 +444,13 @@ class _Parts:
             self.workers.append(res["worker"])
         if res.get("ok"):
             self.events[part["index"]] = res["events"]
+            if res.get("reused"):
+                self.reused += 1
+            elif self.spec.get("state"):
+                try:
+                    _publish_part(self.spec, part["index"], res["events"])
+                except SpecscopeError:
+                    pass  # not kept: a later run computes it again
         else:
             p0, p1 = part["own"]
             self.errors.append(f"{res.get('error') or 'failed'} (the part of samples "
@@ -394,18 +460,30 @@ class _Parts:
             return None
         n = len(self.events)
         if self.errors:
-            return _result(self.spec, {"ok": False, "error": self.errors[0]}, self.seconds,
-                           self.workers, n)
+            r = _result(self.spec, {"ok": False, "error": self.errors[0]}, self.seconds,
+                        self.workers, n)
+            r.reused = self.reused
+            return r
         t = time.perf_counter()
         try:
             events = _write_merged(self.spec, [e for e in self.events if e is not None])
         except Exception as exc:  # noqa: BLE001 - this input fails, the others go on
-            return _result(self.spec, {"ok": False, "error": one_line(exc)},
-                           self.seconds + time.perf_counter() - t, self.workers, n)
+            r = _result(self.spec, {"ok": False, "error": one_line(exc)},
+                        self.seconds + time.perf_counter() - t, self.workers, n)
+            r.reused = self.reused
+            return r
+        if self.spec.get("state"):  # written: its parts are not needed again
+            state = Path(self.spec["state"])
+            shutil.rmtree(state, ignore_errors=True)
+            try:
+                state.parent.rmdir()
+            except OSError:
+                pass
         res = {"ok": True, "detections": len(events),
                "labels": dict(sorted(Counter(events.label).items()))}
-        return _result(self.spec, res, self.seconds + time.perf_counter() - t,
-                       self.workers, n)
+        r = _result(self.spec, res, self.seconds + time.perf_counter() - t, self.workers, n)
+        r.reused = self.reused
+        return r
 
 
 def _summary_text(results: Sequence[InputResult]) -> str:
@@ -526,6 +604,7 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
     results: dict[str, InputResult] = {}
     tasks: list[dict[str, Any]] = []
     split: dict[str, _Parts] = {}
+    reused: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for o, inp in outs.items():
         if o == summary_path:
             continue
@@ -537,9 +616,17 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
             continue
         if parts:
             split[inp] = _Parts(spec, len(parts))
-        tasks += parts or [spec]
+            if spec.get("state"):  # a deployment: the parts a stopped run finished
+                for p in parts:
+                    old = _finished_part(spec, p["part"]["index"])
+                    if old is not None:
+                        reused.append((p, {"ok": True, "seconds": 0.0, "events": old,
+                                           "reused": True}))
+                mine = {id(p) for p, _ in reused}
+                parts = [p for p in parts if id(p) not in mine]
+        tasks += parts or ([] if inp in split else [spec])
     # progress counts tasks: an input's parts one by one, the failed ones at once
-    total, done = len(tasks) + len(results), len(results)
+    total, done = len(tasks) + len(reused) + len(results), len(results)
     if progress is not None:
         for r in results.values():
             progress(done, total, r)
@@ -554,7 +641,13 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
     setup = time.perf_counter() - t_setup
     try:
         handles = [pool.submit(spec) for spec in tasks]
-        for spec, res in pool.results(handles):
+
+        def outcomes() -> Any:
+            yield from reused
+            if handles:
+                yield from pool.results(handles)
+
+        for spec, res in outcomes():
             inp = spec["path"]
             if "part" in spec:
                 r = split[inp].add(spec["part"], res)

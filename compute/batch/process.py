@@ -9,7 +9,11 @@ See docs/explanation/rooms/batch.md.
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import json
 import os
+import secrets
 import shutil
 import tempfile
 import time
@@ -21,34 +25,45 @@ from typing import Any
 
 import numpy as np
 
-from .. import extensions, jsonsafe
-from ..errors import InputError, RecordingError, SpecscopeError, shown
-from ..files import clean_stale_partials, os_error_cause, owner_tag, refuse_overwriting_inputs
+from .. import extensions
+from ..deployment import segments_in
+from ..errors import InputError, RecordingError, SpecscopeError
+from ..files import (
+    atomic_file,
+    clean_stale_partials,
+    h5_for_writing,
+    os_error_cause,
+    owner_tag,
+    refuse_overwriting_inputs,
+)
 from ..io import open_recording, split_member
-from ..io.remote import UrlPath, as_path, is_url
+from ..io.remote import UrlPath, is_url
 from ..output import (
     atomic_h5,
-    export_range,
     recording_meta,
     recording_provenance,
-    sha256_file,
     write_pipeline_output,
 )
-from ..output.provenance import read_int_attr, read_text_attr
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
 from .cluster import plugin_copy, still_wanted, worker_name
-from .compare import RerunResult, compare_outputs
+from .compare import RerunResult
 from .fetch import check_write_on
 from .heap import roomy_heap
 from .pool import make_pool
 from .tasks import one_line
 
-__all__ = ["DEFAULT_TASK_SAMPLES", "EXECUTORS", "InputResult", "RerunResult", "Summary",
-           "clean_abandoned_parts", "output_path", "process_file", "rerun", "run_batch"]
+__all__ = ["DEFAULT_TASK_SAMPLES", "DEPLOYMENT_FORMAT", "EXECUTORS", "RESUME_FOLDER",
+           "InputResult", "RerunResult", "Summary", "clean_abandoned_parts", "output_path",
+           "process_file", "resume_key", "run_batch"]
 
 #: recordings longer than this (samples) are split into part tasks
 DEFAULT_TASK_SAMPLES = 1 << 26
 EXECUTORS = ("processes", "threads")
+#: the hidden folder of an output folder where a deployment's finished parts wait for the
+#: next run of a run that was stopped (removed once its output is written)
+RESUME_FOLDER = ".specscope-resume"
+#: ``format`` of the ``/deployment`` group of an output computed from a deployment
+DEPLOYMENT_FORMAT = "specscope/deployment/1"
 
 
 # -- results ------------------------------------------------------------------------------
@@ -77,6 +92,9 @@ class InputResult:
         their worker died while running them.
     workers : list of str
         Where it ran: Dask worker names, or ``pid N@host`` of pool processes.
+    reused : int
+        Parts a stopped run of the same pipeline over the same deployment had finished,
+        taken as they were (not computed again).
     """
 
     input: str
@@ -89,6 +107,7 @@ class InputResult:
     parts: int = 1
     workers: list[str] = field(default_factory=list)
     retried: int = 0
+    reused: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description (``specscope run --json``)."""
@@ -97,7 +116,7 @@ class InputResult:
                 "error": self.error, "seconds": round(self.seconds, 6),
                 "samples": self.n_samples, "channels": self.n_channels, "parts": self.parts,
                 "msamples_per_s": round(rate / 1e6, 3), "workers": self.workers,
-                "retried": self.retried}
+                "retried": self.retried, "reused": self.reused}
 
 
 @dataclass
@@ -214,8 +233,48 @@ def output_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[st
 # -- planning -----------------------------------------------------------------------------
 
 
-def _open(path: str, options: dict[str, Any]) -> Any:
+def _open(path: str, options: dict[str, Any], recording: Any = None) -> Any:
+    """The input: its own copy of a deployment sent along (files opened when read), else the
+    path opened."""
+    if recording is not None:
+        return copy.copy(recording)
     return open_recording(path, **options)
+
+
+def _is_deployment(rec: Any) -> bool:
+    return callable(getattr(rec, "segments", None)) and callable(getattr(rec, "time_at", None))
+
+
+def resume_key(recording: Any, pipeline: Pipeline, spec: dict[str, Any]) -> str:
+    """What a deployment's finished parts are kept under: its fingerprint, the pipeline and
+    the run's range, channels and part size (any change finds no old parts)."""
+    what = json.dumps([recording.fingerprint(), pipeline.to_json(None), spec["start"],
+                       spec["stop"], spec["channels"], spec.get("task_samples") or 0,
+                       spec.get("part_samples") or 0, spec.get("mode", "run")])
+    return hashlib.sha256(what.encode("utf-8", "surrogateescape")).hexdigest()[:20]
+
+
+def _resume_dir(out: Path, key: str) -> Path:
+    return out.parent / RESUME_FOLDER / f"{out.stem}.{key}"
+
+
+def _drop_other_states(out: Path, key: str) -> None:
+    """Remove the finished parts of earlier runs of this output under another key."""
+    folder = out.parent / RESUME_FOLDER
+    if not folder.is_dir():
+        return
+    for old in folder.glob(f"{out.stem}.*"):
+        if old.name != f"{out.stem}.{key}" and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _drop_state(folder: Path) -> None:
+    """Remove a finished input's parts (and the resume folder once it is empty)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        folder.parent.rmdir()
+    except OSError:
+        pass
 
 
 def _plan(bound: BoundPipeline, start: int, stop: int,
@@ -307,7 +366,7 @@ def _task_body(spec: dict[str, Any]) -> dict[str, Any]:
     try:
         _use_plugin_paths(spec.get("plugin_paths", ()))
         pipeline = Pipeline.from_dict(spec["pipeline"])
-        with _open(spec["path"], spec["options"]) as rec:
+        with _open(spec["path"], spec["options"], spec.get("recording")) as rec:
             meta = recording_meta(rec)
             bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
             chans = spec["channels"]
@@ -375,15 +434,81 @@ def _write_part(path: Path, bound: BoundPipeline, read: Callable[[int, int], np.
                                  f"{part['count']}")
 
 
-def _assemble(spec: dict[str, Any], part_paths: Sequence[Path]) -> None:
+def _assemble(spec: dict[str, Any], parts: Sequence[dict[str, Any]]) -> None:
     pipeline = Pipeline.from_dict(spec["pipeline"])
-    with _open(spec["path"], spec["options"]) as rec:
+    paths = [Path(p["part_path"]) for p in parts]
+    with _open(spec["path"], spec["options"], spec.get("recording")) as rec:
         meta = recording_meta(rec)
         bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
         prov = recording_provenance(rec)
         annotations = rec.annotations
-    write_pipeline_output(Path(spec["out"]), pipeline, bound, meta, spec,
-                          _iter_part_blocks(part_paths), prov, annotations=annotations)
+        if not spec.get("deployment"):
+            write_pipeline_output(Path(spec["out"]), pipeline, bound, meta, spec,
+                                  _iter_part_blocks(paths), prov, annotations=annotations)
+            return
+        out = Path(spec["out"])
+        # written under a hidden name, then given the deployment's datasets and published
+        hidden = out.with_name(f".{out.name}.{owner_tag()}.{secrets.token_hex(4)}.partial")
+        try:
+            write_pipeline_output(hidden, pipeline, bound, meta, spec, _iter_part_blocks(paths),
+                                  prov, first=parts[0]["part"]["first"],
+                                  n_out=sum(p["part"]["count"] for p in parts),
+                                  annotations=annotations,
+                                  extra={"start_utc": _utc(rec.time_at(spec["start"]))})
+            with atomic_file(out, what="file name ending in .h5") as tmp:
+                os.replace(hidden, tmp)
+                with h5_for_writing(tmp, "r+") as f:
+                    _write_deployment(f, rec, bound, spec)
+        finally:
+            hidden.unlink(missing_ok=True)
+
+
+def _utc(when: Any) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _write_deployment(f: Any, dep: Any, bound: BoundPipeline, spec: dict[str, Any]) -> None:
+    """The ``/deployment`` group of an output (docs/reference/hdf5-layout.md); the ``/time``
+    scale set to each output's place on the deployment's sample axis."""
+    import h5py
+
+    text = h5py.string_dtype("utf-8")
+    segs = spec["segments"]
+    fs = bound.sample_rate
+    g = f.create_group("deployment")
+    g.attrs["format"] = DEPLOYMENT_FORMAT
+    g.attrs["source"] = str(dep.index.source)
+    g.attrs["tz"] = str(dep.index.tz)
+    g.attrs["fingerprint"] = dep.fingerprint()
+    g.attrs["start_utc"] = _utc(dep.time_at(spec["start"]))
+    g.attrs["sample_rate"] = float(fs)
+    rows = np.asarray([(s["start"], s["stop"]) for s in segs], np.int64).reshape(-1, 2)
+    outs = np.asarray([(s["out_start"], s["out_stop"]) for s in segs], np.int64).reshape(-1, 2)
+    g.create_dataset("segment_samples", data=rows).attrs["long_name"] = (
+        "first and end sample of each contiguous segment run, on the deployment's axis")
+    g.create_dataset("segment_outputs", data=outs).attrs["long_name"] = (
+        "first and end output (row of /signal, frame of /spectrogram) of each segment")
+    g.create_dataset("segment_start_utc", data=[_utc(dep.time_at(s["start"])) for s in segs],
+                     dtype=text)
+    files = dep.files
+    g.create_dataset("file_path", data=[str(e.path) for e in files], dtype=text)
+    g.create_dataset("file_first_sample", data=np.asarray(dep.file_offsets()[:-1], np.int64))
+    g.create_dataset("file_start_utc", data=[_utc(e.start) for e in files], dtype=text)
+    # the /time scale: gaps take no samples, but a segment's first outputs (a valid-mode
+    # step's) or frames do not continue the previous segment's
+    if "time" not in f:
+        return
+    tds = f["time"]
+    step = 1 if bound.stft is None else bound.stft.hop
+    centre = 0.0 if bound.stft is None else bound.stft.nfft / 2
+    first = segs[0]["first"] if segs else 0
+    for seg in segs:
+        o0, o1 = seg["out_start"], seg["out_stop"]
+        if seg["first"] == first + o0 * step:
+            continue  # written so by the writer already
+        for i in range(o0, o1, 1 << 20):
+            j = min(o1, i + (1 << 20))
+            tds[i:j] = (seg["first"] + np.arange(i - o0, j - o0) * step + centre) / fs
 
 
 # -- the batch ----------------------------------------------------------------------------
@@ -399,7 +524,8 @@ def _prepare(pipeline: Pipeline, path: str, out: Path, options: dict[str, Any],
         a, b, _ = slice(start, stop).indices(meta["n_samples"])
         b = max(a, b)
         chans = rec.channel_list(channels)
-        if bound.stft is not None:
+        deployment = _is_deployment(rec)
+        if bound.stft is not None and not deployment:
             bound.stft.check_length(bound.signal_length(b - a), Path(path).name)
         if not bound.streams and b - a > chunk_samples:
             bad = next(s for s in bound.stages if not s.streams)
@@ -409,10 +535,85 @@ def _prepare(pipeline: Pipeline, path: str, out: Path, options: dict[str, Any],
             "out": str(out), "start": a, "stop": b, "channels": chans,
             "chunk_samples": int(chunk_samples), "task_samples": task_samples or 0,
             "meta": meta, "plugin_paths": [str(p) for p in extensions.search_paths()]}
+    if deployment:
+        return _prepare_deployment(pipeline, bound, rec, spec, out)
     parts = _plan(bound, a, b, task_samples) or []
     part_specs = [dict(spec, part=part, part_path=str(_part_path(out, i)))
                   for i, part in enumerate(parts)]
     return spec, part_specs
+
+
+def _segment_parts(bound: BoundPipeline, s0: int, s1: int,
+                   task_samples: int | None) -> list[dict[str, int]]:
+    """The part tasks of one contiguous segment: its split (as a long file's) or it whole;
+    none when it is too short to give an output."""
+    parts = _plan(bound, s0, s1, task_samples)
+    if parts is None:
+        n_sig = bound.signal_length(s1 - s0)
+        if bound.stft is None:
+            take, count = n_sig, n_sig
+        else:
+            count = bound.stft.n_frames(n_sig) if n_sig >= bound.stft.nfft else 0
+            take = (count - 1) * bound.stft.hop + bound.stft.nfft if count else 0
+        parts = [{"read_start": s0, "read_stop": s1, "skip": 0, "take": take,
+                  "count": count}]
+    for p in parts:
+        p["first"] = p["read_start"] + bound.drop + p["skip"]
+    return [p for p in parts if p["count"] > 0]
+
+
+def _prepare_deployment(pipeline: Pipeline, bound: BoundPipeline, dep: Any,
+                        spec: dict[str, Any], out: Path) -> tuple[dict[str, Any], list]:
+    """A deployment: part tasks per contiguous segment (no filter history or frame crosses a
+    gap), kept in the output folder's resume folder so a stopped run goes on from them."""
+    segments: list[dict[str, int]] = []
+    parts: list[dict[str, int]] = []
+    n_out = 0
+    for s0, s1 in segments_in(dep, spec["start"], spec["stop"]):
+        mine = _segment_parts(bound, s0, s1, spec["task_samples"] or None)
+        count = sum(p["count"] for p in mine)
+        first = mine[0]["first"] if mine else s0 + bound.drop
+        segments.append({"start": s0, "stop": s1, "first": first, "out_start": n_out,
+                         "out_stop": n_out + count})
+        n_out += count
+        parts += mine
+    if not parts:
+        longest = max(s1 - s0 for s0, s1 in segments_in(dep, spec["start"], spec["stop"]))
+        if bound.stft is not None:
+            bound.stft.check_length(bound.signal_length(longest),
+                                    f"{Path(spec['path']).name} (its longest segment)")
+        raise InputError(f"{spec['path']}: the range {spec['start']}..{spec['stop']} gives "
+                         "no output")
+    spec.update(recording=dep, deployment=True, segments=segments)
+    key = resume_key(dep, pipeline, spec)
+    state = _resume_dir(out, key)
+    _drop_other_states(out, key)
+    try:
+        state.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RecordingError(f"{state}: cannot create the folder of finished parts "
+                             f"({os_error_cause(exc)})") from None
+    base = {k: v for k, v in spec.items() if k != "segments"}  # the parts need not carry it
+    part_specs = []
+    for i, part in enumerate(parts):
+        path = state / f"part{i:05d}.h5"
+        clean_stale_partials(path)  # the temporary file of a killed part
+        part_specs.append(dict(base, part=part, part_path=str(path),
+                               reuse=_finished_part(path, part["count"]), state=str(state)))
+    return spec, part_specs
+
+
+def _finished_part(path: Path, count: int) -> bool:
+    """Whether a stopped run published this part (complete: parts are written atomically)."""
+    if not path.is_file():
+        return False
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as f:
+            return int(f["data"].shape[-1]) == int(count)
+    except (OSError, KeyError, ValueError):
+        return False
 
 
 def _make_folder(folder: Path) -> None:
@@ -566,6 +767,8 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
         pool.close()
         for inp in unfinished:
             for p in jobs[inp][1]:
+                if p.get("state"):
+                    continue  # a deployment's finished parts wait for the next run
                 Path(p["part_path"]).unlink(missing_ok=True)
                 _ABANDONED.add(Path(p["part_path"]))
         clean_stale_partials(out_dir / ".specscope-batch")  # temporaries of killed workers
@@ -589,16 +792,26 @@ def _run_jobs(pool: Any, jobs: dict[str, tuple[dict[str, Any], list[dict[str, An
     part_ok: dict[str, list[str]] = {}
     spent: dict[str, float] = {}
     where: dict[str, list[str]] = {}
+    ready: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for inp, (spec, parts) in jobs.items():
         spent[inp] = 0.0
         where[inp] = []
         if parts:
-            pending_parts[inp] = len(parts)
+            todo = [p for p in parts if not p.get("reuse")]
+            pending_parts[inp] = len(todo)
             part_ok[inp] = []
-            handles += [pool.submit(p) for p in parts]
+            handles += [pool.submit(p) for p in todo]
+            if not todo:  # every part was finished by a stopped run
+                ready.append((parts[-1], {"ok": True, "seconds": 0.0, "reused": True}))
         else:
             handles.append(pool.submit(spec))
-    for spec, res in pool.results(handles):
+
+    def outcomes() -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+        yield from ready
+        if handles:
+            yield from pool.results(handles)
+
+    for spec, res in outcomes():
         inp = spec["path"]
         whole, parts = jobs[inp]
         n = whole["stop"] - whole["start"]
@@ -617,32 +830,45 @@ def _run_jobs(pool: Any, jobs: dict[str, tuple[dict[str, Any], list[dict[str, An
                 error = error.replace(spec["part_path"], whole["out"])
                 part_ok[inp].append(f"{error} (the part from sample "
                                     f"{spec['part']['read_start']})")
-            pending_parts[inp] -= 1
+            if not res.get("reused"):
+                pending_parts[inp] -= 1
             if pending_parts[inp]:
                 continue
-            paths = [Path(p["part_path"]) for p in parts]
-            t_join = time.perf_counter()
-            try:
-                if part_ok[inp]:
-                    raise RecordingError(part_ok[inp][0])
-                _assemble(whole, paths)
-                r = InputResult(inp, whole["out"], True, None,
-                                spent[inp] + time.perf_counter() - t_join, n,
-                                len(whole["channels"]), len(parts), workers=where[inp])
-            except Exception as exc:  # noqa: BLE001
-                r = InputResult(inp, None, False, one_line(exc),
-                                spent[inp] + time.perf_counter() - t_join, n,
-                                len(whole["channels"]), len(parts), workers=where[inp])
-            finally:
-                for p in paths:
-                    p.unlink(missing_ok=True)
-            if not r.ok:  # a part still being written may yet be moved into place
-                _ABANDONED.update(paths)
+            r = _join(whole, parts, part_ok[inp], spent[inp], n, where[inp])
         results[inp] = r
         unfinished.discard(inp)
         done += 1
         if progress is not None:
             progress(done, total, r)
+
+
+def _join(whole: dict[str, Any], parts: list[dict[str, Any]], errors: list[str],
+          spent: float, n: int, where: list[str]) -> InputResult:
+    """An input's output assembled from its parts, once each has come."""
+    paths = [Path(p["part_path"]) for p in parts]
+    reused = sum(1 for p in parts if p.get("reuse"))
+    kept = bool(whole.get("deployment"))  # finished parts wait in the resume folder
+    t_join = time.perf_counter()
+    try:
+        if errors:
+            raise RecordingError(errors[0])
+        _assemble(whole, parts)
+        r = InputResult(whole["path"], whole["out"], True, None,
+                        spent + time.perf_counter() - t_join, n, len(whole["channels"]),
+                        len(parts), workers=where, reused=reused)
+    except Exception as exc:  # noqa: BLE001
+        r = InputResult(whole["path"], None, False, one_line(exc),
+                        spent + time.perf_counter() - t_join, n, len(whole["channels"]),
+                        len(parts), workers=where, reused=reused)
+    if kept:
+        if r.ok:
+            _drop_state(Path(parts[0]["state"]))
+        return r
+    for p in paths:
+        p.unlink(missing_ok=True)
+    if not r.ok:  # a part still being written may yet be moved into place
+        _ABANDONED.update(paths)
+    return r
 
 
 def process_file(pipeline: Pipeline | dict[str, Any], path: str | os.PathLike[str],
@@ -703,119 +929,3 @@ def process_file(pipeline: Pipeline | dict[str, Any], path: str | os.PathLike[st
         return r
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
-
-
-# -- rerun --------------------------------------------------------------------------------
-
-
-def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
-    """Run the pipeline stored in an output again on its source.
-
-    Parameters
-    ----------
-    out_h5 : path-like or str
-        An output of :func:`run_batch` (or of a range export).
-    verify : bool
-        Without it the output is replaced by the new run.  With it the new result
-        goes to a temporary file that is compared with the stored one, dataset by
-        dataset, and removed.
-
-    Returns
-    -------
-    RerunResult
-        ``identical`` (None without ``verify``) says whether every number is equal.
-
-    Raises
-    ------
-    RecordingError
-        The file is missing or not HDF5, its source is missing or changed (its
-        SHA-256 is checked), the rerun failed, or the output cannot be written.
-    InputError
-        The file holds no pipeline, or (without ``verify``) resolves to its source.
-    """
-    import h5py
-
-    out = Path(out_h5)
-    if not out.is_file():
-        raise RecordingError(f"{out}: no such file")
-    try:
-        with h5py.File(out, "r") as f:
-            a, where = f.attrs, out.name
-            text = read_text_attr(a, "pipeline", where, default=None)
-            if text is None:
-                raise InputError(f"{out.name}: no pipeline inside; not written by "
-                                 "'specscope run'")
-            source = read_text_attr(a, "source_path", where)
-            digest = read_text_attr(a, "source_sha256", where)
-            options = jsonsafe.loads(read_text_attr(a, "source_options", where, default="{}"),
-                                     f"{where}: attribute source_options")
-            if not isinstance(options, dict):
-                raise RecordingError(f"{where}: attribute source_options must be a JSON "
-                                     "object")
-            start = read_int_attr(a, "start_sample", where)
-            stop = read_int_attr(a, "stop_sample", where)
-            channels = jsonsafe.loads(read_text_attr(a, "channels", where, default="null"),
-                                      f"{where}: attribute channels")
-            if channels is not None and not (
-                    isinstance(channels, list) and all(type(c) is int and c >= 0
-                                                       for c in channels)):
-                raise RecordingError(f"{where}: attribute channels={shown(channels)} must be "
-                                     "a list of channel numbers")
-            chunk = read_int_attr(a, "chunk_samples", where, minimum=1)
-            task = read_int_attr(a, "task_samples", where) or None
-            # a range export read lookback samples before its start to warm its steps up
-            is_range = "range_first" in a
-    except SpecscopeError:
-        raise
-    except OSError as exc:
-        raise RecordingError(f"{out}: not an HDF5 file ({one_line(exc)})") from None
-    pipeline = Pipeline.from_json(text)
-    if not verify:
-        refuse_overwriting_inputs([out], [source])
-    if not as_path(source).is_file():
-        raise RecordingError(f"{out.name}: its source {source} is missing")
-    if sha256_file(source) != digest:
-        raise RecordingError(f"{out.name}: its source {source} changed since the run "
-                             "(SHA-256 differs)")
-    tmpdir = out.parent / f".{out.stem}.rerun"
-    try:
-        tmpdir.mkdir(exist_ok=True)
-    except OSError as exc:
-        raise RecordingError(f"{out}: cannot write in {out.parent} "
-                             f"({os_error_cause(exc)})") from None
-    try:
-        if is_range:
-            fresh = _rerun_range(out, pipeline, source, tmpdir, options, start, stop,
-                                 channels, chunk)
-        else:
-            summary = run_batch(pipeline, [source], tmpdir, workers=1, chunk_samples=chunk,
-                                task_samples=task, recording_options=options, start=start,
-                                stop=stop, channels=channels)
-            r = summary.results[0]
-            if not r.ok:
-                raise RecordingError(f"{out.name}: rerun failed: {r.error}")
-            fresh = Path(r.output or "")
-        if not verify:
-            try:
-                os.replace(fresh, out)
-            except OSError as exc:
-                raise RecordingError(f"{out}: cannot replace the file "
-                                     f"({os_error_cause(exc)})") from None
-            return RerunResult(str(out), None)
-        return compare_outputs(out, fresh)
-    finally:
-        for p in tmpdir.iterdir():
-            p.unlink()
-        tmpdir.rmdir()
-
-
-def _rerun_range(out: Path, pipeline: Pipeline, source: str, tmpdir: Path,
-                 options: dict[str, Any], start: int, stop: int, channels: list[int],
-                 chunk: int) -> Path:
-    """Export the range again as the export did: from ``lookback`` samples before it."""
-    fresh = tmpdir / out.name
-    try:
-        return export_range(source, fresh, pipeline=pipeline, start=start, stop=stop,
-                            channels=channels, options=options, chunk_samples=chunk)
-    except SpecscopeError as exc:
-        raise RecordingError(f"{out.name}: rerun failed: {one_line(exc)}") from None

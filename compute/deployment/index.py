@@ -360,12 +360,13 @@ def _sort_in(p: Path, found: list[Path], ignored: list[str]) -> None:
 def _sources(source: Any) -> tuple[str, list[Any], list[str]]:
     """(key, files, ignored) of a folder, glob, list file or list of paths."""
     if isinstance(source, (list, tuple)):
-        files = [as_path(s) if is_url(s) else Path(s) for s in source]
+        # absolute: the same files from any working folder (a worker's is elsewhere)
+        files = [as_path(s) if is_url(s) else Path(s).absolute() for s in source]
         return "list:" + "\n".join(str(f) for f in files), files, []
     text = os.fspath(source)
     p = Path(text)
     if p.is_dir():
-        found, ignored = _walk(p)
+        found, ignored = _walk(p.resolve())
         return str(p.resolve()), found, ignored
     if p.is_file() and p.suffix.lower() in LIST_SUFFIXES:
         return "listfile:" + str(p.resolve()), _list_file(p), []
@@ -373,7 +374,7 @@ def _sources(source: Any) -> tuple[str, list[Any], list[str]]:
         found, ignored = [], []
         for m in sorted(globmod.glob(text, recursive=True)):
             if Path(m).is_file():
-                _sort_in(Path(m), found, ignored)
+                _sort_in(Path(m).absolute(), found, ignored)
         return "glob:" + str(Path(text).absolute()), found, ignored
     if p.is_file():
         raise DeploymentError(text, f"{text}: is a file, not a folder, glob or list of "
@@ -397,7 +398,7 @@ def _list_file(p: Path) -> list[Any]:
             out.append(as_path(line))
         else:
             q = Path(line)
-            out.append(q if q.is_absolute() else p.parent / q)
+            out.append(q if q.is_absolute() else p.parent.absolute() / q)
     return out
 
 

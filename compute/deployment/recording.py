@@ -34,7 +34,7 @@ from ..io.remote import as_path, is_url
 from .index import DeploymentIndex, FileEntry, Segment, index_deployment
 from .times import iso_time
 
-__all__ = ["Deployment", "open_deployment"]
+__all__ = ["Deployment", "open_deployment", "segments_in"]
 
 #: files kept open at most by one deployment (the least recently read is closed)
 MAX_OPEN = 8
@@ -144,11 +144,14 @@ class Deployment(Recording):
         return [(g.sample, g.length_s) for g in self.index.gaps]
 
     def fingerprint(self) -> str:
-        """A hash of the used files' paths, sizes and modification times: it changes when
-        any of them does (a key for caches of what was computed from the deployment)."""
+        """A hash of the used files' absolute paths, sizes and modification times: it
+        changes when any of them does (a key for caches of what was computed from the
+        deployment)."""
         h = hashlib.sha256()
         for f in self.index.used:
-            h.update(f"{f.path}\0{f.size}\0{f.mtime_ns}\n".encode("utf-8", "surrogateescape"))
+            # absolute: the same files give the same print from any working folder
+            path = f.path if is_url(f.path) else os.path.abspath(f.path)
+            h.update(f"{path}\0{f.size}\0{f.mtime_ns}\n".encode("utf-8", "surrogateescape"))
         return h.hexdigest()[:32]
 
     def segments(self) -> list[tuple[int, int]]:
@@ -276,6 +279,31 @@ class Deployment(Recording):
         return (f"<Deployment {len(self.index.used)} files {self.start_time} "
                 f"{self.sample_rate:g} Hz, {self.n_channels} ch, {self.n_samples} samples, "
                 f"{len(self.index.gaps)} gap(s)>")
+
+
+def segments_in(recording: Any, start: int, stop: int) -> list[tuple[int, int]]:
+    """The contiguous stretches of ``recording`` within samples ``start:stop``.
+
+    Parameters
+    ----------
+    recording : Recording
+        A :class:`Deployment` (its :meth:`~Deployment.segments`) or any recording
+        (one stretch).
+    start, stop : int
+        The range, in samples.
+
+    Returns
+    -------
+    list of (int, int)
+        The non-empty pieces of the range that no gap cuts, in order; ``[(start,
+        stop)]`` for a recording without gaps (also when the range is empty).
+    """
+    segments = getattr(recording, "segments", None)
+    if not callable(segments):
+        return [(int(start), int(stop))]
+    out = [(max(int(start), s0), min(int(stop), s1)) for s0, s1 in segments()]
+    out = [(a, b) for a, b in out if b > a]
+    return out or [(int(start), int(stop))]
 
 
 def _check_unchanged(entry: FileEntry) -> None:

@@ -122,7 +122,9 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
     (frame centres, s) and ``frequency`` (Hz) attached as dimension scales; STFT parameters and
     provenance as attributes of the file and the dataset.  The recording is
     processed in blocks of frames by the ``stft_power`` operator; the numbers equal a
-    whole-file :func:`~specscope.compute.spectrogram`.
+    whole-file :func:`~specscope.compute.spectrogram`.  A deployment is framed per
+    contiguous segment (as the tile engine's frame grid): no frame crosses a gap, the
+    ``time`` scale gives each frame's centre on its sample axis.
 
     Parameters
     ----------
@@ -157,13 +159,23 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
     refuse_overwriting_inputs([out], recording_files(recording))
     recording.channel_list(channel)
     fs = recording.sample_rate
-    params.check_length(recording.n_samples, recording.path.name)
-    n_frames = params.n_frames(recording.n_samples)
+    # a deployment's frames are planned per contiguous segment: none crosses a gap
+    segments = getattr(recording, "segments", None)
+    segs = segments() if callable(segments) else [(0, recording.n_samples)]
+    params.check_length(max(b - a for a, b in segs), recording.path.name)
+    runs = [(a, params.n_frames(b - a)) for a, b in segs if b - a >= params.nfft]
+    n_frames = sum(k for _, k in runs)
     two_sided = recording.is_complex
     freqs = params.frequencies(fs, two_sided)
     if recording.center_frequency:
         freqs = freqs + recording.center_frequency
-    times = params.frame_times(recording.n_samples, fs)
+    if len(segs) == 1:
+        times = params.frame_times(recording.n_samples, fs)
+        last_end = (n_frames - 1) * params.hop + params.nfft if n_frames else 0
+    else:
+        times = np.concatenate([(a + np.arange(k) * params.hop + params.nfft / 2) / fs
+                                for a, k in runs])
+        last_end = runs[-1][0] + (runs[-1][1] - 1) * params.hop + params.nfft
     prov = recording_provenance(recording, cancelled)
     units = recording.units + params.units_suffix
     with atomic_h5(out) as f:
@@ -177,20 +189,23 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
                                              "scaling": params.scaling}}]})
         ds = create_spectrogram_datasets(f, times, freqs, attrs, prov,
                                          pipeline_json=pipeline_json)
-        covered = (n_frames - 1) * params.hop + params.nfft if n_frames else 0
-        write_annotation_table(f, recording.annotations, start_s=0.0, stop_s=covered / fs,
+        write_annotation_table(f, recording.annotations, start_s=0.0, stop_s=last_end / fs,
                                channels=[int(channel)])
-        for k0 in range(0, n_frames, FRAMES_PER_BLOCK):
-            if cancelled is not None and cancelled():
-                raise Cancelled()
-            k1 = min(k0 + FRAMES_PER_BLOCK, n_frames)
-            x = recording.read(k0 * params.hop, (k1 - 1) * params.hop + params.nfft,
-                               channel)[:, 0]
-            ds[k0:k1, :] = operators.call("stft_power", x, fs=fs, two_sided=two_sided,
-                                          layout="frames", **params.operator_params())
-            check_writes(f)
-            if progress is not None:
-                progress(k1 / n_frames)
+        pos = 0
+        for a, count in runs:
+            for j0 in range(0, count, FRAMES_PER_BLOCK):
+                if cancelled is not None and cancelled():
+                    raise Cancelled()
+                j1 = min(j0 + FRAMES_PER_BLOCK, count)
+                x = recording.read(a + j0 * params.hop, a + (j1 - 1) * params.hop + params.nfft,
+                                   channel)[:, 0]
+                ds[pos:pos + j1 - j0, :] = operators.call(
+                    "stft_power", x, fs=fs, two_sided=two_sided, layout="frames",
+                    **params.operator_params())
+                pos += j1 - j0
+                check_writes(f)
+                if progress is not None:
+                    progress(pos / n_frames)
     return Path(out)
 
 

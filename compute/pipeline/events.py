@@ -75,26 +75,49 @@ class ProcessedView:
 
     def read(self, start: int = 0, stop: int | None = None,
              channels: list[int] | None = None) -> np.ndarray:
-        rec, bound = self.recording, self.bound
+        rec = self.recording
         n = rec.n_samples
         a = max(0, int(start))
         b = n if stop is None else min(n, int(stop))
         b = max(a, b)
         chans = rec.channel_list(channels)
-        r0 = max(0, a - bound.lookback - bound.drop)
-        r1 = min(n, b + bound.lookahead)
+        # a deployment: each contiguous piece on its own, history from its segment only
+        pieces = [self._piece(lo, hi, s0, s1, chans)
+                  for lo, hi, s0, s1 in _pieces(rec, a, b)]
+        if len(pieces) == 1:
+            return pieces[0]
+        dtype = np.complex128 if self.bound.complex_output else np.float64
+        return (np.concatenate(pieces, axis=0) if pieces
+                else np.zeros((0, len(chans)), dtype))
+
+    def _piece(self, a: int, b: int, lo: int, hi: int, chans: list[int]) -> np.ndarray:
+        """Samples ``a:b`` after the steps, read within ``lo:hi`` only."""
+        rec, bound = self.recording, self.bound
+        r0 = max(lo, a - bound.lookback - bound.drop)
+        r1 = min(hi, b + bound.lookahead)
         first = r0 + bound.drop  # recording sample of the first signal sample
         pad = max(0, first - a)
         skip = max(0, a - first)
         blocks = list(bound.stream(lambda i, j: rec.read(i, j, chans), r0, r1,
                                    chunk_samples=max(1, r1 - r0), skip=skip,
-                                   take=b - a - pad))
+                                   take=max(0, b - a - pad)))
         dtype = np.complex128 if bound.complex_output else np.float64
         y = (np.concatenate(blocks, axis=-1) if blocks
              else np.zeros((len(chans), 0), dtype))
         if pad:
-            y = np.concatenate([np.zeros((len(chans), pad), y.dtype), y], axis=-1)
+            y = np.concatenate([np.zeros((len(chans), min(pad, b - a)), y.dtype), y],
+                               axis=-1)
         return y.T
+
+
+def _pieces(rec: Any, a: int, b: int) -> list[tuple[int, int, int, int]]:
+    """``(a', b', seg_start, seg_stop)``: ``a:b`` cut where a deployment's gaps lie (the
+    whole recording as one segment otherwise)."""
+    segments = getattr(rec, "segments", None)
+    if not callable(segments) or a >= b:
+        return [(a, b, 0, rec.n_samples)]
+    out = [(max(a, s0), min(b, s1), s0, s1) for s0, s1 in segments()]
+    return [p for p in out if p[1] > p[0]] or [(a, b, 0, rec.n_samples)]
 
 
 class EventStream:

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import backend as _backend
 from .. import jsonsafe, operators
+from ..deployment import segments_in
 from ..errors import InputError, RecordingError, operator_detail, shown
 from ..extensions import PluginError, output_kind
 from ..files import atomic_write_text
@@ -453,39 +454,58 @@ class Pipeline:
         The numbers equal ``pipeline(recording.read(start, stop).T, fs)`` (the one
         approximate case, zero-phase IIR filters, is described in
         docs/explanation/rooms/pipeline.md).  Every step is checked and every filter designed before any
-        data is read.
+        data is read.  A deployment runs per contiguous segment: no filter history or
+        frame crosses a gap, ``times`` gives each output's place on its sample axis.
         """
         bound = self.bind(recording.sample_rate, recording.is_complex)
         a, b, _ = slice(start, stop).indices(recording.n_samples)
         b = max(a, b)
         chans = recording.channel_list(channels)
+        pieces = segments_in(recording, a, b)
         if self.event_step is not None:
-            events = run_events(bound, recording, a, b, chans, chunk_samples=chunk_samples,
-                                progress=progress, cancelled=cancelled)
+            events = _events_per_segment(bound, recording, pieces, chans, chunk_samples,
+                                         progress, cancelled, "auto")
             return PipelineResult("events", np.zeros((len(chans), 0)), bound.sample_rate,
                                   a + bound.drop, np.zeros(0), None, bound.coefficients(),
                                   events)
-        if bound.stft is not None:
+        if bound.stft is not None and len(pieces) == 1:
             bound.stft.check_length(bound.signal_length(b - a),
                                     f"the range {a}:{b} of {recording.path.name}")
-        blocks = list(bound.stream(lambda i, j: recording.read(i, j, chans), a, b,
-                                   chunk_samples=chunk_samples, progress=progress,
-                                   cancelled=cancelled))
         fs = bound.sample_rate
         first = a + bound.drop
+        blocks: list[np.ndarray] = []
+        positions: list[np.ndarray] = []  # the sample of each output (a frame's start)
+        total = max(1, b - a)
+        done = 0
+        for s0, s1 in pieces:  # no filter history, no frame crosses a gap
+            if bound.stft is not None and bound.stft.n_frames(bound.signal_length(s1 - s0)) < 1:
+                continue
+            part = None if progress is None else (
+                lambda f, d=done, n=s1 - s0: progress((d + f * n) / total))
+            got = list(bound.stream(lambda i, j: recording.read(i, j, chans), s0, s1,
+                                    chunk_samples=chunk_samples, progress=part,
+                                    cancelled=cancelled))
+            n_out = sum(g.shape[-1] for g in got)
+            step = 1 if bound.stft is None else bound.stft.hop
+            positions.append(s0 + bound.drop + np.arange(n_out) * step)
+            blocks += got
+            done += s1 - s0
+        if len(pieces) > 1 and not blocks and bound.stft is not None:
+            bound.stft.check_length(0, f"every segment of the range {a}:{b} of "
+                                       f"{recording.path.name}")
+        where = np.concatenate(positions) if positions else np.zeros(0, np.int64)
         if bound.stft is None:
             data = np.concatenate(blocks, axis=-1) if blocks else np.zeros((len(chans), 0))
-            times = (first + np.arange(data.shape[-1])) / fs
+            times = where / fs
             freqs = None
         else:
             p = bound.stft
             n_freq = bound.frequencies().size
             data = np.concatenate(blocks, axis=-1) if blocks else np.zeros(
                 (len(chans), n_freq, 0))
-            times = (first + np.arange(data.shape[-1]) * p.hop + p.nfft / 2) / fs
+            times = (where + p.nfft / 2) / fs
             freqs = bound.frequencies(recording.center_frequency)
         return PipelineResult(bound.kind, data, fs, first, times, freqs, bound.coefficients())
-
 
     def detect(self, recording: Any, start: int | None = None, stop: int | None = None, *,
                chunk_samples: int = DEFAULT_CHUNK_SAMPLES,
@@ -498,7 +518,8 @@ class Pipeline:
         The steps before the detector stream over the range in chunks of
         ``chunk_samples``; each channel has its own detector stream.  Returns
         :class:`~specscope.compute.detect.Events` sorted by start, then
-        channel, with recording sample edges; the same for every chunk size
+        channel, with recording sample edges; the same for every chunk size (a
+        deployment: per contiguous segment, no detector runs across a gap)
         (:meth:`Events.to_annotations` gives annotations with ``generator``
         = the detector, :meth:`Events.to_dataframe` a pandas table).
         """
@@ -515,9 +536,33 @@ class Pipeline:
                                    cancelled=cancelled, backend=backend)
         bound = self.bind(recording.sample_rate, recording.is_complex)
         a, b, _ = slice(start, stop).indices(recording.n_samples)
-        return run_events(bound, recording, a, max(a, b), recording.channel_list(channels),
-                          chunk_samples=chunk_samples, progress=progress,
-                          cancelled=cancelled, backend=backend)
+        b = max(a, b)
+        return _events_per_segment(bound, recording, segments_in(recording, a, b),
+                                   recording.channel_list(channels), chunk_samples, progress,
+                                   cancelled, backend)
+
+
+def _events_per_segment(bound: BoundPipeline, recording: Any, pieces: list[tuple[int, int]],
+                        chans: list[int], chunk_samples: int,
+                        progress: Callable[[float], None] | None,
+                        cancelled: Callable[[], bool] | None, backend: str) -> Any:
+    """The events of each contiguous piece run on its own (no detector crosses a gap)."""
+    if len(pieces) == 1:
+        a, b = pieces[0]
+        return run_events(bound, recording, a, b, chans, chunk_samples=chunk_samples,
+                          progress=progress, cancelled=cancelled, backend=backend)
+    total = max(1, sum(s1 - s0 for s0, s1 in pieces))
+    found = []
+    done = 0
+    for s0, s1 in pieces:
+        part = None if progress is None else (
+            lambda f, d=done, n=s1 - s0: progress((d + f * n) / total))
+        found.append(run_events(bound, recording, s0, s1, chans, chunk_samples=chunk_samples,
+                                progress=part, cancelled=cancelled, backend=backend))
+        done += s1 - s0
+    first = found[0]
+    return type(first).concat(found, fs=first.fs, detector=first.detector,
+                              params=first.params).sorted()
 
 def load(path: str | os.PathLike[str]) -> Pipeline:
     """Shorthand for :meth:`Pipeline.load`.

@@ -26,6 +26,7 @@ from specscope.compute import jsonsafe
 from specscope.compute.annotations import Annotation
 from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.files import atomic_write_text, refuse_overwriting_inputs
+from specscope.compute.freqfmt import format_frequency
 from specscope.compute.io import Recording
 from specscope.compute.paths import cache_dir
 from specscope.compute.spectral import StftParams, window_text
@@ -171,8 +172,11 @@ class Document:
         """One line for the status bar."""
         r = self.recording
         kind = "complex" if r.is_complex else "real"
-        centre = f", centre {_fmt_hz(r.center_frequency)}" if r.center_frequency else ""
-        return (f"{r.path.name} — {r.format}, {_fmt_hz(r.sample_rate)}, {r.n_channels} ch, "
+        # as exactly as the file says: a receiver tuned to 99989923.9 Hz reads 99.9899239 MHz
+        centre = (f", centre {format_frequency(r.center_frequency)}" if r.center_frequency
+                  else "")
+        return (f"{r.path.name} — {r.format}, {format_frequency(r.sample_rate)}, "
+                f"{r.n_channels} ch, "
                 f"{kind}{centre}, {_fmt_duration(r.duration)}")
 
 
@@ -686,13 +690,6 @@ def forget_recent(path: str | os.PathLike[str]) -> list[Path]:
     files = [q for q in _read_recent() if q != p]
     _write_recent(files)
     return files
-
-
-def _fmt_hz(hz: float) -> str:
-    for scale, unit in ((1e9, "GHz"), (1e6, "MHz"), (1e3, "kHz")):
-        if abs(hz) >= scale and abs(hz) % (scale / 1000) == 0:
-            return f"{hz / scale:g} {unit}"
-    return f"{hz:g} Hz"
 
 
 def _fmt_duration(seconds: float) -> str:

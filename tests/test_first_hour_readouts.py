@@ -399,3 +399,289 @@ def test_open_without_a_display_writes_a_picture_of_its_own(example_path, tmp_pa
         assert path.stat().st_mode & 0o077 == 0  # this user's alone
         printed.append(path)
     assert printed[0] != printed[1]  # two runs, two pictures
+
+
+# -- 9. an IQ file at 100 MHz: its information, its annotations and a notch in MHz ----------
+#: a frequency written in exponent notation, or with seven digits or more before its point
+NOT_READABLE = re.compile(r"\de[+-]?\d|(?<![\d.])\d{7}")
+CTRL = Qt.KeyboardModifier.ControlModifier
+
+
+@pytest.fixture
+def iq_file_at_100mhz(tmp_path):
+    """Two seconds of IQ at 200 kHz centred on 99989923.9 Hz (as a receiver tunes): a
+    carrier 40 kHz above the centre, hum-like lines at 1 kHz offsets below it, noise."""
+    import json
+
+    fs, fc = 200e3, 99989923.9
+    t = np.arange(int(fs * 2)) / fs
+    rng = np.random.default_rng(11)
+    x = 0.5 * np.exp(2j * np.pi * 40e3 * t) + 0.003 * (rng.standard_normal(t.size)
+                                                        + 1j * rng.standard_normal(t.size))
+    for k in range(1, 6):
+        x += 0.05 / k * np.exp(2j * np.pi * 1000.0 * k * t)
+    data = tmp_path / "fm-capture.sigmf-data"
+    data.write_bytes(x.astype(np.complex64).tobytes())
+    meta = tmp_path / "fm-capture.sigmf-meta"
+    meta.write_text(json.dumps({
+        "global": {"core:version": "1.0.0", "core:datatype": "cf32_le",
+                   "core:sample_rate": fs},
+        "captures": [{"core:sample_start": 0, "core:frequency": fc}], "annotations": []}))
+    return meta, fs, fc
+
+
+def test_an_iq_file_at_100_mhz_shows_mhz_in_its_information(qtbot, window, iq_file_at_100mhz):
+    meta, _, _ = iq_file_at_100mhz
+    w = window
+    open_and_wait(w, meta)
+    text = w.file_label.text()
+    assert "200 kHz" in text and "centre 99.9899239 MHz" in text, text
+    assert not NOT_READABLE.search(text), text
+
+
+def test_an_annotation_on_an_iq_file_lists_its_band_in_mhz(qtbot, window, iq_file_at_100mhz):
+    meta, fs, fc = iq_file_at_100mhz
+    w = window
+    open_and_wait(w, meta)
+    settle(w)
+    # Ctrl+drag a box around the carrier, Return, type a label
+    carrier = fc + 40e3
+    a, b = pixel(w, 0.5, carrier - 10e3), pixel(w, 1.5, carrier + 10e3)
+    vp = w.view.viewport()
+    qtbot.mousePress(vp, LEFT, CTRL, a)
+    for k in range(1, 7):
+        qtbot.mouseMove(vp, a + (b - a) * (k / 6))
+    qtbot.mouseRelease(vp, LEFT, CTRL, b)
+    idle(w)
+    sel = w.annotations.selection
+    assert sel is not None and sel.freq_low_hz < carrier < sel.freq_high_hz
+    w.view.setFocus()
+    wait_until(lambda: QApplication.focusWidget() is w.view, what="the view focused")
+    qtbot.keyClick(w.view, Qt.Key.Key_Return)
+    field = QApplication.focusWidget()
+    qtbot.keyClicks(field, "carrier")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    wait_until(lambda: "'carrier'" in w.menu_actions["undo"].text(), what="the annotation")
+    ann = next(x for x in w.annotations.annotations if x.label == "carrier")
+    lst = w.annotations.list
+    headers = [lst.model.headerData(c, Qt.Orientation.Horizontal) for c in (2, 3)]
+    assert headers == ["Low", "High"]  # the unit is in each cell
+    for col, hz in ((2, ann.freq_low_hz), (3, ann.freq_high_hz)):
+        cell = lst.cell(ann.uuid, col)
+        m = re.fullmatch(r"(\d+\.\d+) MHz", cell)
+        assert m and abs(float(m.group(1)) * 1e6 - hz) <= 0.1, (cell, hz)
+        assert not NOT_READABLE.search(cell), cell
+    # told the view's frequency bin, the cells show the digits a bin tells
+    bin_hz = fs / w.settings.stft.nfft
+    lst.set_frequency_resolution(bin_hz)
+    cell = lst.cell(ann.uuid, 2)
+    m = re.fullmatch(r"(\d+\.(\d+)) MHz", cell)
+    assert m and len(m.group(2)) == 4 and abs(float(m.group(1)) * 1e6
+                                              - ann.freq_low_hz) <= bin_hz, (cell, bin_hz)
+    # a second, lower annotation: the list still sorts by the number, not the text
+    w.annotations.select(type(sel)(0.2, 0.4, fc - 90e3, fc - 80e3))
+    idle(w)
+    w.annotations.annotate_selection()
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return)
+    wait_until(lambda: lst.row_count() == 2, what="two annotations")
+    lst.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
+    assert lst.ordered()[0] == ann.uuid
+
+
+def test_a_notch_on_an_iq_file_says_its_frequencies_in_units(qtbot, window,
+                                                              iq_file_at_100mhz):
+    meta, _, fc = iq_file_at_100mhz
+    w = window
+    open_and_wait(w, meta)
+    settle(w)
+    w.designer_dock.setVisible(True)
+    settle(w)
+    panel = w.designer_panel
+    line = fc + 1000.0  # the hum-like line 1 kHz above the centre
+    before = w.view.value_at(1.0, line)
+    seen: list[str] = []
+    original = panel.line_info.setText
+
+    def record(text):
+        seen.append(text)
+        original(text)
+
+    panel.line_info.setText = record
+    qtbot.mouseClick(panel.notch_mode, LEFT)
+    assert w.view.click_mode == "notch"
+    qtbot.mouseClick(w.view.viewport(), LEFT, pos=pixel(w, 1.0, line) + QPoint(0, -3))
+    wait_until(lambda: len(seen) >= 2, what=lambda: f"the line measured: {seen}")
+    idle(w)
+    assert seen[0].startswith("Measuring the line near "), seen
+    m = re.fullmatch(r"Measuring the line near (\d+\.\d+) MHz…", seen[0])
+    assert m and abs(float(m.group(1)) * 1e6 - line) <= 4 * w.view.hz_per_pixel(), seen
+    said = [t for t in w.message_log.texts() if "notch" in t]  # View › Messages
+    for text in (*seen, *said):
+        assert not NOT_READABLE.search(text), (text, seen)
+    # measured at its offset from the centre, and notched there
+    m = re.match(r"(\d+\.\d+) kHz, harmonics 1–5 above the floor \(offsets from the centre, "
+                 r"99\.9899239 MHz\)$", seen[1])
+    assert m and abs(float(m.group(1)) * 1e3 - 1000.0) <= 0.05, seen
+    assert w.designer.spec.frequency == pytest.approx(1000.0, abs=0.05)
+    assert re.fullmatch(r"5 notches for " + re.escape(seen[1]), said[-1]), said
+    # and the view shows the line gone (the chain filters it)
+    wait_until(lambda: w.view.value_at(1.0, line) < before - 30.0,
+               what=lambda: f"the line at {before:.1f} dB notched: "
+                            f"{w.view.value_at(1.0, line):.1f} dB")
+    # a line below the centre: said in one line, in units
+    qtbot.mouseClick(panel.notch_mode, LEFT)
+    qtbot.mouseClick(w.view.viewport(), LEFT, pos=pixel(w, 1.0, fc - 30e3))
+    wait_until(lambda: len(seen) >= 3, what=lambda: f"the click below the centre: {seen}")
+    assert re.fullmatch(r"the line near 99\.9\d+ MHz is not above the centre frequency "
+                        r"99\.9899239 MHz: a notch is measured above it and takes its mirror "
+                        r"below with it", seen[2]), seen[2]
+
+
+# -- 10. a panel's scroll areas give the focus to their controls ----------------------------
+def test_tab_in_the_floating_detect_panel_goes_from_control_to_control(qtbot, window,
+                                                                        example_path):
+    """Floated, the Detect panel is a window of its own (the main window's Tab rule is not
+    asked): Tab visits its controls, never the scroll areas around them, which show no
+    focus; a click on the area's margin leaves the focus where it was."""
+    from specscope.widgets.detect_panel import FittingScroll
+
+    w = window
+    open_and_wait(w, example_path)
+    dock = w.detect_dock
+    dock.setVisible(True)
+    dock.setFloating(True)
+    dock.raise_()
+    settle(w)
+    panel = w.detection.panel
+    panel.detector.setFocus(Qt.FocusReason.TabFocusReason)
+    wait_until(panel.detector.hasFocus, what="the detector box focused")
+    stops, visited = [], []
+    for _ in range(8):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        f = QApplication.focusWidget()
+        visited.append(f)
+        stops.append(type(f).__name__)
+        assert not isinstance(f, FittingScroll), f"Tab stopped on a scroll area: {stops}"
+    # from the form in the scroll area to the buttons below it
+    assert panel.scope in visited and panel.run_button in visited, stops
+    # a click on the scroll area's own margin keeps the focus on the control
+    panel.labels.setFocus(Qt.FocusReason.TabFocusReason)
+    wait_until(panel.labels.hasFocus, what="the labels field focused")
+    area = panel.controls
+    qtbot.mouseClick(area, LEFT, pos=QPoint(area.width() - 2, area.height() - 2))
+    assert panel.labels.hasFocus(), type(QApplication.focusWidget()).__name__
+    assert all(s.focusPolicy() == Qt.FocusPolicy.NoFocus
+               for s in w.findChildren(FittingScroll))
+
+
+# -- 11. the live window and the notebook read frequencies as the main window does ---------
+def test_the_live_window_reads_frequencies_in_units(qtbot):
+    from specscope.app.desktop.live_window import LiveWindow
+    from specscope.compute.live import LiveSession, open_source
+    from specscope.compute.pipeline import Pipeline
+
+    src = open_source("generator:tone", block=512, rate=4.0, duration=30.0)
+    session = LiveSession(src, Pipeline.from_steps(
+        [{"op": "spectrogram", "params": {"nfft": 512, "hop": 128}}]))
+    w = LiveWindow(session, width_frames=300)
+    qtbot.addWidget(w)
+    w.show()
+    w.start()
+    try:
+        wait_until(lambda: w.last_frames is not None and len(w.last_frames) >= 300,
+                   what="the waterfall filled")
+        w.set_paused(True)
+        w.refresh()
+        t0, t1, _, _ = w.view.visible_range()
+        vb = w.view.plot.getViewBox()
+        scene = vb.mapViewToScene(QPointF(0.5 * (t0 + t1), 5000.0))
+        p = w.view.mapFromScene(scene)
+        qtbot.mouseMove(w.view.viewport(), QPoint(p.x() + 3, p.y() + 2))
+        qtbot.mouseMove(w.view.viewport(), QPoint(p.x(), p.y()))
+        wait_until(lambda: "f = " in w.cursor_label.text(), what="the live readout")
+        text = w.cursor_label.text()
+        f_at = vb.mapSceneToView(w.view.mapToScene(QPoint(p.x(), p.y()))).y()
+        m = re.search(r"f = (\d\.(\d+)) kHz", text)
+        hz_px = w.view.hz_per_pixel()
+        assert m and abs(float(m.group(1)) * 1e3 - f_at) <= 2 * hz_px, (text, f_at, hz_px)
+        step = 10 ** -len(m.group(2)) * 1e3
+        assert step <= hz_px < 10 * step, (text, hz_px)  # the digits a pixel tells
+        assert re.search(r"  -?\d+\.\d dB$", text), text
+    finally:
+        w.close()
+        session.history.close()
+
+
+def test_the_notebook_explorer_reads_frequencies_in_units(example_path):
+    pytest.importorskip("jupyter_rfb")
+    from specscope.app.notebook.explorer import explore
+
+    w = explore(example_path)
+    try:
+        w.snapshot()
+        t0, t1, _, _ = w.visible_range
+        x, y = w.to_pixel(0.5 * (t0 + t1), 5000.0)
+        w.canvas.handle_event({"event_type": "pointer_move", "type": "pointer_move", "x": x,
+                               "y": y, "button": 0, "buttons": (), "modifiers": ()})
+        text = w.readout.value
+        m = re.search(r"f = (\d\.\d+) kHz", text)
+        assert m and abs(float(m.group(1)) * 1e3 - 5000.0) <= 2 * w.view.hz_per_pixel(), text
+        assert text.startswith("<code>t = ") and "Hz" in text and " dB" in text, text
+    finally:
+        w.close()
+
+
+# -- 12. the readout's room holds an IQ capture's frequencies ------------------------------
+def test_the_readout_keeps_room_for_an_iq_capture_at_a_deep_zoom(qtbot):
+    """The widest readout of a 100 MHz capture at 1 Hz a pixel, alone and with the Δ to a
+    reference, fits the width the status bar keeps for the readout."""
+    from PyQt6.QtWidgets import QLabel
+    from specscope.app.desktop.status_labels import reserve_readout
+
+    f = format_frequency(-100.053e6, 1.0)
+    df = format_frequency(-100.053e6, 1.0, sign=True)
+    assert f == df == "-100.053000 MHz"
+    alone = f"ch 15  t = 1:02:03.456  f = {f}  -123.4 dB"
+    ref = f"  |  Δt = -1234.567 s  Δf = {df}  ΔL = -123.4 dB  (1/Δt = 0.0008100 Hz)"
+    label = QLabel()
+    qtbot.addWidget(label)
+    for text, reference in ((alone, False), (alone + ref, True)):
+        reserve_readout(label, reference)
+        need = label.fontMetrics().horizontalAdvance(text)
+        assert need <= label.minimumWidth(), (text, need, label.minimumWidth())
+
+
+def test_the_detections_table_gives_the_band_in_units(qtbot):
+    from specscope.widgets.detect_panel import DetectionTable
+
+    model = DetectionTable()
+    model.set_rows([[0.5, 0.75, 100.0195e6, 100.0405e6], [1.0, 1.5, 850.4, 1234.6],
+                    [2.0, 2.5, float("nan"), float("nan")]],
+                   [0.9, 0.8, 0.7], ["", "", ""], ["", "", ""])
+
+    def row(r):
+        return [model.data(model.index(r, c)) for c in range(model.columnCount())]
+
+    heads = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(3, 5)]
+    assert heads == ["Low", "High"]
+    assert row(0)[1:5] == ["0.500", "250.0", "100.0195 MHz", "100.0405 MHz"]
+    assert row(1)[3:5] == ["850 Hz", "1.235 kHz"]
+    assert row(2)[3:5] == ["", ""]
+
+
+def test_the_annotation_list_shows_edges_to_a_bin_of_the_analysis(qtbot, window, tmp_path):
+    """The list's Low/High cells carry the digits a frequency bin tells, and follow the FFT."""
+    import soundfile
+    from specscope.compute.annotations import Annotation
+
+    w = window
+    path = tmp_path / "tone.wav"
+    soundfile.write(str(path), np.zeros(48000, np.float32), 48000, subtype="FLOAT")
+    open_and_wait(w, path)
+    w.annotations.set_annotations([Annotation(start_s=0.1, stop_s=0.2, freq_low_hz=1234.5678,
+                                              freq_high_hz=2345.6789, label="x")])
+    nfft = w.settings.stft.nfft
+    assert w.annotations.list.model.resolution_hz == pytest.approx(48000 / nfft)
+    w.controls.nfft.setCurrentText(str(nfft * 4))  # the Spectrogram panel's FFT size
+    wait_until(lambda: w.settings.stft.nfft == nfft * 4, what="the new FFT size")
+    assert w.annotations.list.model.resolution_hz == pytest.approx(48000 / (nfft * 4))

@@ -1,7 +1,8 @@
 """AnnotationList: the table of a recording's annotations, with a search field.
 
 Columns: start, stop, low, high, label, generator (the comment is the row's
-tooltip).  The search field keeps the rows whose label or comment contains its
+tooltip); the band's edges read in Hz, kHz or MHz (``100.03 MHz``) and sort as
+numbers.  The search field keeps the rows whose label or comment contains its
 text (case-insensitive).  Rows are sorted by start unless a header is clicked.
 A click on a row asks to jump to it; a double-click (or F2) on a label edits it
 in place.  The list never changes an annotation itself: an edited label is
@@ -12,6 +13,7 @@ undoable step.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from PyQt6.QtCore import (
@@ -33,13 +35,14 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 from specscope.compute.annotations import Annotation
+from specscope.compute.freqfmt import format_frequency
 
 from .annotation_layer import label_color
 
 __all__ = ["COLUMNS", "AnnotationList", "AnnotationTableModel"]
 
 #: the table's columns
-COLUMNS = ("Start (s)", "Stop (s)", "Low (Hz)", "High (Hz)", "Label", "Generator", "Channel")
+COLUMNS = ("Start (s)", "Stop (s)", "Low", "High", "Label", "Generator", "Channel")
 CHANNEL_COLUMN = 6
 LABEL_COLUMN = 4
 #: the role holding a cell's value for sorting (numbers sort as numbers)
@@ -47,8 +50,21 @@ SORT_ROLE = Qt.ItemDataRole.UserRole
 UUID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
-def _hz(f: float | None) -> str:
-    return "—" if f is None else f"{f:.1f}"
+#: a band edge is shown to this step (Hz) unless the list is given a coarser one, as
+#: exactly as it is known within it
+EDGE_DIGITS_HZ = 0.1
+#: the widest band edge a column makes room for at first
+_EDGE_TEMPLATE = "000.0000000 MHz"
+
+
+def _hz(f: float | None, resolution: float | None = None) -> str:
+    """A band edge with its unit: ``"850.5 Hz"``, ``"100.03 MHz"``, ``"—"`` for none; to
+    the digits ``resolution`` (Hz) tells when given."""
+    if f is None:
+        return "—"
+    if resolution is not None and resolution > EDGE_DIGITS_HZ:
+        return format_frequency(f, resolution)
+    return format_frequency(round(f / EDGE_DIGITS_HZ) * EDGE_DIGITS_HZ)
 
 
 class AnnotationTableModel(QAbstractTableModel):
@@ -70,6 +86,8 @@ class AnnotationTableModel(QAbstractTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.annotations: list[Annotation] = []
+        #: the step (Hz) the band edges are shown to; None: :data:`EDGE_DIGITS_HZ`
+        self.resolution_hz: float | None = None
 
     def set_annotations(self, annotations: Sequence[Annotation]) -> None:
         self.beginResetModel()
@@ -99,7 +117,7 @@ class AnnotationTableModel(QAbstractTableModel):
             if col < 2:
                 return f"{v:.4f}"
             if col < 4:
-                return _hz(v)
+                return _hz(v, self.resolution_hz)
             return v
         if role == SORT_ROLE:
             v = values[col]
@@ -186,7 +204,8 @@ class AnnotationList(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        for col, width in enumerate((80, 80, 80, 80, 140, 160)):
+        edge = self.fontMetrics().horizontalAdvance(_EDGE_TEMPLATE) + 12
+        for col, width in enumerate((80, 80, edge, edge, 140, 160)):
             self.table.setColumnWidth(col, width)
         top = QHBoxLayout()
         top.addWidget(self.search, 1)
@@ -206,6 +225,17 @@ class AnnotationList(QWidget):
         self._update_count()
         if current is not None:
             self.set_current(current)
+
+    def set_frequency_resolution(self, hz: float | None) -> None:
+        """Show the band edges to the digits ``hz`` tells (a frequency bin of the view);
+        None: to :data:`EDGE_DIGITS_HZ`.  Sorting stays by the exact values."""
+        if hz is not None and not (math.isfinite(hz) and hz > 0):
+            hz = None
+        if hz != self.model.resolution_hz:
+            self.model.resolution_hz = hz
+            n = self.model.rowCount()
+            if n:
+                self.model.dataChanged.emit(self.model.index(0, 2), self.model.index(n - 1, 3))
 
     def _search(self, text: str) -> None:
         self.proxy.set_text(text)

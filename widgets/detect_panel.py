@@ -33,6 +33,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 from specscope.compute.errors import SpecscopeError
+from specscope.compute.freqfmt import format_frequency
 from specscope.compute.operators import describe_operator
 
 from .param_form import ParamForm
@@ -51,7 +52,8 @@ CONTROLS_HEIGHT = 160
 #: least height of the comparison's scores (they scroll below their own height)
 SCORES_MIN_HEIGHT = 48
 
-_TITLES = ("#", "Start (s)", "Dur (ms)", "Low (Hz)", "High (Hz)", "Score", "Label", "Review")
+#: (the band's edges carry their unit: ``850 Hz``, ``100.03 MHz``)
+_TITLES = ("#", "Start (s)", "Dur (ms)", "Low", "High", "Score", "Label", "Review")
 #: parameters the panel fills itself (the template box of "Find similar")
 _TEMPLATE_BOX = ("template_start_s", "template_stop_s", "template_low_hz", "template_high_hz",
                  "template_file", "template_channel")
@@ -150,7 +152,9 @@ class DetectionTable(QAbstractTableModel):
         if isinstance(v, float):
             if math.isnan(v):
                 return ""
-            return f"{v:.3f}" if c == 1 else f"{v:.1f}" if c in (2, 5) else f"{v:.0f}"
+            if c in (3, 4):  # to the Hz, in Hz / kHz / MHz
+                return format_frequency(float(round(v)) if math.isfinite(v) else v)
+            return f"{v:.3f}" if c == 1 else f"{v:.1f}"
         return str(v)
 
 
@@ -198,6 +202,8 @@ class FittingScroll(QScrollArea):
         self._sideways = sideways
         self.setWidget(contents)
         self.setWidgetResizable(True)
+        # its controls take the focus; the area itself would take a Tab and show nothing
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         if not frame:
             self.setFrameShape(QScrollArea.Shape.NoFrame)
         if not sideways:

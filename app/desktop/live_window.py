@@ -11,7 +11,6 @@ chooses the backend (the sound card when None).
 
 from __future__ import annotations
 
-import math
 import sys
 
 import numpy as np
@@ -237,8 +236,8 @@ class LiveWindow(QMainWindow):
             self._levels_set = True
 
     def _on_cursor(self, t: float, f: float, level: float) -> None:
-        lvl = "" if math.isnan(level) else f"   {level:.1f} dB"
-        self.cursor_label.setText(f"t = {t:.3f} s   f = {f:.1f} Hz{lvl}")
+        # as the main window reads it: Hz / kHz / MHz to the digits a pixel tells
+        self.cursor_label.setText(self.view.readout_text(t, f, level))
 
     def closeEvent(self, event) -> None:
         self.timer.stop()

@@ -39,9 +39,11 @@ class ElidedLabel(QLabel):
         painter.drawText(rect, int(self.alignment()), text)
 
 
-#: the longest readout of the cursor alone, and what a reference cursor adds to it
-READOUT_TEMPLATE = "ch 00  t = 00:00:00.000  f = -00000.0 Hz  -000.0 dB"
-READOUT_REFERENCE = "  |  Δt = -0000.000 s  Δf = -00000.0 Hz  ΔL = -000.0 dB  (1/Δt = 0.0001234 Hz)"
+#: the longest readout of the cursor alone, and what a reference cursor adds to it (an IQ
+#: capture's frequencies to the Hz a pixel tells at a deep zoom: ``-100.053000 MHz``)
+READOUT_TEMPLATE = "ch 00  t = 00:00:00.000  f = -000.000000 MHz  -000.0 dB"
+READOUT_REFERENCE = ("  |  Δt = -0000.000 s  Δf = -000.000000 MHz  ΔL = -000.0 dB"
+                     "  (1/Δt = 0.0001234 Hz)")
 
 
 def reserve_readout(label: QLabel, reference: bool) -> None:

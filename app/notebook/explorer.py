@@ -10,8 +10,8 @@ See docs/explanation/rooms/app.md.
 
 from __future__ import annotations
 
+import html
 import json
-import math
 import os
 import time
 from collections.abc import Callable
@@ -499,8 +499,9 @@ class Explorer(ipywidgets.VBox):
             self.view.set_frequency_range(lo, hi)
 
     def _cursor(self, t: float, f: float, level: float) -> None:
-        lvl = "" if math.isnan(level) else f" &nbsp; {level:.1f} dB"
-        self.readout.value = f"<code>t = {t:.4f} s &nbsp; f = {f:.1f} Hz{lvl}</code>"
+        # as the desktop reads it: Hz / kHz / MHz to the digits a pixel tells
+        text = html.escape(self.view.readout_text(t, f, level)).replace("  ", " &nbsp;")
+        self.readout.value = f"<code>{text}</code>"
 
     def _message(self, text: str) -> None:
         # the wheel hint stays beside every message until the first click into the view:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..freqfmt import format_frequency
 
 __all__ = ["MAX_GAP", "THRESHOLD_DB", "LineFit", "NearLine", "find_line", "line_spectrum",
            "search_tolerance"]
@@ -52,6 +53,10 @@ LINE_DROP_DB = 6.0
 #: above the floor their strongest harmonic stands at least (dB: a line a person sees)
 MAX_ALSO_NEAR = 3
 ALSO_NEAR_DB = 20.0
+#: the digits a measured line is written with (Hz): a hundredth of a Hz (what a notch is
+#: designed to), fewer when its standard error is coarser; the lines also near, a tenth
+LINE_DIGITS_HZ = 0.01
+NEAR_DIGITS_HZ = 0.1
 
 
 @dataclass(frozen=True)
@@ -73,9 +78,9 @@ class NearLine:
     prominence_db: float
 
     def describe(self) -> str:
-        """E.g. ``"110.0 Hz (harmonics 1–3)"`` or ``"327.0 Hz (one line)"``."""
+        """E.g. ``"110.0 Hz (harmonics 1–3)"`` or ``"12.3450 kHz (one line)"``."""
         what = "one line" if self.harmonics == (1,) else _harmonics_text(self.harmonics)
-        return f"{_hz_text(self.frequency_hz)} ({what})"
+        return f"{format_frequency(self.frequency_hz, NEAR_DIGITS_HZ)} ({what})"
 
 
 @dataclass(frozen=True)
@@ -127,16 +132,26 @@ class LineFit:
 
     def describe(self) -> str:
         """One line, e.g. ``"49.93 Hz, harmonics 1–7 above the floor"``, and the most
-        prominent other family near a click: ``"…; also near: 110.0 Hz (harmonics 1–3)"``."""
-        text = f"{self.frequency_hz:.2f} Hz, {_harmonics_text(self.harmonics)} above the floor"
+        prominent other family near a click: ``"…; also near: 110.0 Hz (harmonics 1–3)"``.
+
+        Frequencies are written in Hz, kHz or MHz (``"1.23456 kHz"``), the line's to
+        :data:`LINE_DIGITS_HZ` or its standard error if coarser.
+        """
+        err = self.stderr_hz if math.isfinite(self.stderr_hz) else 0.0
+        hz = format_frequency(self.frequency_hz, max(err, LINE_DIGITS_HZ))
+        text = f"{hz}, {_harmonics_text(self.harmonics)} above the floor"
         if self.also_near:
             text += f"; also near: {self.also_near[0].describe()}"
         return text
 
 
-def _hz_text(f: float) -> str:
-    """A near line's frequency to a tenth of a Hz (kHz from 10 kHz)."""
-    return f"{f / 1000:.4g} kHz" if f >= 10000 else f"{f:.1f} Hz"
+def _band_text(lo: float, hi: float, resolution: float) -> str:
+    """``lo``–``hi`` Hz in one unit where they share one (``"0–330.5 Hz"``)."""
+    a, b = format_frequency(lo, resolution), format_frequency(hi, resolution)
+    number, unit = a.split(" ")
+    if float(number) == 0:
+        return f"0–{b}"  # the bottom of the spectrum, in any unit
+    return f"{number}–{b}" if b.endswith(f" {unit}") else f"{a}–{b}"
 
 
 def _harmonics_text(ks: tuple[int, ...]) -> str:
@@ -438,8 +453,10 @@ def find_line(x: np.ndarray, fs: float, near: float, *, tolerance_hz: float | No
     nyq = fs / 2.0
     if isinstance(near, bool) or not isinstance(near, numbers.Real) or not (
             math.isfinite(near) and 0 < near < nyq):
-        raise InputError(f"near={near!r} Hz must be between 0 Hz and the Nyquist frequency "
-                         f"{nyq:g} Hz")
+        where = (format_frequency(near) if isinstance(near, numbers.Real)
+                 and not isinstance(near, bool) else f"{near!r} Hz")
+        raise InputError(f"near={where} must be between 0 Hz and the Nyquist frequency "
+                         f"{format_frequency(nyq)}")
     if uncertainty_hz is not None and (
             isinstance(uncertainty_hz, bool) or not isinstance(uncertainty_hz, numbers.Real)
             or not (math.isfinite(uncertainty_hz) and uncertainty_hz >= 0)):
@@ -482,11 +499,12 @@ def find_line(x: np.ndarray, fs: float, near: float, *, tolerance_hz: float | No
         if best >= threshold_db:
             break
     if best == -math.inf:
-        raise InputError(f"no spectral line near {near:g} Hz")
+        raise InputError(f"no spectral line near {format_frequency(near, df)}")
     if best < threshold_db:
         raise InputError(f"no spectral line stands {threshold_db:g} dB above the noise floor "
-                         f"within {max(0.0, near - tol):.4g}–{near + tol:.4g} Hz (strongest: "
-                         f"{best:.1f} dB above it at {i0 * df:.2f} Hz)")
+                         f"within {_band_text(max(0.0, near - tol), near + tol, df)} "
+                         f"(strongest: {best:.1f} dB above it at "
+                         f"{format_frequency(i0 * df, df)})")
     also: tuple[NearLine, ...] = ()
     if uncertainty_hz is None:
         fam = _fit_harmonics(p, p_db, df, i0, nyq, max_harmonics, threshold_db, floor_at)
@@ -521,7 +539,7 @@ def find_line(x: np.ndarray, fs: float, near: float, *, tolerance_hz: float | No
         also = tuple(NearLine(k.f0, k.ks, k.prominence_db) for k in seen[:MAX_ALSO_NEAR])
     if fam is None:
         raise InputError(f"no spectral line stands {threshold_db:g} dB above the noise floor "
-                         f"near {near:g} Hz")
+                         f"near {format_frequency(near, df)}")
     return LineFit(frequency_hz=fam.f0, stderr_hz=fam.stderr, harmonics=fam.ks,
                    peaks_hz=fam.peaks, levels_db=fam.levels, floor_db=fam.floors,
                    resolution_hz=df, near_hz=float(near), threshold_db=threshold_db,

@@ -292,8 +292,15 @@ class AnnotationsController(QObject):
             self.shell.show_error(str(exc), dialog=False)
             own = []
         self.set_annotations(own)
+        self.show_resolution()
         if own:
             self.shell.show_message(f"{len(own)} annotations from {rec.path.name}", 8000)
+
+    def show_resolution(self) -> None:
+        """The list's band edges to the digits a frequency bin of the analysis tells."""
+        doc, nfft = self.shell.document, self.shell.settings.stft.nfft
+        self.list.set_frequency_resolution(
+            doc.recording.sample_rate / nfft if doc is not None and nfft else None)
 
     def session_annotations(self) -> list[dict]:
         """The annotations as a session file keeps them."""

@@ -54,6 +54,7 @@ from specscope.compute.filters import (
     starter,
     write_coefficients,
 )
+from specscope.compute.freqfmt import format_frequency
 from specscope.widgets.filter_chain import FilterChain
 from specscope.widgets.filter_designer import FilterDesigner, round_to_resolution
 from specscope.widgets.frequency_axis import forward, inverse
@@ -141,7 +142,7 @@ class DesignerController(QObject):
         self.chain.moveRequested.connect(self._move)
         self.chain.removeRequested.connect(self._remove)
         self.chain.addRequested.connect(self.add_filter)
-        self._line_request: tuple[float, Any] | None = None
+        self._line_request: tuple[float, Any, float] | None = None
         self.designer.set_runner(self._run_design, self._notch_preparer)
         self.designer.designed.connect(self._update_filter_lines)
         self.designer.specChanged.connect(self._designer_changed)
@@ -190,7 +191,7 @@ class DesignerController(QObject):
                                 tolerance_hz=max(1.0, 0.02 * spec.frequency))
             except InputError:
                 n = MAX_NOTCH_HARMONICS
-                note = (f"no line stands above the floor near {spec.frequency:g} Hz: "
+                note = (f"no line stands above the floor near {format_frequency(spec.frequency)}: "
                         f"notches for the first {n} harmonics")
             else:
                 n = min(fit.top_harmonic, MAX_NOTCH_HARMONICS)
@@ -376,6 +377,10 @@ class DesignerController(QObject):
             return False
         rec, a, b, channels = span
         fs = rec.sample_rate
+        # an IQ recording is seen around its centre frequency and filtered at offsets from
+        # it: the line is measured and notched there (a real notch takes its mirror below
+        # the centre with it)
+        centre = float(rec.center_frequency or 0.0) if rec.is_complex else 0.0
         # a hand's click lands a few pixels off the line it means, and each pixel shows a
         # frequency bin: the search covers CLICK_PIXELS each side and the bins under them
         # (at least a pixel or bin and a half, and the CLI's window), and takes the most
@@ -388,13 +393,19 @@ class DesignerController(QObject):
             uncertainty += bin_hz / 2
         harmonics = "all" if self.notch_harmonics.isChecked() else None
         self.notch_mode.setChecked(False)
-        self._line_request = (fs, harmonics)
-        self.line_info.setText(f"Measuring the line near {frequency:.1f} Hz…")
+        near = format_frequency(frequency, resolution)
+        if rec.is_complex and frequency <= centre:
+            self._line_failed(f"the line near {near} is not above the centre frequency "
+                              f"{format_frequency(centre)}: a notch is measured above it "
+                              "and takes its mirror below with it")
+            return True
+        self._line_request = (fs, harmonics, centre)
+        self.line_info.setText(f"Measuring the line near {near}…")
 
         def measure(control: TaskControl) -> Any:
             x = rec.read(a, b, channels=channels)
             control.check()
-            return find_line(x, fs, frequency, view_resolution_hz=resolution,
+            return find_line(x, fs, frequency - centre, view_resolution_hz=resolution,
                              uncertainty_hz=uncertainty)
 
         self.shell.worker.submit("line", measure, label="Measuring the line",
@@ -406,7 +417,7 @@ class DesignerController(QObject):
     def _line_found(self, result: JobResult) -> None:
         if self._line_request is None:
             return
-        fs, harmonics = self._line_request
+        fs, harmonics, centre = self._line_request
         self._line_request = None
         fit = result.value
         try:
@@ -414,12 +425,15 @@ class DesignerController(QObject):
         except SpecscopeError as exc:
             self._line_failed(str(exc))
             return
-        self.line_info.setText(fit.describe())
+        line = fit.describe()
+        if centre:
+            line += f" (offsets from the centre, {format_frequency(centre)})"
+        self.line_info.setText(line)
         self.add_spec(spec, chain_on=True)  # added, and heard: the chain filters the view
         what = {"iircomb": "A comb", "notches": f"{spec.harmonics} notches",
                 "iirnotch": "One notch"}[spec.design]
         # what was notched first: the lines also near the click come after it
-        self.shell.show_message(f"{what} for {fit.describe()}", 8000)
+        self.shell.show_message(f"{what} for {line}", 8000)
 
     def _line_failed(self, message: str) -> None:
         self._line_request = None

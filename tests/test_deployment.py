@@ -454,3 +454,22 @@ def test_zones_named_by_offset_and_by_name():
     assert parse_zone("+05:30").utcoffset(None) == timedelta(hours=5, minutes=30)
     assert parse_zone("UTC-5").utcoffset(None) == timedelta(hours=-5)
     assert parse_zone("Europe/Berlin").utcoffset(datetime(2024, 7, 1)) == timedelta(hours=2)
+
+
+def test_indexing_reports_progress_and_stops_when_cancelled(tmp_path, monkeypatch):
+    from specscope.compute.errors import Cancelled
+
+    stamped(tmp_path / "d", list(range(70)))
+    seen: list[float] = []
+    index_deployment(tmp_path / "d", cache=False, progress=seen.append)
+    assert seen == sorted(seen) and seen[0] == 0.0 and len(seen) == 3  # every 32 files
+    calls = []
+    real = index_mod.read_header
+    monkeypatch.setattr(index_mod, "read_header", lambda p: calls.append(p) or real(p))
+    asks = iter([False, False, True])
+    with pytest.raises(Cancelled):
+        index_deployment(tmp_path / "d", cancelled=lambda: next(asks))
+    assert len(calls) == 64  # stopped at the third look, after two blocks of files
+    calls.clear()
+    again = index_deployment(tmp_path / "d")  # what was read before the cancel is kept
+    assert len(calls) == 70 - 64 and len(again.used) == 70

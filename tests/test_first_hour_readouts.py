@@ -466,14 +466,16 @@ def test_an_annotation_on_an_iq_file_lists_its_band_in_mhz(qtbot, window, iq_fil
     lst = w.annotations.list
     headers = [lst.model.headerData(c, Qt.Orientation.Horizontal) for c in (2, 3)]
     assert headers == ["Low", "High"]  # the unit is in each cell
+    lst.set_frequency_resolution(None)  # without a bin: the edges to 0.1 Hz
     for col, hz in ((2, ann.freq_low_hz), (3, ann.freq_high_hz)):
         cell = lst.cell(ann.uuid, col)
         m = re.fullmatch(r"(\d+\.\d+) MHz", cell)
         assert m and abs(float(m.group(1)) * 1e6 - hz) <= 0.1, (cell, hz)
         assert not NOT_READABLE.search(cell), cell
-    # told the view's frequency bin, the cells show the digits a bin tells
+    # the window tells the list the analysis' frequency bin: the digits a bin tells
     bin_hz = fs / w.settings.stft.nfft
-    lst.set_frequency_resolution(bin_hz)
+    w.annotations.show_resolution()
+    assert lst.model.resolution_hz == pytest.approx(bin_hz)
     cell = lst.cell(ann.uuid, 2)
     m = re.fullmatch(r"(\d+\.(\d+)) MHz", cell)
     assert m and len(m.group(2)) == 4 and abs(float(m.group(1)) * 1e6

@@ -109,3 +109,15 @@ def test_a_report_that_changes_every_second_is_one_line():
         ("plugin op x.y running for 39 s…", 10), ("Exported a.wav", 2),
         ("plugin op x.y running for 3 s…", 1)]
     assert log.messages[0].line().endswith("running for 39 s…  (×10)")
+
+
+def test_lines_of_a_list_naming_files_each_stay_whole():
+    """Problems of a deployment's files differ only in their numbers: kept one a line."""
+    log = MessageLog()
+    names = [f"20240501_12{m:02d}00.wav: no start time" for m in range(5)]
+    for k, text in enumerate(names):
+        log.add(text, when=1000.0 + k * 0.01, merge=False)
+    assert [m.text for m in log.messages] == names
+    log.add(names[0], when=1001.0)  # merged as before when not asked otherwise
+    log.add(names[1], when=1001.1)
+    assert len(log.messages) == 5 and log.messages[-1].count == 3

@@ -93,18 +93,20 @@ class MessageLog(QObject):
         super().__init__(parent)
         self.messages: list[Message] = []
 
-    def add(self, text: str, *, error: bool = False, when: float | None = None) -> None:
+    def add(self, text: str, *, error: bool = False, when: float | None = None,
+            merge: bool = True) -> None:
         """Keep ``text``, shown at ``when`` (now when None).
 
         The same text again counts as a repeat of the last line, and so does its update
         (the same text but its numbers, within :data:`UPDATE_S`), whose text the line
         then shows: a report that changes every second is one line, not hundreds.
+        ``merge=False``: a line of its own even so (one of a list, each naming a file).
         """
         if not text:
             return
         now = time.time() if when is None else when
         last = self.messages[-1] if self.messages else None
-        if last is not None and last.error == error and (
+        if merge and last is not None and last.error == error and (
                 last.text == text
                 or (now - last.when <= UPDATE_S and _shape(last.text) == _shape(text))):
             self.messages[-1] = Message(now, text, error, last.count + 1)

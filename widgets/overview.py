@@ -3,21 +3,41 @@
 Stretches of NaN samples (buckets whose minimum or maximum is NaN) are drawn
 in :data:`MISSING_COLOR` across the strip, and listed in
 :attr:`OverviewPlot.missing_spans`.
+
+A recording with a timeline (a deployment) shows each gap as a hatched mark at its
+place on the sample axis (gaps take no samples), its length as tool tip; hovering
+the strip marks the boundaries of the file under the pointer and names it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import QObject, QRectF, pyqtSignal
+from PyQt6.QtCore import QObject, QRectF, Qt, pyqtSignal
+from PyQt6.QtGui import QBrush, QColor, QPen
 from PyQt6.QtWidgets import QGraphicsItem
 
 from .time_axis import TimeAxis
 
-__all__ = ["MISSING_COLOR", "OverviewPlot", "nan_spans"]
+__all__ = ["GAP_COLOR", "MISSING_COLOR", "OverviewPlot", "gap_pen", "nan_spans"]
 
 #: colour of stretches without valid samples (NaN), in the overview and the spectrogram
 MISSING_COLOR = (0, 230, 120, 255)
+#: colour of the hatched marks of gaps (no recording), in the overview and the spectrogram
+GAP_COLOR = (255, 200, 40, 230)
+
+
+def gap_pen(width: int) -> QPen:
+    """The hatched pen of a gap's mark, ``width`` screen pixels wide."""
+    pen = QPen(QBrush(QColor(*GAP_COLOR), Qt.BrushStyle.BDiagPattern), width)
+    pen.setCosmetic(True)
+    return pen
+
+
+#: gaps marked on the strip at most (the first ones; more would cover it)
+GAP_MARKS_UP_TO = 500
+#: what the strip's tool tip says
+OVERVIEW_TIP = "The whole recording; click or drag the bright region to move the view"
 
 
 class _Signals(QObject):
@@ -112,7 +132,55 @@ class OverviewPlot(pg.PlotItem):
         self.play_cursor.setZValue(20)
         self.play_cursor.setVisible(False)
         self.addItem(self.play_cursor, ignoreBounds=True)
-        self.setToolTip("The whole recording; click or drag the bright region to move the view")
+        self.setToolTip(OVERVIEW_TIP)
+        #: the timeline of a recording with absolute times (None: none)
+        self.timeline = None
+        #: the marks of the gaps (hatched lines at their places on the axis)
+        self.gap_marks: list[pg.InfiniteLine] = []
+        #: the boundaries of the file under the pointer (hidden while it is away)
+        self.file_lines = [pg.InfiniteLine(angle=90, movable=False,
+                                           pen=pg.mkPen((255, 255, 255, 160), width=1,
+                                                        style=Qt.PenStyle.DashLine))
+                           for _ in range(2)]
+        for line in self.file_lines:
+            line.setVisible(False)
+            line.setZValue(15)
+            self.addItem(line, ignoreBounds=True)
+
+    def set_timeline(self, timeline) -> None:
+        """Mark the gaps of ``timeline`` (None: no marks, no file names on hover)."""
+        for mark in self.gap_marks:
+            self.removeItem(mark)
+        self.gap_marks = []
+        self.timeline = timeline
+        self.hover_file(None)
+        if timeline is None:
+            return
+        for gap in timeline.gaps[:GAP_MARKS_UP_TO]:
+            mark = pg.InfiniteLine(pos=gap.t, angle=90, movable=False, pen=gap_pen(6))
+            mark.setZValue(12)
+            mark.setToolTip(f"{gap.text()}: {timeline.format(gap.start, 0)} to "
+                            f"{timeline.format(gap.end, 0)}")
+            self.addItem(mark, ignoreBounds=True)
+            self.gap_marks.append(mark)
+
+    def hover_file(self, t: float | None) -> str:
+        """Mark the file at ``t`` s (its boundaries, its name as tool tip) and return
+        its description; None: the pointer left."""
+        timeline = self.timeline
+        at = None if t is None or timeline is None else timeline.file_span(t)
+        if at is None:
+            for line in self.file_lines:
+                line.setVisible(False)
+            self.setToolTip(OVERVIEW_TIP)
+            return ""
+        name, start, end = at
+        for line, pos in zip(self.file_lines, (start, end), strict=True):
+            line.setPos(pos)
+            line.setVisible(True)
+        text = f"{name}  {timeline.format(timeline.to_time(start), 0)}"
+        self.setToolTip(f"{text}\n{OVERVIEW_TIP}")
+        return text
 
     def set_extent(self, t0: float, t1: float) -> None:
         """The recording's time span: the strip's axis, the region's bounds.

@@ -9,22 +9,27 @@ Levels belong to a *quantity*: ``"level"`` (a spectrogram in dB: the STFT,
 before or after a filter, a plugin's image) or ``"difference"`` (after minus
 before, in dB, on a symmetric scale).  Each keeps its own range while the
 view switches between them (:meth:`SpectrogramView.set_quantity`).
+
+A recording with absolute times (:meth:`SpectrogramView.set_timeline`) reads on the
+time axes as dates and clock times in its zone; its gaps are hatched marks with their
+lengths ("gap 2 h 13 min") at their places on the sample axis (a gap takes no
+samples: nothing is drawn in it), and the readout names the time, the file under the
+cursor and the offset in it.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QPointF, QRectF, Qt, QTimer, pyqtSignal
 from PyQt6.QtWidgets import QLabel
-from specscope.compute.freqfmt import format_frequency
 from specscope.compute.timefmt import format_time
 from specscope.compute.view import auto_levels, difference_levels
 
 from .frequency_axis import FrequencyAxis, forward, inverse
+from .gap_marks import GapMarks
 from .overview import MISSING_COLOR, OverviewPlot
+from .readout import readout
 from .steady_paint import steady_paint
 from .time_axis import TimeAxis
 
@@ -237,6 +242,41 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
                                    "color: #f0f0f0; padding: 3px 6px; }")
         self.caption.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.caption.setVisible(False)
+        #: the absolute times of the recording's axis (None: seconds into it)
+        self.timeline = None
+        #: the marks of the gaps over the spectrogram, with their lengths as labels
+        #: the marks of a timeline's gaps over the image
+        self.gaps = GapMarks(self.plot)
+
+    # -- absolute time -------------------------------------------------------
+    def set_timeline(self, timeline) -> None:
+        """Show the absolute times of ``timeline`` (a
+        :class:`~specscope.compute.deployment.timeline.Timeline`) on the axes, mark its
+        gaps and name its files in the readout; None: seconds into the recording."""
+        self.timeline = timeline
+        self.gaps.set_timeline(timeline)
+        self.plot.getAxis("bottom").set_timeline(timeline)
+        self.overview.getAxis("bottom").set_timeline(timeline)
+        self.overview.set_timeline(timeline)
+        self._show_time_caption()
+
+    def _show_time_caption(self) -> None:
+        """The time axis' title (the date at the view's start and the zone) and the marks
+        of the gaps in view (:class:`~.gap_marks.GapMarks`)."""
+        timeline = self.timeline
+        if timeline is None:
+            if self.plot.getAxis("bottom").labelText != "Time":
+                self.plot.setLabel("bottom", "Time")
+            return
+        (t0, t1), _ = self.plot.getViewBox().viewRange()
+        text = f"Time, {timeline.caption(max(t0, timeline.stretches[0].t0))}"
+        if self.plot.getAxis("bottom").labelText != text:
+            self.plot.setLabel("bottom", text)
+        self.gaps.show_between(t0, t1)
+
+    def gap_labels(self) -> list[tuple[float, str]]:
+        """The gap marks shown over the spectrogram: (place on the axis s, label)."""
+        return self.gaps.labels()
 
     def set_caption(self, text: str) -> None:
         """Say over the plot what the image shows (and what is coming); "" hides it."""
@@ -457,6 +497,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         return max(1, int(vb.width() * ratio)), max(1, int(vb.height() * ratio))
 
     def _on_range_changed(self, *_: object) -> None:
+        if self.timeline is not None:
+            self._show_time_caption()
         self._cover_background()
         self._place_stack_labels()
         self._place_caption()
@@ -619,6 +661,10 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         return float("nan")
 
     def _on_mouse_moved(self, pos: QPointF) -> None:
+        if self.timeline is not None:  # the file under the pointer on the overview
+            ovb = self.overview.getViewBox()
+            self.overview.hover_file(float(ovb.mapSceneToView(pos).x())
+                                     if ovb.sceneBoundingRect().contains(pos) else None)
         if not self.plot.sceneBoundingRect().contains(pos):
             self._pointer_left()
             return
@@ -713,34 +759,13 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
 
     def readout_text(self, t: float, f: float, level: float) -> str:
         """The readout of the cursor at ``t`` s, ``f`` Hz with ``level`` dB (and the Δ to
-        the reference), to the precision a screen pixel gives.
-
-        Times read as the time axis does: h:mm:ss.fff where the view reaches a minute
-        or more from the start, else seconds; Δt in ms up to 10 s, in s above.
-        Frequencies as :func:`specscope.compute.freqfmt.format_frequency` writes
-        them, with the decimals one pixel tells apart (``100.053 MHz``).  Two points
-        less than a pixel apart in time have no 1/Δt.
-        """
-        lvl = "" if math.isnan(level) else f"  {level:.1f} dB"
-        ch = (f"ch {self.cursor_channel}  " if self._stack_split is not None
-              and self.cursor_channel is not None else "")
-        t0, t1, _, _ = self.visible_range()
-        when = (format_time(t, 1e-3, "clock") if max(abs(t0), abs(t1)) >= 60.0
-                else f"{t:.4f} s")
-        per_hz = self.hz_per_pixel(f if self._stack_split is None else None)
-        text = f"{ch}t = {when}  f = {format_frequency(f, per_hz)}{lvl}"
-        ref = self.reference
-        if ref is not None:
-            dt, df = t - ref[0], f - ref[1]
-            dl = level - ref[2]
-            span = f"{dt:+.3f} s" if abs(dt) > 10.0 else f"{dt * 1000:+.1f} ms"
-            text += f"  |  Δt = {span}  Δf = {format_frequency(df, per_hz, sign=True)}"
-            if not math.isnan(dl):
-                text += f"  ΔL = {dl:+.1f} dB"
-            per_s = self.seconds_per_pixel()
-            if abs(dt) >= per_s > 0:  # a pixel or more apart: 1/Δt means something
-                text += f"  (1/Δt = {format_frequency(1 / abs(dt), per_s / dt ** 2)})"
-        return text
+        the reference), to the precision a screen pixel gives (:func:`.readout.readout`)."""
+        stacked = self._stack_split is not None
+        return readout(t, f, level, channel=self.cursor_channel if stacked else None,
+                       visible=self.visible_range(), timeline=self.timeline,
+                       reference=self.reference,
+                       hz_per_pixel=self.hz_per_pixel(None if stacked else f),
+                       seconds_per_pixel=self.seconds_per_pixel())
 
     def column_at(self, t: float) -> tuple[np.ndarray, np.ndarray] | None:
         """Levels (dB) and frequency edges (Hz) of the column at time ``t``."""

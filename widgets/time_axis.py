@@ -8,6 +8,12 @@ milliseconds (``20 ms``) within the first second; its major ticks fall on whole
 clock steps (1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min, 1, 2, 3, 6, 12 h).
 The labels follow :mod:`specscope.compute.timefmt`, the rule every time shown
 by specscope follows.
+
+A recording with an absolute start (a deployment, a file stating its start time)
+gives the axis a :class:`~specscope.compute.deployment.timeline.Timeline`
+(:meth:`TimeAxis.set_timeline`): the ticks then fall on calendar steps in the
+recording's zone and read as dates, ``hh:mm``, ``hh:mm:ss.fff`` or ms, by the zoom;
+a gap in view holds at most one tick, at its mark.
 """
 
 from __future__ import annotations
@@ -66,9 +72,39 @@ class TimeAxis(pg.AxisItem):
         Passed to :class:`pyqtgraph.AxisItem`.
     """
 
+    #: least room of a label of absolute time (pixels)
+    CLOCK_LABEL_PX = 95
+
     def __init__(self, orientation: str = "bottom", **kwargs) -> None:
         super().__init__(orientation, **kwargs)
         self.enableAutoSIPrefix(False)
+        #: the absolute times of the axis (None: seconds into the recording)
+        self.timeline = None
+        self._labels: dict[float, str] = {}
+        #: the kind of step of the last ticks of absolute time ("day", "minute", ...)
+        self.step_kind = ""
+
+    def set_timeline(self, timeline) -> None:
+        """Label the axis with absolute times of ``timeline`` (None: seconds again)."""
+        self.timeline = timeline
+        self._labels = {}
+        self.picture = None
+        self.update()
+
+    def tickValues(self, minVal, maxVal, size):
+        """Calendar ticks of the timeline, else pyqtgraph's (on clock steps)."""
+        if self.timeline is None:
+            return super().tickValues(minVal, maxVal, size)
+        kind, ticks = self.timeline.ticks(float(minVal), float(maxVal),
+                                          max(2, int(size / self.CLOCK_LABEL_PX)))
+        self.step_kind = kind
+        self._labels = dict(ticks)
+        spacing = (maxVal - minVal) / max(len(ticks), 1)
+        return [(spacing, [t for t, _ in ticks])]
+
+    def tick_labels(self) -> list[tuple[float, str]]:
+        """The ticks of absolute time last drawn: (position s, label)."""
+        return sorted(self._labels.items())
 
     def tickSpacing(self, minVal: float, maxVal: float, size: float):
         """Whole clock steps once the major ticks are a second or more apart."""
@@ -88,5 +124,8 @@ class TimeAxis(pg.AxisItem):
         return result
 
     def tickStrings(self, values, scale, spacing):
-        """Clock, seconds or milliseconds (see :func:`time_tick_strings`)."""
+        """Clock, seconds or milliseconds (see :func:`time_tick_strings`); the labels
+        of the timeline's ticks when it has one."""
+        if self.timeline is not None:
+            return [self._labels.get(v, "") for v in values]
         return time_tick_strings([v * scale for v in values], spacing * scale)

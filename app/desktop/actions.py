@@ -97,8 +97,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("open", FILE, "&Open…", "open_dialog", (Std.Open,), "Open a recording"),
     ActionSpec("recent", FILE, "Recent &files", "recent_menu",
                help="Reopen one of the last recordings opened", kind="submenu"),
+    ActionSpec("open_folder", FILE, "Open fol&der…", "deployment.open_folder_dialog",
+               ("Ctrl+Shift+O",), "Open a folder of recordings as one timeline (a "
+               "deployment: files in time order, gaps shown as gaps)"),
     ActionSpec("open_session", FILE, "Open sess&ion…", "open_session_dialog",
-               ("Ctrl+Shift+O",), "Open a saved session: the recording, its annotations, "
+               ("Ctrl+Alt+O",), "Open a saved session: the recording, its annotations, "
                "processing, filter chain, detections and review, the view"),
     ActionSpec("save_session", FILE, "&Save session…", "save_session_dialog", (Std.Save,),
                "Save the session: the recording, its annotations, processing, filter chain, "
@@ -175,6 +178,12 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("profiler_dock", VIEW, "Profiler", "profiler_dock",
                help="Show / hide time per operator and backend of the last jobs",
                kind="dock"),
+    ActionSpec("diel_dock", VIEW, "Detections per hour", "deployment.dock",
+               help="Show / hide the detections counted by date and hour of day (the "
+               "diel plot), with its CSV and PNG export", kind="dock"),
+    ActionSpec("go_to", VIEW, "Go to &date/time…", "deployment.go_to_dialog", ("Ctrl+G",),
+               "Centre the view on a date and time (or a time into the recording)",
+               needs_document=True),
     ActionSpec("messages", VIEW, "Messa&ges…", "show_messages", ("Ctrl+M",),
                "The session's messages with their times, each whole (the status bar "
                "shows the last one for a few seconds)"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from PyQt6.QtCore import QEvent, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QActionGroup, QUndoStack
@@ -27,6 +28,7 @@ from PyQt6.QtWidgets import (
 )
 from specscope.app.desktop.actions import ACTIONS, ShortcutGuard, build_menus, shortcut_rows
 from specscope.app.desktop.controllers.annotations import AnnotationsController
+from specscope.app.desktop.controllers.deployment import DeploymentController
 from specscope.app.desktop.controllers.designer import DesignerController
 from specscope.app.desktop.controllers.detection import DetectionController
 from specscope.app.desktop.controllers.playback import PlaybackController
@@ -159,6 +161,8 @@ class MainWindow(QMainWindow):
         self.detection = DetectionController(self, self)
         self.addToolBar(self.transport_bar)
         self._build_docks()
+        #: folders of recordings, absolute time, Go to date/time, detections per hour
+        self.deployment = DeploymentController(self, self)
 
         self.undo_stack = QUndoStack(self)
         #: what is unsaved (the title's *): asked about before it would be lost; the
@@ -478,7 +482,11 @@ class MainWindow(QMainWindow):
     def dropEvent(self, event) -> None:
         urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
         if urls:
-            self.open_path(urls[0].toLocalFile())
+            path = Path(urls[0].toLocalFile())
+            if path.is_dir():  # a folder of recordings: one timeline
+                self.deployment.open_folder(path)
+            else:
+                self.open_path(path)
             event.acceptProposedAction()
 
     def _document_opened(self, rec: Recording, options: dict) -> None:
@@ -510,6 +518,7 @@ class MainWindow(QMainWindow):
         self.cursor_label.setText("")
         reserve_readout(self.cursor_label, False)
         self.menu_actions["save_annotations"].setEnabled(self.annotations.is_sigmf())
+        self.deployment.document_opened(rec)
         if not self.views.document_opened():
             return
         if self.engine.two_sided and self.settings.freq_scale != "linear":
@@ -562,6 +571,8 @@ class MainWindow(QMainWindow):
             self.processing.representation_changed()
         if settings.freq_scale != old.freq_scale:
             self.set_frequency_scale(settings.freq_scale, record=False)
+        if settings.stft.nfft != old.stft.nfft:
+            self.annotations.show_resolution()
         if self.document is not None:
             if settings.stft.scaling != old.stft.scaling:
                 self.views.levels_set = False  # other units: fit the range again
@@ -722,14 +733,16 @@ class MainWindow(QMainWindow):
             self.message_log.add(f"{label} ({took:.1f} s{how})")
 
     def _backends_found(self, result: JobResult) -> None:
-        self.backend_label.setText(f"compute: {result.value}")
-        self.backend_label.setToolTip(f"compute: {result.value}\nOperators run where View › "
+        found: FoundBackends = result.value
+        text = "numpy (CPU)" + (f" · GPU: {found.gpu}" if found.gpu else "")
+        self.backend_label.setText(f"compute: {text}")
+        self.backend_label.setToolTip(f"compute: {text}\nOperators run where View › "
                                       "Compute says: Auto chooses CPU or GPU per operator by "
                                       "timing them")
         gpu = self.compute_actions["cupy"]
-        if "GPU:" in str(result.value):
+        if found.gpu:
             gpu.setEnabled(True)
-            gpu.setToolTip(str(result.value).split("GPU:", 1)[1].strip())
+            gpu.setToolTip(found.gpu)
         else:
             gpu.setToolTip(f"No GPU: {compute_backend.cupy_unavailable_reason()}")
 
@@ -913,13 +926,17 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
-def _probe_backends(control: TaskControl) -> str:
-    """'numpy (CPU)' and, where CuPy finds a device, its name (in the compute thread:
-    importing CuPy takes a while)."""
+class FoundBackends(NamedTuple):
+    """What the backend probe found: the GPU's name, or None."""
+
+    gpu: str | None
+
+
+def _probe_backends(control: TaskControl) -> FoundBackends:
+    """The GPU CuPy finds, if any (in the compute thread: importing CuPy takes a while)."""
     from specscope.compute.backend import describe_backends
 
-    text = "numpy (CPU)"
     for b in describe_backends():
         if b["name"] == "cupy" and b.get("available"):
-            text += f" · GPU: {b.get('device', 'CUDA')}"
-    return text
+            return FoundBackends(str(b.get("device", "CUDA")))
+    return FoundBackends(None)

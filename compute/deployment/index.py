@@ -24,13 +24,13 @@ import os
 import re
 import struct
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..errors import RecordingError, SpecscopeError
+from ..errors import Cancelled, RecordingError, SpecscopeError
 from ..files import atomic_file
 from ..io.remote import as_path, is_url
 from ..paths import cache_dir
@@ -445,7 +445,9 @@ def _cached(row: Any, size: int, mtime_ns: int) -> tuple[Header | None, str] | N
 
 
 def index_deployment(source: Any, *, name_pattern: str | None = None, tz: str = "UTC",
-                     cache: bool = True, tolerance_s: float = 1.0) -> DeploymentIndex:
+                     cache: bool = True, tolerance_s: float = 1.0,
+                     progress: Callable[[float], None] | None = None,
+                     cancelled: Callable[[], bool] | None = None) -> DeploymentIndex:
     """Index a deployment: a folder, a glob, a list file or a list of paths.
 
     Parameters
@@ -463,6 +465,10 @@ def index_deployment(source: Any, *, name_pattern: str | None = None, tz: str = 
         Read and update the header cache in the user cache folder.
     tolerance_s : float
         A file starting within this of the previous one's end continues it.
+    progress : callable, optional
+        ``progress(fraction)`` as files are looked at.
+    cancelled : callable, optional
+        Polled between files; True stops the indexing (the cache keeps what was read).
 
     Returns
     -------
@@ -472,6 +478,8 @@ def index_deployment(source: Any, *, name_pattern: str | None = None, tz: str = 
     ------
     DeploymentError
         No recordings, or none that can be used; one line.
+    Cancelled
+        ``cancelled()`` said so.
     BadOption
         ``tz`` or ``name_pattern`` cannot be used.
     """
@@ -487,7 +495,14 @@ def index_deployment(source: Any, *, name_pattern: str | None = None, tz: str = 
     entries: list[FileEntry] = []
     problems: dict[str, Problem] = {}
     read = 0
-    for p in paths:
+    for i, p in enumerate(paths):
+        if i % 32 == 0:
+            if cancelled is not None and cancelled():
+                if cache and read:
+                    _save_cache(cpath, key, {**old, **new})
+                raise Cancelled()
+            if progress is not None:
+                progress(i / len(paths))
         name = str(p)
         url = is_url(p)
         size = mtime = -1

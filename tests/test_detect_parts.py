@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 import soundfile
 from specscope.compute.batch import run_detect
-from specscope.compute.detect import Events, synth, template
 from specscope.compute.batch.parts import part_events, plan_parts
+from specscope.compute.detect import Events, synth, template
 from specscope.compute.io import ArrayRecording
 from specscope.compute.pipeline import Pipeline
 

@@ -599,6 +599,12 @@ class _GuardedIO:
                 merged.append([a, b])
         self._spilled = merged
 
+    def discard(self) -> None:
+        """Empty the file before it is closed and removed: the data it held goes without
+        being written back (closing and unlinking hundreds of MB took 0.1-0.3 s on ext4)."""
+        with suppress(OSError):
+            os.ftruncate(self._fd, 0)
+
     def close(self) -> None:
         for fd in (self._fd, self._spill):
             if fd is not None:
@@ -666,15 +672,19 @@ def h5_for_writing(path: str | os.PathLike[str], mode: str = "w") -> Iterator[An
         guard.close()
         raise
     _GUARDS[id(f)] = guard
+    kept = False
     try:
         try:
             yield f
             f.flush()
+            kept = True
         finally:
             _GUARDS.pop(id(f), None)
             try:
                 f.close()
             finally:
+                if not kept:  # abandoned (an error, Cancel): the caller removes it
+                    guard.discard()
                 guard.close()
     except BaseException as exc:
         if guard.error is not None and isinstance(exc, Exception) \
@@ -759,6 +769,8 @@ def atomic_file(path: str | os.PathLike[str], *, what: str = "file name",
         fsync_folder(folder)
     except BaseException as exc:
         failure = write_failure(dest, exc, tmp)
+        with suppress(OSError):  # emptied first, its blocks are freed at once
+            os.truncate(tmp, 0)
         _remove(tmp)
         if failure is not None and failure is not exc:
             raise failure from None

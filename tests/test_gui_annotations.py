@@ -10,6 +10,7 @@ from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QApplication, QFileDialog
 from specscope.compute import open_recording
 from specscope.compute.annotations import Annotation, measure, read_annotations, write_annotations
+from specscope.widgets.export_dialog import FormatFileDialog
 from specscope.widgets.frequency_axis import forward
 from specscope.widgets.measurement_panel import bin_width, format_value
 
@@ -287,9 +288,10 @@ def test_dragging_an_edge_moves_it_and_undo_moves_it_back(qtbot, window, example
     assert (rect.left(), rect.right()) == pytest.approx((5.0, 6.0))
 
 
-@pytest.mark.parametrize("name", ["calls.selections.txt", "calls.txt"])
+@pytest.mark.parametrize(("name", "fmt"), [("calls.selections.txt", "raven"),
+                                           ("calls.txt", "audacity")])
 def test_export_through_the_menu_reads_back_equal(qtbot, window, example_path, tmp_path,
-                                                  monkeypatch, name):
+                                                  monkeypatch, name, fmt):
     w = window
     open_idle(w, example_path)
     items = [Annotation(1.25, 1.5, 1000.0, 3000.0, label="bat"),
@@ -297,13 +299,11 @@ def test_export_through_the_menu_reads_back_equal(qtbot, window, example_path, t
              Annotation(9.5, 10.0, 5000.0, 12000.0, label="bat")]
     w.annotations.set_annotations(items)
     out = tmp_path / name
-    # a plain .txt: the filter chosen in the dialog says Audacity
-    chosen = "Audacity labels (*.txt *.labels.txt)"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), chosen))
+    # the file and type the Save dialog gave (tests/test_first_hour_exports.py drives it)
+    monkeypatch.setattr(FormatFileDialog, "ask", lambda *a, **k: (out, fmt))
     w.menu_actions["export_annotations"].trigger()
     idle(w)
     assert out.is_file()
-    fmt = "raven" if name.endswith(".selections.txt") else "audacity"
     with open_recording(example_path) as rec:
         back = read_annotations(out, format=fmt, recording=rec)
     assert len(back) == 3

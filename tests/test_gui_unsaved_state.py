@@ -21,6 +21,7 @@ from specscope.app.desktop.unsaved import autosave_path
 from specscope.app.review import REJECTED
 from specscope.compute.annotations import Annotation, write_annotations
 from specscope.compute.detect import synth
+from specscope.widgets.export_dialog import FormatFileDialog
 from specscope.widgets.frequency_axis import forward
 
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -293,7 +294,7 @@ def test_only_the_annotations_unsaved_save_exports_them(qtbot, window, monkeypat
     w = window
     annotate(qtbot, w, "kept", 2.0, 3000.0, 3.0, 9000.0)
     out = tmp_path / "kept.csv"
-    save_to(monkeypatch, out)
+    monkeypatch.setattr(FormatFileDialog, "ask", lambda *a, **k: (out, "csv"))
     ask = Asker(w, "save")
     assert not w.close()                        # the export runs on the compute thread
     wait_until(lambda: not w.isVisible(), what="the window closed once the file was written")

@@ -243,3 +243,27 @@ def test_annotations_written_back_after_a_killed_export_keep_the_new_pair(tmp_pa
     assert [a.label for a in read_sigmf(meta)] == ["kept"]
     with open_recording(meta) as rec:  # a reader accepts the pair
         assert rec.n_samples == FS * 3 // 2
+
+
+def test_an_audio_export_and_its_labels_publish_as_one_unit(tmp_path):
+    """Audio with the labels of its range: both files or neither, never one run's audio
+    beside another run's labels."""
+    from specscope.compute.annotations import Annotation
+    from specscope.compute.annotations.sigmf_meta import write_sigmf
+    from specscope.compute.errors import RecordingError
+
+    meta = tmp_path / "rec.sigmf-meta"
+    export_range(scene(tmp_path / "in.wav", 2.0), meta)
+    write_sigmf(meta, [Annotation(start_s=0.5, stop_s=0.6, label="call")])
+    out = tmp_path / "cut.wav"
+    (tmp_path / "cut.labels.txt").mkdir()  # the labels cannot be written
+    with pytest.raises(RecordingError, match="cut.labels.txt"):
+        export_range(meta, out)
+    assert not out.exists()  # the audio was not published without its labels
+    (tmp_path / "cut.labels.txt").rmdir()
+    export_range(meta, out, start=FS // 4)
+    assert soundfile.info(str(out)).frames == 2 * FS - FS // 4
+    line = (tmp_path / "cut.labels.txt").read_text().split("\t")
+    assert [float(line[0]), float(line[1]), line[2].strip()] == [0.25, 0.35, "call"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "cut.labels.txt", "cut.wav", "in.wav", "rec.sigmf-data", "rec.sigmf-meta"]

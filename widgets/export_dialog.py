@@ -4,12 +4,18 @@ The person picks the output file (its extension picks the format: HDF5, WAV,
 FLAC or SigMF; the format box rewrites the extension), the time range (start
 and stop pre-filled by the caller, typed as seconds, milliseconds or
 h:mm:ss), the channels, and whether the samples go through the current
-processing.  The dialog only asks; :meth:`ExportRangeDialog.choice` hands the
-answer to whoever runs the export.
+processing.  The fields write times to the millisecond; the recording's length
+written so stands for its end, so *Whole recording* is every sample of a
+recording that lasts no whole number of milliseconds.  The dialog only asks;
+:meth:`ExportRangeDialog.choice` hands the answer to whoever runs the export.
+
+:class:`FormatFileDialog` is a Save dialog whose file type and file name agree
+whatever the order they are chosen in (the annotations' exports).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +37,7 @@ from PyQt6.QtWidgets import (
 from specscope.compute.timefmt import TIME_FORMS, format_time, parse_time
 
 __all__ = ["FORMATS", "RANGES", "SAMPLE_FORMATS", "ExportRangeChoice", "ExportRangeDialog",
-           "format_of"]
+           "FormatFileDialog", "format_of"]
 
 #: format name -> the extension it writes
 FORMATS = {"HDF5": ".h5", "WAV": ".wav", "FLAC": ".flac", "SigMF": ".sigmf-meta"}
@@ -235,6 +241,14 @@ class ExportRangeDialog(QDialog):
     def _fmt(self, seconds: float) -> str:
         return format_time(seconds, 1e-3, self._style)
 
+    def _time(self, box: QLineEdit, name: str) -> float:
+        """The time a field says: as typed, except that the recording's length as the
+        fields write it (to the millisecond) is its end, every sample included."""
+        value = parse_time(box.text(), name)
+        if value == parse_time(self._fmt(self.duration)):
+            return self.duration
+        return value
+
     # -- format and file -------------------------------------------------------
     def _path_edited(self, text: str) -> None:
         name = format_of(text)
@@ -301,8 +315,8 @@ class ExportRangeDialog(QDialog):
         if format_of(text) is None:
             raise ValueError(f"{Path(text).name}: the extension picks the format; use "
                              + ", ".join(FORMATS.values()))
-        start = parse_time(self.start.text(), "start")
-        stop = parse_time(self.stop.text(), "stop")
+        start = self._time(self.start, "start")
+        stop = self._time(self.stop, "stop")
         if not 0.0 <= start < stop:
             raise ValueError(f"the range {self._fmt(start)} .. {self._fmt(stop)} is empty; "
                              "stop must be after start, start at least 0")
@@ -327,3 +341,140 @@ class ExportRangeDialog(QDialog):
             return
         self.error.setText("")
         super().accept()
+
+
+class FormatFileDialog(QFileDialog):
+    """A Save dialog whose file name and file type always agree.
+
+    Choosing a type in the dialog gives the name that type's extension at once (a
+    ``.selections.txt`` chosen as Audacity labels becomes ``.labels.txt``); a name
+    typed with a known extension while the type was left alone picks the type from
+    the name.  :meth:`chosen` gives the file and the format, which agree whatever
+    the order the person chose them in.
+
+    Parameters
+    ----------
+    parent : QWidget or None
+        The parent widget.
+    caption : str
+        The window title.
+    path : str
+        The file offered first; the type matching its extension is chosen first.
+    formats : sequence of (str, str, sequence of str)
+        ``(filter text, format name, extensions)`` per type, in the order offered; the
+        first extension is the one a name gets (``".labels.txt"``), the others are
+        accepted as they are (``".txt"``).
+    """
+
+    def __init__(self, parent: QWidget | None, caption: str, path: str,
+                 formats: Sequence[tuple[str, str, Sequence[str]]]) -> None:
+        super().__init__(parent, caption)
+        self.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        self.setFileMode(QFileDialog.FileMode.AnyFile)
+        self._formats = [(text, name, tuple(s.lower() for s in suffixes))
+                         for text, name, suffixes in formats]
+        self.setNameFilters([text for text, _, _ in self._formats])
+        first = self._by_name(path) or self._formats[0][1]
+        self.selectNameFilter(self._filter_text(first))
+        self.selectFile(path)
+        #: whether the person chose a type in this dialog (it then decides the format)
+        self.type_chosen = False
+        self.filterSelected.connect(self._type_chosen)
+
+    @classmethod
+    def ask(cls, parent: QWidget | None, caption: str, path: str,
+            formats: Sequence[tuple[str, str, Sequence[str]]]) -> tuple[Path, str] | None:
+        """Ask for a file to save (modal); its path and format, None when cancelled.
+
+        Parameters
+        ----------
+        parent, caption, path, formats
+            As for the dialog.
+
+        Returns
+        -------
+        (Path, str) or None
+            :meth:`chosen` once accepted.
+        """
+        dlg = cls(parent, caption, path, formats)
+        try:
+            return dlg.chosen() if dlg.exec() == QDialog.DialogCode.Accepted else None
+        finally:
+            dlg.deleteLater()
+
+    # -- names and types --------------------------------------------------------------
+    def _filter_text(self, fmt: str) -> str:
+        return next(text for text, name, _ in self._formats if name == fmt)
+
+    def _suffixes(self, fmt: str) -> tuple[str, ...]:
+        return next(suffixes for _, name, suffixes in self._formats if name == fmt)
+
+    def _matches(self, path: str) -> list[tuple[str, str]]:
+        """``(extension, format)`` of every known extension ``path`` ends with."""
+        lower = Path(path).name.lower()
+        return [(s, name) for _, name, suffixes in self._formats for s in suffixes
+                if lower.endswith(s)]
+
+    def _by_name(self, path: str) -> str | None:
+        """The format the name's extension says (the longest known one), or None."""
+        found = self._matches(path)
+        return max(found, key=lambda m: len(m[0]))[1] if found else None
+
+    def _with_format(self, path: str, fmt: str, keep_own: bool = True) -> str:
+        """``path`` named for ``fmt``: its known extension (and what a file dialog left of
+        a two-part one, ``.selections`` of ``.selections.csv``) replaced by ``fmt``'s
+        first; one of ``fmt``'s others stays when ``keep_own``."""
+        own = self._suffixes(fmt) if keep_own else self._suffixes(fmt)[:1]
+        folder, name = os.path.split(path)
+        lower = name.lower()
+        keep = next((s for s in own if lower.endswith(s)), None)
+        found = self._matches(name)
+        cut = max((len(s) for s, _ in found), default=0)
+        stem = name[: len(name) - cut]
+        parts = {s[: s.rfind(".")] for _, _, ss in self._formats for s in ss if s.count(".") > 1}
+        left = next((p for p in parts if stem.lower().endswith(p)), "")
+        if keep is not None and not left and len(keep) == cut:
+            return path
+        stem = stem[: len(stem) - len(left)] + self._suffixes(fmt)[0]
+        return os.path.join(folder, stem) if folder else stem
+
+    def _named_file(self) -> str | None:
+        """The file named in the dialog now (None while no name is typed)."""
+        files = self.selectedFiles()
+        if not files or not Path(files[0]).name or os.path.isdir(files[0]):
+            return None
+        return files[0]
+
+    def _type_chosen(self, text: str) -> None:
+        self.type_chosen = True
+        path = self._named_file()
+        if path is not None:
+            # the type's own extension (a file dialog may have put the type's first
+            # pattern, ``.txt``, in place of ``.csv`` already)
+            self.selectFile(self._with_format(path, self.shown_format(), keep_own=False))
+
+    # -- the answer ------------------------------------------------------------------
+    def shown_format(self) -> str:
+        """The format of the type shown now."""
+        chosen = self.selectedNameFilter()
+        return next((name for text, name, _ in self._formats if text == chosen),
+                    self._formats[0][1])
+
+    def chosen(self) -> tuple[Path, str] | None:
+        """The file and its format once accepted: the chosen type's format, the name
+        carrying its extension; a name typed with a known extension while the type was
+        left alone gives its own format.  None when no file was given.
+
+        Returns
+        -------
+        (Path, str) or None
+            The file to write and the format name.
+        """
+        path = self._named_file()
+        if path is None:
+            return None
+        named = self._by_name(path)
+        if self.type_chosen or named is None:
+            fmt = self.shown_format()
+            return Path(self._with_format(path, fmt)), fmt
+        return Path(path), named

@@ -212,20 +212,25 @@ class Exports(QObject):
             self.export_to(path)
 
     def export_to(self, out: str | Path) -> int:
-        """Export the full-resolution spectrogram of the current channel (compute thread);
-        returns the job id."""
+        """Export the full-resolution spectrogram, after the processing (compute thread);
+        returns the job id.
+
+        Every channel of a recording of several, whichever the view shows:
+        ``spectrogram`` shaped (channel, time, frequency) with its ``channel`` scale.
+        """
         doc = self.shell.document
         if doc is None:
             raise RuntimeError("nothing is open")
         rec, s, options = doc.recording, doc.settings, dict(doc.options)
         out = Path(out)
+        n_ch = rec.n_channels
 
-        if s.channel < 0:  # every channel, through the pipeline of the app
-
-            def job(control: TaskControl) -> Path:
-                return export_range(rec, out, pipeline=Pipeline.from_dict(s.pipeline_dict()),
+        if s.channel < 0 or n_ch > 1:  # every channel, through the pipeline of the app
+            def job(control: TaskControl) -> str:
+                path = export_range(rec, out, pipeline=Pipeline.from_dict(s.pipeline_dict()),
                                     options=options, progress=control.progress,
                                     cancelled=control.cancelled)
+                return f"{path} ({n_ch} channel{'s' if n_ch != 1 else ''})"
 
             return self._submit(out, job)
 

@@ -14,6 +14,7 @@ import json
 import math
 import os
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from ..files import atomic_file, recording_files, refuse_overwriting_inputs
 from ..io import open_recording
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
 from ..publish import publish_together
+from .audio import FLOAT_SUBTYPES, float_wav_bytes, float_wav_header
 from .provenance import recording_provenance
 from .signal import recording_meta, write_pipeline_output
 
@@ -366,12 +368,19 @@ def _export(rec: Any, out: Path, kind: str, pipeline: Pipeline, start: int | Non
                               extra=extra, annotations=rec.annotations)
         return out
     if kind == "audio":
-        path = _write_audio(out, rec, bound, plan, chans, blocks(), subtype, rf64_threshold,
-                            progress, cancelled)
-        if rec.annotations:
-            write_annotations(label_path(path), _range_annotations(rec, bound, plan, chans),
+        what = "file name ending in .wav or .flac"
+        if not rec.annotations:
+            with atomic_file(out, what=what) as tmp:
+                _write_audio(out, tmp, bound, plan, chans, blocks(), subtype, rf64_threshold,
+                             progress, cancelled)
+            return out
+        # the audio and its labels published as one unit: never the labels of another run
+        with publish_together([out, label_path(out)], what=[what]) as (tmp, labels):
+            _write_audio(out, tmp, bound, plan, chans, blocks(), subtype, rf64_threshold,
+                         progress, cancelled)
+            write_annotations(labels, _range_annotations(rec, bound, plan, chans),
                               format="audacity", sample_rate=bound.sample_rate)
-        return path
+        return out
     return _write_sigmf(out, rec, pipeline, bound, plan, chans, blocks(), progress,
                         cancelled)
 
@@ -444,10 +453,11 @@ def audio_container(suffix: str, n_frames: int, n_channels: int, subtype: str,
     return "RF64" if size > limit else "WAV"
 
 
-def _write_audio(out: Path, rec: Any, bound: BoundPipeline, plan: RangePlan, chans: list[int],
-                 blocks: Iterator[np.ndarray], subtype: str | None,
+def _write_audio(out: Path, tmp: Path, bound: BoundPipeline, plan: RangePlan,
+                 chans: list[int], blocks: Iterator[np.ndarray], subtype: str | None,
                  rf64_threshold: int | None, progress: Callable[[float], None] | None,
-                 cancelled: Callable[[], bool] | None) -> Path:
+                 cancelled: Callable[[], bool] | None) -> None:
+    """Write the range's audio for ``out`` into the temporary file ``tmp``."""
     import soundfile
 
     suffix = out.suffix.lower()
@@ -465,13 +475,33 @@ def _write_audio(out: Path, rec: Any, bound: BoundPipeline, plan: RangePlan, cha
         raise InputError(f"{out.name}: subtype {subtype} cannot be written to {container} "
                          f"(try one of {', '.join(soundfile.available_subtypes(container))})")
     pos = 0
-    with atomic_file(out, what="file name ending in .wav or .flac") as tmp:
+    if subtype in FLOAT_SUBTYPES and container != "FLAC":
+        # the header sox and the WAVE format expect of float samples (see .audio)
+        with open(tmp, "wb") as fh:
+            try:
+                fh.write(float_wav_header(plan.count, len(chans), rate, subtype, container))
+                for block in blocks:
+                    if cancelled is not None and cancelled():
+                        raise Cancelled()
+                    pos += block.shape[-1]
+                    if pos > plan.count:  # the header holds the length written up front
+                        break
+                    fh.write(float_wav_bytes(block, subtype))
+                    if progress is not None:
+                        progress(pos / max(1, plan.count))
+            except BaseException:
+                # abandoned: emptied before the close, which would write it back first
+                with suppress(OSError):
+                    fh.truncate(0)
+                raise
+    else:
         try:
-            sf = soundfile.SoundFile(os.fsencode(tmp), "w", samplerate=rate, channels=len(chans),
-                                     subtype=subtype, format=container)
+            sf = soundfile.SoundFile(os.fsencode(tmp), "w", samplerate=rate,
+                                     channels=len(chans), subtype=subtype, format=container)
         except (soundfile.LibsndfileError, RuntimeError, ValueError) as exc:
             raise RecordingError(f"{out.name}: cannot write {container} "
-                                 f"({str(exc).splitlines()[0] if str(exc) else exc})") from None
+                                 f"({str(exc).splitlines()[0] if str(exc) else exc})"
+                                 ) from None
         with sf:
             for block in blocks:
                 if cancelled is not None and cancelled():
@@ -480,14 +510,13 @@ def _write_audio(out: Path, rec: Any, bound: BoundPipeline, plan: RangePlan, cha
                 pos += block.shape[-1]
                 if progress is not None:
                     progress(pos / max(1, plan.count))
-        if pos != plan.count:
-            raise RecordingError(f"{out.name}: the pipeline gave {pos} samples, expected "
+    if pos != plan.count:
+        raise RecordingError(f"{out.name}: the pipeline gave {pos} samples, expected "
+                             f"{plan.count}")
+    with soundfile.SoundFile(os.fsencode(tmp)) as check:  # verify it reopens, complete
+        if check.frames != plan.count or check.channels != len(chans):
+            raise RecordingError(f"{out.name}: wrote {check.frames} frames, expected "
                                  f"{plan.count}")
-        with soundfile.SoundFile(os.fsencode(tmp)) as check:  # verify it reopens, complete
-            if check.frames != plan.count or check.channels != len(chans):
-                raise RecordingError(f"{out.name}: wrote {check.frames} frames, expected "
-                                     f"{plan.count}")
-    return out
 
 
 # -- SigMF ------------------------------------------------------------------------------

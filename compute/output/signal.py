@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +167,7 @@ def write_pipeline_output(out: Path, pipeline: Pipeline, bound: BoundPipeline,
             (n_out - 1) * bound.stft.hop + bound.stft.nfft if n_out else 0)
         write_annotation_table(f, annotations, start_s=first / fs,
                                stop_s=(first + covered) / fs, channels=spec["channels"])
+        f.flush()  # what is written so far (the frame times) is not left for the close
         pos = 0
         tds = None
         for block in blocks:
@@ -176,17 +177,28 @@ def write_pipeline_output(out: Path, pipeline: Pipeline, bound: BoundPipeline,
             if pos + k > n_out:
                 raise RecordingError(f"{out.name}: the pipeline gave more output than "
                                      f"expected ({pos + k} > {n_out})")
-            if bound.stft is not None:
-                if n_ch == 1:
-                    ds[pos:pos + k, :] = block[0].T
-                else:
-                    ds[:, pos:pos + k, :] = np.transpose(block, (0, 2, 1))
-            else:
-                if ds is None:
-                    ds, tds = _signal_datasets(f, n_out, spec["channels"], block.dtype, fs,
-                                               meta, first)
-                ds[pos:pos + k, :] = block.T
-                tds[pos:pos + k] = (first + np.arange(pos, pos + k)) / fs
+            if ds is None:
+                ds, tds = _signal_datasets(f, n_out, spec["channels"], block.dtype, fs,
+                                           meta, first)
+            # a block is compressed and written one chunk of a dataset at a time, asking
+            # for Cancel before each: a block takes 0.2-0.6 s, a chunk 30-70 ms.  Each is
+            # flushed at once: HDF5's chunk cache (8 MiB in HDF5 2) would keep them for a
+            # close that compresses them all, Cancel or not
+            step = ds.chunks[-2] if ds.chunks else max(1, k)
+            for j, m in _chunk_spans(pos, k, step):
+                a, b = pos + j, pos + m
+                if bound.stft is None:
+                    writes = [(ds, np.s_[a:b, :], block[:, j:m].T),
+                              (tds, np.s_[a:b], (first + np.arange(a, b)) / fs)]
+                elif n_ch == 1:
+                    writes = [(ds, np.s_[a:b, :], block[0, :, j:m].T)]
+                else:  # a chunk holds one channel
+                    writes = [(ds, np.s_[c, a:b, :], block[c, :, j:m].T) for c in range(n_ch)]
+                for target, where, values in writes:
+                    if cancelled is not None and cancelled():
+                        raise Cancelled()
+                    target[where] = values
+                    target.id.flush()
             pos += k
             check_writes(f)
             if progress is not None and n_out:
@@ -197,6 +209,16 @@ def write_pipeline_output(out: Path, pipeline: Pipeline, bound: BoundPipeline,
         if pos != n_out:
             raise RecordingError(f"{out.name}: the pipeline gave {pos} outputs, expected "
                                  f"{n_out}")
+
+
+def _chunk_spans(pos: int, k: int, step: int) -> Iterator[tuple[int, int]]:
+    """Spans ``j:m`` of a block of ``k`` outputs starting at output ``pos`` that end where
+    the dataset's chunks of ``step`` outputs end (the last one where the block ends)."""
+    j = 0
+    while j < k:
+        m = min(k, ((pos + j) // step + 1) * step - pos)
+        yield j, m
+        j = m
 
 
 def _signal_datasets(f: Any, n: int, channels: Sequence[int], dtype: Any, fs: float,

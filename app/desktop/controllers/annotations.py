@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from PyQt6.QtCore import QEvent, QObject, Qt, pyqtSignal
 from PyQt6.QtGui import QKeyEvent, QUndoCommand, QUndoStack
-from PyQt6.QtWidgets import QFileDialog, QInputDialog
+from PyQt6.QtWidgets import QFileDialog
 from specscope.app.qt.worker import JobCallbacks, JobError, JobResult, TaskControl
 from specscope.compute.annotations import (
     FORMATS,
@@ -47,6 +47,7 @@ from specscope.compute.annotations.sigmf_meta import meta_path
 from specscope.compute.errors import SpecscopeError
 from specscope.widgets.annotation_layer import AnnotationLayer
 from specscope.widgets.annotation_list import AnnotationList
+from specscope.widgets.export_dialog import FormatFileDialog
 from specscope.widgets.frequency_axis import forward, inverse
 from specscope.widgets.measurement_panel import MeasurementPanel
 
@@ -612,7 +613,8 @@ class AnnotationsController(QObject):
         self.shell.show_message(f"Imported {len(new)} annotations from {path.name}", 8000)
 
     def export_dialog(self) -> bool:
-        """File › Export annotations…: the format from the file name (asked when open).
+        """File › Export annotations…: the type chosen, the name's extension following it
+        (:class:`~specscope.widgets.export_dialog.FormatFileDialog`).
 
         True when a file was chosen (the write runs on the compute thread).
         """
@@ -620,26 +622,14 @@ class AnnotationsController(QObject):
         if rec is None:
             return False
         default = str(rec.path.with_name(rec.path.stem + ".selections.txt"))
-        path, chosen = QFileDialog.getSaveFileName(self.shell.dialog_parent(),
-                                                   "Export annotations", default,
-                                                   ";;".join(t for t, _ in EXPORT_FILTERS))
-        if not path:
+        # the type chosen in the dialog and the name's extension agree, whatever the order
+        chosen = FormatFileDialog.ask(self.shell.dialog_parent(), "Export annotations",
+                                      default, [(text, fmt, FORMATS[fmt].suffixes)
+                                                for text, fmt in EXPORT_FILTERS])
+        if chosen is None:
             return False
-        fmt = export_format(path, chosen)
-        if fmt is None:
-            fmt = self._ask_format(path)
-            if fmt is None:
-                return False
+        path, fmt = chosen
         return self.export_to(path, fmt) is not None
-
-    def _ask_format(self, path: str) -> str | None:
-        choices = {"Audacity labels": "audacity", "Raven selection table": "raven"}
-        if not self._interactive:
-            return "audacity"
-        item, ok = QInputDialog.getItem(self.shell.dialog_parent(), "Export annotations",
-                                        f"{Path(path).name}: write which format?",
-                                        list(choices), 0, False)
-        return choices[item] if ok else None
 
     def export_to(self, path: str | Path, fmt: str | None = None) -> int | None:
         """Write the annotations to ``path`` (compute thread); returns the job id."""

@@ -442,3 +442,14 @@ def test_f1_lists_the_annotation_keys(qtbot, window):
     keys = {table.item(i, 0).text() for i in range(table.rowCount())}
     assert {"S", "A / Return / Enter", "Del", "Shift+Z", "Ctrl+drag", "N / P",
             "Ctrl+I", "Ctrl+Shift+S"} <= keys
+
+
+def test_one_annotation_is_counted_in_the_singular(window, tmp_path):
+    from specscope.compute.annotations import Annotation
+
+    w = window
+    w.annotations.set_annotations([Annotation(start_s=0.1, stop_s=0.2, label="one")])
+    assert w.annotations.list.count.text() == "1 annotation"
+    w.annotations.set_annotations([Annotation(start_s=0.1, stop_s=0.2, label="a"),
+                                   Annotation(start_s=0.3, stop_s=0.4, label="b")])
+    assert w.annotations.list.count.text() == "2 annotations"

@@ -167,3 +167,15 @@ def test_a_click_on_the_hum_in_the_designer_notches_the_measured_line(qtbot, mak
     assert spec["design"] == "notches" and spec["harmonics"] == 7
     assert w.designer.design.sections <= 40
     assert w.designer_panel.line_info.text() == "49.93 Hz, harmonics 1–7 above the floor"
+
+
+def test_a_notch_from_a_line_carries_the_digits_its_measurement_tells():
+    """A line measured to ±3 mHz gives a notch at 50.000 Hz, not 50.0000070989344 Hz (the
+    designer's field shows what the filter holds)."""
+    fit = find_line(hum_recording(), FS, 48.0)
+    step = 10.0 ** np.floor(np.log10(fit.stderr_hz))
+    for harmonics in (None, 3):
+        spec = notch_for_line(fit, FS, harmonics=harmonics)
+        assert spec.frequency == pytest.approx(fit.frequency_hz, abs=step)
+        assert spec.frequency == round(spec.frequency, int(-np.log10(step)))
+        assert len(repr(spec.frequency)) <= 8, spec.frequency

@@ -243,7 +243,8 @@ class AnnotationList(QWidget):
 
     def _update_count(self) -> None:
         n, shown = self.model.rowCount(), self.proxy.rowCount()
-        self.count.setText(f"{n} annotations" if shown == n else f"{shown} of {n}")
+        self.count.setText((f"{n} annotation" + ("" if n == 1 else "s")) if shown == n
+                           else f"{shown} of {n}")
 
     def _clicked(self, index: QModelIndex) -> None:
         uuid = index.data(UUID_ROLE)

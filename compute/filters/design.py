@@ -474,6 +474,13 @@ def notch_from_click(frequency: float, fs: float, *, q: float = DEFAULT_Q,
                       zero_phase=zero_phase)
 
 
+def _to_digits(f: float, stderr: float) -> float:
+    """``f`` rounded to the decimal digit its standard error ``stderr`` reaches."""
+    if not (math.isfinite(stderr) and stderr > 0):
+        return f
+    return round(f, -math.floor(math.log10(stderr)))
+
+
 def notch_for_line(fit: LineFit, fs: float, *, q: float = DEFAULT_Q,
                    harmonics: int | str | None = "all", zero_phase: bool = False
                    ) -> FilterSpec:
@@ -513,6 +520,8 @@ def notch_for_line(fit: LineFit, fs: float, *, q: float = DEFAULT_Q,
     if not 0 < f < fs / 2:
         raise _fail("frequency", f"frequency={f:g} must be between 0 Hz and the Nyquist "
                                  f"frequency {fs / 2:g} Hz")
+    # to the digits the measurement tells (50.0000071 Hz measured to ±3 mHz is 50.000 Hz)
+    f = _to_digits(f, fit.stderr_hz)
     if harmonics is None:
         return FilterSpec("iirnotch", frequency=f, q=q, zero_phase=zero_phase)
     ks = fit.harmonics

@@ -70,6 +70,11 @@ IMPORT_FILTER = ("Annotations (*.txt *.tsv *.csv *.sigmf-meta *.h5 *.hdf5);;All 
 _NAV_KEYS = {Qt.Key.Key_N.value: 1, Qt.Key.Key_P.value: -1}
 
 
+def _n(n: int, word: str = "annotation") -> str:
+    """``n`` and ``word``, plural unless there is one: "1 annotation", "3 annotations"."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 @dataclass(frozen=True)
 class Selection:
     """A box of the recording: seconds from its first sample, absolute Hz.
@@ -295,7 +300,7 @@ class AnnotationsController(QObject):
         self.set_annotations(own)
         self.show_resolution()
         if own:
-            self.shell.show_message(f"{len(own)} annotations from {rec.path.name}", 8000)
+            self.shell.show_message(f"{_n(len(own))} from {rec.path.name}", 8000)
 
     def show_resolution(self) -> None:
         """The list's band edges to the digits a frequency bin of the analysis tells."""
@@ -610,7 +615,7 @@ class AnnotationsController(QObject):
         else:
             self._push(f"import {len(new)} annotations", [], new, "import")
         self.annotationsLoaded.emit(new)
-        self.shell.show_message(f"Imported {len(new)} annotations from {path.name}", 8000)
+        self.shell.show_message(f"Imported {_n(len(new))} from {path.name}", 8000)
 
     def export_dialog(self) -> bool:
         """File › Export annotations…: the type chosen, the name's extension following it
@@ -642,7 +647,7 @@ class AnnotationsController(QObject):
             return write_annotations(path, items, format=fmt, recording=rec)
 
         def done(r: JobResult) -> None:
-            self.shell.show_message(f"Wrote {len(items)} annotations to {r.value}", 10000)
+            self.shell.show_message(f"Wrote {_n(len(items))} to {r.value}", 10000)
             self.annotationsSaved.emit(items)
 
         return self.shell.worker.submit("annotations", job, label=f"Writing {path.name}",

@@ -47,7 +47,7 @@ OUT = ROOT / "docs" / "images"
 MAX_BYTES = 400_000
 #: the pictures, in the order they are made
 NAMES = ("window", "layout-annotated", "transport", "filter-designer", "export-range",
-         "selection", "review", "live")
+         "selection", "review", "live", "deployment")
 #: the chirp the selection is drawn over: 8.0-9.0 s, 6000 Hz down to 2200 Hz
 #: (``CHIRPS`` in scripts/make_examples.py); the box leaves a margin around it
 SELECT_BOX = ((7.85, 9.15), (1700.0, 6800.0))
@@ -65,6 +65,11 @@ DESIGNER_TOP_HZ = 3000.0
 PLAY_SPEED, PLAY_TO_S = "0.5", 1.0
 #: the live window's source
 LIVE_SOURCE = "generator:chirp"
+#: the generated deployment: files of this many seconds at this rate, the files after
+#: which a gap (s) comes, and where the pointer rests (axis seconds)
+SITE_FILE_S, SITE_RATE, SITE_FILES = 20, 16000, 36
+SITE_GAPS = {11: 2 * 3600 + 13 * 60, 23: 26 * 3600}
+SITE_POINTER_S = 261.0
 
 
 # -- pictures ---------------------------------------------------------------------
@@ -509,6 +514,55 @@ def review(s: Session) -> None:
     app.stop()
 
 
+def make_site(folder: Path) -> Path:
+    """A generated deployment: :data:`SITE_FILES` files named by their start times, calls
+    (down-sweeps and whistles) in noise, with the gaps of :data:`SITE_GAPS`."""
+    from datetime import datetime, timedelta
+
+    import soundfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(40)
+    n = SITE_FILE_S * SITE_RATE
+    t0, gap = datetime(2024, 5, 1, 5, 40, 0), 0
+    for k in range(SITE_FILES):
+        x = 0.01 * rng.standard_normal(n)
+        for _ in range(rng.integers(2, 6)):
+            dur = rng.uniform(0.15, 0.6)
+            m = int(dur * SITE_RATE)
+            i = rng.integers(0, n - m)
+            tt = np.arange(m) / SITE_RATE
+            f0, f1 = rng.uniform(2500, 6500), rng.uniform(1500, 5000)
+            phase = 2 * np.pi * (f0 * tt + (f1 - f0) * tt ** 2 / (2 * dur))
+            x[i:i + m] += rng.uniform(0.05, 0.3) * np.sin(phase) * np.hanning(m)
+        when = t0 + timedelta(seconds=k * SITE_FILE_S + gap)
+        soundfile.write(str(folder / when.strftime("%Y%m%d_%H%M%S.wav")),
+                        x.astype(np.float32), SITE_RATE, subtype="PCM_16")
+        gap += SITE_GAPS.get(k, 0)
+    return folder
+
+
+def deployment(s: Session) -> None:
+    """A folder of recordings opened as one timeline: dates, gaps, the file under the
+    pointer."""
+    app = s.app()
+    site = make_site(s.work / "site")
+    app.start(site, env=s.sound_env)
+    app.wait_window(r"^site — specscope$")
+    app.wait_image()
+    before = app.settle()
+    fit(app)
+    app.wait_report(lambda q: q["plot"][2] != before["plot"][2],
+                    "the spectrogram to fill the resized window")
+    app.wait_image(after=before["images"])
+    r = quiet(app)
+    app.move(*app.to_px(SITE_POINTER_S, 3000.0, r))
+    app.wait_report(lambda q: ".wav +" in q["readout"], "the readout naming the file")
+    quiet(app)
+    s.shot(app, "deployment")
+    app.stop()
+
+
 def live(s: Session) -> None:
     """``specscope live --source generator:chirp``, once its waterfall is full."""
     app = s.app()
@@ -578,6 +632,7 @@ STEPS: tuple[tuple[tuple[str, ...], Callable[[Session], None]], ...] = (
     (("filter-designer",), designer),
     (("review",), review),
     (("live",), live),
+    (("deployment",), deployment),
 )
 
 

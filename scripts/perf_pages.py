@@ -166,6 +166,30 @@ def _io_headline(data: dict) -> str | None:
             f"({_ms(big['open + info (s)'])})")
 
 
+def _deployment_headline(data: dict) -> str | None:
+    cold = _row(data, "step", "index, cold (headers read)")
+    first = _row(data, "view", "open + first whole-span image")
+    zoom = _row(data, "view", "zoom/pan update, median")
+    parts = []
+    if cold:
+        parts.append(f"index cold {_number(cold['time (s)'])} s "
+                     f"(target {_number(cold['target (s)'])} s)")
+    if first:
+        parts.append(f"first image {_number(first['time (ms)'])} ms")
+    if zoom:
+        parts.append(f"zoom/pan median {_number(zoom['time (ms)'])} ms")
+    return ", ".join(parts) or None
+
+
+def _deployment_pyramid_headline(data: dict) -> str | None:
+    pyr = _row(data, "step", "pyramid, built and stored")
+    plain = _row(data, "step", "plain STFT of the same samples")
+    if not pyr or not plain:
+        return None
+    return (f"pyramid {_number(pyr['x real time per core'])}× real time per core, "
+            f"{_x(pyr['time (s)'] / plain['time (s)'])} a plain STFT's time")
+
+
 BENCHES = [
     Bench(
         "bench_engine", "The spectrogram the app computes",
@@ -286,6 +310,33 @@ BENCHES = [
         "the large file's times to the small one's, which should be about 1: opening does not "
         "depend on the size.",
         "python scripts/bench_io.py --json", _io_headline),
+    Bench(
+        "bench_deployment", "Deployments: indexing and viewing",
+        "indexing 10,000 files cold and cached; the first image and zooms of 1,000 hours",
+        "A folder of generated one-minute 48 kHz WAV files with BWF `bext` start times "
+        "(10,000 by default, 500 with `--quick`; every ten hours a minute left out: a gap), "
+        "written sparse so that they cost no disk: the time of indexing the folder with an "
+        "empty header cache (cold), again with the cache (no header read), and of "
+        "`specscope info FOLDER` in a new process (the interpreter's start included). The "
+        "targets for 10,000 files: 10 s cold, 1 s cached, 2 s for `info`. The second table "
+        "opens an indexed deployment of 1,000 one-hour sparse files (100 with `--quick`; an "
+        "hour left out after every 50th) and times the first image of its whole span at "
+        "1600 columns from a `TileEngine` with a disk cache (what the window shows first; "
+        "the target 1 s), then 40 zooms and pans within two hours of it (2 h down to 1 s) "
+        "once the pyramid holds their levels (the target: a median of 100 ms). There is no "
+        "peer that opens a folder as one recording; the figures are against the targets.",
+        "python scripts/bench_deployment.py --json", _deployment_headline),
+    Bench(
+        "bench_deployment_pyramid", "Deployments: the pyramid and detections",
+        "the tile pyramid of a deployment against a plain STFT; detections across files",
+        "Hours of 48 kHz audio in one-minute sparse WAV files (100 hours by default, one with "
+        "`--quick`; a minute left out every hour): the tile engine builds the deployment's "
+        "whole pyramid on one thread and keeps it in a disk cache, against a plain STFT of "
+        "the same frames measured in the same run (the target: at least 500× real time per "
+        "core). Then minutes of noise with 3 kHz tones, some across file boundaries, as "
+        "one-minute files and as one file of the whole: `run_detect` on both in the process "
+        "and on two worker processes must write the same table bytes.",
+        "python scripts/bench_deployment_pyramid.py --json", _deployment_pyramid_headline),
 ]
 
 

@@ -124,3 +124,91 @@ def test_deployment_journey(launch, tmp_path):
 def test_deployment_journey_small_screen(launch, display_small, tmp_path):
     site = _site(tmp_path / "site")
     _journey(launch(display=display_small), site, "1280x800")
+
+
+# -- detect on a deployment, review across files -------------------------------------------
+CALLS = {10: 0.4, 11: 0.6, 30: 0.5}  # file: start of a 0.2 s 2 kHz call in it (s)
+GAP = 3600                             # after file 19
+
+
+def _calls_site(folder):
+    """40 one-second files, an hour's gap after the 20th, three calls: in two contiguous
+    files and after the gap."""
+    folder.mkdir()
+    rng = np.random.default_rng(3)
+    n = int(0.2 * RATE)
+    call = 0.2 * np.sin(2 * np.pi * 2000.0 * np.arange(n) / RATE) * np.hanning(n)
+    names = []
+    for k in range(40):
+        x = 0.003 * rng.standard_normal(RATE)
+        if k in CALLS:
+            i = int(CALLS[k] * RATE)
+            x[i:i + n] += call
+        names.append((T0 + timedelta(seconds=k + (GAP if k >= 20 else 0)))
+                     .strftime("%Y%m%d_%H%M%S.wav"))
+        soundfile.write(str(folder / names[-1]), x.astype(np.float32), RATE, subtype="FLOAT")
+    return names
+
+
+def _at(app: App, name: str, what: str) -> tuple[int, int]:
+    def shown(q):
+        rect = q["widgets"].get(name)
+        return rect is not None and rect[0] >= 0 and rect[1] >= 0
+
+    x, y, w, h = app.wait_report(shown, what)["widgets"][name]
+    return x + w // 2, y + h // 2
+
+
+def _type_into(app: App, name: str, text: str) -> None:
+    app.click(*_at(app, name, f"the Detect panel's {name} field"))
+    app.key("ctrl+a")
+    app.type(text)
+    app.key("Tab")
+
+
+def test_detect_and_review_across_files(launch, tmp_path):
+    site = tmp_path / "site"
+    names = _calls_site(site)
+    app = launch(site, env={"SPECSCOPE_AUDIO_OUTPUT": "fake"})
+    app.wait_window(r"^site — specscope$")
+    app.wait_image()
+    app.settle()
+    app.key("ctrl+shift+d")                              # the Detect panel
+    _type_into(app, "detect_band_low", "1500")
+    _type_into(app, "detect_band_high", "2500")
+    app.click(*_at(app, "detect_run", "the Run button"))
+    r = app.wait_report(lambda q: any("detections by detect.energy" in s
+                                      for s in [q["status"], *q["status_seen"]]),
+                        "the detections")
+    seen = " ".join([r["status"], *r["status_seen"]])
+    assert re.search(r"\b3 detections by detect\.energy", seen), seen
+    app.settle()
+    app.screenshot("detections")
+    main = set(app.windows())
+    app.key("ctrl+r")                                    # review, in time order
+    # each detection's file: the readout names it with the pointer on the call
+    for k, (file, at) in enumerate(CALLS.items(), start=1):
+        if k > 1:
+            app.key("n")
+        r = app.wait_report(lambda q, k=k: f"detection {k} of 3" in q["status"],
+                            f"review to show detection {k} of 3")
+        axis = file + at + 0.1                           # the call's middle on the axis
+        r = app.wait_report(lambda q, a=axis: q["t"][0] < a < q["t"][1],
+                            f"the view around detection {k}")
+        app.wait_image()
+        r = app.settle()
+        at_s = float(re.search(rf"detection {k} of 3 at ([\d.]+) s", r["status"]).group(1))
+        assert abs(at_s - (file + at)) < 0.05, r["status"]
+        x, y = app.to_px(axis, 2000.0, r)
+        app.move(x - 3, y)
+        app.move(x, y + 1)
+        q = app.wait_report(lambda q, f=names[file]: f in q["readout"],
+                            f"the readout to name {names[file]}")
+        assert re.search(rf"{names[file]} \+00:00\.[5-8]\d\d", q["readout"]), q["readout"]
+        # no dialog at the file change: the app shows the same windows as before review
+        assert set(app.windows()) == main, app.windows()
+        shot = app.screenshot(f"review-{k}-{names[file]}")
+        # the call is drawn: its 2 kHz row is bright at the pointer
+        px = shot.rgb[y - 2:y + 3, x - 2:x + 3].astype(float).mean()
+        plot = shot.crop(r["plot"]).astype(float).mean()
+        assert px > plot + 40, (px, plot)

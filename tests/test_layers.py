@@ -255,3 +255,13 @@ def test_batch_work_lives_in_its_room_not_flat_in_compute():
     named = {n.strip() for layer in batch[0]["layers"] for n in layer.split("|")}
     room = {p.stem for p in (ROOT / "compute" / "batch").glob("*.py")} - {"__init__"}
     assert room == named, f"modules of compute/batch/ not in its layers: {room ^ named}"
+
+
+def test_test_modules_have_names_of_their_own():
+    """pytest imports test modules by their base name (rootdir, no packages): two files of
+    one name in different folders shadow each other's helpers."""
+    from collections import Counter
+
+    names = Counter(p.name for p in (ROOT / "tests").rglob("*.py") if p.name != "__init__.py"
+                    and p.name != "conftest.py")
+    assert [n for n, k in names.items() if k > 1] == []

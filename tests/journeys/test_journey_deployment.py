@@ -197,8 +197,11 @@ def test_detect_and_review_across_files(launch, tmp_path):
                             f"the view around detection {k}")
         app.wait_image()
         r = app.settle()
-        at_s = float(re.search(rf"detection {k} of 3 at ([\d.]+) s", r["status"]).group(1))
-        assert abs(at_s - (file + at)) < 0.05, r["status"]
+        # the status names the detection's date and time and the file it is in
+        m = re.search(rf"detection {k} of 3 at \S+ [\d:.]+ UTC in (\S+) \+00:00\.(\d\d\d)",
+                      r["status"])
+        assert m and m.group(1) == names[file], r["status"]
+        assert abs(int(m.group(2)) / 1000 - at) < 0.05, r["status"]
         x, y = app.to_px(axis, 2000.0, r)
         app.move(x - 3, y)
         app.move(x, y + 1)

@@ -26,6 +26,7 @@ from PyQt6.QtWidgets import (
 )
 from specscope.app.desktop.controllers.annotations import Selection
 from specscope.app.review import ACCEPTED, PENDING, REJECTED, Review
+from specscope.compute.deployment.timeline import offset_text
 
 __all__ = ["ReviewMode"]
 
@@ -192,7 +193,14 @@ class ReviewMode(QObject):
         label = f" '{r.labels[i]}'" if r.labels[i] else ""
         score = "" if math.isnan(e.score) else f", score {e.score:.3g}"
         keys = ", ".join(f"{k + 1} {v}" for k, v in enumerate(r.label_list[:9]))
-        return (f"Review: detection {i + 1} of {len(r)} at {e.start_s:.3f} s{score}: "
+        at = f"{e.start_s:.3f} s"
+        timeline = getattr(self.shell.view, "timeline", None)
+        if timeline is not None:  # a deployment: its date and time, and the file it is in
+            at = timeline.format(timeline.to_time(e.start_s))
+            where = timeline.file_at(e.start_s)
+            if where is not None:
+                at += f" in {where[0]} {offset_text(where[1])}"
+        return (f"Review: detection {i + 1} of {len(r)} at {at}{score}: "
                 f"{state}{label}  —  A accept, R reject, {keys}, N/P, Space play, Esc")
 
     def _image_shown(self) -> None:

@@ -83,7 +83,7 @@ def test_open_folder_shows_dates_gaps_and_files(window, site, monkeypatch, qtbot
     idle(window)
     axis = window.view.plot.getAxis("bottom")
     window.view.grab()  # the axis draws its ticks
-    assert "2024-05-01 (UTC)" in axis.labelText
+    assert "2024-05-01 – 2024-05-02 (UTC)" in axis.labelText  # the span reaches the next day
     labels = dict(axis.tick_labels())
     assert labels[0.0] == "12:00:00"
     assert labels[8.0] == (utc(8 + GAP1)).strftime("%H:%M:%S") == "14:13:08"
@@ -267,3 +267,12 @@ def test_files_left_out_are_one_line_each_and_a_dropped_folder_opens(window, sit
     assert "2 file(s) left out" in status and "View › Messages" in status, status
     # nothing in the folder was written
     assert {p.name: p.stat().st_mtime_ns for p in site.iterdir()} == before
+
+
+def test_the_time_axis_title_names_each_day_a_view_spans():
+    tl = Timeline([Stretch(0.0, 3600.0, datetime(2024, 5, 1, 23, 30, tzinfo=UTC)),
+                   Stretch(3600.0, 7200.0, datetime(2024, 5, 3, 1, 0, tzinfo=UTC))], "UTC")
+    assert tl.caption(0.0) == "2024-05-01 (UTC)"
+    assert tl.caption(0.0, 600.0) == "2024-05-01 (UTC)"
+    assert tl.caption(0.0, 3000.0) == "2024-05-01 – 2024-05-02 (UTC)"
+    assert tl.caption(600.0, 7000.0) == "2024-05-01 – 2024-05-03 (UTC)"

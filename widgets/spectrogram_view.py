@@ -269,7 +269,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
                 self.plot.setLabel("bottom", "Time")
             return
         (t0, t1), _ = self.plot.getViewBox().viewRange()
-        text = f"Time, {timeline.caption(max(t0, timeline.stretches[0].t0))}"
+        first, last = timeline.stretches[0].t0, timeline.stretches[-1].t1
+        text = f"Time, {timeline.caption(max(t0, first), min(t1, last))}"
         if self.plot.getAxis("bottom").labelText != text:
             self.plot.setLabel("bottom", text)
         self.gaps.show_between(t0, t1)

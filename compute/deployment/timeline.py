@@ -320,9 +320,12 @@ class Timeline:
                 break
         return _kind(step), out
 
-    def caption(self, t: float) -> str:
-        """The axis title at a view starting at ``t`` s: ``"2024-05-01 (UTC)"``."""
-        return f"{self.local(self.to_time(t)).strftime('%Y-%m-%d')} ({self.tz})"
+    def caption(self, t: float, t1: float | None = None) -> str:
+        """The axis title of a view from ``t`` to ``t1`` s: ``"2024-05-01 (UTC)"``, or
+        ``"2024-05-01 – 2024-05-02 (UTC)"`` when it spans days."""
+        first = self.local(self.to_time(t)).strftime("%Y-%m-%d")
+        last = first if t1 is None else self.local(self.to_time(t1)).strftime("%Y-%m-%d")
+        return f"{first}{'' if last == first else ' – ' + last} ({self.tz})"
 
 
 def _whole(text: str) -> str:

@@ -805,6 +805,9 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str 
                       what: str = "file name", updates_input: bool = False) -> None:
     """Write ``text`` to ``path`` through :func:`atomic_file` (no newline translation).
 
+    File names the system could not decode (``os.fsdecode``'s escapes) are written back as
+    the bytes they came from.
+
     Parameters
     ----------
     path : path-like or str
@@ -823,4 +826,5 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str 
     RecordingError
         As :func:`atomic_file`; the destination is then unchanged.
     """
-    atomic_write_bytes(path, text.encode(encoding), what=what, updates_input=updates_input)
+    atomic_write_bytes(path, text.encode(encoding, "surrogateescape"), what=what,
+                       updates_input=updates_input)

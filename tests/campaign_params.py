@@ -86,6 +86,18 @@ class Bases:
         self.m, self.out = m, out
         self.rerun = rerun_target
 
+    def deployment(self) -> Path:
+        """A folder of three recordings named by their start times, with a gap."""
+        folder = self.out / "deployment"
+        if not folder.is_dir():
+            import numpy as np
+            import soundfile
+
+            folder.mkdir(parents=True)
+            for name in ("20240501_120000.wav", "20240501_120001.wav", "20240501_130000.wav"):
+                soundfile.write(str(folder / name), np.zeros(8000, np.float32), 8000)
+        return folder
+
     def get(self, path: tuple[str, ...], raw: bool) -> tuple[dict, dict]:
         """(positionals by dest, options by flag) of ``path``'s base command line."""
         m, o = self.m, self.out
@@ -93,6 +105,7 @@ class Bases:
         table = {
             (): ({}, {}),
             ("info",): ({"file": rec}, rec_opts),
+            ("index",): ({"source": str(self.deployment())}, {"--tz": "+02:00"}),
             ("spectrogram",): ({"file": rec}, {**rec_opts, "-o": f"{o}/s.h5", "--nfft": "256",
                                                "--hop": "128"}),
             ("ops",): ({}, {"--family": "spectral"}),

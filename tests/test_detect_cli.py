@@ -229,3 +229,15 @@ def test_the_chunk_size_changes_no_byte(corpus, tmp_path):
         assert main(["detect", str(pipe), str(paths[2]), "-o", str(tmp_path / name),
                      "--channels", "0", "-q", *extra]) == 0
     assert _tables(tmp_path / "whole") == _tables(tmp_path / "small")
+
+
+def test_an_output_folder_with_an_undecodable_name_gets_its_summary(tmp_path, example_path):
+    """The summary names the output folder; a name the system cannot decode is written back
+    as its bytes (it raised UnicodeEncodeError)."""
+    import os
+
+    out = os.fsdecode(bytes(tmp_path) + b"/bad_\xff\xfe")
+    assert main(["detect", "--detector=energy", "-q", f"--output={out}",
+                 str(example_path)]) == 0
+    summary = (Path(out) / "summary.csv").read_bytes()
+    assert b"bad_\xff\xfe" in summary

@@ -154,6 +154,8 @@ OTHER_WRITERS = {
     "compute/files.py:atomic_file": "the one place: publishes the temporary file",
     "compute/batch/process.py:process_file": "moves a part written by atomic_file in a private "
                                      "folder, after refuse_overwriting_inputs",
+    "compute/output/range.py:_write_audio": "writes the temporary file of its caller's "
+                                            "atomic_file or publish_together",
     "compute/batch/rerun.py:rerun": "moves a rerun's output, after refuse_overwriting_inputs",
     "compute/batch/cluster.py:install_plugin_folders": "a worker's private plugin folder",
     "compute/batch/fetch.py:workers_see": "a probe file with a random name",

@@ -394,7 +394,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
             reset_view = True
         if reset_view:
             self.reset_view()
-        self._cursor_timer.start()
+        # at once: the slice and readout of the new image are painted with it, in one paint
+        self.refresh_cursor()
 
     @staticmethod
     def _check(db: np.ndarray, time_edges: np.ndarray, freq_edges: np.ndarray) -> np.ndarray:

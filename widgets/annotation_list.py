@@ -2,7 +2,10 @@
 
 Columns: start, stop, low, high, label, generator (the comment is the row's
 tooltip); the band's edges read in Hz, kHz or MHz (``100.03 MHz``) and sort as
-numbers.  The search field keeps the rows whose label or comment contains its
+numbers.  Start and stop read in seconds from the recording's first sample, or, on
+a recording with absolute times (:meth:`AnnotationList.set_timeline`: a deployment),
+as the date and time the readout writes (``2024-05-01 14:30:05.250 UTC``), with the
+file the time falls in and the time into it as the cell's tooltip.  The search field keeps the rows whose label or comment contains its
 text (case-insensitive).  Rows are sorted by start unless a header is clicked.
 A click on a row asks to jump to it; a double-click (or F2) on a label edits it
 in place.  The list never changes an annotation itself: an edited label is
@@ -35,14 +38,17 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 from specscope.compute.annotations import Annotation
+from specscope.compute.deployment.timeline import offset_text
 from specscope.compute.freqfmt import format_frequency
 
 from .annotation_layer import label_color
 
-__all__ = ["COLUMNS", "AnnotationList", "AnnotationTableModel"]
+__all__ = ["COLUMNS", "DATE_COLUMNS", "AnnotationList", "AnnotationTableModel"]
 
 #: the table's columns
 COLUMNS = ("Start (s)", "Stop (s)", "Low", "High", "Label", "Generator", "Channel")
+#: the time columns' titles on a recording with absolute times
+DATE_COLUMNS = ("Start", "Stop")
 CHANNEL_COLUMN = 6
 LABEL_COLUMN = 4
 #: the role holding a cell's value for sorting (numbers sort as numbers)
@@ -55,6 +61,8 @@ UUID_ROLE = Qt.ItemDataRole.UserRole + 1
 EDGE_DIGITS_HZ = 0.1
 #: the widest band edge a column makes room for at first
 _EDGE_TEMPLATE = "000.0000000 MHz"
+#: the width (px) of a time column in seconds
+TIME_WIDTH = 80
 
 
 def _hz(f: float | None, resolution: float | None = None) -> str:
@@ -88,6 +96,8 @@ class AnnotationTableModel(QAbstractTableModel):
         self.annotations: list[Annotation] = []
         #: the step (Hz) the band edges are shown to; None: :data:`EDGE_DIGITS_HZ`
         self.resolution_hz: float | None = None
+        #: the absolute times of the recording (a ``Timeline``); None: seconds
+        self.timeline = None
 
     def set_annotations(self, annotations: Sequence[Annotation]) -> None:
         self.beginResetModel()
@@ -102,8 +112,15 @@ class AnnotationTableModel(QAbstractTableModel):
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            if self.timeline is not None and section < 2:
+                return DATE_COLUMNS[section]
             return COLUMNS[section]
         return None
+
+    def _when(self, t: float) -> str:
+        """``t`` s on the recording's axis as the readout writes it."""
+        tl = self.timeline
+        return f"{t:.4f}" if tl is None else tl.format(tl.to_time(t))
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
         a = self.annotations[index.row()]
@@ -115,7 +132,7 @@ class AnnotationTableModel(QAbstractTableModel):
             if col == CHANNEL_COLUMN:  # counted from 0, as the Channel box and the bands
                 return "all" if v is None else str(v)
             if col < 2:
-                return f"{v:.4f}"
+                return self._when(v)
             if col < 4:
                 return _hz(v, self.resolution_hz)
             return v
@@ -125,6 +142,11 @@ class AnnotationTableModel(QAbstractTableModel):
         if role == UUID_ROLE:
             return a.uuid
         if role == Qt.ItemDataRole.ToolTipRole:
+            at = self.timeline.file_at(values[col]) if (
+                col < 2 and self.timeline is not None) else None
+            if at is not None:  # the file the time falls in, and the time into it
+                where = f"{at[0]} {offset_text(at[1])}"
+                return f"{where}\n{a.comment}" if a.comment else where
             return a.comment or None
         if role == Qt.ItemDataRole.ForegroundRole and col == LABEL_COLUMN:
             return QColor(*label_color(a.label)).darker(180)  # readable on white
@@ -205,7 +227,7 @@ class AnnotationList(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         edge = self.fontMetrics().horizontalAdvance(_EDGE_TEMPLATE) + 12
-        for col, width in enumerate((80, 80, edge, edge, 140, 160)):
+        for col, width in enumerate((TIME_WIDTH, TIME_WIDTH, edge, edge, 140, 160)):
             self.table.setColumnWidth(col, width)
         top = QHBoxLayout()
         top.addWidget(self.search, 1)
@@ -236,6 +258,25 @@ class AnnotationList(QWidget):
             n = self.model.rowCount()
             if n:
                 self.model.dataChanged.emit(self.model.index(0, 2), self.model.index(n - 1, 3))
+
+    def set_timeline(self, timeline) -> None:
+        """Show start and stop as dates and times of ``timeline`` (a
+        :class:`~specscope.compute.deployment.timeline.Timeline`); None: seconds from the
+        recording's first sample.  Sorting stays by the axis times."""
+        if timeline is self.model.timeline:
+            return
+        self.model.timeline = timeline
+        if timeline is None:
+            width = TIME_WIDTH
+        else:  # room for the longest date and time the column writes
+            sample = timeline.format(timeline.end)
+            width = max(TIME_WIDTH, self.fontMetrics().horizontalAdvance(sample + "0") + 12)
+        for col in (0, 1):
+            self.table.setColumnWidth(col, width)
+        self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, 1)
+        n = self.model.rowCount()
+        if n:
+            self.model.dataChanged.emit(self.model.index(0, 0), self.model.index(n - 1, 1))
 
     def _search(self, text: str) -> None:
         self.proxy.set_text(text)

@@ -4,8 +4,11 @@ The person picks the output file (its extension picks the format: HDF5, WAV,
 FLAC or SigMF; the format box rewrites the extension), the time range (start
 and stop pre-filled by the caller, typed as seconds, milliseconds or
 h:mm:ss), the channels, and whether the samples go through the current
-processing.  The fields write times to the millisecond; the recording's length
-written so stands for its end, so *Whole recording* is every sample of a
+processing.  On a recording with absolute times (``timeline``: a deployment) the
+fields show dates and times as the readout writes them (``2024-05-01 14:30:05.250
+UTC``) and take a typed ISO 8601 date and time (in the recording's zone unless it
+names one) as well as seconds from the first sample.  The fields write times to the
+millisecond; the recording's length written so stands for its end, so *Whole recording* is every sample of a
 recording that lasts no whole number of milliseconds.  The dialog only asks;
 :meth:`ExportRangeDialog.choice` hands the answer to whoever runs the export.
 
@@ -16,6 +19,7 @@ whatever the order they are chosen in (the annotations' exports).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +38,9 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from specscope.compute.timefmt import TIME_FORMS, format_time, parse_time
+from specscope.compute.deployment.timeline import TimeNotRecorded
+from specscope.compute.errors import InputError
+from specscope.compute.timefmt import TIME_FORMS, TimeFormatError, format_time, parse_time
 
 __all__ = ["FORMATS", "RANGES", "SAMPLE_FORMATS", "ExportRangeChoice", "ExportRangeDialog",
            "FormatFileDialog", "format_of"]
@@ -139,6 +145,10 @@ class ExportRangeDialog(QDialog):
         The Range box's first choice.
     subtype : str or None, optional
         The sample format chosen first for WAV and FLAC (a soundfile subtype).
+    timeline : Timeline or None, optional
+        The recording's absolute times
+        (:class:`~specscope.compute.deployment.timeline.Timeline`): Start and Stop show
+        and take dates and times; None: seconds only.
     parent : QWidget or None, optional
         The parent widget.
     """
@@ -147,12 +157,16 @@ class ExportRangeDialog(QDialog):
                  path: str, channels: Sequence[int] | None = None, processing: str = "",
                  ranges: dict[str, tuple[float, float]] | None = None,
                  range_choice: str = "Custom", subtype: str | None = None,
-                 parent: QWidget | None = None) -> None:
+                 timeline=None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export range")
         self.duration = float(duration)
         clock = self.duration >= 60.0
         self._style = "clock" if clock else "s"
+        self.timeline = timeline
+        #: the points (s) the fields were given, by the text shown: which of the two
+        #: times a clock shows twice (the hour repeated when summer time ends) is meant
+        self._written: dict[str, float] = {}
 
         self.path = QLineEdit(path)
         self.path.setToolTip("The output file; its extension picks the format")
@@ -179,8 +193,15 @@ class ExportRangeDialog(QDialog):
                               "the whole recording")
         self.start = QLineEdit(self._fmt(start))
         self.stop = QLineEdit(self._fmt(stop))
+        forms = TIME_FORMS[0].upper() + TIME_FORMS[1:]
+        if timeline is not None:
+            forms = (f"A date and time, e.g. {self._example()} (in {timeline.tz} unless it "
+                     f"names a zone), or a time into the recording: {TIME_FORMS}")
         for box in (self.start, self.stop):
-            box.setToolTip(TIME_FORMS[0].upper() + TIME_FORMS[1:])
+            box.setToolTip(forms)
+            if timeline is not None:  # room for a whole date and time
+                box.setMinimumWidth(box.fontMetrics().horizontalAdvance(
+                    self._fmt(self.duration) + "00") + 12)
         self.length = QLabel()
         checked = set(range(n_channels) if channels is None else channels)
         self.channel_boxes: list[QCheckBox] = []
@@ -239,13 +260,94 @@ class ExportRangeDialog(QDialog):
         self._show_length()
 
     def _fmt(self, seconds: float) -> str:
+        """A point of the recording (s) as the fields write it: a date and time on a
+        timeline, else seconds to the millisecond."""
+        tl = self.timeline
+        if tl is not None:
+            text = tl.format(tl.to_time(seconds))
+            self._written[text] = seconds
+            return text
         return format_time(seconds, 1e-3, self._style)
+
+    def _example(self) -> str:
+        """The recording's first second as a date and time is typed."""
+        tl = self.timeline
+        return tl.local(tl.start).strftime("%Y-%m-%d %H:%M:%S")
+
+    def _parse(self, text: str, name: str | None = None) -> float:
+        """The point (s) a field's text says: seconds as :func:`parse_time` reads them,
+        or on a timeline also a date and time (with or without the zone the fields show).
+
+        Raises
+        ------
+        InputError
+            The text is no time (:class:`TimeFormatError`), or a date and time at which
+            nothing was recorded (:class:`TimeNotRecorded`, naming the gap).
+        """
+        tl = self.timeline
+        if tl is None:
+            return parse_time(text, name)
+        typed = str(text).strip()
+        zone = " " + str(tl.tz)
+        if typed.lower().endswith(zone.lower()):  # the zone as the fields write it
+            typed = typed[: -len(zone)].rstrip()
+        elif typed.upper().endswith((" UTC", " GMT")):
+            typed = typed[:-4].rstrip() + "Z"
+        # a clock time without a zone may stand for two times (summer time ending)
+        local = not re.search(r"(Z|[+-]\d{2}:?\d{2})$", typed, re.IGNORECASE)
+        try:
+            t = tl.parse(typed)
+            return self._either_fold(t, None, str(text).strip()) if local else t
+        except TimeNotRecorded as exc:
+            try:  # the same clock time an hour later (summer time ended) was recorded
+                if local:
+                    return self._either_fold(None, exc.when, str(text).strip())
+            except TimeNotRecorded:
+                pass
+            raise TimeNotRecorded(f"{name}: {exc}" if name else str(exc), exc.when,
+                                  exc.gap) from None
+        except InputError:
+            pass
+        try:
+            return parse_time(text)
+        except InputError:
+            prefix = f"{name}=" if name else ""
+            raise TimeFormatError(
+                f"{prefix}{typed!r} is no date and time nor time into the recording: write "
+                f"a date and time such as {self._example()} or {TIME_FORMS}", str(text)) \
+                from None
+
+    def _either_fold(self, t: float | None, when, text: str) -> float:
+        """Of the two times a local clock time stands for in the hour repeated at the end
+        of summer time, the recorded one (the one the field was given when both were).
+
+        ``t`` is the axis point of the first (None when it was not recorded: ``when``,
+        UTC); raises :class:`TimeNotRecorded` when neither was recorded.
+        """
+        tl = self.timeline
+        first = tl.to_time(t) if t is not None else when
+        local = tl.local(first)
+        later = local.replace(fold=1).astimezone(first.tzinfo)
+        if local.fold or later == first:  # no second time
+            if t is None:
+                raise TimeNotRecorded("not recorded", when)
+            return t
+        try:
+            t2 = tl.to_axis(later)
+        except TimeNotRecorded:
+            if t is None:
+                raise
+            return t
+        if t is None:
+            return t2
+        given = self._written.get(text)
+        return t2 if given is not None and abs(given - t2) < abs(given - t) else t
 
     def _time(self, box: QLineEdit, name: str) -> float:
         """The time a field says: as typed, except that the recording's length as the
         fields write it (to the millisecond) is its end, every sample included."""
-        value = parse_time(box.text(), name)
-        if value == parse_time(self._fmt(self.duration)):
+        value = self._parse(box.text(), name)
+        if value == self._parse(self._fmt(self.duration)):
             return self.duration
         return value
 
@@ -293,12 +395,13 @@ class ExportRangeDialog(QDialog):
             self.path.setText(path)
 
     def _show_length(self, *_: object) -> None:
+        total = format_time(self.duration, 1e-3, self._style)
         try:
-            a, b = parse_time(self.start.text()), parse_time(self.stop.text())
+            a, b = self._parse(self.start.text()), self._parse(self.stop.text())
         except ValueError:
-            self.length.setText(f"of {self._fmt(self.duration)}")
+            self.length.setText(f"of {total}")
             return
-        self.length.setText(f"{format_time(b - a, 1e-3, 's')} of {self._fmt(self.duration)}")
+        self.length.setText(f"{format_time(b - a, 1e-3, 's')} of {total}")
 
     # -- the answer --------------------------------------------------------------
     def choice(self) -> ExportRangeChoice:

@@ -4,7 +4,8 @@ view as PNG.
 The file exports run in the compute thread (chunked, with progress and Cancel,
 published atomically); the PNG is a grab of the view.  A range export
 (File › Export range…) asks with :class:`~specscope.widgets.export_dialog.ExportRangeDialog`
-and runs :func:`specscope.compute.output.export_range`.
+and runs :func:`specscope.compute.output.export_range`; on a recording with absolute
+times (a deployment) its Start and Stop read and take dates and times.
 """
 
 from __future__ import annotations
@@ -125,6 +126,8 @@ class Exports(QObject):
                                 range_choice=choice,
                                 subtype=mem.get("subtype") if isinstance(
                                     mem.get("subtype"), str) else None,
+                                # a deployment's dates and times, as the time axis shows
+                                timeline=getattr(self.shell.view, "timeline", None),
                                 parent=self.shell.dialog_parent())
         dlg.accepted.connect(self._range_chosen)
         dlg.finished.connect(self._range_dialog_closed)

@@ -5,7 +5,9 @@ A person opens a deployment (200 one-second WAVs named by their start times, two
 dialog), sees the whole span with the gaps marked, finds a click that crosses the boundary
 of two files in the whole-span image, zooms into it with the wheel (it stays in view,
 bright, at every zoom), reads the two files' names at it in the readout, and goes to a date
-on the next day with Go to date/time (Ctrl+G).  At 1600x1000 and at 1280x800.
+on the next day with Go to date/time (Ctrl+G).  Then, on a folder of 40 files, runs a
+detector and reviews its detections across files and a gap.  Both at 1600x1000 and at
+1280x800.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 from datetime import datetime, timedelta
 
 import numpy as np
+import pytest
 import soundfile
 from harness import App
 
@@ -166,10 +169,12 @@ def _type_into(app: App, name: str, text: str) -> None:
     app.key("Tab")
 
 
-def test_detect_and_review_across_files(launch, tmp_path):
+@pytest.mark.parametrize("screen", ["1600x1000", "1280x800"])
+def test_detect_and_review_across_files(launch, request, tmp_path, screen):
     site = tmp_path / "site"
     names = _calls_site(site)
-    app = launch(site, env={"SPECSCOPE_AUDIO_OUTPUT": "fake"})
+    display = request.getfixturevalue("display_small") if screen == "1280x800" else None
+    app = launch(site, env={"SPECSCOPE_AUDIO_OUTPUT": "fake"}, display=display)
     app.wait_window(r"^site — specscope$")
     app.wait_image()
     app.settle()

@@ -17,7 +17,8 @@ labels) is a :class:`~specscope.app.review.Review`, stepped through by
   (:func:`specscope.compute.detect.compare.compare`);
 * **Export…**: every detection with its score and decision
   (:meth:`~specscope.app.review.Review.write_table`: Raven, Audacity, CSV,
-  SigMF, HDF5; Raven and CSV with ``Score`` and ``Review`` columns).
+  SigMF, HDF5; Raven and CSV with ``Score`` and ``Review`` columns), the file
+  type chosen and the name's extension always agreeing.
 """
 
 from __future__ import annotations
@@ -28,17 +29,18 @@ from typing import Any
 
 import numpy as np
 from PyQt6.QtCore import QObject, Qt, pyqtSignal
-from PyQt6.QtWidgets import QFileDialog
-from specscope.app.desktop.controllers.annotations import EXPORT_FILTERS, export_format
+from specscope.app.desktop.controllers.annotations import EXPORT_FILTERS
 from specscope.app.desktop.controllers.review import ReviewMode
 from specscope.app.qt.worker import JobCallbacks, JobError, JobResult, TaskControl
 from specscope.app.review import DEFAULT_LABELS, Review
+from specscope.compute.annotations import FORMATS as ANNOTATION_FORMATS
 from specscope.compute.detect import Events, detect, detector_names
 from specscope.compute.detect.compare import Box, compare
 from specscope.compute.errors import SpecscopeError
 from specscope.compute.operators import describe_operator
 from specscope.widgets.detect_panel import DetectPanel
 from specscope.widgets.detection_layer import DetectionLayer
+from specscope.widgets.export_dialog import FormatFileDialog
 
 __all__ = ["DetectionController", "panel_detectors"]
 
@@ -314,16 +316,21 @@ class DetectionController(QObject):
 
     # -- export ----------------------------------------------------------------------------
     def export_dialog(self) -> int | None:
+        """Detect › Export detections…: the type chosen, the name's extension following it
+        (:class:`~specscope.widgets.export_dialog.FormatFileDialog`); the job id, None
+        when cancelled."""
         if self.review is None or self.shell.document is None:
             return None
         rec = self.shell.document.recording
         start = str(rec.path.with_name(rec.path.stem + ".detections.selections.txt"))
-        path, chosen = QFileDialog.getSaveFileName(
-            self.shell.dialog_parent(), "Export detections", start,
-            ";;".join(text for text, _ in EXPORT_FILTERS))
-        if not path:
+        # the type chosen in the dialog and the name's extension agree, whatever the order
+        chosen = FormatFileDialog.ask(self.shell.dialog_parent(), "Export detections", start,
+                                      [(text, fmt, ANNOTATION_FORMATS[fmt].suffixes)
+                                       for text, fmt in EXPORT_FILTERS])
+        if chosen is None:
             return None
-        return self.export_to(path, export_format(path, chosen) or "raven")
+        path, fmt = chosen
+        return self.export_to(path, fmt)
 
     def export_to(self, path: str | Path, fmt: str | None = None) -> int | None:
         """Write every detection with its decision (compute thread); returns the job id."""

@@ -637,7 +637,8 @@ def check_writes(f: Any) -> None:
 
 
 @contextmanager
-def h5_for_writing(path: str | os.PathLike[str], mode: str = "w") -> Iterator[Any]:
+def h5_for_writing(path: str | os.PathLike[str], mode: str = "w",
+                   **options: Any) -> Iterator[Any]:
     """``h5py.File(path, mode)`` for a temporary file that is abandoned on any error.
 
     HDF5 writes through a file object that takes the file system's refusals
@@ -652,6 +653,8 @@ def h5_for_writing(path: str | os.PathLike[str], mode: str = "w") -> Iterator[An
         The temporary file.
     mode : str
         The ``h5py.File`` mode.
+    **options
+        Further ``h5py.File`` options (``track_order=True`` for a NetCDF file).
 
     Yields
     ------
@@ -667,7 +670,7 @@ def h5_for_writing(path: str | os.PathLike[str], mode: str = "w") -> Iterator[An
 
     guard = _GuardedIO(path, mode)
     try:
-        f = h5py.File(guard, mode)
+        f = h5py.File(guard, mode, **options)
     except BaseException:
         guard.close()
         raise

@@ -131,6 +131,8 @@ class Bases:
             ("measure",): ({"file": rec}, {**rec_opts, "--start": "0.1", "--stop": "0.3",
                                            "--fmin": "100", "--fmax": "1000"}),
             ("play",): ({"file": rec}, {**rec_opts, "--stop": "0.2", "-o": f"{o}/p.wav"}),
+            ("levels",): ({"source": rec}, {**rec_opts, "-o": f"{o}/lv.nc", "--nfft": "256",
+                                            "--interval": "0.1", "--no-cache": None}),
         }
         pos, opts = table[path]
         if path in QUIET:
@@ -140,7 +142,8 @@ class Bases:
 
 #: commands with -q: a refusal is then the only line on stderr
 QUIET = {("spectrogram",), ("run",), ("detect",), ("export",), ("filter", "design"),
-         ("filter", "notch"), ("filter", "apply"), ("annotations", "convert"), ("play",)}
+         ("filter", "notch"), ("filter", "apply"), ("annotations", "convert"), ("play",),
+         ("levels",)}
 
 
 def _argv(path: tuple[str, ...], pos: dict, opts: dict, order: list[str]) -> list[str]:

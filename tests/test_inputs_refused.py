@@ -160,6 +160,8 @@ OTHER_WRITERS = {
     "compute/batch/cluster.py:install_plugin_folders": "a worker's private plugin folder",
     "compute/batch/fetch.py:workers_see": "a probe file with a random name",
     "compute/filters/formats.py:_to_npz": "an in-memory buffer, written by atomic_write_bytes",
+    "compute/levels/run.py:levels_task": "an in-memory buffer, written by atomic_write_bytes "
+                                         "into the user cache",
     "compute/operators/autotune.py:_save": "the user cache's wisdom file",
     "compute/live/history.py:History._spill_loop": "the session's private spill folder",
     "compute/live/recorder.py:LiveRecorder.__init__": "a temporary file, published by "

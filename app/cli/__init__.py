@@ -65,6 +65,8 @@ COMMANDS: dict[str, Command] = {
                                           "Audacity, CSV, HDF5)"),
     "measure": Command("measure", "measure a box: band power, peak, RMS, SNR"),
     "play": Command("play", "listen to a range of a recording (or write it to a WAV file)"),
+    "levels": Command("levels", "long-term band levels (hybrid millidecade, decidecade, "
+                                "octave) of a recording or a folder, to NetCDF"),
 }
 
 #: global options that take a value (so that their value is not taken for a command)

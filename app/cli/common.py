@@ -56,6 +56,8 @@ OPTION_FLAGS: dict[str, tuple[str, str]] = {
     "freq_high_hz": ("--fmax", "HZ"),
     "tz": ("--tz", "ZONE"),
     "name_pattern": ("--name-pattern", "PATTERN"),
+    "interval": ("--interval", "S"),
+    "overlap": ("--overlap", "F"),
 }
 
 

@@ -1,0 +1,281 @@
+"""Band levels of a recording or a deployment, per file in parallel, cached and resumable.
+
+The intervals are planned once (:func:`~specscope.compute.levels.spectra.plan_intervals`)
+and split into tasks: the intervals that start in one file of a deployment, or
+stretches of about ten minutes of a single recording.  Each task's band power is
+kept in the user cache under a key of the files, the parameters and the task's
+samples, so a run that was stopped, or one that asks for the same bands again,
+reads what was done.  Tasks run in this process, a process pool or on a Dask
+cluster (:func:`specscope.compute.batch.pool.make_pool`); the numbers are the same.
+A task whose file cannot be read leaves its intervals out and names the file.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import io
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..batch.pool import make_pool
+from ..batch.tasks import one_line
+from ..errors import Cancelled, InputError, SpecscopeError
+from ..files import atomic_write_bytes
+from ..io import open_recording
+from ..paths import cache_dir
+from .bands import Bands, band_power, make_bands
+from .calibration import Calibration
+from .products import Levels
+from .spectra import Interval, SpectrumParams, interval_spectrum, plan_intervals, recording_start
+
+__all__ = ["LevelsSink", "MemorySink", "compute_levels", "levels_task", "plan_tasks"]
+
+#: signal per task of a single recording, in seconds
+TASK_SECONDS = 600.0
+
+
+class LevelsSink(Protocol):
+    """Where the rows of a run go as tasks finish (in any order)."""
+
+    def begin(self, n_times: int, bands: Bands, attrs: dict[str, Any]) -> None: ...
+
+    def rows(self, first: int, time: np.ndarray, effort: np.ndarray,
+             power: np.ndarray) -> None: ...
+
+    def end(self, failed: list[str]) -> None: ...
+
+
+class MemorySink:
+    """Rows kept in arrays; :attr:`levels` once the run ended."""
+
+    def __init__(self, calibration: Calibration | None, absolute: bool) -> None:
+        self._cal, self._absolute = calibration, absolute
+        self.levels: Levels | None = None
+
+    def begin(self, n_times: int, bands: Bands, attrs: dict[str, Any]) -> None:
+        self._time = np.full(n_times, np.nan)
+        self._effort = np.zeros(n_times)
+        self._power = np.full((n_times, len(bands)), np.nan)
+        self._bands, self._attrs = bands, attrs
+
+    def rows(self, first: int, time: np.ndarray, effort: np.ndarray,
+             power: np.ndarray) -> None:
+        n = len(time)
+        self._time[first:first + n] = time
+        self._effort[first:first + n] = effort
+        self._power[first:first + n] = power
+
+    def end(self, failed: list[str]) -> None:
+        self.levels = Levels(self._time, self._effort, self._power, self._bands, self._cal,
+                             self._absolute, self._attrs, failed)
+
+
+def _source_key(rec: Any) -> str:
+    fingerprint = getattr(rec, "fingerprint", None)
+    if callable(fingerprint):
+        return str(fingerprint())
+    p = Path(rec.path).resolve()
+    st = p.stat()
+    return f"{p}\0{st.st_size}\0{st.st_mtime_ns}"
+
+
+def _file_bounds(rec: Any) -> list[int]:
+    offsets = getattr(rec, "file_offsets", None)
+    return list(offsets()) if callable(offsets) else []
+
+
+def plan_tasks(rec: Any, params: SpectrumParams, start: int = 0,
+               stop: int | None = None) -> list[list[Interval]]:
+    """The intervals of a run, grouped into tasks (a deployment: by the file each starts in)."""
+    intervals = plan_intervals(rec, params, start, stop)
+    bounds = _file_bounds(rec)
+    tasks: list[list[Interval]] = []
+    if bounds:
+        last = None
+        for iv in intervals:
+            k = bisect.bisect_right(bounds, iv.start) - 1
+            if k != last:
+                tasks.append([])
+                last = k
+            tasks[-1].append(iv)
+        return tasks
+    per = max(1, int(TASK_SECONDS // params.interval))
+    return [intervals[i:i + per] for i in range(0, len(intervals), per)]
+
+
+def _cache_file(key: str) -> Path:
+    return cache_dir("levels", key[:2], f"{key}.npz")
+
+
+def _task_key(source: str, spec: dict[str, Any]) -> str:
+    what = json.dumps([source, spec["params"], spec["bands"], spec["channel"],
+                       spec["intervals"][0], spec["intervals"][-1], len(spec["intervals"])])
+    return hashlib.sha256(what.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def _cached(path: str | None) -> dict[str, Any] | None:
+    if not path or not os.path.exists(path):
+        return None
+    try:
+        with np.load(path) as z:
+            return {"ok": True, "time": z["time"], "effort": z["effort"], "power": z["power"],
+                    "cached": True}
+    except (OSError, ValueError, KeyError):
+        return None  # a damaged cache entry is computed again
+
+
+def levels_task(spec: dict[str, Any]) -> dict[str, Any]:
+    """One task: the band power of its intervals (module level: it pickles to workers)."""
+    done = _cached(spec.get("cache"))
+    if done is not None:
+        return done
+    try:
+        rec = spec["recording"] if spec.get("recording") is not None else open_recording(
+            spec["path"], **spec.get("options", {}))
+        params = SpectrumParams(**spec["params"])
+        kind, low, high = spec["bands"]
+        fs = float(rec.sample_rate)
+        nfft, _ = params.frame(fs)
+        bands = make_bands(kind, fs, nfft, low, high)
+        ivs = [Interval(*iv) for iv in spec["intervals"]]
+        power = np.empty((len(ivs), len(bands)))
+        effort = np.empty(len(ivs))
+        for i, iv in enumerate(ivs):
+            psd, _ = interval_spectrum(rec, iv, params, spec["channel"])
+            power[i] = band_power(psd, fs / nfft, bands)
+            effort[i] = (iv.stop - iv.start) / fs
+        time = np.array([iv.time for iv in ivs])
+    except (SpecscopeError, OSError, ValueError, MemoryError) as exc:
+        return {"ok": False, "error": one_line(exc)}
+    if spec.get("cache"):
+        buf = io.BytesIO()
+        np.savez(buf, time=time, effort=effort, power=power)
+        try:
+            Path(spec["cache"]).parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(spec["cache"], buf.getvalue())
+        except (OSError, SpecscopeError):
+            pass  # a cache that cannot be written costs a recomputation only
+    return {"ok": True, "time": time, "effort": effort, "power": power}
+
+
+def _task_file(rec: Any, iv: Interval) -> str:
+    file_at = getattr(rec, "file_at", None)
+    if callable(file_at):
+        return str(file_at(iv.start)[0])
+    return str(rec.path)
+
+
+def compute_levels(source: Any, *, bands: str = "hmd", params: SpectrumParams | None = None,
+                   low: float = 0.0, high: float | None = None, channel: int = 0,
+                   calibration: Calibration | None = None, start: int = 0,
+                   stop: int | None = None, workers: int = 1, dask: str | None = None,
+                   sink: LevelsSink | None = None, cache: bool = True,
+                   progress: Callable[[int, int], None] | None = None,
+                   cancelled: Callable[[], bool] | None = None,
+                   open_options: dict[str, Any] | None = None) -> Levels | None:
+    """Band levels per interval of a recording, a file or a folder of recordings.
+
+    Parameters
+    ----------
+    source : Recording, str or PathLike
+        An open recording (a deployment included), or a path ``open_recording`` takes.
+    bands : {"hmd", "decidecade", "octave"}
+    params : SpectrumParams, optional
+        Interval, FFT length, overlap, window, statistic (default: minutes, 1 Hz bins,
+        half overlap, Hann, mean).
+    low, high : float
+        Band range in Hz (``high`` defaults to half the sample rate).
+    channel : int
+    calibration : Calibration, optional
+        Applied when levels are read in dB; the power is kept uncalibrated.
+    start, stop : int
+        Sample range.
+    workers : int
+        Processes (1: in this process); with ``dask``, the local cluster's size.
+    dask : str, optional
+        ``"local"`` or a scheduler address.
+    sink : LevelsSink, optional
+        Where rows go; default: kept in memory and returned.
+    cache : bool
+        Reuse and keep each task's result in the user cache.
+    progress : callable, optional
+        ``progress(done, total)`` after each task.
+    cancelled : callable, optional
+        Polled between tasks; True stops the run with :class:`Cancelled`.
+    open_options : dict, optional
+        Options for ``open_recording`` when ``source`` is a path.
+
+    Returns
+    -------
+    Levels or None
+        The levels (None when a ``sink`` was given).
+    """
+    params = params or SpectrumParams()
+    rec = source if hasattr(source, "sample_rate") else open_recording(
+        source, **(open_options or {}))
+    if rec.dtype.kind == "c":
+        raise InputError(f"{rec.path}: sound levels need a real signal; this recording "
+                         "is complex (IQ)")
+    if not 0 <= channel < rec.n_channels:
+        raise InputError(f"channel={channel} must be one of 0..{rec.n_channels - 1}")
+    fs = float(rec.sample_rate)
+    nfft, _ = params.frame(fs)
+    band_set = make_bands(bands, fs, nfft, low, high)
+    if calibration is not None:
+        calibration.check_covers(float(band_set.edges[0]), float(band_set.edges[-1]))
+    tasks = plan_tasks(rec, params, start, stop)
+    if not tasks:
+        raise InputError(f"{rec.path}: no interval holds a whole frame of {nfft} samples "
+                         "(a shorter nfft or a longer recording is needed)")
+    absolute = recording_start(rec) is not None
+    own = sink is None
+    sink = sink or MemorySink(calibration, absolute)
+    attrs = {"bands": bands, "band_low_hz": float(low),
+             "band_high_hz": float(band_set.edges[-1]), "channel": channel,
+             "sample_rate": fs, "nfft": nfft, **{k: v for k, v in params.to_dict().items()
+                                                  if k != "nfft"}}
+    n_times = sum(len(t) for t in tasks)
+    sink.begin(n_times, band_set, attrs)
+    is_dep = callable(getattr(rec, "segments", None))
+    source_key = _source_key(rec)
+    base = {"path": str(rec.path), "options": dict(open_options or {}),
+            "recording": rec if is_dep else None, "params": params.to_dict(),
+            "bands": (bands, float(low), None if high is None else float(high)),
+            "channel": int(channel)}
+    specs = []
+    first = 0
+    for t in tasks:
+        spec = dict(base, intervals=[(iv.start, iv.stop, iv.time) for iv in t], first=first,
+                    file=_task_file(rec, t[0]))
+        spec["cache"] = str(_cache_file(_task_key(source_key, spec))) if cache else None
+        specs.append(spec)
+        first += len(t)
+    failed: list[str] = []
+    pool = make_pool(workers, "processes", dask, None, levels_task, one_line)
+    try:
+        handles = [pool.submit(s) for s in specs]
+        for done, (spec, res) in enumerate(pool.results(handles), 1):
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            if res.get("ok"):
+                sink.rows(spec["first"], res["time"], res["effort"], res["power"])
+            else:  # the intervals stay, with no signal counted and no level
+                failed.append(f"{spec['file']}: {res.get('error', 'failed')}")
+                n = len(spec["intervals"])
+                sink.rows(spec["first"], np.array([iv[2] for iv in spec["intervals"]]),
+                          np.zeros(n), np.full((n, len(band_set)), np.nan))
+            if progress is not None:
+                progress(done, len(specs))
+    finally:
+        cancel = getattr(pool, "cancel", None)
+        if callable(cancel) and cancelled is not None and cancelled():
+            cancel()
+        pool.close()
+    sink.end(failed)
+    return sink.levels if own else None  # type: ignore[attr-defined]

@@ -1,0 +1,1 @@
+"""References that the tests compare specscope with, run outside the project venv."""

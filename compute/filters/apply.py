@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 import scipy.fft
-import scipy.signal as ss
 
 from .. import backend as _backend
 from .. import operators
@@ -124,6 +123,7 @@ def sos_kernel() -> Callable[..., Any] | None:
     callable or None
         The kernel, filtering ``x`` in place and updating ``zi``; None when unusable.
     """
+    import scipy.signal as ss
     if not _SOS_KERNEL:
         kernel = None
         try:
@@ -203,6 +203,7 @@ class SosFilter(StreamFilter):
         return self._filter(x, (self.sos.shape[0], x.shape[0], 2))
 
     def _filter(self, x: Any, zi_shape: tuple[int, ...]) -> Any:
+        import scipy.signal as ss
         if self._zi is None:
             self._zi = np.zeros(zi_shape, np.result_type(self.sos, x.dtype))
         zi = self._zi
@@ -249,6 +250,7 @@ class FirFilter(StreamFilter):
         return xp.stack([self._convolve(row) for row in z])
 
     def _convolve(self, z):
+        import scipy.signal as ss
         if _backend.backend_of(z) == "numpy":
             return _timed("convolve", lambda: ss.convolve(z, self.b, mode="valid",
                                                           method="direct"))
@@ -423,6 +425,7 @@ class CombFilter(StreamFilter):
         return _backend.get_xp(_backend.backend_of(ys[0])).stack(ys)
 
     def _push(self, x):
+        import scipy.signal as ss
         xp = _backend.get_xp(_backend.backend_of(x))
         x = x.astype(np.result_type(x.dtype, np.float64), copy=False)
         if self._z is None:

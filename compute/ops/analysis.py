@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.signal as ss
 from specscope.compute.errors import InputError, operator_error
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
@@ -48,6 +47,7 @@ def freqz_zpk(x, *, p, k, worN, whole, fs=2 * np.pi, xp):
           params=[Param("a", "array", REQUIRED), Param("worN", "array", 200), PLOT],
           reference="scipy.signal.freqs", history=None)
 def freqs(x, *, a, worN, plot):
+    import scipy.signal as ss
     return ss.freqs(x, a, worN=_count_or_array(worN), plot=plot)
 
 
@@ -62,6 +62,7 @@ def _count_or_array(worN):
           params=[Param("p", "array", REQUIRED), Param("k", (float, "array"), REQUIRED),
                   Param("worN", "array", 200)], reference="scipy.signal.freqs_zpk", history=None)
 def freqs_zpk(x, *, p, k, worN):
+    import scipy.signal as ss
     return ss.freqs_zpk(x, p, k, worN=_count_or_array(worN))
 
 
@@ -96,6 +97,7 @@ def _biquad_group_delay(sec, w, xp):
 def group_delay(x, *, w, whole, worN, fs=2 * np.pi, xp):
     """The input is scipy's ``system``, a ``(b, a)`` pair (computed by scipy), or an SOS
     array of shape ``(n_sections, 6)``: the delay of each section at once, summed."""
+    import scipy.signal as ss
     n = _count_or_array(w if worN is None else worN)
     if isinstance(x, (tuple, list)):
         return ss.group_delay(tuple(_backend_host(v) for v in x), w=n, whole=whole, fs=fs)
@@ -153,6 +155,7 @@ def _opt(v):
           reference="scipy.signal.find_peaks", history=None, nan_policy="reject")
 def find_peaks(x, *, height, threshold, distance, prominence, width, wlen, rel_height,
                plateau_size):
+    import scipy.signal as ss
     return ss.find_peaks(x, height=_opt(height), threshold=_opt(threshold), distance=distance,
                          prominence=_opt(prominence), width=_opt(width), wlen=wlen,
                          rel_height=rel_height, plateau_size=_opt(plateau_size))
@@ -163,6 +166,7 @@ def find_peaks(x, *, height, threshold, distance, prominence, width, wlen, rel_h
           params=[Param("peaks", "array", REQUIRED), Param("wlen", int, None, min=1)],
           reference="scipy.signal.peak_prominences", history=None, nan_policy="reject")
 def peak_prominences(x, *, peaks, wlen):
+    import scipy.signal as ss
     return ss.peak_prominences(x, _peaks(peaks), wlen=wlen)
 
 
@@ -174,6 +178,7 @@ def peak_prominences(x, *, peaks, wlen):
                   Param("wlen", int, None, min=1)],
           reference="scipy.signal.peak_widths", history=None, nan_policy="reject")
 def peak_widths(x, *, peaks, rel_height, prominence_data, wlen):
+    import scipy.signal as ss
     return ss.peak_widths(x, _peaks(peaks), rel_height=rel_height,
                           prominence_data=prominence_data, wlen=wlen)
 
@@ -189,6 +194,7 @@ def _peaks(peaks):
                   Param("mode", str, "clip", choices=("clip", "wrap"))],
           reference="scipy.signal.argrelmax", history=None, nan_policy="reject")
 def argrelmax(x, *, order, axis, mode):
+    import scipy.signal as ss
     return ss.argrelmax(x, order=order, axis=axis, mode=mode)
 
 
@@ -197,6 +203,7 @@ def argrelmax(x, *, order, axis, mode):
                   Param("mode", str, "clip", choices=("clip", "wrap"))],
           reference="scipy.signal.argrelmin", history=None, nan_policy="reject")
 def argrelmin(x, *, order, axis, mode):
+    import scipy.signal as ss
     return ss.argrelmin(x, order=order, axis=axis, mode=mode)
 
 
@@ -204,6 +211,7 @@ def argrelmin(x, *, order, axis, mode):
           params=[Param("a", "array", REQUIRED), Param("tol", float, 1e-3, min=0.0)],
           reference="scipy.signal.residue", history=None)
 def residue(x, *, a, tol):
+    import scipy.signal as ss
     return ss.residue(x, a, tol=tol)
 
 
@@ -211,6 +219,7 @@ def residue(x, *, a, tol):
           params=[Param("a", "array", REQUIRED), Param("tol", float, 1e-3, min=0.0)],
           reference="scipy.signal.residuez", history=None)
 def residuez(x, *, a, tol):
+    import scipy.signal as ss
     return ss.residuez(x, a, tol=tol)
 
 
@@ -218,5 +227,6 @@ def residuez(x, *, a, tol):
           reference="all(abs(poles) < 1) of scipy.signal.sos2zpk", history=None,
           nan_policy="reject")
 def is_stable(x):
+    import scipy.signal as ss
     _, p, _ = ss.sos2zpk(x)
     return bool(np.all(np.abs(p) < 1.0))

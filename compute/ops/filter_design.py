@@ -11,7 +11,6 @@ frequencies in Hz; without it they are normalised (1 is Nyquist), as in scipy.
 from __future__ import annotations
 
 import numpy as np
-import scipy.signal as ss
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
 FAMILY = "filter_design"
@@ -46,6 +45,7 @@ def _iir(name: str, summary: str, extra: list[Param]) -> None:
     names = [p.name for p in extra]
 
     def impl(*, N, Wn, btype, analog, output, fs=None, **kw):
+        import scipy.signal as ss
         args = [kw[n] for n in names]
         return getattr(ss, name)(N, *args, _f(Wn), btype=btype, analog=analog, output=output,
                                  fs=fs)
@@ -65,6 +65,7 @@ _iir("ellip", "Elliptic (Cauer) IIR filter", [RP, RS])
                   Param("norm", str, "phase", choices=("phase", "delay", "mag"))],
           reference="scipy.signal.bessel", takes_input=False)
 def bessel(*, N, Wn, btype, analog, output, norm, fs=None):
+    import scipy.signal as ss
     return ss.bessel(N, _f(Wn), btype=btype, analog=analog, output=output, norm=norm, fs=fs)
 
 
@@ -75,6 +76,7 @@ def bessel(*, N, Wn, btype, analog, output, norm, fs=None):
                         choices=("butter", "cheby1", "cheby2", "ellip", "bessel")), OUTPUT],
           reference="scipy.signal.iirfilter", takes_input=False)
 def iirfilter(*, N, Wn, rp, rs, btype, analog, ftype, output, fs=None):
+    import scipy.signal as ss
     return ss.iirfilter(N, _f(Wn), rp=rp, rs=rs, btype=btype, analog=analog, ftype=ftype,
                         output=output, fs=fs)
 
@@ -84,12 +86,14 @@ def iirfilter(*, N, Wn, rp, rs, btype, analog, ftype, output, fs=None):
                   Param("ftype", str, "ellip", choices=("butter", "cheby1", "cheby2", "ellip")),
                   OUTPUT], reference="scipy.signal.iirdesign", takes_input=False)
 def iirdesign(*, wp, ws, gpass, gstop, analog, ftype, output, fs=None):
+    import scipy.signal as ss
     return ss.iirdesign(_f(wp), _f(ws), gpass, gstop, analog=analog, ftype=ftype,
                         output=output, fs=fs)
 
 
 def _ord(name: str, summary: str) -> None:
     def impl(*, wp, ws, gpass, gstop, analog, fs=None):
+        import scipy.signal as ss
         return getattr(ss, name)(_f(wp), _f(ws), gpass, gstop, analog=analog, fs=fs)
     impl.__doc__ = summary
     operator(name, family=FAMILY, summary=summary, reference=f"scipy.signal.{name}",
@@ -103,6 +107,7 @@ _ord("ellipord", "Lowest elliptic order meeting a specification: (N, Wn)")
 
 
 def _convert_ba(ba, output):
+    import scipy.signal as ss
     b, a = ba
     if output == "ba":
         return b, a
@@ -118,12 +123,14 @@ Q = Param("Q", float, REQUIRED, min=0.0, help="quality factor")
 @operator("iirnotch", family=FAMILY, summary="Second-order IIR notch filter",
           params=[W0, Q, OUTPUT], reference="scipy.signal.iirnotch", takes_input=False)
 def iirnotch(*, w0, Q, output, fs=2.0):
+    import scipy.signal as ss
     return _convert_ba(ss.iirnotch(w0, Q, fs=fs), output)
 
 
 @operator("iirpeak", family=FAMILY, summary="Second-order IIR peak (resonator) filter",
           params=[W0, Q, OUTPUT], reference="scipy.signal.iirpeak", takes_input=False)
 def iirpeak(*, w0, Q, output, fs=2.0):
+    import scipy.signal as ss
     return _convert_ba(ss.iirpeak(w0, Q, fs=fs), output)
 
 
@@ -132,6 +139,7 @@ def iirpeak(*, w0, Q, output, fs=2.0):
                   Param("pass_zero", bool, False), OUTPUT],
           reference="scipy.signal.iircomb", takes_input=False)
 def iircomb(*, w0, Q, ftype, pass_zero, output, fs=2.0):
+    import scipy.signal as ss
     return _convert_ba(ss.iircomb(w0, Q, ftype=ftype, fs=fs, pass_zero=pass_zero), output)
 
 
@@ -142,6 +150,7 @@ def iircomb(*, w0, Q, ftype, pass_zero, output, fs=2.0):
                   Param("numtaps", int, None, min=1), OUTPUT],
           reference="scipy.signal.gammatone", takes_input=False)
 def gammatone(*, freq, ftype, order, numtaps, output, fs=None):
+    import scipy.signal as ss
     ba = ss.gammatone(freq, ftype, order=order, numtaps=numtaps, fs=fs)
     return ba if ftype == "fir" else _convert_ba(ba, output)
 
@@ -155,6 +164,7 @@ def gammatone(*, freq, ftype, order, numtaps, output, fs=None):
                   Param("scale", bool, True)],
           reference="scipy.signal.firwin", takes_input=False)
 def firwin(*, numtaps, cutoff, width, window, pass_zero, scale, fs=None):
+    import scipy.signal as ss
     from specscope.compute.spectral import parse_window
     return ss.firwin(numtaps, _f(cutoff), width=width, window=parse_window(window),
                      pass_zero=pass_zero, scale=scale, fs=fs)
@@ -166,6 +176,7 @@ def firwin(*, numtaps, cutoff, width, window, pass_zero, scale, fs=None):
                   Param("window", "window", "hamming"), Param("antisymmetric", bool, False)],
           reference="scipy.signal.firwin2", takes_input=False)
 def firwin2(*, numtaps, freq, gain, nfreqs, window, antisymmetric, fs=None):
+    import scipy.signal as ss
     from specscope.compute.spectral import parse_window
     return ss.firwin2(numtaps, freq, gain, nfreqs=nfreqs, window=parse_window(window),
                       antisymmetric=antisymmetric, fs=fs)
@@ -179,6 +190,7 @@ def firwin2(*, numtaps, freq, gain, nfreqs, window, antisymmetric, fs=None):
                   Param("maxiter", int, 25, min=1), Param("grid_density", int, 16, min=1)],
           reference="scipy.signal.remez", takes_input=False)
 def remez(*, numtaps, bands, desired, weight, type, maxiter, grid_density, fs=1.0):
+    import scipy.signal as ss
     return ss.remez(numtaps, bands, desired, weight=weight, type=type, maxiter=maxiter,
                     grid_density=grid_density, fs=fs)
 
@@ -188,6 +200,7 @@ def remez(*, numtaps, bands, desired, weight, type, maxiter, grid_density, fs=1.
                   Param("desired", "array", REQUIRED), Param("weight", "array", None)],
           reference="scipy.signal.firls", takes_input=False)
 def firls(*, numtaps, bands, desired, weight, fs=None):
+    import scipy.signal as ss
     return ss.firls(numtaps, bands, desired, weight=weight, fs=fs)
 
 
@@ -196,6 +209,7 @@ def firls(*, numtaps, bands, desired, weight, fs=None):
                   Param("width", float, REQUIRED, min=0.0, unit="x Nyquist")],
           reference="scipy.signal.kaiserord", takes_input=False)
 def kaiserord(*, ripple, width):
+    import scipy.signal as ss
     return ss.kaiserord(ripple, width)
 
 
@@ -203,6 +217,7 @@ def kaiserord(*, ripple, width):
           params=[Param("a", float, REQUIRED, min=0.0, unit="dB")],
           reference="scipy.signal.kaiser_beta", takes_input=False)
 def kaiser_beta(*, a):
+    import scipy.signal as ss
     return float(ss.kaiser_beta(a))
 
 
@@ -210,6 +225,7 @@ def kaiser_beta(*, a):
           params=[NUMTAPS, Param("width", float, REQUIRED, min=0.0, unit="x Nyquist")],
           reference="scipy.signal.kaiser_atten", takes_input=False)
 def kaiser_atten(*, numtaps, width):
+    import scipy.signal as ss
     return float(ss.kaiser_atten(numtaps, width))
 
 
@@ -219,6 +235,7 @@ def kaiser_atten(*, numtaps, width):
                   Param("half", bool, True, help="half the length (homomorphic)")],
           reference="scipy.signal.minimum_phase", history=None, nan_policy="reject")
 def minimum_phase(x, *, method, n_fft, half):
+    import scipy.signal as ss
     return ss.minimum_phase(x, method=method, n_fft=n_fft, half=half)
 
 
@@ -234,54 +251,63 @@ PAIRING = Param("pairing", str, None, choices=("nearest", "keep_odd", "minimal")
           params=[A, PAIRING, ANALOG_CONV], reference="scipy.signal.tf2sos", history=None,
           nan_policy="reject")
 def tf2sos(x, *, a, pairing, analog):
+    import scipy.signal as ss
     return ss.tf2sos(x, a, pairing=pairing, analog=analog)
 
 
 @operator("sos2tf", family=FAMILY, summary="SOS to numerator/denominator: (b, a)",
           reference="scipy.signal.sos2tf", history=None)
 def sos2tf(x):
+    import scipy.signal as ss
     return ss.sos2tf(x)
 
 
 @operator("zpk2sos", family=FAMILY, summary="Zeros (input), poles and gain to SOS",
           params=[P, K, PAIRING, ANALOG_CONV], reference="scipy.signal.zpk2sos", history=None)
 def zpk2sos(x, *, p, k, pairing, analog):
+    import scipy.signal as ss
     return ss.zpk2sos(x, p, k, pairing=pairing, analog=analog)
 
 
 @operator("sos2zpk", family=FAMILY, summary="SOS to zeros, poles and gain",
           reference="scipy.signal.sos2zpk", history=None, nan_policy="reject")
 def sos2zpk(x):
+    import scipy.signal as ss
     return ss.sos2zpk(x)
 
 
 @operator("tf2zpk", family=FAMILY, summary="Numerator (input) and denominator to zpk",
           params=[A], reference="scipy.signal.tf2zpk", history=None, nan_policy="reject")
 def tf2zpk(x, *, a):
+    import scipy.signal as ss
     return ss.tf2zpk(x, a)
 
 
 @operator("zpk2tf", family=FAMILY, summary="Zeros (input), poles and gain to (b, a)",
           params=[P, K], reference="scipy.signal.zpk2tf", history=None)
 def zpk2tf(x, *, p, k):
+    import scipy.signal as ss
     return ss.zpk2tf(x, p, k)
 
 
 @operator("normalize", family=FAMILY, summary="Normalise (b, a) so a[0] == 1: (b, a)",
           params=[A], reference="scipy.signal.normalize", history=None)
 def normalize(x, *, a):
+    import scipy.signal as ss
     return ss.normalize(x, a)
 
 
 @operator("bilinear", family=FAMILY, summary="Analog (b input, a) to digital by the bilinear map",
           params=[A], reference="scipy.signal.bilinear", history=None)
 def bilinear(x, *, a, fs=1.0):
+    import scipy.signal as ss
     return ss.bilinear(x, a, fs=fs)
 
 
 @operator("bilinear_zpk", family=FAMILY, summary="Analog zpk (zeros input) to digital zpk",
           params=[P, K], reference="scipy.signal.bilinear_zpk", history=None)
 def bilinear_zpk(x, *, p, k, fs=1.0):
+    import scipy.signal as ss
     return ss.bilinear_zpk(x, p, k, fs)
 
 
@@ -292,11 +318,13 @@ BW = Param("bw", float, 1.0, min=0.0, unit="rad/s", help="bandwidth")
 def _lp2(name: str, summary: str, band: bool, zpk: bool) -> None:
     if zpk:
         def impl(x, *, p, k, wo, **kw):
+            import scipy.signal as ss
             extra = [kw["bw"]] if band else []
             return getattr(ss, name)(x, p, k, wo, *extra)
         params = [P, K, WO] + ([BW] if band else [])
     else:
         def impl(x, *, a, wo, **kw):
+            import scipy.signal as ss
             extra = [kw["bw"]] if band else []
             return getattr(ss, name)(x, a, wo, *extra)
         params = [A, WO] + ([BW] if band else [])
@@ -315,24 +343,28 @@ for _kind, _what, _band in [("lp", "low-pass", False), ("hp", "high-pass", False
 @operator("buttap", family=FAMILY, summary="Analog Butterworth prototype: (z, p, k)",
           params=[ORDER], reference="scipy.signal.buttap", takes_input=False)
 def buttap(*, N):
+    import scipy.signal as ss
     return ss.buttap(N)
 
 
 @operator("cheb1ap", family=FAMILY, summary="Analog Chebyshev I prototype: (z, p, k)",
           params=[ORDER, RP], reference="scipy.signal.cheb1ap", takes_input=False)
 def cheb1ap(*, N, rp):
+    import scipy.signal as ss
     return ss.cheb1ap(N, rp)
 
 
 @operator("cheb2ap", family=FAMILY, summary="Analog Chebyshev II prototype: (z, p, k)",
           params=[ORDER, RS], reference="scipy.signal.cheb2ap", takes_input=False)
 def cheb2ap(*, N, rs):
+    import scipy.signal as ss
     return ss.cheb2ap(N, rs)
 
 
 @operator("ellipap", family=FAMILY, summary="Analog elliptic prototype: (z, p, k)",
           params=[ORDER, RP, RS], reference="scipy.signal.ellipap", takes_input=False)
 def ellipap(*, N, rp, rs):
+    import scipy.signal as ss
     return ss.ellipap(N, rp, rs)
 
 
@@ -340,6 +372,7 @@ def ellipap(*, N, rp, rs):
           params=[ORDER, Param("norm", str, "phase", choices=("phase", "delay", "mag"))],
           reference="scipy.signal.besselap", takes_input=False)
 def besselap(*, N, norm):
+    import scipy.signal as ss
     return ss.besselap(N, norm=norm)
 
 
@@ -350,5 +383,6 @@ def besselap(*, N, norm):
                   Param("use", str, "conv", choices=("conv", "dot"))],
           reference="scipy.signal.savgol_coeffs", takes_input=False)
 def savgol_coeffs(*, window_length, polyorder, deriv, delta, pos, use):
+    import scipy.signal as ss
     return ss.savgol_coeffs(window_length, polyorder, deriv=deriv, delta=delta, pos=pos,
                             use=use)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.signal as ss
 from specscope.compute.errors import InputError, operator_error
 from specscope.compute.operators.registry import REQUIRED, Param, operator
 
@@ -42,6 +41,7 @@ def sosfilt(x, *, sos, axis, zi, xp):
 
 @sosfilt.implementation("cupy")
 def _sosfilt_cupy(x, *, sos, axis, zi, xp):
+    import scipy.signal as ss
     if zi is not None:
         from specscope.compute.backend import to_device, to_host
         return to_device(ss.sosfilt(to_host(sos), to_host(x), axis=axis, zi=to_host(zi)),
@@ -67,6 +67,7 @@ def lfilter(x, *, b, a, axis, zi, xp):
 
 @lfilter.implementation("cupy")
 def _lfilter_cupy(x, *, b, a, axis, zi, xp):
+    import scipy.signal as ss
     if zi is not None:
         from specscope.compute.backend import to_device, to_host
         return to_device(ss.lfilter(to_host(b), to_host(a), to_host(x), axis=axis,
@@ -90,12 +91,14 @@ def filtfilt(x, *, b, a, axis, padtype, padlen, method, irlen, xp):
           params=[Param("a", "array", REQUIRED)], reference="scipy.signal.lfilter_zi",
           history=None)
 def lfilter_zi(x, *, a):
+    import scipy.signal as ss
     return ss.lfilter_zi(x, a)
 
 
 @operator("sosfilt_zi", family=FAMILY, summary="Steady-state initial state of sosfilt (input: sos)",
           reference="scipy.signal.sosfilt_zi", history=None)
 def sosfilt_zi(x):
+    import scipy.signal as ss
     return ss.sosfilt_zi(x)
 
 
@@ -105,6 +108,7 @@ def sosfilt_zi(x):
                   Param("past_x", "array", None, help="past inputs (the same as x)")],
           reference="scipy.signal.lfiltic", history=None)
 def lfiltic(b, /, *, a, y, x, past_x):
+    import scipy.signal as ss
     if x is not None and past_x is not None:
         raise operator_error(InputError, "lfiltic", "give the past inputs once, as x or as past_x")
     return ss.lfiltic(b, a, y, past_x if x is None else x)
@@ -152,6 +156,7 @@ def correlate(x, *, in2, mode, method, xp):
           params=[Param("in1_len", int, REQUIRED, min=1), Param("in2_len", int, REQUIRED, min=1),
                   MODE], reference="scipy.signal.correlation_lags", takes_input=False)
 def correlation_lags(*, in1_len, in2_len, mode):
+    import scipy.signal as ss
     return ss.correlation_lags(in1_len, in2_len, mode=mode)
 
 
@@ -339,6 +344,7 @@ def hilbert2(x, *, N, axes, xp):
                   Param("residual", str, "lowpass", choices=("lowpass", "all")), AXIS],
           reference="scipy.signal.envelope", history=None)
 def envelope(x, *, bp_in, n_out, squared, residual, axis):
+    import scipy.signal as ss
     bp = bp_in.tolist() if isinstance(bp_in, np.ndarray) else bp_in
     bp = tuple(bp) if isinstance(bp, list) else bp  # a JSON list; scipy checks the rest
     return ss.envelope(x, bp, n_out=n_out, squared=squared, residual=residual, axis=axis)
@@ -348,6 +354,7 @@ def envelope(x, *, bp_in, n_out, squared, residual, axis):
           params=[Param("divisor", "array", REQUIRED)], reference="scipy.signal.deconvolve",
           history=None)
 def deconvolve(x, *, divisor):
+    import scipy.signal as ss
     return ss.deconvolve(x, divisor)
 
 

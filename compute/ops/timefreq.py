@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
-import scipy.signal
 from specscope.compute import spectral
 from specscope.compute.errors import Cancelled, InputError, operator_error
 from specscope.compute.operators.registry import REQUIRED, Param, operator
@@ -34,7 +34,8 @@ SCALE_TO = Param("scale_to", str, None, choices=("magnitude", "psd"),
 
 @lru_cache(maxsize=64)
 def _sft(window, nperseg: int, hop: int, fs: float, fft_mode: str, mfft: int | None,
-         scale_to: str | None) -> scipy.signal.ShortTimeFFT:
+         scale_to: str | None) -> Any:
+    import scipy.signal
     win = spectral.get_window(window, nperseg)
     return scipy.signal.ShortTimeFFT(np.array(win), hop, fs, fft_mode=fft_mode, mfft=mfft,
                                      scale_to=scale_to)
@@ -452,6 +453,7 @@ def lombscargle(x, *, t, freqs, y, precenter, normalize, weights, floating_mean,
           reference="mean over k of scipy.signal.periodogram(window=dpss_k, detrend=False)",
           history=None)
 def multitaper_psd(x, *, NW, K, nfft, axis, fs, xp):
+    import scipy.signal
     x = xp.moveaxis(as_float(x, xp), axis, -1)
     n = x.shape[-1]
     if n < 2:
@@ -482,6 +484,7 @@ def multitaper_psd(x, *, NW, K, nfft, axis, fs, xp):
 def reassigned_spectrogram(x, *, nfft, hop, window, fs, xp):
     """Frame ``k`` covers samples ``k*hop .. k*hop+nfft-1`` and is centred at
     ``k*hop + (nfft-1)/2``.  Bins with almost no energy keep their nominal position."""
+    import scipy.signal
     x = as_float(x, xp)
     if x.dtype.kind == "c":
         raise operator_error(InputError, "reassigned_spectrogram", "input must be real")
@@ -640,6 +643,7 @@ def octave_bands(*, fraction, fmin, fmax):
           streamable=True)
 def octave_filterbank(x, *, fraction, fmin, fmax, order, fs, xp):
     """Bands whose upper edge reaches fs/2 are left out."""
+    import scipy.signal
     bands = _octave_bands(fraction, fmin, min(fmax, fs / 2))
     bands = bands[bands[:, 2] < fs / 2]
     if len(bands) == 0:
@@ -665,6 +669,8 @@ def _cqt_kernels(fs, fmin, n_bins, bins_per_octave, window):
 def _cqt_kernels_cached(fs, fmin, n_bins, bins_per_octave, window_repr):
     """The kernels of one parameter set (read-only; a view computes chunk after chunk)."""
     import ast
+
+    import scipy.signal
     window = ast.literal_eval(window_repr)
     q = 1.0 / (2.0 ** (1.0 / bins_per_octave) - 1.0)
     out = []
@@ -728,6 +734,7 @@ def cqt(x, *, fmin, n_bins, bins_per_octave, hop, window, fs, xp):
                   Param("noverlap", int, REQUIRED, min=0), Param("tol", float, 1e-10, min=0.0)],
           reference="scipy.signal.check_COLA", takes_input=False)
 def check_cola(*, window, nperseg, noverlap, tol):
+    import scipy.signal
     return bool(scipy.signal.check_COLA(spectral.parse_window(window), nperseg, noverlap, tol))
 
 
@@ -736,6 +743,7 @@ def check_cola(*, window, nperseg, noverlap, tol):
                   Param("noverlap", int, REQUIRED, min=0), Param("tol", float, 1e-10, min=0.0)],
           reference="scipy.signal.check_NOLA", takes_input=False)
 def check_nola(*, window, nperseg, noverlap, tol):
+    import scipy.signal
     return bool(scipy.signal.check_NOLA(spectral.parse_window(window), nperseg, noverlap, tol))
 
 

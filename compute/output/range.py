@@ -13,8 +13,10 @@ import hashlib
 import json
 import math
 import os
+import secrets
 from collections.abc import Callable, Iterator
 from contextlib import suppress
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -24,8 +26,15 @@ import numpy as np
 from .._version import __version__
 from ..annotations import Annotation, clip_annotations, write_annotations
 from ..annotations.sigmf_meta import SIGMF_VERSION, declare_extension, put_annotations
+from ..deployment.layout import utc_text, write_deployment_group
 from ..errors import Cancelled, InputError, RecordingError
-from ..files import atomic_file, recording_files, refuse_overwriting_inputs
+from ..files import (
+    atomic_file,
+    h5_for_writing,
+    owner_tag,
+    recording_files,
+    refuse_overwriting_inputs,
+)
 from ..io import open_recording
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
 from ..publish import publish_together
@@ -223,6 +232,87 @@ def plan_range(bound: BoundPipeline, n_samples: int, start: int | None = None,
     return RangePlan(bound, int(n_samples), start, stop, where)
 
 
+@dataclass(frozen=True)
+class _Piece:
+    """One contiguous stretch of a range, planned on the stretch's own sample axis."""
+
+    offset: int  # the stretch's first sample on the recording's axis
+    start: int  # the range's part of the stretch, on the recording's axis
+    stop: int
+    first: int  # the sample of its first output (or frame start), on the recording's axis
+    plan: RangePlan | None  # None: too short to give an output
+
+    @property
+    def count(self) -> int:
+        return self.plan.count if self.plan is not None else 0
+
+
+@dataclass(frozen=True)
+class _Joined:
+    """The pieces of a range end to end (what the writers need of a :class:`RangePlan`)."""
+
+    start: int
+    stop: int
+    first: int
+    count: int
+    read_start: int
+    exact: bool
+
+
+def _piece(offset: int, plan: RangePlan) -> _Piece:
+    return _Piece(offset, offset + plan.start, offset + plan.stop, offset + plan.first, plan)
+
+
+def _pieces(rec: Any, bound: BoundPipeline, n_samples: int, start: int | None,
+            stop: int | None, where: str) -> tuple[list[_Piece], int, int]:
+    """The range as pieces no gap cuts, each planned as a recording of its own.
+
+    A recording without gaps is one piece.  A deployment's segment is run as its own
+    recording (as a batch run over the deployment runs it): a filter starts afresh and
+    frames lie on a grid from its first sample, so no warm-up, filter history or frame
+    crosses a gap.  Returns the pieces (one too short to give an output has no plan) and
+    the range's first and end sample.
+    """
+    segments = getattr(rec, "segments", None)
+    if not callable(segments):
+        plan = plan_range(bound, n_samples, start, stop, where)
+        return [_piece(0, plan)], plan.start, plan.stop
+    a, b, _ = slice(start, stop).indices(n_samples)
+    if start is not None and start >= n_samples:
+        raise InputError(f"{where}: the range starts at sample {start}, past the end "
+                         f"({n_samples} samples)")
+    if b <= a:
+        raise InputError(f"{where}: the range {a}:{b} holds no samples (stop must be "
+                         "after start)")
+    out: list[_Piece] = []
+    spans = [(int(s0), int(s1)) for s0, s1 in segments()]
+    for s0, s1 in spans:
+        lo, hi = max(a, s0), min(b, s1)
+        if hi <= lo:
+            continue
+        try:
+            out.append(_piece(s0, plan_range(bound, s1 - s0, lo - s0, hi - s0, where)))
+        except InputError:
+            if len(spans) == 1:
+                raise  # one stretch: the recording's own words
+            out.append(_Piece(s0, lo, hi, lo + bound.drop, None))
+    if any(p.plan is not None for p in out):
+        return out, a, b
+    need = (f"a whole frame of nfft={bound.stft.nfft}" if bound.stft is not None
+            else f"more than the {bound.drop} samples the pipeline drops")
+    raise InputError(f"{where}: the range {a}:{b} has no output: no stretch of it between "
+                     f"gaps holds {need}; widen it")
+
+
+def _joined(pieces: list[_Piece], start: int, stop: int) -> _Joined:
+    planned = [p for p in pieces if p.plan is not None]
+    first = planned[0]
+    return _Joined(start=start, stop=stop, first=first.first,
+                   count=sum(p.count for p in planned),
+                   read_start=first.offset + first.plan.read_start,
+                   exact=all(p.plan.exact for p in planned))
+
+
 def _as_pipeline(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str] | None
                  ) -> Pipeline:
     if pipeline is None:
@@ -343,29 +433,40 @@ def _export(rec: Any, out: Path, kind: str, pipeline: Pipeline, start: int | Non
     where = rec.path.name
     bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
     chans = rec.channel_list(channels)
-    plan = plan_range(bound, meta["n_samples"], start, stop, where)
+    pieces, first, end = _pieces(rec, bound, meta["n_samples"], start, stop, where)
+    plan = _joined(pieces, first, end)
     if kind != "hdf5" and bound.stft is not None:
         raise InputError(f"{out.name}: a spectrogram can only be written to HDF5 (.h5); "
                          "drop the spectrogram step or change the suffix")
 
-    def read(a: int, b: int) -> np.ndarray:
-        return rec.read(a, b, chans)
-
     def blocks() -> Iterator[np.ndarray]:
-        yield from bound.stream(read, plan.read_start, plan.read_stop,
-                                chunk_samples=chunk_samples, skip=plan.skip, take=plan.take,
-                                cancelled=cancelled)
+        for piece in pieces:  # each run afresh: no state crosses a gap
+            p, offset = piece.plan, piece.offset
+            if p is None:
+                continue
+
+            def read(a: int, b: int, offset: int = offset) -> np.ndarray:
+                return rec.read(offset + a, offset + b, chans)
+
+            yield from bound.stream(read, p.read_start, p.read_stop,
+                                    chunk_samples=chunk_samples, skip=p.skip, take=p.take,
+                                    cancelled=cancelled)
 
     if kind == "hdf5":
         prov = recording_provenance(rec, cancelled)
-        spec = {"path": str(rec.path), "options": dict(options or {}), "start": plan.start,
+        spec = {"path": str(rec.path), "options": _source_options(rec, options),
+                "start": plan.start,
                 "stop": plan.stop, "channels": chans, "chunk_samples": int(chunk_samples),
                 "task_samples": 0}
         extra = {"range_first": int(plan.first), "range_count": int(plan.count),
                  "exact_range": bool(plan.exact), "range_read_start": int(plan.read_start)}
-        write_pipeline_output(out, pipeline, bound, meta, spec, blocks(), prov, cancelled,
-                              first=plan.first, n_out=plan.count, progress=progress,
-                              extra=extra, annotations=rec.annotations)
+        if not callable(getattr(rec, "segments", None)):
+            write_pipeline_output(out, pipeline, bound, meta, spec, blocks(), prov, cancelled,
+                                  first=plan.first, n_out=plan.count, progress=progress,
+                                  extra=extra, annotations=rec.annotations)
+            return out
+        _write_deployment_output(out, rec, pipeline, bound, meta, spec, blocks(), prov,
+                                 pieces, extra, progress, cancelled)
         return out
     if kind == "audio":
         what = "file name ending in .wav or .flac"
@@ -383,6 +484,44 @@ def _export(rec: Any, out: Path, kind: str, pipeline: Pipeline, start: int | Non
         return out
     return _write_sigmf(out, rec, pipeline, bound, plan, chans, blocks(), progress,
                         cancelled)
+
+
+def _source_options(rec: Any, options: dict[str, Any] | None) -> dict[str, Any]:
+    """The options to open the source again with: those given, and for a deployment the
+    ones it was indexed with (its zone and name pattern place its files)."""
+    own = getattr(rec, "options", None) if callable(getattr(rec, "segments", None)) else None
+    kept = {k: v for k, v in (own or {}).items()
+            if k in ("name_pattern", "tz", "tolerance_s") and v is not None}
+    return {**kept, **dict(options or {})}
+
+
+def _write_deployment_output(out: Path, dep: Any, pipeline: Pipeline, bound: BoundPipeline,
+                             meta: dict[str, Any], spec: dict[str, Any],
+                             blocks: Iterator[np.ndarray], prov: dict[str, str],
+                             pieces: list[_Piece], extra: dict[str, Any],
+                             progress: Callable[[float], None] | None,
+                             cancelled: Callable[[], bool] | None) -> None:
+    """The HDF5 output of a deployment's range: written under a hidden name, then given the
+    ``/deployment`` group (each piece's place on the deployment's axis) and published."""
+    segments, n_out = [], 0
+    for piece in pieces:
+        segments.append({"start": piece.start, "stop": piece.stop, "first": piece.first,
+                         "out_start": n_out, "out_stop": n_out + piece.count})
+        n_out += piece.count
+    hidden = out.with_name(f".{out.name}.{owner_tag()}.{secrets.token_hex(4)}.partial")
+    try:
+        write_pipeline_output(hidden, pipeline, bound, meta, spec, blocks, prov, cancelled,
+                              first=next(p.first for p in pieces if p.plan is not None),
+                              n_out=n_out, progress=progress,
+                              extra={**extra, "start_utc": utc_text(dep.time_at(spec["start"]))},
+                              annotations=dep.annotations)
+        with atomic_file(out, what="file name ending in .h5") as tmp:
+            os.replace(hidden, tmp)
+            with h5_for_writing(tmp, "r+") as f:
+                write_deployment_group(f, dep, segments, spec["start"], bound.sample_rate,
+                                       bound.stft)
+    finally:
+        hidden.unlink(missing_ok=True)
 
 
 def _range_annotations(rec: Any, bound: BoundPipeline, plan: RangePlan,

@@ -190,6 +190,16 @@ def _deployment_pyramid_headline(data: dict) -> str | None:
             f"{_x(pyr['time (s)'] / plain['time (s)'])} a plain STFT's time")
 
 
+def _levels_headline(data: dict) -> str | None:
+    ours = _row(data, "tool", "specscope")
+    if not ours:
+        return None
+    text = f"{_number(ours['audio per core-minute (h)'])} h of audio per core-minute"
+    if ours.get("ratio (x)"):
+        text += f", {_x(ours['ratio (x)'])} PyPAM's"
+    return text
+
+
 BENCHES = [
     Bench(
         "bench_engine", "The spectrogram the app computes",
@@ -337,6 +347,19 @@ BENCHES = [
         "one-minute files and as one file of the whole: `run_detect` on both in the process "
         "and on two worker processes must write the same table bytes.",
         "python scripts/bench_deployment_pyramid.py --json", _deployment_pyramid_headline),
+    Bench(
+        "bench_levels", "Long-term levels",
+        "minute hybrid millidecade levels against PyPAM; memory over a deployment",
+        "One-minute 16-bit WAV files of 48 kHz noise (ten by default, three with `--quick`): "
+        "minute levels of hybrid millidecade bands (nfft 48000, half overlap, Hann) by "
+        "`compute_levels` and by PyPAM (`lifewatch-pypam` in its own venv, "
+        "`scripts/pypam_venv`), the same files in the same run, one thread each; the figure "
+        "is hours of audio per core-minute (the target: at least 10× PyPAM's) and the "
+        "largest difference of their levels above 10 Hz. The second table is the peak "
+        "memory of writing the levels of a deployment of sparse one-minute files to NetCDF "
+        "in a new process, for a tenth of the files and for all of them (1,000 by default): "
+        "it stays flat, the rows go to the file as each file's task ends.",
+        "python scripts/bench_levels.py --json", _levels_headline),
 ]
 
 

@@ -475,7 +475,8 @@ class DaskPool:
 
     def submit(self, spec: dict[str, Any]) -> Any:
         sent = _absolute(spec)
-        key = (f"specscope-{Path(spec.get('part_path') or spec['out']).name}"
+        named = spec.get("part_path") or spec.get("out") or spec.get("file") or "task"
+        key = (f"specscope-{Path(named).name}"
                f"-{len(self._futures)}-{os.getpid()}-{id(self)}")
         task = self._task_bytes
         if self.write_on == "client":  # written in the worker's own folder, fetched back

@@ -110,6 +110,13 @@ def test_white_noise_reads_its_spectral_density(tmp_path):
     assert abs(db[:, wide].mean() - expected) < 0.05
     np.testing.assert_array_equal(lv.effort, [60.0, 60.0])
     np.testing.assert_array_equal(lv.time, [0.0, 60.0])
+    # the power of all the hybrid bands is the signal's (every bin but half the Nyquist bin)
+    hmd = compute_levels(tmp_path / "n.wav", cache=False)
+    np.testing.assert_allclose(hmd.broadband(), 10 * np.log10(sigma**2), atol=0.02)
+    np.testing.assert_allclose(hmd.band_levels(), hmd.db() + 10 * np.log10(hmd.bands.widths))
+    one = hmd.between(30.0, 90.0)
+    np.testing.assert_array_equal(one.time, [60.0])
+    np.testing.assert_array_equal(one.power, hmd.power[1:])
 
 
 @pytest.mark.parametrize("kind,offset", [("hydrophone", 0.0),
@@ -323,6 +330,8 @@ def test_netcdf_reopens_in_xarray_and_ncdump_with_units(tmp_path):
         assert ds.frequency.attrs["units"] == "Hz"
         assert ds.time.values[0] == np.datetime64(T0.isoformat(), "ns")
         assert json.loads(ds.attrs["calibration"])["sensitivity_db"] == -170.0
+        np.testing.assert_allclose(ds.broadband_level.values, lv.broadband(), atol=1e-3)
+        assert ds.broadband_level.attrs["units"] == "dB re 1 uPa^2"
         np.testing.assert_allclose(ds.exceedance_level.sel(percent=50).values,
                                    np.median(lv.db(), axis=0), rtol=1e-5)
     same = lv.to_xarray()

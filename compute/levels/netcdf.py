@@ -64,6 +64,11 @@ class NetCDFSink:
                                chunks=(min(max(n_times, 1), 64), len(bands)),
                                compression="gzip", compression_opts=1)
         p.attrs.update({"units": unit, "long_name": "band level (mean spectral density)"})
+        bb = nc.create_variable("broadband_level", ("time",), "f4",
+                                fillvalue=np.float32(np.nan))
+        bb.attrs.update({"units": unit.removesuffix("/Hz"),
+                         "long_name": "level over all the bands (sum of the band powers)"})
+        self._widths_db = 10.0 * np.log10(bands.widths)
         e = nc.create_variable("effort", ("time",), "f4")
         e.attrs.update({"units": "s", "long_name": "seconds of signal in the interval"})
         self._offset = None if self._cal is None else \
@@ -81,6 +86,9 @@ class NetCDFSink:
         self._nc.variables["time"][first:first + n] = time
         self._nc.variables["effort"][first:first + n] = effort
         self._nc.variables["psd"][first:first + n] = db.astype(np.float32)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bb = 10.0 * np.log10(np.sum(10.0 ** ((db + self._widths_db) / 10.0), axis=1))
+        self._nc.variables["broadband_level"][first:first + n] = bb.astype(np.float32)
 
     def end(self, failed: list[str]) -> None:
         nc = self._nc

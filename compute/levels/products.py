@@ -66,6 +66,24 @@ class Levels:
             out = out + self.calibration.offset_db(self.bands.centres)
         return out
 
+    def band_levels(self) -> np.ndarray:
+        """Band power levels in dB (the density times the band's width), shape (n_times, n_bands).
+
+        In dB re 1 µPa² (dB re (20 µPa)², dB re 1 FS²) rather than per hertz.
+        """
+        return self.db() + 10.0 * np.log10(self.bands.widths)
+
+    def broadband(self) -> np.ndarray:
+        """The level over all the bands per interval, in dB re 1 µPa² (or FS²), shape (n_times,)."""
+        with np.errstate(divide="ignore"):
+            return 10.0 * np.log10(np.sum(10.0 ** (self.band_levels() / 10.0), axis=1))
+
+    def between(self, start: float, stop: float) -> Levels:
+        """The intervals that start in ``start <= time < stop`` (the unit of :attr:`time`)."""
+        keep = (self.time >= start) & (self.time < stop)
+        return Levels(self.time[keep], self.effort[keep], self.power[keep], self.bands,
+                      self.calibration, self.absolute, dict(self.attrs), list(self.failed))
+
     def exceedance(self, percents: Sequence[float] = EXCEEDANCE_PERCENTS) -> np.ndarray:
         """:func:`exceedance_levels` of :meth:`db`, shape (len(percents), n_bands)."""
         return exceedance_levels(self.db(), percents)
@@ -172,6 +190,8 @@ def to_dataset(levels: Levels) -> Any:
     ds = xr.Dataset(
         {"psd": (("time", "frequency"), db.astype(np.float32), {"units": levels.unit}),
          "effort": (("time",), levels.effort.astype(np.float32), {"units": "s"}),
+         "broadband_level": (("time",), levels.broadband().astype(np.float32),
+                             {"units": levels.unit.removesuffix("/Hz")}),
          "exceedance_level": (("percent", "frequency"),
                               exceedance_levels(db).astype(np.float32),
                               {"units": levels.unit})},

@@ -110,6 +110,9 @@ class Recording(ABC):
             raise RecordingError(
                 f"{self.path}: expected {stop - start} samples at {start}, "
                 f"the file gave {data.shape[0]} (truncated file?)")
+        if chans == list(range(data.shape[1])) and data.flags.owndata \
+                and data.flags.c_contiguous:
+            return data  # a fresh array of every channel: no copy
         return np.ascontiguousarray(data[:, chans])
 
     def channel_list(self, channels: int | list[int] | None) -> list[int]:

@@ -181,6 +181,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("diel_dock", VIEW, "Detections per hour", "deployment.dock",
                help="Show / hide the detections counted by date and hour of day (the "
                "diel plot), with its CSV and PNG export", kind="dock"),
+    ActionSpec("levels_dock", VIEW, "Levels", "levels.dock",
+               help="Show / hide the long-term sound levels: LTSA, band levels, SPD with "
+               "percentiles, day x hour; each exports PNG and CSV", kind="dock"),
+    ActionSpec("compute_levels", VIEW, "Compute le&vels…", "levels.show_panel",
+               help="Long-term sound levels of the recording or deployment: bands, interval, "
+               "statistic and calibration in the Levels panel, then Compute",
+               needs_document=True),
     ActionSpec("go_to", VIEW, "Go to &date/time…", "deployment.go_to_dialog", ("Ctrl+G",),
                "Centre the view on a date and time (or a time into the recording)",
                needs_document=True),

@@ -31,6 +31,7 @@ from specscope.app.desktop.controllers.annotations import AnnotationsController
 from specscope.app.desktop.controllers.deployment import DeploymentController
 from specscope.app.desktop.controllers.designer import DesignerController
 from specscope.app.desktop.controllers.detection import DetectionController
+from specscope.app.desktop.controllers.levels import LevelsController
 from specscope.app.desktop.controllers.playback import PlaybackController
 from specscope.app.desktop.controllers.processing import ProcessingController
 from specscope.app.desktop.controllers.profiler import ProfilerController
@@ -163,6 +164,8 @@ class MainWindow(QMainWindow):
         self._build_docks()
         #: folders of recordings, absolute time, Go to date/time, detections per hour
         self.deployment = DeploymentController(self, self)
+        #: long-term sound levels (the Levels dock)
+        self.levels = LevelsController(self, self)
 
         self.undo_stack = QUndoStack(self)
         #: what is unsaved (the title's *): asked about before it would be lost; the
@@ -519,6 +522,7 @@ class MainWindow(QMainWindow):
         reserve_readout(self.cursor_label, False)
         self.menu_actions["save_annotations"].setEnabled(self.annotations.is_sigmf())
         self.deployment.document_opened(rec)
+        self.levels.document_opened(rec)
         if not self.views.document_opened():
             return
         if self.engine.two_sided and self.settings.freq_scale != "linear":

@@ -578,11 +578,53 @@ def pages(data_dir: Path | None = None) -> dict[str, str]:
     return out
 
 
+#: the benchmarks whose tables the README shows, in its sections
+README_BENCHES = ("bench_deployment", "bench_deployment_pyramid", "bench_levels")
+
+
+def readme_block(name: str, data_dir: Path | None = None) -> str:
+    """The README's Markdown of benchmark ``name``: its tables and the command that made them.
+
+    Parameters
+    ----------
+    name : str
+        A benchmark with a record (``bench_levels``).
+    data_dir : pathlib.Path, optional
+        Where the JSON records are.
+
+    Returns
+    -------
+    str
+    """
+    data = load(data_dir)[name]
+    out = []
+    for table in data.get("tables", []):
+        if table.get("title"):
+            out += [f"*{table['title']}*", ""]
+        out += [table_markdown(table), ""]
+    out.append(f"`{data['command']}`. {_conditions(data)}")
+    return "\n".join(out)
+
+
+_README_BLOCK = re.compile(r"(<!-- perf:(\w+) -->\n).*?(<!-- /perf -->)", re.DOTALL)
+
+
+def readme_with_tables(text: str, data_dir: Path | None = None) -> str:
+    """``text`` (the README) with each ``<!-- perf:NAME -->`` block rendered afresh."""
+    return _README_BLOCK.sub(
+        lambda m: f"{m.group(1)}{readme_block(m.group(2), data_dir)}\n{m.group(3)}", text)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Write the pages into the folder named by the first argument (``index.md`` etc.)."""
+    """Write the pages into the folder named by the first argument (``index.md`` etc.);
+    with ``--readme``, render the README's benchmark tables from the records in place."""
     args = sys.argv[1:] if argv is None else argv
+    if args == ["--readme"]:
+        readme = DATA.parent.parent.parent / "README.md"
+        readme.write_text(readme_with_tables(readme.read_text()))
+        return 0
     if len(args) != 1:
-        print("usage: perf_pages.py OUT_DIR", file=sys.stderr)
+        print("usage: perf_pages.py OUT_DIR | --readme", file=sys.stderr)
         return 2
     folder = Path(args[0])
     folder.mkdir(parents=True, exist_ok=True)

@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError
+from .types import Backend, BackendPreference, choices
 
-BACKENDS = ("numpy", "cupy")
+BACKENDS = choices(Backend)
 
 _lock = threading.Lock()
 _cupy_state: dict[str, Any] = {}
@@ -95,7 +96,7 @@ def available_backends() -> list[str]:
     list of str
         ``"numpy"``, then ``"cupy"`` when it is usable.
     """
-    return ["numpy", "cupy"] if _load_cupy() is not None else ["numpy"]
+    return list(BACKENDS) if _load_cupy() is not None else ["numpy"]
 
 
 def cupy_unavailable_reason() -> str:
@@ -248,7 +249,7 @@ def xp_name(xp: ModuleType) -> str:
 
 # -- the user's choice and device failures ----------------------------------------------
 
-PREFERENCES = ("auto", "numpy", "cupy")
+PREFERENCES = choices(BackendPreference)
 _preference = "auto"
 _fallback_listeners: list[Callable[[str], None]] = []
 
@@ -259,7 +260,7 @@ _DEVICE_ERRORS = frozenset({
     "CompileException"})
 
 
-def set_preference(name: str) -> None:
+def set_preference(name: BackendPreference) -> None:
     """Where ``backend="auto"`` runs: ``"auto"`` (autotuned), ``"numpy"`` or ``"cupy"``.
 
     ``"cupy"`` asks for the GPU wherever an operator has a native CuPy

@@ -29,8 +29,9 @@ import scipy.fft
 
 from .errors import InputError, shown
 from .params import MAX_HOP, check_frame
+from .types import Layout, Scaling, choices
 
-SCALINGS = ("psd", "spectrum", "magnitude")
+SCALINGS = choices(Scaling)
 #: window names offered in menus; any name scipy.signal.get_window knows works
 COMMON_WINDOWS = ("hann", "hamming", "blackman", "blackmanharris", "nuttall",
                   "flattop", "bartlett", "boxcar", "cosine", "tukey", "kaiser,8")
@@ -169,7 +170,7 @@ class StftParams:
     nfft: int = 1024
     hop: int = 256
     window: str | tuple = "hann"
-    scaling: str = "psd"
+    scaling: Scaling = "psd"
 
     def __post_init__(self) -> None:
         # sizes first: the window is allocated below
@@ -282,7 +283,7 @@ KERNEL_FRAMES = 256
 #: keeps :data:`TASKS_PER_THREAD` tasks per thread where it has that many blocks)
 TASK_BLOCKS = 4
 TASKS_PER_THREAD = 4
-LAYOUTS = ("frames", "freq")
+LAYOUTS = choices(Layout)
 #: workspaces one thread keeps (one per recent ``(nfft, dtype, sides)``)
 WORKSPACES_PER_THREAD = 4
 _pool_state: dict[str, Any] = {"pool": None, "pid": None}
@@ -394,7 +395,7 @@ def _power_into(spec: np.ndarray, dest: np.ndarray, ftype: type, power: bool) ->
 
 
 def stft_kernel(x: np.ndarray, params: StftParams, fs: float, *,
-                two_sided: bool | None = None, layout: str = "frames",
+                two_sided: bool | None = None, layout: Layout = "frames",
                 out: np.ndarray | None = None) -> np.ndarray:
     """Scaled spectra of every whole frame of ``x``: frames -> window -> FFT -> power.
 

@@ -33,6 +33,7 @@ from specscope.compute.errors import (
     shown,
 )
 from specscope.compute.files import input_scope
+from specscope.compute.types import Scaling, WriteOn, choices
 
 __all__ = ["ESCAPE_ERRORS", "OPTION_FLAGS", "Parser", "ProgressBar", "add_plugin_option",
            "add_pool_options", "add_recording_options", "add_stft_options",
@@ -462,7 +463,7 @@ def add_pool_options(p: argparse.ArgumentParser, *, written: str = "outputs",
     p.add_argument("--dask", metavar="local|ADDRESS",
                    help="run on Dask: 'local' starts a LocalCluster of --workers workers; "
                         "tcp://host:port uses a running scheduler")
-    p.add_argument("--write-on", choices=("auto", "client", "workers"), default="auto",
+    p.add_argument("--write-on", choices=choices(WriteOn), default="auto",
                    help=f"who writes the {written} of a --dask run: the workers in place, or "
                         "this machine, fetching each file from its worker; auto (default): "
                         "the workers when all of them see the output folder, else this "
@@ -484,7 +485,7 @@ def add_stft_options(p: argparse.ArgumentParser, *, scaling: bool) -> None:
     p.add_argument("--window", default="hann",
                    help="window name, scipy.signal.get_window style (default hann; kaiser,8)")
     if scaling:
-        p.add_argument("--scaling", default="psd", choices=["psd", "spectrum", "magnitude"],
+        p.add_argument("--scaling", default="psd", choices=choices(Scaling),
                        help="psd (default), spectrum or magnitude")
     p.add_argument("--channel", type=int, default=0, help="channel to analyse (default 0)")
 

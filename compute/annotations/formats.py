@@ -33,6 +33,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import InputError, RecordingError
+from ..types import TableFormat
 from .audacity import is_audacity_line, read_audacity, write_audacity
 from .common import Timebase, read_head
 from .csv_table import is_csv_header, read_csv, write_csv
@@ -71,7 +72,7 @@ class AnnotationFormat:
 
 
 #: the annotation formats by name
-FORMATS: MappingProxyType[str, AnnotationFormat] = MappingProxyType({
+FORMATS: MappingProxyType[TableFormat, AnnotationFormat] = MappingProxyType({
     "sigmf": AnnotationFormat("sigmf", "SigMF metadata (the annotations array)",
                               (".sigmf-meta", ".sigmf-data"), read_sigmf, write_sigmf),
     "raven": AnnotationFormat("raven", "Raven selection table (tab-separated)",
@@ -157,7 +158,7 @@ def detect_format(path: str | os.PathLike[str], *, reading: bool = True) -> str:
                      f"{' or the content' if reading else ''}; give format= one of: {hint}")
 
 
-def read_annotations(path: str | os.PathLike[str], *, format: str | None = None,
+def read_annotations(path: str | os.PathLike[str], *, format: TableFormat | None = None,
                      recording: Any = None, sample_rate: float | None = None
                      ) -> list[Annotation]:
     """Read annotations from a file.
@@ -196,7 +197,7 @@ def read_annotations(path: str | os.PathLike[str], *, format: str | None = None,
 
 
 def write_annotations(path: str | os.PathLike[str], annotations: Sequence[Annotation], *,
-                      format: str | None = None, recording: Any = None,
+                      format: TableFormat | None = None, recording: Any = None,
                       sample_rate: float | None = None) -> Path:
     """Write annotations to a file, atomically.
 

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadOption, InputError, RecordingError
+from ..types import WriteOn
 from .fetch import WorkerLost, check_write_on, fetch_outputs, workers_see, write_here
 
 __all__ = ["DaskPool", "bundle_folder", "dask_setup", "install_plugin_folders", "plugin_copy",
@@ -433,7 +434,7 @@ class DaskPool:
         #: its file rather than publish it after the run has ended
         self._stopping = threading.Event()
 
-    def prepare_outputs(self, folder: Path, write_on: str = "auto") -> str:
+    def prepare_outputs(self, folder: Path, write_on: WriteOn = "auto") -> str:
         """Choose who writes into ``folder`` (``auto``: the workers when they all see it).
 
         With ``"client"`` each task writes into a private folder of its worker

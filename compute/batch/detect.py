@@ -41,6 +41,7 @@ from ..files import atomic_write_text, os_error_cause, refuse_overwriting_inputs
 from ..io import open_recording, split_member
 from ..io.remote import is_url
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, Pipeline
+from ..types import Executor, TableFormat, WriteOn
 from .cluster import plugin_copy, still_wanted, worker_name
 from .heap import roomy_heap
 from .parts import DEFAULT_PART_SAMPLES, part_events, plan_parts
@@ -60,8 +61,9 @@ __all__ = ["ABSOLUTE_COLUMNS", "DEFAULT_PART_SAMPLES", "SUMMARY_NAME", "TABLE_FO
            "table_path"]
 
 #: the tables a detect run writes, by format name: the file name's ending
-TABLE_FORMATS = {"raven": ".selections.txt", "audacity": ".labels.txt", "csv": ".csv",
-                 "sigmf": ".sigmf-meta", "hdf5": ".h5"}
+TABLE_FORMATS: dict[TableFormat, str] = {
+    "raven": ".selections.txt", "audacity": ".labels.txt", "csv": ".csv",
+    "sigmf": ".sigmf-meta", "hdf5": ".h5"}
 #: the run's summary, in the output folder
 SUMMARY_NAME = "summary.csv"
 #: the columns of a deployment's table of absolute times (``<stem>.absolute.csv``)
@@ -129,7 +131,7 @@ class DetectSummary(Summary):
 
 
 def table_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[str],
-               format: str = "raven") -> Path:
+               format: TableFormat = "raven") -> Path:
     """The table file of an input: ``OUTDIR/<stem><suffix>``.
 
     Parameters
@@ -503,14 +505,15 @@ def _summary_text(results: Sequence[InputResult]) -> str:
 
 def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
                inputs: Sequence[str | os.PathLike[str]], outdir: str | os.PathLike[str], *,
-               format: str = "raven", workers: int = 1, executor: str = "processes",
+               format: TableFormat = "raven", workers: int = 1,
+               executor: Executor = "processes",
                dask: str | None = None, chunk_samples: int = DEFAULT_CHUNK_SAMPLES,
                recording_options: dict[str, Any] | None = None,
                start: int | None = None, stop: int | None = None,
                channels: list[int] | None = None,
                progress: Callable[[int, int, InputResult | None], None] | None = None,
                dask_options: dict[str, Any] | None = None,
-               write_on: str = "auto",
+               write_on: WriteOn = "auto",
                part_samples: int | None = DEFAULT_PART_SAMPLES) -> DetectSummary:
     """Run an event pipeline over every input: a table per input and a summary CSV.
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..errors import InputError, RecordingError
 from ..files import atomic_file
+from ..types import WriteOn, choices
 
 __all__ = ["PIECE_BYTES", "WRITE_ON", "WorkerLost", "fetch_outputs", "workers_see",
            "write_here"]
@@ -36,7 +37,7 @@ __all__ = ["PIECE_BYTES", "WRITE_ON", "WorkerLost", "fetch_outputs", "workers_se
 #: bytes moved per call while a worker's output is fetched
 PIECE_BYTES = 8 << 20
 #: who writes the outputs of a Dask run: ``auto`` asks the workers (:func:`workers_see`)
-WRITE_ON = ("auto", "client", "workers")
+WRITE_ON = choices(WriteOn)
 #: the spec keys a task writes (its output and, for a part, its part file)
 _WRITTEN = ("out", "part_path")
 

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..types import Executor
 from .cluster import DaskPool
 
 __all__ = ["Futures", "Inline", "make_pool"]
@@ -123,7 +124,7 @@ class Futures:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def make_pool(workers: int, executor: str, dask: str | None,
+def make_pool(workers: int, executor: Executor, dask: str | None,
               dask_options: dict[str, Any] | None, task: Task,
               one_line: Callable[[BaseException], str]) -> Any:
     """The executor for ``task``: Dask when ``dask`` is given, else this process

@@ -46,6 +46,7 @@ from ..output import (
     write_pipeline_output,
 )
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
+from ..types import Executor, WriteOn, choices
 from .cluster import plugin_copy, still_wanted, worker_name
 from .compare import RerunResult
 from .fetch import check_write_on
@@ -59,7 +60,7 @@ __all__ = ["DEFAULT_TASK_SAMPLES", "DEPLOYMENT_FORMAT", "EXECUTORS", "RESUME_FOL
 
 #: recordings longer than this (samples) are split into part tasks
 DEFAULT_TASK_SAMPLES = 1 << 26
-EXECUTORS = ("processes", "threads")
+EXECUTORS = choices(Executor)
 #: the hidden folder of an output folder where a deployment's finished parts wait for the
 #: next run of a run that was stopped (removed once its output is written)
 RESUME_FOLDER = ".specscope-resume"
@@ -598,7 +599,7 @@ def _check_args(workers: int, chunk_samples: int, task_samples: int | None,
 
 def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
               inputs: Sequence[str | os.PathLike[str]], outdir: str | os.PathLike[str], *,
-              workers: int = 1, executor: str = "processes", dask: str | None = None,
+              workers: int = 1, executor: Executor = "processes", dask: str | None = None,
               chunk_samples: int = DEFAULT_CHUNK_SAMPLES,
               task_samples: int | None = DEFAULT_TASK_SAMPLES,
               recording_options: dict[str, Any] | None = None,
@@ -606,7 +607,7 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
               channels: list[int] | None = None,
               progress: Callable[[int, int, InputResult | None], None] | None = None,
               dask_options: dict[str, Any] | None = None,
-              write_on: str = "auto") -> Summary:
+              write_on: WriteOn = "auto") -> Summary:
     """Run ``pipeline`` over every input, writing ``OUTDIR/<stem>.h5`` for each.
 
     Parameters

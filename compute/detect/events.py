@@ -31,6 +31,7 @@ from ..annotations import Annotation, read_annotations, write_annotations
 from ..annotations.model import stable_uuid
 from ..errors import InputError
 from ..params import json_types
+from ..types import TableFormat
 
 __all__ = ["COLUMNS", "Event", "Events", "read_events"]
 
@@ -344,7 +345,7 @@ class Events:
         return cls(np.asarray(starts, np.int64), np.asarray(stops, np.int64), fs, lows, highs,
                    scores, tuple(labels), np.asarray(chans, np.int64), name, params or {})
 
-    def write(self, path: str | os.PathLike[str], *, format: str | None = None,
+    def write(self, path: str | os.PathLike[str], *, format: TableFormat | None = None,
               recording: Any = None, with_params: bool = False) -> Path:
         """Write the events as an annotation file (Raven, Audacity, CSV, SigMF, HDF5).
 
@@ -365,7 +366,7 @@ class Events:
 
 
 def read_events(path: str | os.PathLike[str], fs: float | None = None, *,
-                format: str | None = None, recording: Any = None,
+                format: TableFormat | None = None, recording: Any = None,
                 detector: str | None = None) -> Events:
     """Read an annotation file written by :meth:`Events.write` back as events.
 

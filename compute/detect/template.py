@@ -21,6 +21,7 @@ from .. import spectral
 from ..errors import InputError, operator_error
 from ..io import open_recording
 from ..operators import Param, dispatch, registry
+from ..types import TemplateScale, choices
 from .core import Detector, FrameStream, band_bins, register
 from .events import Events
 
@@ -153,7 +154,7 @@ class TemplateDetector(Detector):
               help="channel of the template box (default: the channel searched)"),
         Param("threshold", float, 0.5, min=-1.0, max=1.0,
               help="lowest correlation of a match"),
-        Param("scale", str, "db", choices=("db", "power"),
+        Param("scale", str, "db", choices=choices(TemplateScale),
               help="correlate dB (default) or power spectrograms"),
         Param("nfft", int, 512, min=8, unit="samples", help="STFT frame length"),
         Param("hop", int, 256, min=1, unit="samples", help="samples between frames"),

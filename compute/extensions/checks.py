@@ -17,12 +17,13 @@ from .. import backend as _backend
 from ..annotations import Annotation
 from ..annotations.model import stable_uuid
 from ..errors import InputError
+from ..types import OutputKind, choices
 
 __all__ = ["OUTPUT_KINDS", "check_result", "events_to_annotations"]
 
 #: what an operator returns, declared per operator in the plugin's metadata
 #: (``outputs = {"op": "image"}``); see :func:`check_result`
-OUTPUT_KINDS = ("array", "same", "image", "series", "events")
+OUTPUT_KINDS = choices(OutputKind)
 
 
 def _what(v: Any) -> str:
@@ -65,7 +66,7 @@ def _leaf_problem(v: Any, where: str) -> str | None:
     return f"{_what(v)}{where} (arrays or numbers were expected)"
 
 
-def check_result(kind: str, result: Any, x: Any = None) -> str | None:
+def check_result(kind: OutputKind, result: Any, x: Any = None) -> str | None:
     """What is wrong with an operator's result for its declared output kind, or None.
 
     Kinds

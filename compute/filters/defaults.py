@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..types import FilterDesign
 from .spec import (
     DESIGNS,
     FIR_DESIGNS,
@@ -177,7 +178,7 @@ def form_values(spec: FilterSpec) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in spec.to_params().items()}
 
 
-def spec_from_form(design: str, values: Mapping[str, Any]) -> FilterSpec:
+def spec_from_form(design: FilterDesign, values: Mapping[str, Any]) -> FilterSpec:
     """The spec a form of ``design`` says (empty fields left out: their defaults).
 
     Parameters
@@ -281,7 +282,7 @@ def _comb_frequency(frequency: float, fs: float) -> float:
     return frequency if abs(ratio - round(ratio)) <= 1e-9 * ratio else MAINS_HZ
 
 
-def convert(spec: FilterSpec, method: str, fs: float) -> FilterSpec:
+def convert(spec: FilterSpec, method: FilterDesign, fs: float) -> FilterSpec:
     """``spec`` under another design ``method``, keeping what carries over.
 
     The fields both methods have are kept; a notch, peak or comb is centred on

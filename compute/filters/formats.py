@@ -43,6 +43,7 @@ from .. import jsonsafe
 from ..errors import InputError, RecordingError, shown
 from ..files import atomic_write_bytes, note_inputs
 from ..params import MAX_FRAME, check_bytes
+from ..types import CoefficientFormat, choices
 from .designed import Design
 from .spec import MAX_ORDER, FilterSpec
 
@@ -51,7 +52,7 @@ __all__ = ["FORMATS", "MAX_COEFFICIENT_BYTES", "MAX_PYTHON_BYTES", "MAX_ROOTS", 
            "write_coefficients"]
 
 TAG = "specscope/filter/1"
-FORMATS = ("json", "csv", "npz", "c", "python")
+FORMATS = choices(CoefficientFormat)
 SUFFIXES = {".json": "json", ".csv": "csv", ".npz": "npz", ".h": "c", ".py": "python"}
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -80,8 +81,8 @@ def _cplx(v: np.ndarray) -> list[list[float]]:
 # -- export ---------------------------------------------------------------------------
 
 
-def export_coefficients(d: Design, fmt: str = "json", *, name: str = "specscope_filter"
-                        ) -> str | bytes:
+def export_coefficients(d: Design, fmt: CoefficientFormat = "json", *,
+                        name: str = "specscope_filter") -> str | bytes:
     """The coefficients of ``d`` in format ``fmt`` (``npz``: bytes; others: text).
 
     Parameters
@@ -110,7 +111,8 @@ def export_coefficients(d: Design, fmt: str = "json", *, name: str = "specscope_
             "python": _to_python}[fmt](d, name)
 
 
-def write_coefficients(d: Design, path: str | os.PathLike[str], fmt: str | None = None, *,
+def write_coefficients(d: Design, path: str | os.PathLike[str],
+                       fmt: CoefficientFormat | None = None, *,
                        name: str = "specscope_filter") -> Path:
     """Write the coefficients to ``path`` (format from ``fmt`` or the suffix), atomically.
 
@@ -326,7 +328,7 @@ _FORMAT_NAMES = {"python": "Python", "json": "JSON", "csv": "CSV", "c": "C heade
                  "npz": "npz"}
 
 
-def read_coefficients(path: str | os.PathLike[str], fmt: str | None = None,
+def read_coefficients(path: str | os.PathLike[str], fmt: CoefficientFormat | None = None,
                       fs: float | None = None) -> Design:
     """A :class:`~specscope.compute.filters.Design` from a coefficient file.
 
@@ -480,7 +482,8 @@ def _complex_list(v: Any, what: str) -> np.ndarray:
     return a[:, 0] + 1j * a[:, 1]
 
 
-def parse_coefficients(data: str | bytes, fmt: str, fs: float | None = None) -> Design:
+def parse_coefficients(data: str | bytes, fmt: CoefficientFormat,
+                       fs: float | None = None) -> Design:
     """Parse exported coefficients (see :data:`FORMATS`).
 
     Parameters

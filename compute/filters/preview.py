@@ -20,7 +20,7 @@ import numpy as np
 from .analysis import Analysis, Verdict, analyze, verify
 from .design import MAX_NOTCH_HARMONICS, design
 from .designed import Design
-from .spec import FilterSpec
+from .spec import NOTCH_DESIGNS, FilterSpec
 
 __all__ = ["MAX_DRAWN", "NOTCH_GRID_DESIGNS", "Prepare", "Shown", "compute_shown",
            "grid_points"]
@@ -28,7 +28,7 @@ __all__ = ["MAX_DRAWN", "NOTCH_GRID_DESIGNS", "Prepare", "Shown", "compute_shown
 #: most points kept of an impulse or step response
 MAX_DRAWN = 8192
 #: designs whose grid is refined to their notch width
-NOTCH_GRID_DESIGNS = ("iirnotch", "iirpeak", "iircomb", "notches")
+NOTCH_GRID_DESIGNS = NOTCH_DESIGNS
 #: ``prepare(spec, fs) -> (spec, note)``: completes a spec before it is designed (e.g. the
 #: harmonics of a notch, from the recording)
 Prepare = Callable[[Any, float], tuple[Any, str]]

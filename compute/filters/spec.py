@@ -61,6 +61,16 @@ from .. import jsonsafe
 from ..errors import InputError
 from ..params import REQUIRED, Param, json_types
 from ..spectral import parse_window
+from ..types import (
+    BesselNorm,
+    Btype,
+    CombKind,
+    FilterDesign,
+    FirDesign,
+    IirDesign,
+    NotchDesign,
+    choices,
+)
 
 __all__ = [
     "BTYPES",
@@ -85,10 +95,10 @@ MAX_ORDER = 64
 #: longest FIR designed
 MAX_NUMTAPS = 1 << 16
 
-BTYPES = ("lowpass", "highpass", "bandpass", "bandstop")
-IIR_DESIGNS = ("butter", "cheby1", "cheby2", "ellip", "bessel")
-FIR_DESIGNS = ("firwin", "remez", "firls", "firwin2")
-NOTCH_DESIGNS = ("iirnotch", "iirpeak", "iircomb", "notches")
+BTYPES = choices(Btype)
+IIR_DESIGNS = choices(IirDesign)
+FIR_DESIGNS = choices(FirDesign)
+NOTCH_DESIGNS = choices(NotchDesign)
 #: IIR design -> the registry operator that finds its minimum order
 MIN_ORDER_OPS = {"butter": "buttord", "cheby1": "cheb1ord", "cheby2": "cheb2ord",
                  "ellip": "ellipord"}
@@ -132,10 +142,10 @@ _P = {p.name: p for p in (
           help="stopband edge, or [low, high] (tolerance and minimum order)"),
     Param("rp", float, None, min=0.0, unit="dB", help="passband ripple"),
     Param("rs", float, None, min=0.0, unit="dB", help="stopband attenuation"),
-    Param("norm", str, "phase", choices=("phase", "delay", "mag")),
+    Param("norm", str, "phase", choices=choices(BesselNorm)),
     Param("frequency", float, REQUIRED, min=0.0, unit="Hz", help="centre frequency"),
     Param("q", float, REQUIRED, min=0.0, help="quality factor: frequency / bandwidth"),
-    Param("kind", str, "notch", choices=("notch", "peak")),
+    Param("kind", str, "notch", choices=choices(CombKind)),
     Param("pass_zero", bool, False),
     Param("harmonics", int, None, min=1, max=4096,
           help="notch harmonics 1..N (omit: up to Nyquist)"),
@@ -171,7 +181,7 @@ DESIGNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "firls": ("firls", ("numtaps",) + _BAND_FIELDS),
     "firwin2": ("firwin2", ("numtaps", "freq", "gain", "window")),
 }
-DESIGN_PARAM = Param("design", str, REQUIRED, choices=tuple(DESIGNS))
+DESIGN_PARAM = Param("design", str, REQUIRED, choices=choices(FilterDesign))
 #: design -> (registry operator, Params): the pipeline filter step's schema
 FILTER_DESIGNS: dict[str, tuple[str, tuple[Param, ...]]] = {
     k: (op, tuple(_P[n] for n in names)) for k, (op, names) in DESIGNS.items()}
@@ -294,18 +304,18 @@ class FilterSpec:
         If a field is missing, out of range or inconsistent; ``field`` names it.
     """
 
-    design: str
-    btype: str = "lowpass"
+    design: FilterDesign
+    btype: Btype = "lowpass"
     order: int | None = None
     cutoff: float | tuple[float, ...] | None = None
     passband: float | tuple[float, ...] | None = None
     stopband: float | tuple[float, ...] | None = None
     rp: float | None = None
     rs: float | None = None
-    norm: str = "phase"
+    norm: BesselNorm = "phase"
     frequency: float | None = None
     q: float | None = None
-    kind: str = "notch"
+    kind: CombKind = "notch"
     pass_zero: bool = False
     harmonics: int | None = None
     numtaps: int | None = None

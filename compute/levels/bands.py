@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
 from ..errors import BadOption
+from ..types import BandKind, choices
 
 __all__ = ["BAND_KINDS", "BandKind", "Bands", "band_power", "make_bands"]
 
-BandKind = Literal["hmd", "decidecade", "octave"]
-BAND_KINDS: tuple[str, ...] = ("hmd", "decidecade", "octave")
+BAND_KINDS: tuple[str, ...] = choices(BandKind)
 
 
 @dataclass(frozen=True)
@@ -106,7 +105,7 @@ def _fractional(kind: str, per_decade: int, step: int, low: float, high: float) 
     return Bands(kind, np.concatenate([c / half, c[-1:] * half]) if c.size else c, c)
 
 
-def make_bands(kind: str, fs: float, nfft: int, low: float = 0.0,
+def make_bands(kind: BandKind, fs: float, nfft: int, low: float = 0.0,
                high: float | None = None) -> Bands:
     """The bands of ``kind`` between ``low`` and ``high`` Hz for an ``nfft``-point PSD.
 

@@ -14,18 +14,19 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from ..errors import InputError, shown
+from ..types import CalibrationKind, choices
 
 __all__ = ["KINDS", "UNITS", "Calibration", "CalibrationError", "load_calibration"]
 
-Kind = Literal["hydrophone", "microphone"]
+Kind = CalibrationKind
 #: the sensitivity unit of each kind of sensor, as a calibration file states it
 UNITS: dict[str, str] = {"hydrophone": "dB re 1 V/uPa", "microphone": "dB re 1 V/Pa"}
-KINDS: tuple[str, ...] = tuple(UNITS)
+KINDS: tuple[str, ...] = choices(CalibrationKind)
 #: other spellings of the units that are accepted
 _UNIT_FORMS = {
     "db re 1 v/upa": "hydrophone", "db re 1 v/µpa": "hydrophone", "db re 1v/upa": "hydrophone",

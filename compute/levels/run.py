@@ -29,6 +29,7 @@ from ..errors import Cancelled, InputError, SpecscopeError
 from ..files import atomic_write_bytes
 from ..io import open_recording
 from ..paths import cache_dir
+from ..types import BandKind
 from .bands import Bands, band_power, make_bands
 from .calibration import Calibration
 from .products import Levels
@@ -171,7 +172,7 @@ def _task_file(rec: Any, iv: Interval) -> str:
     return str(rec.path)
 
 
-def compute_levels(source: Any, *, bands: str = "hmd", params: SpectrumParams | None = None,
+def compute_levels(source: Any, *, bands: BandKind = "hmd", params: SpectrumParams | None = None,
                    low: float = 0.0, high: float | None = None, channel: int = 0,
                    calibration: Calibration | None = None, start: int = 0,
                    stop: int | None = None, workers: int = 1, dask: str | None = None,

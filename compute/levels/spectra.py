@@ -13,18 +13,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from ..errors import BadOption
 from ..operators.dispatch import call
+from ..types import Statistic, choices
 
 __all__ = ["STATISTICS", "Interval", "SpectrumParams", "interval_spectrum", "plan_intervals",
            "recording_start"]
 
-Statistic = Literal["mean", "median"]
-STATISTICS: tuple[str, ...] = ("mean", "median")
+STATISTICS: tuple[str, ...] = choices(Statistic)
 #: frames read and transformed at a time inside one interval
 _FRAMES_PER_READ = 64
 

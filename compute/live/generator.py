@@ -11,6 +11,7 @@ import scipy.signal as ss
 
 from ..errors import InputError
 from ..params import Param
+from ..types import ChirpMethod, GeneratorKind, NoiseColor, choices
 from .sources import DEFAULT_BLOCK, ThreadedSource, option_values
 
 __all__ = ["GeneratorSource"]
@@ -87,7 +88,7 @@ class GeneratorSource(ThreadedSource):
     [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]
     """
 
-    KINDS = ("tone", "chirp", "noise", "white", "pink", "clicks")
+    KINDS = choices(GeneratorKind)
     #: the options of every kind
     COMMON_OPTIONS: ClassVar[tuple[Param, ...]] = (
         Param("sample_rate", float, 48000.0, min=0, unit="Hz", help="samples per second"),
@@ -107,12 +108,11 @@ class GeneratorSource(ThreadedSource):
                   help="frequency at the period end (0.45 sample_rate when omitted)"),
             Param("period", float, 2.0, min=0, unit="s", help="length of one sweep"),
             Param("amplitude", float, 0.5, help="peak amplitude"),
-            Param("method", str, "linear",
-                  choices=("linear", "quadratic", "logarithmic", "hyperbolic"),
+            Param("method", str, "linear", choices=choices(ChirpMethod),
                   help="frequency sweep of scipy.signal.chirp"),
         ),
         "noise": (
-            Param("color", str, "white", choices=("white", "pink"), help="spectrum"),
+            Param("color", str, "white", choices=choices(NoiseColor), help="spectrum"),
             Param("amplitude", float, 0.1, min=0, help="standard deviation"),
             Param("seed", int, 0, min=0, help="random seed"),
         ),
@@ -124,7 +124,7 @@ class GeneratorSource(ThreadedSource):
     #: options that must be > 0
     POSITIVE: ClassVar[tuple[str, ...]] = ("sample_rate", "period", "interval")
 
-    def __init__(self, kind: str, *, sample_rate: float = 48000.0, channels: int = 1,
+    def __init__(self, kind: GeneratorKind, *, sample_rate: float = 48000.0, channels: int = 1,
                  block: int = DEFAULT_BLOCK, rate: float | None = 1.0,
                  duration: float | None = None, **params: Any) -> None:
         where = f"generator:{kind}"
@@ -134,7 +134,7 @@ class GeneratorSource(ThreadedSource):
             raise InputError(f"{where}: unknown generator{hint} (generators: "
                              f"{', '.join(self.KINDS)})")
         given = dict(params)
-        if kind in ("white", "pink"):
+        if kind in choices(NoiseColor):
             given.setdefault("color", kind)
             kind = "noise"
         options = self.OPTIONS[kind]

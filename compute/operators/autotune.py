@@ -29,6 +29,7 @@ from .. import backend as _backend
 from .. import jsonsafe
 from ..errors import InputError, SpecscopeError
 from ..paths import cache_dir
+from ..types import TuneDtype, choices
 
 if TYPE_CHECKING:
     from .registry import Implementation, Operator
@@ -61,7 +62,7 @@ _REPEATS = 3
 _BUDGET_S = 0.25
 #: what :func:`tune_operators` times by default: element counts and dtypes
 TUNE_SIZES = (1 << 12, 1 << 16, 1 << 20, 1000, 48000)
-TUNE_DTYPES = ("float32", "float64")
+TUNE_DTYPES: tuple[TuneDtype, ...] = ("float32", "float64")
 
 _lock = threading.RLock()
 _state: dict[str, Any] = {"wisdom": None, "path": None, "enabled": None}
@@ -310,7 +311,7 @@ def _example_input(n: int, dtype: str) -> np.ndarray:
 
 
 def tune_operators(ops: Iterable[Operator], sizes: Iterable[int] = TUNE_SIZES,
-                   dtypes: Iterable[str] = TUNE_DTYPES) -> list[dict[str, Any]]:
+                   dtypes: Iterable[TuneDtype] = TUNE_DTYPES) -> list[dict[str, Any]]:
     """Time and remember choices of ``ops`` for common sizes; one row per decision.
 
     Parameters
@@ -336,9 +337,8 @@ def tune_operators(ops: Iterable[Operator], sizes: Iterable[int] = TUNE_SIZES,
         if isinstance(s, bool) or not isinstance(s, int) or s < 1:
             raise InputError(f"size={s!r} must be an integer >= 1")
     for d in dtypes:
-        if d not in ("float32", "float64", "complex64", "complex128"):
-            raise InputError(f"dtype={d!r} must be one of float32, float64, complex64, "
-                             "complex128")
+        if d not in choices(TuneDtype):
+            raise InputError(f"dtype={d!r} must be one of {', '.join(choices(TuneDtype))}")
     rows: list[dict[str, Any]] = []
     for op in ops:
         if not op.takes_input or any(p.required for p in op.params):

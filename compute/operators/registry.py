@@ -29,6 +29,7 @@ import numpy as np
 from .. import backend as _backend
 from ..errors import InputError, RegistrationError, SpecscopeError, operator_error
 from ..params import REQUIRED, Param
+from ..types import NanPolicy, choices
 
 __all__ = ["NAN_POLICIES", "REQUIRED", "Implementation", "Operator", "Param",
            "RegistrationError", "RunPolicy", "declared", "find", "namespace", "operator",
@@ -38,7 +39,7 @@ __all__ = ["NAN_POLICIES", "REQUIRED", "Implementation", "Operator", "Param",
 #: (the input ``x`` is positional-only, so a parameter may take scipy's name ``x``)
 _RESERVED = frozenset({"backend", "fs", "name", "xp"})
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
-NAN_POLICIES = ("propagate", "reject")
+NAN_POLICIES = choices(NanPolicy)
 
 
 @dataclass
@@ -156,7 +157,7 @@ class Operator:
     #: False for operators that make data from parameters only (windows, designs)
     takes_input: bool = True
     #: what NaN input does: ``propagate`` to the output, or ``reject`` (InputError)
-    nan_policy: str = "propagate"
+    nan_policy: NanPolicy = "propagate"
     #: ``"array"``, ``"sequence"`` for operators taking a list of arrays
     #: (wavelet coefficients), or ``"any"`` for an input the operator checks
     #: itself (a scipy ``system``: an SOS array or a ``(b, a)`` pair)
@@ -644,7 +645,7 @@ def namespace(prefix: str | None) -> Iterator[None]:
 
 def operator(name: str, *, family: str, summary: str, params: Sequence[Param] = (),
              reference: str = "", history: HistoryType = 0, streamable: bool = False,
-             takes_input: bool = True, nan_policy: str = "propagate",
+             takes_input: bool = True, nan_policy: NanPolicy = "propagate",
              input_kind: str = "array",
              ) -> Callable[[Callable[..., Any]], Operator]:
     """Declare an operator; the decorated function is its default implementation.

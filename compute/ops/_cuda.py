@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import spectral
 from ..errors import InputError
+from ..types import Layout, Reduction, choices
 
 __all__ = [
     "CELLS_SOURCE",
@@ -279,7 +280,7 @@ def _launch_reduce(cp: ModuleType, spec: Any, out: Any, *, n_frames: int, group:
 
 def stft_power_cupy(x: Any, params: spectral.StftParams, fs: float, *, first: int = 0,
                     last: int | None = None, two_sided: bool | None = None, group: int = 1,
-                    reduce: str = "mean", cp: ModuleType | None = None) -> Any:
+                    reduce: Reduction = "mean", cp: ModuleType | None = None) -> Any:
     """:func:`specscope.compute.spectral.stft_kernel` on the device, fused and reduced.
 
     Parameters
@@ -311,7 +312,7 @@ def stft_power_cupy(x: Any, params: spectral.StftParams, fs: float, *, first: in
     if cp is None:
         from .. import backend
         cp = backend.get_xp("cupy")
-    if reduce not in ("mean", "max"):
+    if reduce not in choices(Reduction):
         raise ValueError(f"reduce={reduce!r} must be 'mean' or 'max'")
     x = cp.asarray(x)
     if x.dtype.kind in "iub" or x.dtype == np.float16:
@@ -347,7 +348,7 @@ def stft_power_cupy(x: Any, params: spectral.StftParams, fs: float, *, first: in
 
 
 def stft_power_fused(x: Any, params: spectral.StftParams, fs: float, *,
-                     two_sided: bool | None = None, layout: str = "frames",
+                     two_sided: bool | None = None, layout: Layout = "frames",
                      cp: ModuleType | None = None) -> Any:
     """The ``stft_power`` kernel on the device: every whole frame, no reduction.
 

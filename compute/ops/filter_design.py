@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from specscope.compute.operators.registry import REQUIRED, Param, operator
+from specscope.compute.types import BesselNorm, Btype, CombKind, IirDesign, choices
 
 FAMILY = "filter_design"
 
@@ -19,8 +20,7 @@ ORDER = Param("N", int, REQUIRED, min=1, max=64, help="filter order")
 WN = Param("Wn", "array", REQUIRED, min=0.0, unit="Hz or x Nyquist",
            help="critical frequency, or [low, high] for band filters")
 BTYPE = Param("btype", str, "lowpass",
-              choices=("lowpass", "highpass", "bandpass", "bandstop", "low", "high", "band",
-                       "pass", "stop"))
+              choices=choices(Btype) + ("low", "high", "band", "pass", "stop"))
 ANALOG = Param("analog", bool, False, help="analog (s-plane) design")
 OUTPUT = Param("output", str, "ba", choices=("ba", "sos", "zpk"),
                help="numerator/denominator (scipy's default), second-order sections (the "
@@ -62,7 +62,7 @@ _iir("ellip", "Elliptic (Cauer) IIR filter", [RP, RS])
 
 @operator("bessel", family=FAMILY, summary="Bessel/Thomson IIR filter",
           params=[ORDER, WN, BTYPE, ANALOG, OUTPUT,
-                  Param("norm", str, "phase", choices=("phase", "delay", "mag"))],
+                  Param("norm", str, "phase", choices=choices(BesselNorm))],
           reference="scipy.signal.bessel", takes_input=False)
 def bessel(*, N, Wn, btype, analog, output, norm, fs=None):
     import scipy.signal as ss
@@ -73,7 +73,7 @@ def bessel(*, N, Wn, btype, analog, output, norm, fs=None):
           params=[ORDER, WN, Param("rp", float, None, min=0.0, unit="dB"),
                   Param("rs", float, None, min=0.0, unit="dB"), BTYPE, ANALOG,
                   Param("ftype", str, "butter",
-                        choices=("butter", "cheby1", "cheby2", "ellip", "bessel")), OUTPUT],
+                        choices=choices(IirDesign)), OUTPUT],
           reference="scipy.signal.iirfilter", takes_input=False)
 def iirfilter(*, N, Wn, rp, rs, btype, analog, ftype, output, fs=None):
     import scipy.signal as ss
@@ -135,7 +135,7 @@ def iirpeak(*, w0, Q, output, fs=2.0):
 
 
 @operator("iircomb", family=FAMILY, summary="IIR notching or peaking comb filter",
-          params=[W0, Q, Param("ftype", str, "notch", choices=("notch", "peak")),
+          params=[W0, Q, Param("ftype", str, "notch", choices=choices(CombKind)),
                   Param("pass_zero", bool, False), OUTPUT],
           reference="scipy.signal.iircomb", takes_input=False)
 def iircomb(*, w0, Q, ftype, pass_zero, output, fs=2.0):
@@ -369,7 +369,7 @@ def ellipap(*, N, rp, rs):
 
 
 @operator("besselap", family=FAMILY, summary="Analog Bessel prototype: (z, p, k)",
-          params=[ORDER, Param("norm", str, "phase", choices=("phase", "delay", "mag"))],
+          params=[ORDER, Param("norm", str, "phase", choices=choices(BesselNorm))],
           reference="scipy.signal.besselap", takes_input=False)
 def besselap(*, N, norm):
     import scipy.signal as ss

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from specscope.compute.errors import InputError, operator_error
 from specscope.compute.operators.registry import REQUIRED, Param, operator
+from specscope.compute.types import ChirpMethod, choices
 
 from ..backend import scipy_fn
 from ._common import DTYPE
@@ -17,8 +18,7 @@ SEED = Param("seed", int, None, min=0, help="random seed (fresh entropy when omi
 @operator("chirp", family=FAMILY, summary="Frequency-swept cosine at times t (input, s)",
           params=[Param("f0", float, REQUIRED, unit="Hz"), Param("t1", float, REQUIRED, unit="s"),
                   Param("f1", float, REQUIRED, unit="Hz"),
-                  Param("method", str, "linear",
-                        choices=("linear", "quadratic", "logarithmic", "hyperbolic")),
+                  Param("method", str, "linear", choices=choices(ChirpMethod)),
                   Param("phi", float, 0.0, unit="deg"), Param("vertex_zero", bool, True),
                   Param("complex", bool, False, help="complex exponential instead of cosine")],
           reference="scipy.signal.chirp", streamable=True)

@@ -10,6 +10,7 @@ import numpy as np
 from specscope.compute import spectral
 from specscope.compute.errors import Cancelled, InputError, operator_error
 from specscope.compute.operators.registry import REQUIRED, Param, operator
+from specscope.compute.types import Layout, Scaling, SpecMode, Statistic, choices
 
 from ..backend import get_xp, is_device_array, scipy_fn
 from . import _cuda
@@ -107,7 +108,7 @@ def istft(x, *, window, nperseg, hop, fft_mode, mfft, scale_to, n, fs):
 # operator core computes the same numbers); :func:`stft_power_xp` is the same kernel
 # written once against ``xp``, the CuPy implementation.
 
-SPEC_MODES = ("psd", "spectrum", "magnitude", "angle", "complex")
+SPEC_MODES = choices(SpecMode)
 #: frames per kernel call of :func:`spectrogram` when it reports progress or can be
 #: cancelled (without either the whole signal is one call)
 SPECTROGRAM_BLOCK = 16384
@@ -120,7 +121,7 @@ def _stft_params(nfft: int, hop: int, window, scaling: str) -> spectral.StftPara
 
 
 def stft_power_xp(x, params: spectral.StftParams, fs: float, *, two_sided=None,
-                  layout: str = "frames", xp=np):
+                  layout: Layout = "frames", xp=np):
     """:func:`~specscope.compute.spectral.stft_kernel` written against ``xp``.
 
     The same numbers (scaling folded into the window, DC and Nyquist halved)
@@ -226,7 +227,7 @@ def _stft_power_cupy_xp(x, *, nfft, hop, window, scaling, two_sided, layout, out
 
 
 def spectrogram(x, fs: float, *, nfft: int = 1024, hop: int = 256,
-                window: str | tuple = "hann", scaling: str = "psd", axis: int = -1,
+                window: str | tuple = "hann", scaling: Scaling = "psd", axis: int = -1,
                 progress=None, cancelled=None, backend: str = "auto"):
     """Spectrogram of a signal, computed by the ``stft_power`` operator.
 
@@ -363,7 +364,7 @@ _SCALING = Param("scaling", str, "density", choices=("density", "spectrum"))
 _ONESIDED = Param("return_onesided", bool, True, help="one-sided spectrum for real input")
 _NOVERLAP = Param("noverlap", int, None, min=0, unit="samples", help="overlap (nperseg/2)")
 _NFFT = Param("nfft", int, None, min=1, unit="samples", help="FFT length (nperseg)")
-_AVERAGE = Param("average", str, "mean", choices=("mean", "median"))
+_AVERAGE = Param("average", str, "mean", choices=choices(Statistic))
 _Y = Param("y", "array", REQUIRED, help="second signal")
 #: scipy's nperseg of the averaged estimators: None is 256, or the length of an array window
 _NPERSEG_AVG = Param("nperseg", int, None, min=1, unit="samples",

@@ -24,6 +24,7 @@ from ..errors import Cancelled
 from ..files import check_writes, recording_files, refuse_overwriting_inputs
 from ..io import Recording
 from ..spectral import FRAMES_PER_BLOCK, StftParams, window_text
+from ..types import FreqScale
 from .annotation_table import write_annotation_table
 from .hdf5 import atomic_h5, dataset_options
 from .provenance import provenance, recording_provenance, write_provenance
@@ -245,7 +246,7 @@ def read_spectrogram(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def write_display_image(image: Any, out: str | os.PathLike[str], recording: Recording,
                         params: StftParams, *, channel: int = 0,
-                        freq_scale: str = "linear") -> Path:
+                        freq_scale: FreqScale = "linear") -> Path:
     """Write a display image's values (dB) and axes to HDF5, crash-safe, with provenance.
 
     Layout: ``level_db`` shaped (time, frequency) with ``time`` (column

@@ -16,11 +16,12 @@ import numpy as np
 
 from ..errors import InputError
 from ..params import Param
+from ..types import Deemphasis, Demod, choices
 
 __all__ = ["DEMODS", "DEVICE_RATES", "OPTIONS", "PlaybackOptions"]
 
 #: demodulators of IQ recordings
-DEMODS = ("am", "fm", "usb", "lsb")
+DEMODS = choices(Demod)
 #: the standard rates a sound card is fed at
 DEVICE_RATES = (44100.0, 48000.0, 88200.0, 96000.0, 192000.0)
 #: channel bandwidth by demodulator when none is given (Hz)
@@ -42,7 +43,7 @@ OPTIONS: tuple[Param, ...] = (
     Param("demod", str, None, choices=DEMODS, help="IQ: demodulator"),
     Param("bandwidth", float, None, min=0.0, unit="Hz",
           help="IQ: channel bandwidth (am 10 kHz, fm 200 kHz, usb/lsb 3 kHz when omitted)"),
-    Param("deemphasis", str, "none", choices=("none", "50us", "75us"),
+    Param("deemphasis", str, "none", choices=choices(Deemphasis),
           help="FM de-emphasis time constant"),
     Param("gain_db", float, 0.0, min=-60.0, max=60.0, unit="dB",
           help="gain before the limiter (the output never exceeds +-1)"),
@@ -101,9 +102,9 @@ class PlaybackOptions:
     heterodyne_bandwidth: float = 5000.0
     pipeline: Any = None
     tune: float | None = None
-    demod: str | None = None
+    demod: Demod | None = None
     bandwidth: float | None = None
-    deemphasis: str = "none"
+    deemphasis: Deemphasis = "none"
     gain_db: float = 0.0
     fade_s: float = 0.01
     device_rate: float = 48000.0

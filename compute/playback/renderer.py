@@ -23,6 +23,7 @@ from ..files import atomic_file
 from ..filters import Design, FilterSpec, design, stream_filter
 from ..stream import Chain, Map, Rebuffer, Stage, Trim, run
 from ..timefmt import time_to_sample
+from ..types import ChannelMix, choices
 from .options import DEFAULT_BANDWIDTH, PlaybackOptions
 from .stages import (
     PASS_SHARE,
@@ -394,7 +395,7 @@ def render(recording: Any, start_s: float = 0.0, stop_s: float | None = None, *,
 # -- pieces -------------------------------------------------------------------------------
 
 #: the channel choices besides a channel number
-CHANNEL_CHOICES = ("all", "left", "right", "mix")
+CHANNEL_CHOICES = choices(ChannelMix)
 
 
 def channel_layout(recording: Any, channel: Any) -> list[list[int]]:

@@ -31,6 +31,7 @@ import numpy as np
 from ..errors import Cancelled, InputError, SpecscopeError
 from ..operators import call, get
 from ..spectral import hz_to_mel, mel_to_hz, to_db
+from ..types import FreqScale
 from .images import DisplayImage
 
 __all__ = ["operator_reach", "plugin_image", "plugin_view"]
@@ -164,7 +165,7 @@ def _bin_columns(times: np.ndarray, values: np.ndarray, columns: int
 
 def plugin_view(op: str, read: Callable[[int, int], np.ndarray], n_samples: int, fs: float,
                 start: int, stop: int, params: dict, *, t_offset: float = 0.0,
-                columns: int | None = None, freq_scale: str = "linear", n_rows: int = 512,
+                columns: int | None = None, freq_scale: FreqScale = "linear", n_rows: int = 512,
                 progress: Callable[[float], None] | None = None,
                 cancelled: Callable[[], bool] | None = None) -> DisplayImage:
     """An image operator over samples ``start:stop`` of a signal, at a view's resolution.
@@ -309,7 +310,7 @@ def _display(freqs: np.ndarray, times: np.ndarray, values: np.ndarray,
 
 
 def plugin_image(op: str, x: np.ndarray, fs: float, t0: float, params: dict, *,
-                 freq_scale: str = "linear", n_rows: int = 512, columns: int | None = None,
+                 freq_scale: FreqScale = "linear", n_rows: int = 512, columns: int | None = None,
                  progress: Callable[[float], None] | None = None,
                  cancelled: Callable[[], bool] | None = None) -> DisplayImage:
     """An image operator (e.g. a plugin's scalogram) on samples ``x`` starting at ``t0`` s.

@@ -14,12 +14,13 @@ import numpy as np
 
 from ..errors import InputError
 from ..spectral import hz_to_mel, mel_to_hz
+from ..types import FreqScale, choices
 
 __all__ = ["FREQ_SCALES", "FrequencyScaleError", "check_freq_scale", "freq_scale_problem",
            "rescale_rows"]
 
 #: the frequency axes a display offers: rows uniform in Hz, in log10(Hz) or in mel
-FREQ_SCALES = ("linear", "log", "mel")
+FREQ_SCALES = choices(FreqScale)
 
 
 class FrequencyScaleError(InputError):

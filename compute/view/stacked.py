@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..errors import InputError
+from ..types import FreqScale, Reduction
 from .images import RenderResult
 from .tiles import TileEngine
 
@@ -93,8 +94,8 @@ class StackedEngine:
                             (f_edges[:-1] + f_edges[1:]) / 2, f_edges, r0.level,
                             r0.frames_per_column, r0.reduce, r0.preview)
 
-    def render(self, t0: float, t1: float, n_cols: int, reduce: str = "mean", *,
-               freq_scale: str = "linear", **kwargs: object) -> RenderResult | None:
+    def render(self, t0: float, t1: float, n_cols: int, reduce: Reduction = "mean", *,
+               freq_scale: FreqScale = "linear", **kwargs: object) -> RenderResult | None:
         """The channels' images stacked (see :meth:`TileEngine.render` for the arguments).
 
         None when ``cached_only`` is given and some channel's tiles are not cached.

@@ -25,6 +25,7 @@ from .. import operators
 from ..errors import Cancelled, InputError
 from ..io import Recording
 from ..spectral import FRAMES_PER_BLOCK, StftParams, kernel_dtype
+from ..types import FreqScale, Reduction, Scaling, choices
 from .cells import Scratch, block_cells, empty_tile, scatter
 from .columns import FrameGrid, column_frames, level_for, reduce_columns
 from .envelope import waveform_envelope
@@ -38,7 +39,7 @@ __all__ = ["DEFAULT_CACHE_BYTES", "REDUCTIONS", "TILE_CELLS", "Tile", "TileCache
            "render_progressive"]
 
 TILE_CELLS = 256
-REDUCTIONS = ("mean", "max")
+REDUCTIONS = choices(Reduction)
 #: a tile computed from the recording also yields the cells of this many finer
 #: levels from the same frames, down to SPILL_MIN_LEVEL: building the whole file's
 #: levels 4 and up stores its levels 2 and 3 too, which every view of 50-200 s
@@ -90,7 +91,7 @@ class TileEngine:
     """
 
     def __init__(self, recording: Recording, *, nfft: int = 1024, hop: int = 256,
-                 window: str | tuple = "hann", scaling: str = "psd", channel: int = 0,
+                 window: str | tuple = "hann", scaling: Scaling = "psd", channel: int = 0,
                  pipeline: Callable[[np.ndarray, float], np.ndarray] | None = None,
                  pipeline_context: int | tuple[int, int] | None = None,
                  cache_bytes: int = DEFAULT_CACHE_BYTES,
@@ -490,8 +491,8 @@ class TileEngine:
                              nfft=self.params.nfft, n_frames=self.n_frames,
                              max_level=self.max_level, grid=self.grid)
 
-    def render(self, t0: float, t1: float, n_cols: int, reduce: str = "mean", *,
-               freq_scale: str = "linear", n_rows: int | None = None,
+    def render(self, t0: float, t1: float, n_cols: int, reduce: Reduction = "mean", *,
+               freq_scale: FreqScale = "linear", n_rows: int | None = None,
                level: int | None = None, progress: Callable[[float], None] | None = None,
                cancelled: Callable[[], bool] | None = None,
                cached_only: bool = False) -> RenderResult:
@@ -684,7 +685,7 @@ def _share(progress: Callable[[float], None] | None, n: int, total: int
 
 
 def render_progressive(engine: TileEngine, t0: float, t1: float, n_cols: int,
-                       reduce: str = "mean", *, freq_scale: str = "linear",
+                       reduce: Reduction = "mean", *, freq_scale: FreqScale = "linear",
                        n_rows: int | None = None,
                        partial: Callable[[DisplayImage], None] | None = None,
                        progress: Callable[[float], None] | None = None,

@@ -25,6 +25,7 @@ from typing import Any
 
 from specscope.app.cli.common import add_recording_options, open_input
 from specscope.compute.errors import InputError
+from specscope.compute.types import TableFormat, choices
 
 __all__ = ["add_parser", "cmd_convert", "cmd_list"]
 
@@ -187,7 +188,7 @@ def add_parser(subparsers: Any) -> None:
     subparsers : argparse._SubParsersAction
         The main parser's subcommands, as ``add_subparsers`` returns them.
     """
-    formats = ["sigmf", "raven", "audacity", "csv", "hdf5"]
+    formats = choices(TableFormat)
     p = subparsers.add_parser(
         "annotations", help="list or convert annotations (SigMF, Raven, Audacity, CSV, HDF5)",
         description="Annotation files: SigMF metadata, Raven selection tables, Audacity "

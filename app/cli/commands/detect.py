@@ -30,10 +30,11 @@ from specscope.app.cli.common import (
 from specscope.app.cli.types import at_least, channel_list
 from specscope.compute import jsonsafe
 from specscope.compute.errors import MAX_ECHO, InputError, shown
+from specscope.compute.types import TableFormat, choices
 
 #: table formats, as ``--format`` takes them (the names of
 #: :data:`specscope.compute.batch.detect.TABLE_FORMATS`)
-FORMAT_NAMES = ("raven", "audacity", "csv", "sigmf", "hdf5")
+FORMAT_NAMES = choices(TableFormat)
 
 
 class _Progress:

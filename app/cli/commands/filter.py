@@ -26,9 +26,24 @@ from specscope.app.cli.types import SECONDS_FORMS, number, seconds
 from specscope.compute import jsonsafe
 from specscope.compute.errors import InputError
 from specscope.compute.filters.spec import MAX_SPEC_BYTES
+from specscope.compute.types import (
+    BesselNorm,
+    Btype,
+    CoefficientFormat,
+    CombKind,
+    FilterDesign,
+    choices,
+)
+
+
+def _either(alias: Any) -> str:
+    """An option type's choices as text: ``a, b or c``."""
+    *first, last = choices(alias)
+    return f"{', '.join(first)} or {last}"
+
 
 _SPEC_OPTIONS = (  # (option, dest, kind, help)
-    ("--btype", "btype", str, "lowpass, highpass, bandpass or bandstop"),
+    ("--btype", "btype", str, _either(Btype)),
     ("--order", "order", int, ("IIR order (omit with --passband/--stopband/--rp/--rs for "
                                "the minimum order)")),
     ("--cutoff", "cutoff", "list", "cut-off frequency in Hz, or LOW HIGH"),
@@ -36,10 +51,10 @@ _SPEC_OPTIONS = (  # (option, dest, kind, help)
     ("--stopband", "stopband", "list", "stopband edge(s) in Hz (tolerance, minimum order)"),
     ("--rp", "rp", float, "passband ripple in dB"),
     ("--rs", "rs", float, "stopband attenuation in dB"),
-    ("--norm", "norm", str, "bessel normalisation: phase, delay or mag"),
+    ("--norm", "norm", str, f"bessel normalisation: {_either(BesselNorm)}"),
     ("--frequency", "frequency", float, "notch/peak/comb frequency in Hz"),
     ("--q", "q", float, "quality factor of a notch, peak or comb"),
-    ("--kind", "kind", str, "iircomb: notch or peak"),
+    ("--kind", "kind", str, f"iircomb: {_either(CombKind)}"),
     ("--harmonics", "harmonics", int, "notches: harmonics 1..N (default: up to Nyquist)"),
     ("--numtaps", "numtaps", int, "FIR length"),
     ("--window", "window", str, "FIR window (e.g. hamming, kaiser,8)"),
@@ -207,7 +222,6 @@ def cmd_apply(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers: Any) -> None:
     """Add ``filter design`` and ``filter apply`` to an argparse subparsers object."""
-    from specscope.compute.filters import DESIGNS, FORMATS
     from specscope.compute.filters.defaults import DEFAULT_Q
 
     top = subparsers.add_parser("filter", help="design filters, export coefficients, "
@@ -219,7 +233,7 @@ def add_parser(subparsers: Any) -> None:
         "design", help="design a filter and print (or write) its coefficients",
         description="Design a filter (frequencies in Hz) and print its coefficients. The "
                     "SOS equal scipy's for the same specification.")
-    p.add_argument("--design", choices=list(DESIGNS), help="design method")
+    p.add_argument("--design", choices=choices(FilterDesign), help="design method")
     p.add_argument("--spec", metavar="SPEC.json", help="read the specification from a file")
     p.add_argument("--fs", type=number, required=True, help="sample rate in Hz")
     for opt, dest, kind, help_ in _SPEC_OPTIONS:
@@ -229,7 +243,7 @@ def add_parser(subparsers: Any) -> None:
             p.add_argument(opt, dest=dest, type=number if kind is float else kind,
                            help=help_)
     p.add_argument("--zero-phase", action="store_true", help="forward-backward filtering")
-    p.add_argument("--format", dest="coef_format", choices=list(FORMATS),
+    p.add_argument("--format", dest="coef_format", choices=choices(CoefficientFormat),
                    help="output format (default json, or from the -o suffix)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     p.add_argument("--name", default="specscope_filter",

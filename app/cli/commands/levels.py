@@ -18,6 +18,7 @@ from specscope.app.cli.common import (
     recording_options,
 )
 from specscope.app.cli.types import at_least
+from specscope.compute.types import BandKind, Statistic, choices
 
 
 def cmd_levels(args: argparse.Namespace) -> int:
@@ -55,7 +56,7 @@ def add_parser(subparsers: Any) -> None:
                     "or re 1 µPa²/Hz / 20 µPa²/Hz with --calibration), written to NetCDF-4.")
     p.add_argument("source", metavar="FOLDER|FILE", help="a recording or a folder of recordings")
     p.add_argument("-o", "--output", required=True, metavar="OUT.nc", help="the NetCDF file")
-    p.add_argument("--bands", choices=("hmd", "decidecade", "octave"), default="hmd",
+    p.add_argument("--bands", choices=choices(BandKind), default="hmd",
                    help="hybrid millidecade (default), decidecade or octave bands")
     p.add_argument("--interval", type=float, default=60.0, metavar="S",
                    help="seconds per row (default 60)")
@@ -64,7 +65,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--overlap", type=float, default=0.5, metavar="F",
                    help="fraction of a frame shared with the next (default 0.5)")
     p.add_argument("--window", default="hann", metavar="NAME", help="window (default hann)")
-    p.add_argument("--statistic", choices=("mean", "median"), default="mean",
+    p.add_argument("--statistic", choices=choices(Statistic), default="mean",
                    help="how frames combine per bin (default mean: Welch)")
     p.add_argument("--fmin", type=float, default=0.0, metavar="HZ",
                    help="lowest band frequency (default 0)")

@@ -21,6 +21,7 @@ from specscope.app.cli.common import (
 )
 from specscope.app.cli.types import SECONDS_FORMS, number, seconds, whole_number
 from specscope.compute.timefmt import format_time
+from specscope.compute.types import ChannelMix, Deemphasis, Demod, choices
 
 
 def _clock(t: float) -> str:
@@ -30,13 +31,13 @@ def _clock(t: float) -> str:
 
 def _channel(text: str) -> int | str:
     choice = text.strip().lower()
-    if choice in ("all", "left", "right", "mix"):
+    if choice in choices(ChannelMix):
         return choice
     try:
         return whole_number(text)
     except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected all, left, right, mix or a "
-                                         "channel number") from None
+        raise argparse.ArgumentTypeError(f"{text!r}: expected {', '.join(choices(ChannelMix))} "
+                                         "or a channel number") from None
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -116,10 +117,10 @@ def add_parser(subparsers: Any) -> None:
                    help="mix with a local oscillator at HZ (ultrasound into the audible range)")
     p.add_argument("--tune", type=number, metavar="HZ",
                    help="IQ: absolute frequency to listen to")
-    p.add_argument("--demod", choices=["am", "fm", "usb", "lsb"], help="IQ: demodulator")
+    p.add_argument("--demod", choices=choices(Demod), help="IQ: demodulator")
     p.add_argument("--bandwidth", type=number, metavar="HZ",
                    help="IQ: channel bandwidth (am 10k, fm 200k, usb/lsb 3k)")
-    p.add_argument("--deemphasis", choices=["none", "50us", "75us"], default="none",
+    p.add_argument("--deemphasis", choices=choices(Deemphasis), default="none",
                    help="FM de-emphasis (default none)")
     p.add_argument("--gain", type=number, default=0.0, metavar="DB",
                    help="gain in dB before the limiter (default 0)")

@@ -15,6 +15,7 @@ from specscope.app.cli.types import at_least
 from specscope.compute import operators
 from specscope.compute.errors import InputError
 from specscope.compute.operators import autotune
+from specscope.compute.types import TuneDtype, choices
 
 
 def _tune(args: argparse.Namespace) -> int:
@@ -44,7 +45,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--sizes", type=at_least(1), nargs="+",
                    default=list(autotune.TUNE_SIZES))
     p.add_argument("--dtypes", nargs="+", default=list(autotune.TUNE_DTYPES),
-                   choices=["float32", "float64", "complex64", "complex128"])
+                   choices=choices(TuneDtype))
     p.add_argument("--forget", action="store_true", help="drop remembered choices first")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_tune)

@@ -2,7 +2,7 @@
 
 The intervals are planned once (:func:`~specscope.compute.levels.spectra.plan_intervals`)
 and split into tasks: the intervals that start in one file of a deployment, or
-stretches of about ten minutes of a single recording.  Each task's band power is
+stretches of about two minutes of a single recording.  Each task's band power is
 kept in the user cache under a key of the files, the parameters and the task's
 samples, so a run that was stopped, or one that asks for the same bands again,
 reads what was done.  Tasks run in this process, a process pool or on a Dask
@@ -38,7 +38,7 @@ from .spectra import Interval, SpectrumParams, interval_spectrum, plan_intervals
 __all__ = ["LevelsSink", "MemorySink", "compute_levels", "levels_task", "plan_tasks"]
 
 #: signal per task of a single recording, in seconds
-TASK_SECONDS = 600.0
+TASK_SECONDS = 120.0
 
 
 class LevelsSink(Protocol):

@@ -3,9 +3,12 @@
 The panel shows a detector's parameters as a :class:`~.param_form.ParamForm`
 generated from its operator schema, where to search (the whole recording or
 the visible range), Run and Cancel, the label list keys 1..9 choose from in
-review, and the detections as a table (start, duration, band, score, label,
-decision).  Its buttons only ask (signals): whoever owns the detections runs
-the detector, reviews, finds similar boxes, compares and exports.
+review, and the detections as a table (start, label, decision, score, duration,
+band).  The start reads in seconds from the recording's first sample, or, on a
+recording with absolute times (:meth:`DetectPanel.set_timeline`: a deployment), as the
+date and time the readout writes, the file and the time into it as the cell's tooltip;
+the rows stay in time order.  Its buttons only ask (signals): whoever owns the
+detections runs the detector, reviews, finds similar boxes, compares and exports.
 """
 
 from __future__ import annotations
@@ -32,14 +35,15 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from specscope.compute.deployment.timeline import offset_text
 from specscope.compute.errors import SpecscopeError
 from specscope.compute.freqfmt import format_frequency
 from specscope.compute.operators import describe_operator
 
 from .param_form import ParamForm
 
-__all__ = ["CONTROLS_MIN_HEIGHT", "SCORES_MIN_HEIGHT", "TABLE_MIN_HEIGHT", "DetectPanel",
-           "DetectionTable", "FittingScroll", "narrow", "parse_labels"]
+__all__ = ["CONTROLS_MIN_HEIGHT", "SCORES_MIN_HEIGHT", "SHOWN_ORDER", "TABLE_MIN_HEIGHT",
+           "DetectPanel", "DetectionTable", "FittingScroll", "narrow", "parse_labels"]
 
 #: least height of the detections table (pixels): a few rows with the header
 TABLE_MIN_HEIGHT = 120
@@ -54,6 +58,13 @@ SCORES_MIN_HEIGHT = 48
 
 #: (the band's edges carry their unit: ``850 Hz``, ``100.03 MHz``)
 _TITLES = ("#", "Start (s)", "Dur (ms)", "Low", "High", "Score", "Label", "Review")
+#: the start column's title on a recording with absolute times
+DATE_TITLE = "Start"
+#: the columns in the order they are shown: the label and decision beside the start, in
+#: view in a narrow dock
+SHOWN_ORDER = (0, 1, 6, 7, 5, 2, 3, 4)
+#: the role holding a cell's number (the start's axis seconds under a date)
+SORT_ROLE = Qt.ItemDataRole.UserRole
 #: parameters the panel fills itself (the template box of "Find similar")
 _TEMPLATE_BOX = ("template_start_s", "template_stop_s", "template_low_hz", "template_high_hz",
                  "template_file", "template_channel")
@@ -97,6 +108,8 @@ class DetectionTable(QAbstractTableModel):
         self._scores = np.zeros(0)
         self._labels: list[str] = []
         self._states: list[str] = []
+        #: the absolute times of the recording (a ``Timeline``); None: seconds
+        self.timeline: Any = None
 
     def set_rows(self, boxes: Sequence[Sequence[float]] | np.ndarray, scores: Sequence[float],
                  labels: Sequence[str], states: Sequence[str]) -> None:
@@ -139,13 +152,33 @@ class DetectionTable(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return _TITLES[section]
+            return DATE_TITLE if section == 1 and self.timeline is not None else \
+                _TITLES[section]
         return None
 
+    def set_timeline(self, timeline: Any) -> None:
+        """Show the starts as dates and times of ``timeline`` (a
+        :class:`~specscope.compute.deployment.timeline.Timeline`); None: seconds."""
+        if timeline is self.timeline:
+            return
+        self.timeline = timeline
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 1, 1)
+        n = self.rowCount()
+        if n:
+            self.dataChanged.emit(self.index(0, 1), self.index(n - 1, 1))
+
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
+        if not index.isValid():
             return None
         c = index.column()
+        tl = self.timeline
+        if role == SORT_ROLE:
+            return self._value(index.row(), c)
+        if role == Qt.ItemDataRole.ToolTipRole and c == 1 and tl is not None:
+            at = tl.file_at(self._value(index.row(), c))
+            return None if at is None else f"{at[0]} {offset_text(at[1])}"
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
         v = self._value(index.row(), c)
         if c == 7:
             return v or "—"
@@ -154,7 +187,9 @@ class DetectionTable(QAbstractTableModel):
                 return ""
             if c in (3, 4):  # to the Hz, in Hz / kHz / MHz
                 return format_frequency(float(round(v)) if math.isfinite(v) else v)
-            return f"{v:.3f}" if c == 1 else f"{v:.1f}"
+            if c == 1:
+                return f"{v:.3f}" if tl is None else tl.format(tl.to_time(v))
+            return f"{v:.1f}"
         return str(v)
 
 
@@ -371,7 +406,10 @@ class DetectPanel(QWidget):
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        for visual, column in enumerate(SHOWN_ORDER):
+            header.moveSection(header.visualIndex(column), visual)
         self.table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
         self.table.setMinimumHeight(TABLE_MIN_HEIGHT)
         outer.addWidget(self.table)  # Expanding: it takes the height left over
@@ -489,6 +527,12 @@ class DetectPanel(QWidget):
         for b in (self.review_button, self.compare_button, self.export_button,
                   self.clear_button):
             b.setEnabled(has)
+
+    def set_timeline(self, timeline: Any) -> None:
+        """Show the detections' starts as dates and times of ``timeline`` (a
+        :class:`~specscope.compute.deployment.timeline.Timeline`: a deployment, a file
+        stating its start); None: seconds from the recording's first sample."""
+        self.model.set_timeline(timeline)
 
     def select_row(self, row: int) -> None:
         if 0 <= row < self.model.rowCount():

@@ -7,7 +7,10 @@ The panel shows the box's bounds as soon as it is drawn and its measurements
 buttons ask to zoom to the box, export its time range, or annotate it.
 Frequencies read as everywhere in specscope
 (:func:`specscope.compute.freqfmt.format_frequency`: ``2.02 kHz``,
-``100.0530 MHz``), to the measurement's bin width.
+``100.0530 MHz``), to the measurement's bin width.  Times read in seconds from the
+recording's first sample, or, on a recording with absolute times
+(:meth:`MeasurementPanel.set_timeline`: a deployment), as the date and time the readout
+writes, the file and the time into it as the row's tooltip.
 """
 
 from __future__ import annotations
@@ -17,11 +20,13 @@ from typing import Any
 
 from PyQt6.QtCore import pyqtSignal
 from PyQt6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from specscope.compute.deployment.timeline import offset_text
 from specscope.compute.freqfmt import format_frequency
 
 from .detect_panel import FittingScroll, narrow
 
-__all__ = ["FIELDS", "VALUES_MIN_HEIGHT", "MeasurementPanel", "bin_width", "format_value"]
+__all__ = ["FIELDS", "TIME_FIELDS", "VALUES_MIN_HEIGHT", "MeasurementPanel", "bin_width",
+           "format_value"]
 
 #: least height of the measurements (pixels): below their own height they scroll, while
 #: the buttons under them stay in view
@@ -41,6 +46,8 @@ FIELDS = (
     ("rms_db", "RMS", "{:.2f} dB"),
     ("snr_db", "SNR", "{:.2f} dB"),
 )
+#: the fields that are points on the recording's axis (dates on a deployment)
+TIME_FIELDS = ("start_s", "stop_s", "peak_time_s")
 
 
 def bin_width(values: Mapping[str, Any]) -> float | None:
@@ -51,7 +58,8 @@ def bin_width(values: Mapping[str, Any]) -> float | None:
     return float(band) / float(bins)
 
 
-def format_value(field: str, value: Any, resolution_hz: float | None = None) -> str:
+def format_value(field: str, value: Any, resolution_hz: float | None = None,
+                 timeline: Any = None) -> str:
     """A measurement value as the panel shows it ("—" when not defined).
 
     Parameters
@@ -64,6 +72,9 @@ def format_value(field: str, value: Any, resolution_hz: float | None = None) -> 
         The frequency step that still means something (the bin width,
         :func:`bin_width`): a frequency shows the decimals that tell it; None:
         as exactly as it is known.
+    timeline : Timeline, optional
+        The recording's absolute times: a point in time (:data:`TIME_FIELDS`) reads as
+        its date and time (``2024-05-01 14:13:09.500 UTC``); None: in seconds.
 
     Returns
     -------
@@ -72,6 +83,8 @@ def format_value(field: str, value: Any, resolution_hz: float | None = None) -> 
     """
     if value is None:
         return "—"
+    if timeline is not None and field in TIME_FIELDS:
+        return timeline.format(timeline.to_time(float(value)))
     fmt = next(f for name, _, f in FIELDS if name == field)
     if fmt is None:
         return format_frequency(float(value), resolution_hz)
@@ -130,16 +143,42 @@ class MeasurementPanel(QWidget):
         self.zoom_button.clicked.connect(self.zoomRequested)
         self.export_button.clicked.connect(self.exportRequested)
         self.annotate_button.clicked.connect(self.annotateRequested)
+        #: the recording's absolute times (a ``Timeline``); None: seconds
+        self.timeline: Any = None
+        #: the values shown and the frequency step they are shown to
+        self._shown: tuple[dict[str, Any], float | None] = ({}, None)
         self.clear()
 
     def _enable(self, on: bool) -> None:
         for b in (self.zoom_button, self.export_button, self.annotate_button):
             b.setEnabled(on)
 
+    def set_timeline(self, timeline: Any) -> None:
+        """Show times as dates and times of ``timeline`` (a
+        :class:`~specscope.compute.deployment.timeline.Timeline`); None: seconds from the
+        recording's first sample."""
+        if timeline is self.timeline:
+            return
+        self.timeline = timeline
+        self._show(*self._shown)
+
+    def _show(self, values: Mapping[str, Any], step: float | None,
+              pending: str = "—") -> None:
+        """Each row's text (``pending`` for a field not in ``values``); a time's tooltip
+        names the file it falls in and the time into it."""
+        self._shown = (dict(values), step)
+        tl = self.timeline
+        for name, label in self.values.items():
+            v = values.get(name)
+            label.setText(pending if name not in values else
+                          format_value(name, v, step, tl))
+            at = tl.file_at(float(v)) if (tl is not None and v is not None
+                                          and name in TIME_FIELDS) else None
+            label.setToolTip("" if at is None else f"{at[0]} {offset_text(at[1])}")
+
     def clear(self) -> None:
         """No selection."""
-        for label in self.values.values():
-            label.setText("—")
+        self._show({}, None)
         self.status.setText("Ctrl+drag on the spectrogram (or S, then drag) to select a box")
         self._enable(False)
 
@@ -154,26 +193,23 @@ class MeasurementPanel(QWidget):
                   "freq_high_hz": f1, "bandwidth_hz": None if f0 is None else f1 - f0}
         if resolution_hz is None and f0 is not None and f1 is not None and f1 > f0:
             resolution_hz = (f1 - f0) / 1000
-        for name, label in self.values.items():
-            label.setText(format_value(name, bounds[name], resolution_hz) if name in bounds
-                          else "…")
+        self._show(bounds, resolution_hz, "…")
         self.status.setText("Measuring…")
         self._enable(True)
 
     def show_measurement(self, values: Mapping[str, Any]) -> None:
         """Show a measurement (the fields of ``Measurement.to_dict()``), its frequencies
         to its bin width."""
-        step = bin_width(values)
-        for name, label in self.values.items():
-            label.setText(format_value(name, values.get(name), step))
+        self._show({name: values.get(name) for name in self.values}, bin_width(values))
         self.status.setText(f"{values.get('n_frames', '?')} frames × "
                             f"{values.get('n_bins', '?')} bins, channel "
                             f"{values.get('channel', 0)}")
 
     def show_error(self, message: str) -> None:
         """The measurement failed: say why, keep the bounds."""
-        for name in ("band_power_db", "peak_frequency_hz", "peak_time_s", "rms_db", "snr_db"):
-            self.values[name].setText("—")
+        values, step = self._shown
+        self._show({**values, **dict.fromkeys(("band_power_db", "peak_frequency_hz",
+                                               "peak_time_s", "rms_db", "snr_db"))}, step)
         self.status.setText(f"Not measured: {message}")
 
     def text(self, field: str) -> str:

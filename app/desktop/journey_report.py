@@ -72,9 +72,13 @@ class JourneyReport:
         self._poll.timeout.connect(self._watch_status)
         self._poll.start()
 
-    def _texts(self) -> tuple[str, str, str]:
+    def _texts(self) -> tuple[str, str, str, str, int]:
+        """What the status bar and the review banner say, and the status line's width
+        (laid out after its text changed): a change of any is written."""
         w = self.window
-        return (w.message_label.text(), w.cursor_label.text(), w.file_label.text())
+        banner = _review_banner(w)
+        return (w.message_label.text(), w.cursor_label.text(), w.file_label.text(),
+                banner["text"] if banner else "", w.message_label.width())
 
     def _watch_status(self) -> None:
         texts = self._texts()
@@ -163,8 +167,12 @@ class JourneyReport:
         w = self.window
         label = w.cursor_label
         top_left = label.mapToGlobal(label.rect().topLeft())
+        status = w.message_label
         data.update({
-            "status": w.message_label.text(), "readout": label.text(),
+            "status": status.text(), "readout": label.text(),
+            "status_rect": _global_rect(status, status.contentsRect()),
+            "status_text_px": status.fontMetrics().horizontalAdvance(status.text()),
+            "review_banner": _review_banner(w),
             "file_info": w.file_label.text(),
             "readout_rect": [top_left.x(), top_left.y(), label.width(), label.height()],
             "readout_text_px": label.fontMetrics().horizontalAdvance(label.text()),
@@ -180,6 +188,19 @@ class JourneyReport:
             os.replace(tmp, self.path)
         except OSError:
             pass  # a report that cannot be written changes nothing in the app
+
+
+def _review_banner(window) -> dict | None:
+    """The banner over the plot in review mode: its text, where it is (screen pixels) and
+    its widest line (pixels); None while it is hidden."""
+    banner = getattr(getattr(getattr(window, "detection", None), "layer", None), "banner",
+                     None)
+    if banner is None or not banner.isVisible():
+        return None
+    fm = banner.fontMetrics()
+    return {"text": banner.text(), "rect": _rect_of(banner),
+            "text_px": max(fm.horizontalAdvance(s) for s in banner.text().split("\n")),
+            "room_px": banner.contentsRect().width()}
 
 
 def _rect_of(widget) -> list[int] | None:

@@ -6,7 +6,8 @@ dialog), sees the whole span with the gaps marked, finds a click that crosses th
 of two files in the whole-span image, zooms into it with the wheel (it stays in view,
 bright, at every zoom), reads the two files' names at it in the readout, and goes to a date
 on the next day with Go to date/time (Ctrl+G).  Then, on a folder of 40 files, runs a
-detector and reviews its detections across files and a gap.  Both at 1600x1000 and at
+detector and reviews its detections across files and a gap, reading each one's date and
+time, file and time into it whole in the banner over the plot.  Both at 1600x1000 and at
 1280x800.
 """
 
@@ -195,24 +196,35 @@ def test_detect_and_review_across_files(launch, request, tmp_path, screen):
     for k, (file, at) in enumerate(CALLS.items(), start=1):
         if k > 1:
             app.key("n")
-        r = app.wait_report(lambda q, k=k: f"detection {k} of 3" in q["status"],
+        r = app.wait_report(lambda q, k=k: _banner(q).startswith(f"Review {k} / 3"),
                             f"review to show detection {k} of 3")
         axis = file + at + 0.1                           # the call's middle on the axis
         r = app.wait_report(lambda q, a=axis: q["t"][0] < a < q["t"][1],
                             f"the view around detection {k}")
         app.wait_image()
         r = app.settle()
-        # the status names the detection's date and time and the file it is in
-        m = re.search(rf"detection {k} of 3 at \S+ [\d:.]+ UTC in (\S+) \+00:00\.(\d\d\d)",
-                      r["status"])
-        assert m and m.group(1) == names[file], r["status"]
-        assert abs(int(m.group(2)) / 1000 - at) < 0.05, r["status"]
+        # the banner over the plot names the detection's date and time, the file it is in
+        # and the time into it, whole
+        into = _banner_times(r, names[file], file + (GAP if file >= 20 else 0))
+        assert abs(into - at) < 0.05, r["review_banner"]
+        banner = r["review_banner"]
+        assert banner["text_px"] <= banner["room_px"], banner
+        bx, by, bw, bh = banner["rect"]
+        plot_x, plot_y, plot_w, plot_h = r["plot"]
+        assert plot_x <= bx and bx + bw <= plot_x + plot_w, (banner, r["plot"])
+        assert plot_y <= by and by + bh <= plot_y + plot_h, (banner, r["plot"])
+        # the status line is short: the keys
+        assert r["status"] == "A accept, R reject, 1–3, N/P, Esc", r["status"]
         x, y = app.to_px(axis, 2000.0, r)
         app.move(x - 3, y)
         app.move(x, y + 1)
         q = app.wait_report(lambda q, f=names[file]: f in q["readout"],
                             f"the readout to name {names[file]}")
         assert re.search(rf"{names[file]} \+00:00\.[5-8]\d\d", q["readout"]), q["readout"]
+        # read whole beside the readout's date and file (once the bar is laid out again)
+        q = app.wait_report(lambda q: q["status_text_px"] <= q["status_rect"][2],
+                            "the status line whole beside the readout")
+        assert q["status"] == r["status"] and names[file] in q["readout"], q
         # no dialog at the file change: the app shows the same windows as before review
         assert set(app.windows()) == main, app.windows()
         shot = app.screenshot(f"review-{k}-{names[file]}")
@@ -220,3 +232,22 @@ def test_detect_and_review_across_files(launch, request, tmp_path, screen):
         px = shot.rgb[y - 2:y + 3, x - 2:x + 3].astype(float).mean()
         plot = shot.crop(r["plot"]).astype(float).mean()
         assert px > plot + 40, (px, plot)
+
+
+def _banner(report: dict) -> str:
+    """The review banner's text in the app's report ("" while it is hidden)."""
+    return (report.get("review_banner") or {}).get("text", "")
+
+
+def _banner_times(report: dict, name: str, start_s: float) -> float:
+    """The time into its file (s) that the review banner gives, with the file it names
+    (``name``, recorded from ``start_s`` after T0, UTC) and its date and time checked
+    against it."""
+    text = _banner(report)
+    m = re.search(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) UTC(?:  ·  |\n)(\S+) "
+                  r"\+00:(\d\d\.\d{3})", text)
+    assert m and m.group(2) == name, text
+    when = datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S.%f")
+    into = float(m.group(3))
+    assert abs((when - T0).total_seconds() - (start_s + into)) < 0.0015, text
+    return into

@@ -6,11 +6,12 @@
 each file left out or reported is one line in View › Messages, and the status bar
 says how many.  A recording with absolute times (a deployment, or a file stating its
 start) gives the view its :class:`~specscope.compute.deployment.timeline.Timeline`:
-dates on the time axes and in the annotation list, gaps marked with their lengths,
-the file under the cursor in the readout.  Go to date/time (Ctrl+G) centres the view on a date and time; the
-"Detections per hour" dock counts the current detections by date and hour of day
-(:func:`~specscope.compute.deployment.timeline.diel_counts`, on the compute
-thread) and exports them as CSV and PNG.
+dates on the time axes, in the annotation list and the Selection and Detect panels, gaps
+marked with their lengths, the file under the cursor in the readout.  Go to date/time
+(Ctrl+G) centres the view on a date and time; the "Detections per hour" dock counts the
+current detections by date and hour of day
+(:func:`~specscope.compute.deployment.timeline.diel_counts`, on the compute thread) and
+exports them as CSV and PNG.
 """
 
 from __future__ import annotations
@@ -180,8 +181,11 @@ class DeploymentController(QObject):
         except (InputError, ValueError):
             self.timeline = None  # a start time that cannot be read: seconds, as before
         self.shell.view.set_timeline(self.timeline)
-        # the annotation list reads its times as the axis does
+        # the annotation list, the Selection and Detect panels read their times as the
+        # axis does
         self.shell.annotations.list.set_timeline(self.timeline)
+        self.shell.annotations.panel.set_timeline(self.timeline)
+        self.shell.detection.panel.set_timeline(self.timeline)
         self.count()
         index = getattr(recording, "index", None)
         if index is None or not isinstance(recording, Deployment):

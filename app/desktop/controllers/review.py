@@ -41,6 +41,8 @@ SNR_DETECTORS = ("detect.energy", "detect.bursts")
 MIN_SPAN_S = 0.4
 #: detections after the one under review whose views are rendered ahead
 AHEAD = 2
+#: of the plot's width, what the banner's margin and padding take (pixels)
+BANNER_SPARE_PX = 32
 
 
 def _typing_into(w: QWidget | None) -> bool:
@@ -177,30 +179,57 @@ class ReviewMode(QObject):
         return self.shell.views.prepare_views(spans)
 
     def banner(self, i: int) -> str:
-        """What the view says over the plot about detection ``i``."""
+        """What the view says over the plot about detection ``i``: on a recording with
+        absolute times a second line with its date and time, the file it is in and the
+        time into it (two lines when one does not fit over the plot)."""
         r = self.review
         e = r.events[i]
         unit = " dB" if r.events.detector in SNR_DETECTORS else ""
         score = "" if math.isnan(e.score) else f"  ·  score {e.score:.3g}{unit}"
         state = {ACCEPTED: "accepted", REJECTED: "rejected"}.get(r.states[i], "to review")
         label = f" '{r.labels[i]}'" if r.labels[i] and r.states[i] == ACCEPTED else ""
-        return f"Review {i + 1} / {len(r)}{score}  ·  {state}{label}"
+        head = f"Review {i + 1} / {len(r)}{score}  ·  {state}{label}"
+        where = self._where(float(e.start_s))
+        if not where:
+            return head
+        line = "  ·  ".join(where)
+        return "\n".join([head, line] if self._fits(line) else [head, *where])
+
+    def _where(self, t: float) -> list[str]:
+        """Axis point ``t`` s as a date and time, and the file it is in with the time into
+        it; [] when the recording has no absolute times."""
+        timeline = getattr(self.shell.view, "timeline", None)
+        if timeline is None:
+            return []
+        parts = [timeline.format(timeline.to_time(t))]
+        where = timeline.file_at(t)
+        if where is not None:
+            parts.append(f"{where[0]} {offset_text(where[1])}")
+        return parts
+
+    def _fits(self, line: str) -> bool:
+        """Whether ``line`` fits the banner's room over the plot."""
+        layer = self.ctl.layer
+        layer.banner.ensurePolished()  # its style sheet's bold font
+        room = layer.vb.sceneBoundingRect().width() - BANNER_SPARE_PX
+        return layer.banner.fontMetrics().horizontalAdvance(line) <= room
 
     def describe(self, i: int) -> str:
+        """What the status bar says about detection ``i``: on a recording with absolute
+        times only the keys, short enough for a small screen beside the readout's date and
+        file (the banner over the plot says which detection, when and where, and the
+        Detect panel the labels of 1 to 9), else where it is, its score and decision too."""
         r = self.review
+        n = len(r.label_list[:9])
+        if getattr(self.shell.view, "timeline", None) is not None:
+            labels = f", 1–{n}" if n > 1 else ", 1" if n else ""
+            return f"A accept, R reject{labels}, N/P, Esc"
         e = r.events[i]
         state = r.states[i] or "to review"
         label = f" '{r.labels[i]}'" if r.labels[i] else ""
         score = "" if math.isnan(e.score) else f", score {e.score:.3g}"
         keys = ", ".join(f"{k + 1} {v}" for k, v in enumerate(r.label_list[:9]))
-        at = f"{e.start_s:.3f} s"
-        timeline = getattr(self.shell.view, "timeline", None)
-        if timeline is not None:  # a deployment: its date and time, and the file it is in
-            at = timeline.format(timeline.to_time(e.start_s))
-            where = timeline.file_at(e.start_s)
-            if where is not None:
-                at += f" in {where[0]} {offset_text(where[1])}"
-        return (f"Review: detection {i + 1} of {len(r)} at {at}{score}: "
+        return (f"Review: detection {i + 1} of {len(r)} at {e.start_s:.3f} s{score}: "
                 f"{state}{label}  —  A accept, R reject, {keys}, N/P, Space play, Esc")
 
     def _image_shown(self) -> None:
@@ -218,6 +247,8 @@ class ReviewMode(QObject):
         r = self.review
         if r is not None and len(r) and not self._played:
             self.shell.show_message(self.describe(r.index), 0)
+        if r is not None and len(r):  # (the plot's width may have changed)
+            self.ctl.layer.set_banner(self.banner(r.index))
 
     # -- deciding --------------------------------------------------------------------------
     def decide(self, state: str, label: str | None = None, advance: bool = True) -> None:

@@ -4,12 +4,14 @@
 on change, so undo keeps old ones); :class:`Document` is an opened recording
 with its settings.  A session file (``specscope/session/1`` JSON) keeps the
 file, the analysis, the processing, the representation, the filter designer's
-chain, the visible range, the display levels, the annotations and the detections
-with their review (:mod:`specscope.app.review`):
+chain, the visible range, the display levels, the calibration, the annotations and the
+detections with their review (:mod:`specscope.app.review`):
 :func:`session_state` builds it, :func:`write_session` writes it atomically,
 :func:`load_session` reads and checks it and :func:`settings_from_session`
 turns it back into settings (:func:`annotations_from_session`: the annotations
-it keeps).  The recently opened files are kept in the user
+it keeps).  A session with a calibration is saved with a sidecar
+``NAME.calibration.json`` (:func:`calibration_sidecar`) that other tools read as a
+calibration file.  The recently opened files are kept in the user
 config folder (:func:`config_dir`; ``SPECSCOPE_CONFIG_DIR`` overrides it):
 :func:`recent_files`, :func:`remember_recent`, :func:`forget_recent`.
 """
@@ -28,12 +30,14 @@ from specscope.compute.errors import InputError, SpecscopeError
 from specscope.compute.files import atomic_write_text, refuse_overwriting_inputs
 from specscope.compute.freqfmt import format_frequency
 from specscope.compute.io import Recording
+from specscope.compute.levels import Calibration
 from specscope.compute.paths import cache_dir
 from specscope.compute.spectral import StftParams, window_text
 from specscope.compute.timefmt import format_time
 
 __all__ = ["RECENT_LIMIT", "SESSION_FORMAT", "Document", "Listening", "ViewSettings",
-           "annotations_from_session", "config_dir", "describe_chain_change",
+           "annotations_from_session", "calibration_json", "calibration_of",
+           "calibration_sidecar", "config_dir", "describe_chain_change",
            "describe_change", "filter_label", "forget_recent", "last_session_path",
            "listening_from_session", "load_session",
            "recent_files", "remember_recent", "session_state", "settings_from_session",
@@ -71,6 +75,9 @@ class ViewSettings:
         Whether the chain filters the recording ("Apply to the recording").
     chain_index : int, optional
         The chain's filter shown in the designer.
+    calibration : str, optional
+        The recording's calibration as JSON (:func:`calibration_json`); "" for none
+        (levels in dB re full scale).
     """
 
     stft: StftParams = field(default_factory=StftParams)
@@ -92,6 +99,8 @@ class ViewSettings:
     chain_on: bool = False
     #: the chain's filter shown in the designer
     chain_index: int = 0
+    #: the recording's calibration as JSON (``Calibration.to_dict``); "": none
+    calibration: str = ""
 
     @property
     def filters(self) -> list[dict]:
@@ -139,9 +148,50 @@ class ViewSettings:
                                                  "scaling": st.scaling}}
         return {"specscope": SCHEMA, "name": "specscope session", "steps": [*self.steps, spec]}
 
+    @property
+    def calibration_obj(self) -> Calibration | None:
+        """The calibration (None: levels in dB re full scale)."""
+        return calibration_of(self)
+
     def with_changes(self, **kw: object) -> ViewSettings:
         """A copy with the given fields replaced."""
         return replace(self, **kw)
+
+
+def calibration_json(calibration: Calibration | None) -> str:
+    """A calibration as :attr:`ViewSettings.calibration` keeps it ("" for None).
+
+    Parameters
+    ----------
+    calibration : Calibration or None
+        The calibration.
+
+    Returns
+    -------
+    str
+        ``Calibration.to_dict()`` as JSON with sorted keys (equal calibrations give
+        equal text).
+    """
+    if calibration is None:
+        return ""
+    return json.dumps(calibration.to_dict(), sort_keys=True, ensure_ascii=False)
+
+
+def calibration_of(settings: ViewSettings) -> Calibration | None:
+    """The calibration of ``settings`` (None when it has none).
+
+    Parameters
+    ----------
+    settings : ViewSettings
+        The settings.
+
+    Returns
+    -------
+    Calibration or None
+    """
+    if not settings.calibration:
+        return None
+    return Calibration.from_dict(json.loads(settings.calibration))
 
 
 @dataclass
@@ -225,6 +275,8 @@ def describe_change(old: ViewSettings, new: ViewSettings) -> str:
         parts.append("STFT view" if new.representation == "stft" else new.representation)
     elif old.view_params != new.view_params:
         parts.append(f"{new.representation} parameters")
+    if old.calibration != new.calibration:
+        parts.append("calibration" if new.calibration else "no calibration")
     return ", ".join(parts) if parts else "settings"
 
 
@@ -355,7 +407,8 @@ def session_state(path: Path | None, settings: ViewSettings,
     -------
     dict
         The session as JSON-ready data, ``"specscope": SESSION_FORMAT`` first;
-        ``annotations`` and ``detections`` only when given.
+        ``annotations`` and ``detections`` only when given, ``calibration``
+        (``Calibration.to_dict``) only when the settings have one.
     """
     s = settings
     t0, t1, f0, f1 = view
@@ -372,13 +425,40 @@ def session_state(path: Path | None, settings: ViewSettings,
             "representation": {"name": s.representation, "params": json.loads(s.view_params)},
             "filters": {"chain": s.filters, "on": s.chain_on, "current": s.chain_index,
                         "compare": s.compare},
+            **({"calibration": json.loads(s.calibration)} if s.calibration else {}),
             **({"annotations": [a.to_dict() for a in annotations]}
                if annotations is not None else {}),
             **({"detections": detections} if detections is not None else {})}
 
 
+def calibration_sidecar(session: str | Path) -> Path:
+    """The calibration file saved next to a session: ``NAME.calibration.json``.
+
+    Parameters
+    ----------
+    session : str or Path
+        The session file (``NAME.json``).
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> calibration_sidecar("/data/site.specscope.json").name
+    'site.specscope.calibration.json'
+    """
+    p = Path(session)
+    stem = p.name[:-5] if p.name.lower().endswith(".json") else p.name
+    return p.with_name(f"{stem}.calibration.json")
+
+
 def write_session(path: str | Path, state: dict[str, Any]) -> None:
     """Write a session file atomically (a temporary file, then a rename).
+
+    A session with a calibration gets its sidecar (:func:`calibration_sidecar`), written
+    atomically too after the session; one that holds the same calibration already is
+    left as it is.
 
     Parameters
     ----------
@@ -394,8 +474,23 @@ def write_session(path: str | Path, state: dict[str, Any]) -> None:
     RecordingError
         When the write fails (naming the file and the cause).
     """
-    refuse_overwriting_inputs([path], [state.get("file")])
+    cal = state.get("calibration")
+    sidecar = calibration_sidecar(path) if cal is not None else None
+    refuse_overwriting_inputs([path, *([sidecar] if sidecar else [])], [state.get("file")])
     atomic_write_text(path, json.dumps(state, indent=2), what="session file name")
+    if sidecar is None or _holds_calibration(sidecar, cal):
+        return
+    atomic_write_text(sidecar, json.dumps(cal, indent=2, ensure_ascii=False),
+                      what="calibration file name")
+
+
+def _holds_calibration(path: Path, cal: dict[str, Any]) -> bool:
+    """Whether the file at ``path`` holds the calibration ``cal`` already."""
+    try:
+        return Calibration.from_dict(json.loads(path.read_text(encoding="utf-8"))) == \
+            Calibration.from_dict(cal)
+    except (OSError, ValueError, SpecscopeError):
+        return False
 
 
 def load_session(path: str | Path) -> dict[str, Any]:
@@ -458,6 +553,8 @@ def load_session(path: str | Path) -> dict[str, Any]:
             Review.from_dict(state["detections"], f"{p}: detections")  # checked here
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"{p}: incomplete session ({type(exc).__name__}: {exc})") from None
+    if state.get("calibration") is not None:
+        Calibration.from_dict(state["calibration"], path=p)  # one line naming the value
     return state
 
 
@@ -584,7 +681,10 @@ def settings_from_session(state: dict[str, Any]) -> ViewSettings:
                         chain=json.dumps(chain.get("chain", [])),
                         chain_on=bool(chain.get("on", False)),
                         chain_index=int(chain.get("current", 0)),
-                        compare=chain.get("compare", "after"))
+                        compare=chain.get("compare", "after"),
+                        calibration=calibration_json(
+                            Calibration.from_dict(state["calibration"])
+                            if state.get("calibration") is not None else None))
 
 
 # -- recent files -------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """LevelsPanel: long-term sound levels of a recording or deployment, in four plots.
 
 A form asks for the bands (hybrid millidecade, decidecade, octave), the averaging
-interval, the statistic and an optional calibration file; Compute asks the panel's
+interval, the statistic and an optional calibration file (empty: the one its owner gives,
+:meth:`LevelsPanel.set_default_calibration`); Compute asks the panel's
 owner to run :func:`~specscope.compute.levels.compute_levels`.  The result, made
 ready for drawing by :func:`prepare_plots` (off the GUI thread), is shown as
 
@@ -68,6 +69,8 @@ LTSA_COLUMNS, LTSA_ROWS = 2000, 600
 CURVE_COLOURS = ((255, 200, 80), (90, 200, 255), (240, 110, 110), (140, 230, 120),
                  (220, 140, 255), (255, 255, 255))
 COLOURMAP = "inferno"
+#: what an empty calibration field says while the recording has no calibration
+NO_CALIBRATION = "none: levels in dB re 1 FS²/Hz"
 ERROR_STYLE = "color: #c00000;"
 
 
@@ -330,7 +333,7 @@ class LevelsPanel(QWidget):
             self._form_row.addWidget(w)
         self._form_row.addStretch(1)
         self.calibration_field = QLineEdit()
-        self.calibration_field.setPlaceholderText("none: levels in dB re 1 FS²/Hz")
+        self.calibration_field.setPlaceholderText(NO_CALIBRATION)
         self.calibration_field.setToolTip("A calibration file (JSON: sensitivity, gain, "
                                           "full-scale voltage; or a response CSV)")
         self.browse_button = QPushButton("Browse…")
@@ -452,6 +455,12 @@ class LevelsPanel(QWidget):
                                               "Calibration (*.json *.csv);;All files (*)")
         if path:
             self.calibration_field.setText(path)
+
+    def set_default_calibration(self, text: str | None) -> None:
+        """What an empty calibration field stands for: the recording's calibration in a
+        few words, or None (levels in dB re 1 FS²/Hz)."""
+        self.calibration_field.setPlaceholderText(
+            NO_CALIBRATION if text is None else f"the recording's: {text}")
 
     def form(self) -> dict[str, Any]:
         """The form's values: ``bands``, ``interval``, ``statistic``, ``calibration``."""

@@ -14,7 +14,8 @@ __all__ = ["readout"]
 def readout(t: float, f: float, level: float, *, channel: int | None = None,
             visible: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0),
             timeline=None, reference: tuple[float, float, float] | None = None,
-            hz_per_pixel: float = math.nan, seconds_per_pixel: float = 0.0) -> str:
+            hz_per_pixel: float = math.nan, seconds_per_pixel: float = 0.0,
+            unit: str = "dB") -> str:
     """The readout of a point at ``t`` s, ``f`` Hz with ``level`` dB.
 
     Times read as the time axis does: h:mm:ss.fff where the view reaches a minute or
@@ -38,6 +39,9 @@ def readout(t: float, f: float, level: float, *, channel: int | None = None,
         The reference point ``(t, f, level)``.
     hz_per_pixel, seconds_per_pixel : float
         What one screen pixel spans.
+    unit : str
+        The level's unit (``"dB re 1 µPa²/Hz"`` when calibrated); a difference of
+        levels stays in dB.
 
     Returns
     -------
@@ -48,8 +52,10 @@ def readout(t: float, f: float, level: float, *, channel: int | None = None,
     --------
     >>> readout(1.5, 1000.0, -20.0, hz_per_pixel=10.0)
     't = 1.5000 s  f = 1.00 kHz  -20.0 dB'
+    >>> readout(1.5, 1000.0, 62.0, hz_per_pixel=10.0, unit="dB re 1 µPa²/Hz")
+    't = 1.5000 s  f = 1.00 kHz  62.0 dB re 1 µPa²/Hz'
     """
-    lvl = "" if math.isnan(level) else f"  {level:.1f} dB"
+    lvl = "" if math.isnan(level) else f"  {level:.1f} {unit}"
     ch = f"ch {channel}  " if channel is not None else ""
     t0, t1 = visible[0], visible[1]
     when = format_time(t, 1e-3, "clock") if max(abs(t0), abs(t1)) >= 60.0 else f"{t:.4f} s"

@@ -15,9 +15,16 @@ time axes as dates and clock times in its zone; its gaps are hatched marks with 
 lengths ("gap 2 h 13 min") at their places on the sample axis (a gap takes no
 samples: nothing is drawn in it), and the readout names the time, the file under the
 cursor and the offset in it.
+
+A calibration (:meth:`SpectrogramView.set_calibration`) adds an offset in dB per
+frequency row to the level images as they are drawn: the colour bar, the readout and
+the spectrum beside the image say the calibrated unit, and nothing is recomputed (the
+images as computed are kept and offset again).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
@@ -25,6 +32,7 @@ from PyQt6.QtCore import QPointF, QRectF, Qt, QTimer, pyqtSignal
 from PyQt6.QtWidgets import QLabel
 from specscope.compute.timefmt import format_time
 from specscope.compute.view import auto_levels, difference_levels
+from specscope.compute.view.levels import calibrated, level_unit, row_offsets
 
 from .frequency_axis import FrequencyAxis, forward, inverse
 from .gap_marks import GapMarks
@@ -42,6 +50,8 @@ SLICE_AT_CURSOR = "Spectrum at cursor (dB)"
 SLICE_AT_CENTRE = "at {} (view centre)"
 #: what each quantity's levels are fitted with
 QUANTITIES = {"level": auto_levels, "difference": difference_levels}
+#: the colour bar's title of each quantity ({} the unit of a level)
+BAR_LABELS = {"level": "Level ({})", "difference": "Difference (dB)"}
 
 
 class TimeZoomViewBox(pg.ViewBox):
@@ -142,8 +152,14 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._cmap_name = COLORMAPS[0]
         #: gamma of the colour scale (see set_gamma)
         self.gamma = 1.0
-        self.colorbar = pg.ColorBarItem(values=(-120.0, 0.0), colorMap=pg.colormap.get(self._cmap_name),
-                                        label="Level (dB)", interactive=True, rounding=0.5)
+        #: the calibration the level images are shown with (None: as computed)
+        self.calibration = None
+        #: the unit of a level: full scale until :meth:`set_calibration` says otherwise
+        self.level_unit = level_unit("psd")
+        self.colorbar = pg.ColorBarItem(values=(-120.0, 0.0),
+                                        colorMap=pg.colormap.get(self._cmap_name),
+                                        label=BAR_LABELS["level"].format(self.level_unit),
+                                        interactive=True, rounding=0.5)
         self.colorbar.setImageItem([self.background, self.image])
         self.addItem(self.colorbar, row=0, col=1)
         #: level against frequency of the column under the cursor
@@ -202,6 +218,9 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
             line.setVisible(False)
             self.plot.addItem(line, ignoreBounds=True)
         self._db: np.ndarray | None = None
+        #: the images as computed (before the calibration): detail and background
+        self._db_raw: np.ndarray | None = None
+        self._bg_raw: np.ndarray | None = None
         self._t_edges: np.ndarray | None = None
         self._f_edges: np.ndarray | None = None
         self._bg: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -362,8 +381,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.freq_axis.set_scale(scale)
         self.image.clear()
         self.background.clear()
-        self._db = None
-        self._bg = None
+        self._db = self._db_raw = None
+        self._bg = self._bg_raw = None
         self._update_missing()
         self._cover_background()
         self._cursor_timer.start()
@@ -371,7 +390,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
     def set_background(self, db: np.ndarray, time_edges: np.ndarray,
                        freq_edges: np.ndarray) -> None:
         """The whole recording at coarse resolution (below the detail image)."""
-        db = self._check(db, time_edges, freq_edges)
+        self._bg_raw = self._check(db, time_edges, freq_edges)
+        db = calibrated(self._bg_raw, self._row_offsets(freq_edges))
         self._bg = (db, np.asarray(time_edges), np.asarray(freq_edges))
         self.background.setImage(db, autoLevels=False, levels=self.levels())
         self.background.setRect(_rect(time_edges, forward(self.freq_scale, freq_edges)))
@@ -381,7 +401,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
     def set_image(self, db: np.ndarray, time_edges: np.ndarray, freq_edges: np.ndarray,
                   *, reset_view: bool = False) -> None:
         """Show a dB image shaped (n_freq, n_columns), row 0 the lowest frequency."""
-        db = self._check(db, time_edges, freq_edges)
+        self._db_raw = self._check(db, time_edges, freq_edges)
+        db = calibrated(self._db_raw, self._row_offsets(freq_edges))
         self._db, self._t_edges, self._f_edges = db, np.asarray(time_edges), np.asarray(freq_edges)
         self.image.setImage(db, autoLevels=False, levels=self.levels())
         self.image.setRect(_rect(time_edges, forward(self.freq_scale, freq_edges)))
@@ -407,7 +428,7 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
 
     def clear_background(self) -> None:
         """Drop the whole-recording image (alternative views have none)."""
-        self._bg = None
+        self._bg = self._bg_raw = None
         self.background.clear()
         self._missing_bg.clear()
         self._cursor_timer.start()
@@ -417,8 +438,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self.clear_reference()
         self.set_waveform(0.0, 1.0, None)
         self._slice_curve.setData([], [])
-        self._db = None
-        self._bg = None
+        self._db = self._db_raw = None
+        self._bg = self._bg_raw = None
         self._extent = None
         self.image.clear()
         self.background.clear()
@@ -551,11 +572,75 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
             raise ValueError(f"quantity {quantity!r} must be one of {', '.join(QUANTITIES)}")
         if quantity != self.quantity:
             self.quantity = quantity
+            self._show_calibrated()  # a difference of levels takes no calibration
+            self._set_bar_label()
             kept = self._kept_levels.get(quantity)
             if kept is not None:
                 self.set_levels(*kept)
                 self.levelsChanged.emit(*kept)
         return quantity in self._kept_levels
+
+    # -- calibration ---------------------------------------------------------
+    def set_calibration(self, calibration, unit: str, *, keep_colours: bool = True) -> None:
+        """Show the level images calibrated: ``calibration.offset_db(f)`` dB added to each
+        row at its frequency ``f``, the unit ``unit`` on the colour bar and in the readout.
+
+        Nothing is recomputed: the images as computed are offset again.
+
+        Parameters
+        ----------
+        calibration : Calibration or None
+            A :class:`~specscope.compute.levels.Calibration`; None: levels as computed.
+        unit : str
+            The unit of a level (:func:`~specscope.compute.view.levels.level_unit`).
+        keep_colours : bool
+            Move the dB range by the change of the calibration's flat offset, so the
+            image keeps its colours; False: the range stays (it was given in the new
+            unit already, e.g. by a session).
+        """
+        if calibration == self.calibration and unit == self.level_unit:
+            return
+        shift = _flat_offset(calibration) - _flat_offset(self.calibration)
+        self.calibration, self.level_unit = calibration, unit
+        self._set_bar_label()
+        self._show_calibrated()
+        if keep_colours and shift:
+            kept = self._kept_levels.get("level")
+            if kept is not None:
+                self._kept_levels["level"] = (kept[0] + shift, kept[1] + shift)
+            if self.quantity == "level":
+                lo, hi = self.levels()
+                self.set_levels(lo + shift, hi + shift)
+                self.levelsChanged.emit(lo + shift, hi + shift)
+
+    @property
+    def readout_unit(self) -> str:
+        """The unit the readout gives a level in: the calibrated unit, else ``"dB"``."""
+        return self.level_unit if self.calibration is not None else "dB"
+
+    def _set_bar_label(self) -> None:
+        self.colorbar.getAxis("left").setLabel(
+            BAR_LABELS[self.quantity].format(self.level_unit))
+
+    def _row_offsets(self, freq_edges: np.ndarray) -> np.ndarray | None:
+        """The calibration's dB per row of a level image (None: nothing to add)."""
+        if self.calibration is None or self.quantity != "level":
+            return None
+        split = self._stack_split
+        to_hz = None if split is None else (
+            lambda rows: np.array([split(float(y))[1] for y in rows]))
+        return row_offsets(self.calibration, freq_edges, to_hz)
+
+    def _show_calibrated(self) -> None:
+        """Draw the images as computed with the calibration of now."""
+        if self._db_raw is not None and self._f_edges is not None:
+            self._db = calibrated(self._db_raw, self._row_offsets(self._f_edges))
+            self.image.setImage(self._db, autoLevels=False, levels=self.levels())
+        if self._bg_raw is not None and self._bg is not None:
+            _, te, fe = self._bg
+            self._bg = (calibrated(self._bg_raw, self._row_offsets(fe)), te, fe)
+            self.background.setImage(self._bg[0], autoLevels=False, levels=self.levels())
+        self._cursor_timer.start()
 
     def set_colormap(self, name: str) -> None:
         cmap = pg.colormap.get(name)
@@ -767,7 +852,8 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
                        visible=self.visible_range(), timeline=self.timeline,
                        reference=self.reference,
                        hz_per_pixel=self.hz_per_pixel(None if stacked else f),
-                       seconds_per_pixel=self.seconds_per_pixel())
+                       seconds_per_pixel=self.seconds_per_pixel(),
+                       unit=self.readout_unit if self.quantity == "level" else "dB")
 
     def column_at(self, t: float) -> tuple[np.ndarray, np.ndarray] | None:
         """Levels (dB) and frequency edges (Hz) of the column at time ``t``."""
@@ -979,6 +1065,15 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._kept_levels[self.quantity] = (lo, hi)
         self._cursor_timer.start()
         self.levelsChanged.emit(lo, hi)
+
+
+def _flat_offset(calibration) -> float:
+    """The part of a calibration's offset that is the same at every frequency (dB)."""
+    if calibration is None:
+        return 0.0
+    flat = replace(calibration, response=None) if calibration.response is not None \
+        else calibration
+    return float(flat.offset_db([1000.0])[0])
 
 
 def _rect(time_edges: np.ndarray, freq_edges: np.ndarray) -> QRectF:

@@ -188,6 +188,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
                help="Long-term sound levels of the recording or deployment: bands, interval, "
                "statistic and calibration in the Levels panel, then Compute",
                needs_document=True),
+    ActionSpec("calibration", VIEW, "Cali&bration…", "calibration.dialog",
+               help="The recording's calibration (sensitivity, gain, full-scale voltage, "
+               "response; or a file): levels, readout, colour bar and exports in dB re "
+               "1 µPa or 20 µPa; nothing is recomputed", needs_document=True),
     ActionSpec("go_to", VIEW, "Go to &date/time…", "deployment.go_to_dialog", ("Ctrl+G",),
                "Centre the view on a date and time (or a time into the recording)",
                needs_document=True),

@@ -5,7 +5,8 @@ The file exports run in the compute thread (chunked, with progress and Cancel,
 published atomically); the PNG is a grab of the view.  A range export
 (File › Export range…) asks with :class:`~specscope.widgets.export_dialog.ExportRangeDialog`
 and runs :func:`specscope.compute.output.export_range`; on a recording with absolute
-times (a deployment) its Start and Stop read and take dates and times.
+times (a deployment) its Start and Stop read and take dates and times.  The HDF5 exports
+of a calibrated recording carry its calibration (the root attribute ``calibration``).
 """
 
 from __future__ import annotations
@@ -181,6 +182,7 @@ class Exports(QObject):
         if doc is None:
             raise RuntimeError("nothing is open")
         rec, options, out = doc.recording, dict(doc.options), Path(out)
+        cal = doc.settings.calibration_obj
         steps = doc.settings.steps if processed else []
         pipeline = Pipeline.from_steps(steps) if steps else None
         fs = rec.sample_rate
@@ -193,7 +195,7 @@ class Exports(QObject):
             t0 = time.perf_counter()
             path = export_range(rec, out, pipeline=pipeline, start=a, stop=b, channels=chans,
                                 options=options, subtype=subtype, progress=control.progress,
-                                cancelled=control.cancelled)
+                                cancelled=control.cancelled, calibration=cal)
             seconds = max(time.perf_counter() - t0, 1e-9)
             rate = (b - a) * n_ch / seconds
             return (f"{path} ({b - a} samples × {n_ch} ch in {seconds:.2f} s, "
@@ -227,12 +229,13 @@ class Exports(QObject):
         rec, s, options = doc.recording, doc.settings, dict(doc.options)
         out = Path(out)
         n_ch = rec.n_channels
+        cal = s.calibration_obj
 
         if s.channel < 0 or n_ch > 1:  # every channel, through the pipeline of the app
             def job(control: TaskControl) -> str:
                 path = export_range(rec, out, pipeline=Pipeline.from_dict(s.pipeline_dict()),
                                     options=options, progress=control.progress,
-                                    cancelled=control.cancelled)
+                                    cancelled=control.cancelled, calibration=cal)
                 return f"{path} ({n_ch} channel{'s' if n_ch != 1 else ''})"
 
             return self._submit(out, job)
@@ -240,11 +243,16 @@ class Exports(QObject):
         pipeline = Pipeline.from_dict(s.pipeline_dict()) if s.steps else None
 
         def job(control: TaskControl) -> Path:
+            if pipeline is not None and cal is not None:  # the same writer, with the attribute
+                return export_range(rec, out, pipeline=pipeline, channels=[s.channel],
+                                    options=options, progress=control.progress,
+                                    cancelled=control.cancelled, calibration=cal)
             if pipeline is not None:  # the processing, then the spectrogram, with provenance
                 return export_recording(pipeline, rec, out, channel=s.channel, options=options,
                                         progress=control.progress, cancelled=control.cancelled)
             return export_spectrogram(rec, out, s.stft, channel=s.channel,
-                                      progress=control.progress, cancelled=control.cancelled)
+                                      progress=control.progress, cancelled=control.cancelled,
+                                      calibration=cal)
 
         return self._submit(out, job)
 
@@ -270,7 +278,7 @@ class Exports(QObject):
 
         def job(control: TaskControl) -> Path:
             return write_display_image(img, out, doc.recording, s.stft, channel=s.channel,
-                                       freq_scale=s.freq_scale)
+                                       freq_scale=s.freq_scale, calibration=s.calibration_obj)
 
         return self._submit(out, job)
 

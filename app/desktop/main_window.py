@@ -28,6 +28,7 @@ from PyQt6.QtWidgets import (
 )
 from specscope.app.desktop.actions import ACTIONS, ShortcutGuard, build_menus, shortcut_rows
 from specscope.app.desktop.controllers.annotations import AnnotationsController
+from specscope.app.desktop.controllers.calibration import CalibrationController
 from specscope.app.desktop.controllers.deployment import DeploymentController
 from specscope.app.desktop.controllers.designer import DesignerController
 from specscope.app.desktop.controllers.detection import DetectionController
@@ -173,6 +174,8 @@ class MainWindow(QMainWindow):
         self.unsaved = UnsavedWork(self, interactive=interactive)
         # before the controls reach the view: its slots read the old display values
         self.display_undo = DisplayUndo(self.view, self.controls, self.undo_stack)
+        #: the recording's calibration (View › Calibration…)
+        self.calibration = CalibrationController(self, self)
         self.controls.paramsChanged.connect(self._on_params_changed)
         self.controls.levelsChanged.connect(self._on_levels_from_controls)
         self.controls.colormapChanged.connect(self.view.set_colormap)
@@ -661,6 +664,7 @@ class MainWindow(QMainWindow):
         self.view.set_frequency_scale(a["freq_scale"])
         self.view.set_colormap(d["colormap"])
         self.controls.colormap.setCurrentText(d["colormap"])
+        self.calibration.restore()
         self._pending_session = state
         self.open_path(state["file"])
         return True

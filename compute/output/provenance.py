@@ -5,11 +5,14 @@
 :func:`read_text_attr` and :func:`read_int_attr` read such attributes back from a
 file that may have been edited: a missing or malformed one is a
 :class:`~specscope.compute.errors.RecordingError` naming it.
+:func:`calibration_attr` is the ``calibration`` root attribute an export of a
+calibrated recording carries.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -335,3 +338,35 @@ def read_int_attr(attrs: Any, name: str, where: str = "", *, minimum: int = 0,
     if v < minimum:
         raise RecordingError(f"{_where(where, name)}={int(v)} must be >= {minimum}")
     return int(v)
+
+
+#: the root attribute that holds the calibration of the recording an output was made of
+CALIBRATION_ATTR = "calibration"
+
+
+def calibration_attr(calibration: Any) -> dict[str, str]:
+    """The root attribute of an output of a calibrated recording, or none.
+
+    The values of the output stay as computed (dB re full scale, or full-scale units);
+    ``Calibration.from_dict(json.loads(f.attrs["calibration"])).offset_db(f)`` is the
+    dB to add at frequency ``f``.
+
+    Parameters
+    ----------
+    calibration : Calibration, dict or None
+        A :class:`~specscope.compute.levels.Calibration` (or its ``to_dict()``).
+
+    Returns
+    -------
+    dict
+        ``{"calibration": JSON}``; empty for None.
+
+    Examples
+    --------
+    >>> calibration_attr(None)
+    {}
+    """
+    if calibration is None:
+        return {}
+    d = calibration if isinstance(calibration, dict) else calibration.to_dict()
+    return {CALIBRATION_ATTR: json.dumps(d, ensure_ascii=False)}

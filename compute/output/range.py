@@ -39,7 +39,7 @@ from ..io import open_recording
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
 from ..publish import publish_together
 from .audio import FLOAT_SUBTYPES, float_wav_bytes, float_wav_header
-from .provenance import recording_provenance
+from .provenance import calibration_attr, recording_provenance
 from .signal import recording_meta, write_pipeline_output
 
 __all__ = [
@@ -332,7 +332,8 @@ def export_range(source: Any, out: str | os.PathLike[str], *,
                  chunk_samples: int = DEFAULT_CHUNK_SAMPLES,
                  subtype: str | None = None, rf64_threshold: int | None = None,
                  progress: Callable[[float], None] | None = None,
-                 cancelled: Callable[[], bool] | None = None) -> Path:
+                 cancelled: Callable[[], bool] | None = None,
+                 calibration: Any = None) -> Path:
     """Export samples ``start:stop`` of ``channels`` of a recording, processed, to ``out``.
 
     Parameters
@@ -365,6 +366,9 @@ def export_range(source: Any, out: str | os.PathLike[str], *,
     cancelled : callable, optional
         Polled between chunks; :class:`Cancelled` ends the export, nothing is
         written.
+    calibration : Calibration, optional
+        The recording's; an HDF5 output keeps it as the root attribute
+        ``calibration`` (JSON, :func:`~specscope.compute.output.provenance.calibration_attr`).
 
     Returns
     -------
@@ -390,9 +394,10 @@ def export_range(source: Any, out: str | os.PathLike[str], *,
         refuse_overwriting_inputs(export_targets(out), [source])  # before anything is read
         with open_recording(source, **dict(options or {})) as rec:
             return _export(rec, Path(out), kind, pipe, start, stop, channels, options,
-                           chunk_samples, subtype, rf64_threshold, progress, cancelled)
+                           chunk_samples, subtype, rf64_threshold, progress, cancelled,
+                           calibration)
     return _export(source, Path(out), kind, pipe, start, stop, channels, options,
-                   chunk_samples, subtype, rf64_threshold, progress, cancelled)
+                   chunk_samples, subtype, rf64_threshold, progress, cancelled, calibration)
 
 
 def export_targets(out: str | os.PathLike[str]) -> list[Path]:
@@ -427,7 +432,7 @@ def _export(rec: Any, out: Path, kind: str, pipeline: Pipeline, start: int | Non
             stop: int | None, channels: Any, options: dict[str, Any] | None,
             chunk_samples: int, subtype: str | None, rf64_threshold: int | None,
             progress: Callable[[float], None] | None,
-            cancelled: Callable[[], bool] | None) -> Path:
+            cancelled: Callable[[], bool] | None, calibration: Any = None) -> Path:
     refuse_overwriting_inputs(export_targets(out), recording_files(rec))
     meta = recording_meta(rec)
     where = rec.path.name
@@ -459,7 +464,8 @@ def _export(rec: Any, out: Path, kind: str, pipeline: Pipeline, start: int | Non
                 "stop": plan.stop, "channels": chans, "chunk_samples": int(chunk_samples),
                 "task_samples": 0}
         extra = {"range_first": int(plan.first), "range_count": int(plan.count),
-                 "exact_range": bool(plan.exact), "range_read_start": int(plan.read_start)}
+                 "exact_range": bool(plan.exact), "range_read_start": int(plan.read_start),
+                 **calibration_attr(calibration)}
         if not callable(getattr(rec, "segments", None)):
             write_pipeline_output(out, pipeline, bound, meta, spec, blocks(), prov, cancelled,
                                   first=plan.first, n_out=plan.count, progress=progress,

@@ -27,7 +27,7 @@ from ..spectral import FRAMES_PER_BLOCK, StftParams, window_text
 from ..types import FreqScale
 from .annotation_table import write_annotation_table
 from .hdf5 import atomic_h5, dataset_options
-from .provenance import provenance, recording_provenance, write_provenance
+from .provenance import calibration_attr, provenance, recording_provenance, write_provenance
 
 FORMAT_TAG = "specscope/spectrogram/1"
 #: format tag of a written display image
@@ -115,7 +115,8 @@ def create_spectrogram_datasets(f: Any, times: np.ndarray, freqs: np.ndarray,
 def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
                        params: StftParams, *, channel: int = 0,
                        progress: Callable[[float], None] | None = None,
-                       cancelled: Callable[[], bool] | None = None) -> Path:
+                       cancelled: Callable[[], bool] | None = None,
+                       calibration: Any = None) -> Path:
     """Compute the full-resolution spectrogram of one channel and write it to HDF5.
 
     Layout: dataset ``spectrogram`` shaped (time, frequency), float32,
@@ -141,6 +142,9 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
         ``progress(fraction)`` after each block of frames.
     cancelled : callable, optional
         Polled between blocks; :class:`~specscope.compute.Cancelled` abandons the file.
+    calibration : Calibration, optional
+        The recording's; kept as the root attribute ``calibration`` (JSON,
+        :func:`~specscope.compute.output.provenance.calibration_attr`).
 
     Returns
     -------
@@ -190,6 +194,7 @@ def export_spectrogram(recording: Recording, out: str | os.PathLike[str],
                                              "scaling": params.scaling}}]})
         ds = create_spectrogram_datasets(f, times, freqs, attrs, prov,
                                          pipeline_json=pipeline_json)
+        f.attrs.update(calibration_attr(calibration))
         write_annotation_table(f, recording.annotations, start_s=0.0, stop_s=last_end / fs,
                                channels=[int(channel)])
         f.flush()  # the scales written so far are not left for the close
@@ -246,7 +251,7 @@ def read_spectrogram(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def write_display_image(image: Any, out: str | os.PathLike[str], recording: Recording,
                         params: StftParams, *, channel: int = 0,
-                        freq_scale: FreqScale = "linear") -> Path:
+                        freq_scale: FreqScale = "linear", calibration: Any = None) -> Path:
     """Write a display image's values (dB) and axes to HDF5, crash-safe, with provenance.
 
     Layout: ``level_db`` shaped (time, frequency) with ``time`` (column
@@ -270,6 +275,9 @@ def write_display_image(image: Any, out: str | os.PathLike[str], recording: Reco
         The channel shown.
     freq_scale : str
         The frequency axis of the image (``"linear"``, ``"log"``, ``"mel"``).
+    calibration : Calibration, optional
+        The recording's; kept as the root attribute ``calibration`` (the values stay
+        in dB re full scale).
 
     Returns
     -------
@@ -282,6 +290,7 @@ def write_display_image(image: Any, out: str | os.PathLike[str], recording: Reco
     with atomic_h5(out) as f:
         f.attrs["format"] = VIEW_FORMAT_TAG
         write_provenance(f, provenance(recording.path))
+        f.attrs.update(calibration_attr(calibration))
         ds = f.create_dataset("level_db", data=np.ascontiguousarray(image.db.T),
                               compression="gzip", shuffle=True)
         t = f.create_dataset("time", data=(t_edges[:-1] + t_edges[1:]) / 2)

@@ -6,16 +6,21 @@ the image's floor, e.g. the -200 dB of :func:`~specscope.compute.spectral.to_db`
 for zero power), so a recording that is half silence still shows its noise
 floor.  :func:`difference_levels` gives the symmetric range of a difference
 image (after minus before, in dB).  Both ignore NaN and infinite cells.
+:func:`level_unit`, :func:`row_offsets` and :func:`calibrated` show a level image
+calibrated: an offset in dB per frequency row added to the image as computed, so a
+new calibration never recomputes a spectrum.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-__all__ = ["DIFFERENCE_SPAN_DB", "LEVEL_SPAN_DB", "auto_levels", "difference_levels",
-           "level_values"]
+__all__ = ["DIFFERENCE_SPAN_DB", "LEVEL_SPAN_DB", "auto_levels", "calibrated",
+           "difference_levels", "level_unit", "level_values", "row_offsets"]
 
 #: the dynamic range auto levels choose is clipped to this span (dB)
 LEVEL_SPAN_DB = (40.0, 120.0)
@@ -121,3 +126,82 @@ def difference_levels(db: np.ndarray, *, percentile: float = 99.5,
     half = float(np.percentile(np.abs(v), percentile)) if v.size else span_db[0]
     half = min(max(math.ceil(half), span_db[0]), span_db[1])
     return -float(half), float(half)
+
+
+def level_unit(scaling: str, calibration: Any = None) -> str:
+    """The unit of a level image of ``scaling`` (``"psd"``, ``"spectrum"``, ``"magnitude"``).
+
+    Parameters
+    ----------
+    scaling : str
+        The STFT's scaling: a PSD is a density, the others are levels.
+    calibration : Calibration, optional
+        :class:`~specscope.compute.levels.Calibration`; None: full-scale units.
+
+    Returns
+    -------
+    str
+        ``"dB re 1 µPa²/Hz"``, ``"dB re 20 µPa"``... calibrated; ``"dB re 1 FS²/Hz"`` or
+        ``"dBFS"`` without.
+
+    Examples
+    --------
+    >>> level_unit("psd"), level_unit("magnitude")
+    ('dB re 1 FS²/Hz', 'dBFS')
+    """
+    if calibration is None:
+        return "dB re 1 FS²/Hz" if scaling == "psd" else "dBFS"
+    return calibration.density_unit if scaling == "psd" else calibration.level_unit
+
+
+def row_offsets(calibration: Any, freq_edges: np.ndarray,
+                to_hz: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray | None:
+    """The dB a calibration adds to each row of a level image.
+
+    Parameters
+    ----------
+    calibration : Calibration or None
+        Its ``offset_db(frequencies)`` is taken at each row's centre.
+    freq_edges : array
+        The rows' edges (Hz, or the image's row coordinate when ``to_hz`` is given).
+    to_hz : callable, optional
+        Row coordinates to Hz (stacked channels' bands).
+
+    Returns
+    -------
+    ndarray of float32 or None
+        One offset per row; None without a calibration.
+    """
+    if calibration is None:
+        return None
+    edges = np.asarray(freq_edges, dtype=np.float64)
+    centres = (edges[:-1] + edges[1:]) / 2
+    if to_hz is not None:
+        centres = np.asarray(to_hz(centres), dtype=np.float64)
+    return np.asarray(calibration.offset_db(centres), dtype=np.float32)
+
+
+def calibrated(db: np.ndarray, offsets: np.ndarray | None) -> np.ndarray:
+    """A level image with ``offsets`` (dB, one per row) added; the image itself when None.
+
+    Parameters
+    ----------
+    db : array
+        A dB image shaped (rows, columns).
+    offsets : array or None
+        :func:`row_offsets`.
+
+    Returns
+    -------
+    ndarray of float32
+        A new array (the input is never changed).
+
+    Examples
+    --------
+    >>> calibrated(np.zeros((2, 3), np.float32), np.array([1.0, 2.0]))[:, 0]
+    array([1., 2.], dtype=float32)
+    """
+    if offsets is None:
+        return db
+    return (np.asarray(db, dtype=np.float32)
+            + np.asarray(offsets, dtype=np.float32)[:, None]).astype(np.float32, copy=False)

@@ -6,8 +6,9 @@
 (its current channel, as recorded: the processing chain is not applied) as a job of the
 compute thread, with progress in the status bar and Cancel there, in the panel and on
 Esc; the job also makes the plots ready (:func:`~specscope.widgets.levels_panel.prepare_plots`),
-so the GUI thread only draws.  A calibration file is read in the job; a bad one is one
-line in the panel.  Each plot exports PNG and CSV (the CSV's first line names the unit),
+so the GUI thread only draws.  The levels are calibrated with the recording's calibration
+(View › Calibration…) unless the panel names a calibration file of its own; that file is
+read in the job, and a bad one is one line in the panel.  Each plot exports PNG and CSV (the CSV's first line names the unit),
 the whole product NetCDF-4; every file goes through an atomic write and never over an
 input (a recording of the deployment, the calibration file).
 """
@@ -147,6 +148,8 @@ class LevelsController(QObject):
         self.job: int | None = None
         #: the calibration file of the last computation (an input: never written over)
         self._calibration_path: Path | None = None
+        #: the recording's calibration, used when the panel names no file (None: none)
+        self.default_calibration: Any = None
         self.panel.show_status("Open a recording or a folder, then Compute")
 
     # -- showing -----------------------------------------------------------------------
@@ -164,6 +167,14 @@ class LevelsController(QObject):
         self.panel.set_running(False)
         self.panel.show_status(f"{Path(str(recording.path)).name}: Compute gives its levels")
 
+    def set_default_calibration(self, calibration: Any) -> None:
+        """The recording's calibration (View › Calibration…), used when the panel's field
+        is empty; None: levels in dB re full scale."""
+        self.default_calibration = calibration
+        self.panel.set_default_calibration(
+            None if calibration is None else
+            f"{calibration.kind}, {calibration.sensitivity_db:g} dB ({calibration.density_unit})")
+
     # -- computing ---------------------------------------------------------------------
     def compute(self, form: dict[str, Any] | None = None) -> int | None:
         """Compute the levels of the open recording with ``form``'s values (default: the
@@ -179,11 +190,12 @@ class LevelsController(QObject):
         cal_text = str(form.get("calibration") or "")
         cal_path = Path(cal_text).expanduser() if cal_text else None
         self._calibration_path = cal_path
+        default = self.default_calibration
         bands, interval, statistic = form["bands"], float(form["interval"]), form["statistic"]
 
         def job(control: TaskControl) -> LevelsPlots:
             control.check()
-            cal = load_calibration(cal_path) if cal_path is not None else None
+            cal = load_calibration(cal_path) if cal_path is not None else default
             params = SpectrumParams(interval=interval, statistic=statistic)
             levels = compute_levels(rec, bands=bands, params=params, channel=channel,
                                     calibration=cal,

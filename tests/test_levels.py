@@ -161,6 +161,10 @@ def test_calibration_file_round_trip_and_csv_response(tmp_path):
                                          "response": "r.csv"}))
     assert c.kind == "hydrophone" and c.response == ((10.0, 1000.0, 20000.0), (0.0, -1.5, 2.0))
     assert Calibration.from_dict(c.to_dict()) == c
+    # a CSV alone is the sensitivity per frequency
+    (tmp_path / "s.csv").write_text("10,-170\n20000,-168\n")
+    alone = load_calibration(tmp_path / "s.csv")
+    np.testing.assert_allclose(alone.offset_db([10.0, 10005.0, 20000.0]), [170, 169, 168])
 
 
 @pytest.mark.parametrize("d,field", [

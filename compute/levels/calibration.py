@@ -234,10 +234,12 @@ def _response_csv(path: Any) -> tuple[tuple[float, ...], tuple[float, ...]]:
 
 
 def load_calibration(path: str | os.PathLike[str]) -> Calibration:
-    """Read a calibration file: JSON (see :meth:`Calibration.to_dict`), or a CSV response.
+    """Read a calibration file: JSON (see :meth:`Calibration.to_dict`), or a CSV table.
 
-    A ``.csv`` file holds rows of frequency (Hz) and dB; a JSON file may name one in
-    ``"response": "table.csv"`` (relative to the JSON file).
+    A ``.csv`` file holds rows of frequency (Hz) and a hydrophone's sensitivity at it
+    (dB re 1 V/µPa, linear in between); a JSON file may name such a table in
+    ``"response": "table.csv"`` (relative to the JSON file), whose values are then
+    added to its ``sensitivity_db``.
 
     Raises
     ------
@@ -249,6 +251,8 @@ def load_calibration(path: str | os.PathLike[str]) -> Calibration:
     from ..jsonsafe import load_file
 
     p = Path(path)
+    if p.suffix.lower() == ".csv":  # the sensitivity per frequency, a hydrophone's
+        return Calibration(sensitivity_db=0.0, response=_response_csv(p))
     d = load_file(p, what="calibration file")
     if isinstance(d, dict) and isinstance(d.get("response"), str):
         table = p.parent / d["response"]

@@ -578,17 +578,56 @@ def pages(data_dir: Path | None = None) -> dict[str, str]:
     return out
 
 
-#: the benchmarks whose tables the README shows, in its sections
-README_BENCHES = ("bench_deployment", "bench_deployment_pyramid", "bench_levels")
+def _figure(data: dict, column: str, value: str, key: str) -> Any:
+    row = _row(data, column, value)
+    return None if row is None else row.get(key)
+
+
+def _deployments_table(records: dict[str, dict]) -> dict:
+    dep, pyr = records["bench_deployment"], records["bench_deployment_pyramid"]
+    rows = [
+        ("index 10,000 files, cold", _figure(dep, "step", "index, cold (headers read)",
+                                             "time (s)"), "s", 10.0),
+        ("index 10,000 files, cached", _figure(dep, "step", "index, cached", "time (s)"),
+         "s", 1.0),
+        ("`specscope info FOLDER`", _figure(dep, "step", "specscope info FOLDER", "time (s)"),
+         "s", 2.0),
+        ("first whole-span image of 1,000 h", _figure(
+            dep, "view", "open + first whole-span image", "time (ms)"), "ms", 1000.0),
+        ("zoom/pan update, median", _figure(dep, "view", "zoom/pan update, median",
+                                            "time (ms)"), "ms", 100.0),
+        ("the pyramid, real time per core", _figure(
+            pyr, "step", "pyramid, built and stored", "x real time per core"), "×", 500.0),
+    ]
+    out = []
+    for name, v, unit, target in rows:
+        shown = "–" if v is None else f"{_number(v)} {unit}" if unit != "×" else _x(v)
+        goal = f"{_number(target)} {unit}" if unit != "×" else f"≥ {_x(target)}"
+        out.append({"figure": name, "measured": shown, "target": goal})
+    return {"columns": ["figure", "measured", "target"], "rows": out}
+
+
+def _levels_table(records: dict[str, dict]) -> dict:
+    data = records["bench_levels"]
+    table = next(t for t in data["tables"] if t.get("title") == "throughput")
+    return {"columns": table["columns"], "rows": table["rows"]}
+
+
+#: the README's benchmark blocks: name -> (the table from the records, the records used)
+README_BLOCKS: dict[str, tuple[Callable[[dict], dict], tuple[str, ...]]] = {
+    "deployments": (_deployments_table, ("bench_deployment", "bench_deployment_pyramid")),
+    "levels": (_levels_table, ("bench_levels",)),
+}
 
 
 def readme_block(name: str, data_dir: Path | None = None) -> str:
-    """The README's Markdown of benchmark ``name``: its tables and the command that made them.
+    """The README's Markdown block ``name``: a table of figures from the benchmarks' records
+    and the commands that made them.
 
     Parameters
     ----------
     name : str
-        A benchmark with a record (``bench_levels``).
+        A key of :data:`README_BLOCKS`.
     data_dir : pathlib.Path, optional
         Where the JSON records are.
 
@@ -596,14 +635,13 @@ def readme_block(name: str, data_dir: Path | None = None) -> str:
     -------
     str
     """
-    data = load(data_dir)[name]
-    out = []
-    for table in data.get("tables", []):
-        if table.get("title"):
-            out += [f"*{table['title']}*", ""]
-        out += [table_markdown(table), ""]
-    out.append(f"`{data['command']}`. {_conditions(data)}")
-    return "\n".join(out)
+    make, names = README_BLOCKS[name]
+    records = load(data_dir)
+    commands = ", ".join(f"`{records[n]['command']}`" for n in names)
+    dates = sorted(records[n].get("date", "")[:10] for n in names)
+    return (f"{table_markdown(make(records))}\n\n{commands} "
+            f"({dates[-1]}, {records[names[0]]['machine'].get('cores')} cores; details on "
+            "the Performance pages)")
 
 
 _README_BLOCK = re.compile(r"(<!-- perf:(\w+) -->\n).*?(<!-- /perf -->)", re.DOTALL)

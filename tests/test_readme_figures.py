@@ -13,7 +13,7 @@ import perf_pages  # noqa: E402
 
 def test_readme_tables_equal_the_records():
     text = (ROOT / "README.md").read_text()
-    for name in perf_pages.README_BENCHES:
+    for name in perf_pages.README_BLOCKS:
         assert f"<!-- perf:{name} -->" in text, name
     assert text == perf_pages.readme_with_tables(text), (
         "a README table differs from its record: run python scripts/perf_pages.py --readme")

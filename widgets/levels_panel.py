@@ -20,7 +20,7 @@ pick the plot; Export PNG, CSV and NetCDF ask the owner to write them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC
 from typing import Any
 
 import numpy as np
@@ -44,6 +44,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 from specscope.compute.levels import BAND_KINDS, Levels
+from specscope.compute.levels.diel import DielLevels, diel_levels
 from specscope.compute.levels.spectra import STATISTICS
 
 from .frequency_axis import FrequencyAxis
@@ -72,17 +73,6 @@ COLOURMAP = "inferno"
 #: what an empty calibration field says while the recording has no calibration
 NO_CALIBRATION = "none: levels in dB re 1 FS²/Hz"
 ERROR_STYLE = "color: #c00000;"
-
-
-@dataclass
-class DielLevels:
-    """One band's median level per day and hour of day (``grid``: days x 24, NaN: none)."""
-
-    band: int
-    days: list[date]
-    grid: np.ndarray
-    counts: np.ndarray
-    tz: str
 
 
 @dataclass
@@ -133,38 +123,6 @@ def _axis_seconds(levels: Levels, timeline: Any) -> np.ndarray:
     t0s = np.array([s.t0 for s in timeline.stretches])
     k = np.clip(np.searchsorted(starts, t + 1e-6, side="right") - 1, 0, len(starts) - 1)
     return t0s[k] + (t - starts[k])
-
-
-def diel_levels(levels: Levels, band: int, db: np.ndarray | None = None,
-                tz: Any = UTC, tz_name: str = "UTC") -> DielLevels | None:
-    """The median level of ``band`` per local day and hour of the intervals' starts.
-
-    Returns None where the levels hold no absolute times.
-    """
-    if not levels.absolute or not len(levels.time):
-        return None
-    col = (levels.db() if db is None else db)[:, band]
-    t = np.asarray(levels.time, dtype=np.float64)
-    # every zone's offset is a whole number of quarter hours: one conversion per quarter
-    quarter = np.floor(t / 900.0).astype(np.int64)
-    uniq, inverse = np.unique(quarter, return_inverse=True)
-    local = [datetime.fromtimestamp(int(q) * 900, UTC).astimezone(tz) for q in uniq]
-    first = local[0].date()
-    day_of = np.array([(d.date() - first).days for d in local])[inverse]
-    hour_of = np.array([d.hour for d in local])[inverse]
-    n_days = int(day_of.max()) + 1
-    cell = day_of * 24 + hour_of
-    grid = np.full(n_days * 24, np.nan)
-    counts = np.zeros(n_days * 24, dtype=np.int64)
-    order = np.argsort(cell, kind="stable")
-    cells, starts = np.unique(cell[order], return_index=True)
-    for c, group in zip(cells, np.split(col[order], starts[1:]), strict=True):
-        finite = group[np.isfinite(group)]
-        counts[c] = finite.size
-        if finite.size:
-            grid[c] = float(np.median(finite))
-    return DielLevels(band, [first + timedelta(days=k) for k in range(n_days)],
-                      grid.reshape(n_days, 24), counts.reshape(n_days, 24), tz_name)
 
 
 def _row_bands(bands: Any, y0: float, y1: float, n_rows: int) -> np.ndarray:

@@ -24,16 +24,16 @@ images as computed are kept and offset again).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QPointF, QRectF, Qt, QTimer, pyqtSignal
 from PyQt6.QtWidgets import QLabel
 from specscope.compute.timefmt import format_time
 from specscope.compute.view import auto_levels, difference_levels
-from specscope.compute.view.levels import calibrated, level_unit, row_offsets
+from specscope.compute.view.levels import calibrated, level_unit
 
+from .calibrated_levels import BAR_LABELS, CalibratedLevels
+from .filter_lines import FilterLines
 from .frequency_axis import FrequencyAxis, forward, inverse
 from .gap_marks import GapMarks
 from .overview import MISSING_COLOR, OverviewPlot
@@ -50,8 +50,6 @@ SLICE_AT_CURSOR = "Spectrum at cursor (dB)"
 SLICE_AT_CENTRE = "at {} (view centre)"
 #: what each quantity's levels are fitted with
 QUANTITIES = {"level": auto_levels, "difference": difference_levels}
-#: the colour bar's title of each quantity ({} the unit of a level)
-BAR_LABELS = {"level": "Level ({})", "difference": "Difference (dB)"}
 
 
 class TimeZoomViewBox(pg.ViewBox):
@@ -66,7 +64,7 @@ class TimeZoomViewBox(pg.ViewBox):
         super().wheelEvent(ev, axis=axis)
 
 
-class SpectrogramView(pg.GraphicsLayoutWidget):
+class SpectrogramView(CalibratedLevels, FilterLines, pg.GraphicsLayoutWidget):
     """Spectrogram plot: time (s) on x, frequency (Hz) on y, level in dB as colour.
 
     Signals
@@ -580,68 +578,6 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
                 self.levelsChanged.emit(*kept)
         return quantity in self._kept_levels
 
-    # -- calibration ---------------------------------------------------------
-    def set_calibration(self, calibration, unit: str, *, keep_colours: bool = True) -> None:
-        """Show the level images calibrated: ``calibration.offset_db(f)`` dB added to each
-        row at its frequency ``f``, the unit ``unit`` on the colour bar and in the readout.
-
-        Nothing is recomputed: the images as computed are offset again.
-
-        Parameters
-        ----------
-        calibration : Calibration or None
-            A :class:`~specscope.compute.levels.Calibration`; None: levels as computed.
-        unit : str
-            The unit of a level (:func:`~specscope.compute.view.levels.level_unit`).
-        keep_colours : bool
-            Move the dB range by the change of the calibration's flat offset, so the
-            image keeps its colours; False: the range stays (it was given in the new
-            unit already, e.g. by a session).
-        """
-        if calibration == self.calibration and unit == self.level_unit:
-            return
-        shift = _flat_offset(calibration) - _flat_offset(self.calibration)
-        self.calibration, self.level_unit = calibration, unit
-        self._set_bar_label()
-        self._show_calibrated()
-        if keep_colours and shift:
-            kept = self._kept_levels.get("level")
-            if kept is not None:
-                self._kept_levels["level"] = (kept[0] + shift, kept[1] + shift)
-            if self.quantity == "level":
-                lo, hi = self.levels()
-                self.set_levels(lo + shift, hi + shift)
-                self.levelsChanged.emit(lo + shift, hi + shift)
-
-    @property
-    def readout_unit(self) -> str:
-        """The unit the readout gives a level in: the calibrated unit, else ``"dB"``."""
-        return self.level_unit if self.calibration is not None else "dB"
-
-    def _set_bar_label(self) -> None:
-        self.colorbar.getAxis("left").setLabel(
-            BAR_LABELS[self.quantity].format(self.level_unit))
-
-    def _row_offsets(self, freq_edges: np.ndarray) -> np.ndarray | None:
-        """The calibration's dB per row of a level image (None: nothing to add)."""
-        if self.calibration is None or self.quantity != "level":
-            return None
-        split = self._stack_split
-        to_hz = None if split is None else (
-            lambda rows: np.array([split(float(y))[1] for y in rows]))
-        return row_offsets(self.calibration, freq_edges, to_hz)
-
-    def _show_calibrated(self) -> None:
-        """Draw the images as computed with the calibration of now."""
-        if self._db_raw is not None and self._f_edges is not None:
-            self._db = calibrated(self._db_raw, self._row_offsets(self._f_edges))
-            self.image.setImage(self._db, autoLevels=False, levels=self.levels())
-        if self._bg_raw is not None and self._bg is not None:
-            _, te, fe = self._bg
-            self._bg = (calibrated(self._bg_raw, self._row_offsets(fe)), te, fe)
-            self.background.setImage(self._bg[0], autoLevels=False, levels=self.levels())
-        self._cursor_timer.start()
-
     def set_colormap(self, name: str) -> None:
         cmap = pg.colormap.get(name)
         if cmap is None:
@@ -967,50 +903,6 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
             self.play_cursor.setVisible(True)
         self.overview.set_play_cursor(t)
 
-    # -- filter edges drawn over the spectrogram ------------------------------
-    def set_filter_lines(self, edges: list[tuple[str, int, float]]) -> None:
-        """Draggable lines at a filter's band edges ``(field, index, Hz)``, over the
-        spectrogram and over the spectrum slice beside it."""
-        keys = [(n, i) for n, i, _ in edges]
-        if keys != [(n, i) for n, i, _ in self._filter_lines]:
-            for _, _, lines in self._filter_lines:
-                self.plot.removeItem(lines[0])
-                self.slice.removeItem(lines[1])
-            self._filter_lines = []
-            for name, i, _ in edges:
-                pair = []
-                for host, label in ((self.plot, name), (self.slice, None)):
-                    line = pg.InfiniteLine(angle=0, movable=True,
-                                           pen=pg.mkPen((255, 220, 80), width=2,
-                                                        style=pg.QtCore.Qt.PenStyle.DashLine),
-                                           hoverPen=pg.mkPen("w", width=3), label=label,
-                                           labelOpts={"position": 0.03,
-                                                      "color": (255, 220, 80)})
-                    line.sigDragged.connect(self._filter_line_dragged)
-                    line.sigPositionChangeFinished.connect(self._filter_line_released)
-                    host.addItem(line, ignoreBounds=True)
-                    pair.append(line)
-                self._filter_lines.append((name, i, tuple(pair)))
-        for (_, _, lines), (_, _, f) in zip(self._filter_lines, edges, strict=True):
-            for line in lines:
-                if not line.moving:
-                    line.blockSignals(True)
-                    line.setValue(float(forward(self.freq_scale, f)))
-                    line.blockSignals(False)
-
-    def _filter_line_event(self, line: pg.InfiniteLine, finished: bool) -> None:
-        for name, i, lines in self._filter_lines:
-            if line in lines:
-                f = float(inverse(self.freq_scale, line.value()))
-                self.filterLineMoved.emit(name, i, f, finished)
-                return
-
-    def _filter_line_dragged(self, line: pg.InfiniteLine) -> None:
-        self._filter_line_event(line, False)
-
-    def _filter_line_released(self, line: pg.InfiniteLine) -> None:
-        self._filter_line_event(line, True)
-
     # -- waveform ------------------------------------------------------------
     def set_waveform(self, t0: float, fs: float, samples: np.ndarray | None) -> None:
         """Show samples starting at ``t0`` (s); None hides the waveform row."""
@@ -1065,15 +957,6 @@ class SpectrogramView(pg.GraphicsLayoutWidget):
         self._kept_levels[self.quantity] = (lo, hi)
         self._cursor_timer.start()
         self.levelsChanged.emit(lo, hi)
-
-
-def _flat_offset(calibration) -> float:
-    """The part of a calibration's offset that is the same at every frequency (dB)."""
-    if calibration is None:
-        return 0.0
-    flat = replace(calibration, response=None) if calibration.response is not None \
-        else calibration
-    return float(flat.offset_db([1000.0])[0])
 
 
 def _rect(time_edges: np.ndarray, freq_edges: np.ndarray) -> QRectF:

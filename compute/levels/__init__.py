@@ -14,6 +14,7 @@ from typing import Any
 
 from .bands import BAND_KINDS, Bands, band_power, make_bands
 from .calibration import Calibration, CalibrationError, load_calibration
+from .diel import DielLevels, diel_levels
 from .netcdf import netcdf_sink, to_dataset, write_netcdf
 from .products import (
     EXCEEDANCE_PERCENTS,
@@ -25,8 +26,8 @@ from .run import MemorySink, compute_levels, plan_tasks
 from .spectra import SpectrumParams, plan_intervals, recording_start
 
 __all__ = ["BAND_KINDS", "EXCEEDANCE_PERCENTS", "Bands", "Calibration", "CalibrationError",
-           "Levels", "MemorySink", "SpectrumParams", "band_power", "compute_levels",
-           "exceedance_levels", "load_calibration", "make_bands", "netcdf_sink",
+           "DielLevels", "Levels", "MemorySink", "SpectrumParams", "band_power", "compute_levels",
+           "diel_levels", "exceedance_levels", "load_calibration", "make_bands", "netcdf_sink",
            "plan_intervals", "plan_tasks", "recording_start", "spectral_probability_density",
            "to_dataset", "write_levels", "write_netcdf"]
 

@@ -21,7 +21,8 @@ import numpy as np
 from ..errors import InputError, shown
 from ..types import CalibrationKind, choices
 
-__all__ = ["KINDS", "UNITS", "Calibration", "CalibrationError", "load_calibration"]
+__all__ = ["KINDS", "UNITS", "Calibration", "CalibrationError", "load_calibration",
+           "read_response_csv"]
 
 Kind = CalibrationKind
 #: the sensitivity unit of each kind of sensor, as a calibration file states it
@@ -209,7 +210,14 @@ class Calibration:
             raise
 
 
-def _response_csv(path: Any) -> tuple[tuple[float, ...], tuple[float, ...]]:
+def read_response_csv(path: Any) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The (frequencies, dB) of a CSV table of rows ``frequency, dB`` (a header is skipped).
+
+    Raises
+    ------
+    CalibrationError
+        The file cannot be read or a line is not two numbers.
+    """
     from ..files import note_inputs
 
     note_inputs(path)
@@ -252,10 +260,10 @@ def load_calibration(path: str | os.PathLike[str]) -> Calibration:
 
     p = Path(path)
     if p.suffix.lower() == ".csv":  # the sensitivity per frequency, a hydrophone's
-        return Calibration(sensitivity_db=0.0, response=_response_csv(p))
+        return Calibration(sensitivity_db=0.0, response=read_response_csv(p))
     d = load_file(p, what="calibration file")
     if isinstance(d, dict) and isinstance(d.get("response"), str):
         table = p.parent / d["response"]
-        f, db = _response_csv(table)
+        f, db = read_response_csv(table)
         d = {**d, "response": {"frequency_hz": list(f), "db": list(db)}}
     return Calibration.from_dict(d, path=p)

@@ -63,9 +63,9 @@ def _read_file(path: Path, typed: dict[str, Any]) -> Calibration:
     """A calibration file: JSON as a whole; a CSV response table joins the typed values."""
     if path.suffix.lower() != ".csv":
         return load_calibration(path)
-    from specscope.compute.levels.calibration import _response_csv
+    from specscope.compute.levels.calibration import read_response_csv
 
-    f, db = _response_csv(path)
+    f, db = read_response_csv(path)
     return Calibration.from_dict({**typed, "response": {"frequency_hz": list(f),
                                                         "db": list(db)}}, path=path)
 

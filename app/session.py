@@ -34,6 +34,7 @@ from specscope.compute.levels import Calibration
 from specscope.compute.paths import cache_dir
 from specscope.compute.spectral import StftParams, window_text
 from specscope.compute.timefmt import format_time
+from specscope.compute.types import FreqScale, Reduction, choices
 
 __all__ = ["RECENT_LIMIT", "SESSION_FORMAT", "Document", "Listening", "ViewSettings",
            "annotations_from_session", "calibration_json", "calibration_of",
@@ -526,11 +527,12 @@ def load_session(path: str | Path) -> dict[str, Any]:
         if isinstance(a["window"], list):
             a["window"] = tuple(a["window"])
         StftParams(int(a["nfft"]), int(a["hop"]), a["window"], a["scaling"])
-        if a.get("reduce", "mean") not in ("mean", "max"):
-            raise InputError(f"{p}: analysis.reduce={a['reduce']!r} must be mean or max")
-        if a.get("freq_scale", "linear") not in ("linear", "log", "mel"):
+        if a.get("reduce", "mean") not in choices(Reduction):
+            raise InputError(f"{p}: analysis.reduce={a['reduce']!r} must be "
+                             f"{' or '.join(choices(Reduction))}")
+        if a.get("freq_scale", "linear") not in choices(FreqScale):
             raise InputError(f"{p}: analysis.freq_scale={a['freq_scale']!r} must be "
-                             "linear, log or mel")
+                             f"{', '.join(choices(FreqScale)[:-1])} or {choices(FreqScale)[-1]}")
         a.setdefault("reduce", "mean")
         a.setdefault("freq_scale", "linear")
         a.setdefault("channel", 0)

@@ -144,6 +144,19 @@ def seconds_to_samples(seconds: float | None, sample_rate: float, name: str) -> 
     return round(seconds * sample_rate)
 
 
+
+def _checked_range(n_samples: int, start: int | None, stop: int | None,
+                   where: str) -> tuple[int, int]:
+    """``start:stop`` clipped to the recording like a slice; one that holds nothing raises."""
+    a, b, _ = slice(start, stop).indices(n_samples)
+    if start is not None and start >= n_samples:
+        raise InputError(f"{where}: the range starts at sample {start}, past the end "
+                         f"({n_samples} samples)")
+    if b <= a:
+        raise InputError(f"{where}: the range {a}:{b} holds no samples (stop must be "
+                         "after start)")
+    return a, b
+
 class RangePlan:
     """How to produce the outputs of a range: what to read and what to drop.
 
@@ -164,13 +177,7 @@ class RangePlan:
 
     def __init__(self, bound: BoundPipeline, n_samples: int, start: int | None,
                  stop: int | None, where: str) -> None:
-        a, b, _ = slice(start, stop).indices(n_samples)
-        if start is not None and start >= n_samples:
-            raise InputError(f"{where}: the range starts at sample {start}, past the end "
-                             f"({n_samples} samples)")
-        if b <= a:
-            raise InputError(f"{where}: the range {a}:{b} holds no samples (stop must be "
-                             "after start)")
+        a, b = _checked_range(n_samples, start, stop, where)
         drop, lb, la = bound.drop, bound.lookback, bound.lookahead
         if bound.stft is None:
             lo, hi = max(a, drop), min(b, n_samples)
@@ -277,13 +284,7 @@ def _pieces(rec: Any, bound: BoundPipeline, n_samples: int, start: int | None,
     if not callable(segments):
         plan = plan_range(bound, n_samples, start, stop, where)
         return [_piece(0, plan)], plan.start, plan.stop
-    a, b, _ = slice(start, stop).indices(n_samples)
-    if start is not None and start >= n_samples:
-        raise InputError(f"{where}: the range starts at sample {start}, past the end "
-                         f"({n_samples} samples)")
-    if b <= a:
-        raise InputError(f"{where}: the range {a}:{b} holds no samples (stop must be "
-                         "after start)")
+    a, b = _checked_range(n_samples, start, stop, where)
     out: list[_Piece] = []
     spans = [(int(s0), int(s1)) for s0, s1 in segments()]
     for s0, s1 in spans:

@@ -370,3 +370,95 @@ def test_iq_and_bad_parameters_are_one_line(tmp_path):
     with pytest.raises(BadOption) as info:
         SpectrumParams(overlap=1.0)
     assert info.value.option == "overlap"
+
+
+# -- what a review found --------------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # floats read with the wrong byte order
+def test_reader_options_reach_every_task_and_the_cache_key(tmp_path, capsys):
+    x = (np.random.default_rng(9).normal(0, 0.1, FS * 4)).astype("<f4")
+    x.tofile(tmp_path / "z.f32")
+    p = SpectrumParams(interval=1, nfft=1024)
+    raw = {"format": "raw", "sample_rate": FS, "dtype": "float32"}
+    ref = compute_levels(tmp_path / "z.f32", params=p, bands="octave", cache=False,
+                         open_options=raw)
+    assert np.isfinite(ref.power).all()
+    two = compute_levels(tmp_path / "z.f32", params=p, bands="octave", cache=False,
+                         open_options=raw, workers=2)
+    np.testing.assert_array_equal(two.power, ref.power)
+    assert main(["levels", str(tmp_path / "z.f32"), "-o", str(tmp_path / "z.nc"), "--format",
+                 "raw", "--sample-rate", str(FS), "--dtype", "float32", "--interval", "1",
+                 "--nfft", "1024", "-q"]) == 0
+    # the same bytes read another way are another signal: not the cached one
+    x.byteswap().tofile(tmp_path / "y.f32")
+    a = compute_levels(tmp_path / "y.f32", params=p, bands="octave",
+                       open_options=dict(raw, dtype=">f4"))
+    b = compute_levels(tmp_path / "y.f32", params=p, bands="octave",
+                       open_options=dict(raw, dtype="<f4"))
+    np.testing.assert_allclose(a.power, ref.power, rtol=1e-6)
+    assert not np.allclose(np.nan_to_num(b.power), a.power)
+
+
+def test_a_recording_in_memory_is_computed_without_a_cache():
+    from specscope.compute.io.memory import ArrayRecording
+
+    x = np.random.default_rng(4).normal(0, 0.1, (FS * 3, 1)).astype(np.float32)
+    lv = compute_levels(ArrayRecording(x, FS), params=SpectrumParams(interval=1, nfft=512),
+                        bands="octave")
+    assert lv.power.shape[0] == 3 and np.isfinite(lv.power).all()
+
+
+def test_a_run_whose_every_file_fails_has_no_levels_and_no_statistics(tmp_path):
+    xr = pytest.importorskip("xarray")
+    sf.write(tmp_path / "t.wav", _tone(3, 700, 0.1), FS, subtype="FLOAT")
+    rec = open_recording(tmp_path / "t.wav")
+    data = (tmp_path / "t.wav").read_bytes()
+    (tmp_path / "t.wav").write_bytes(data[:200])  # shrinks after opening
+    failed = write_levels(rec, tmp_path / "o.nc", params=SpectrumParams(interval=1, nfft=512),
+                          bands="octave", cache=False)
+    assert len(failed) == 1
+    with xr.open_dataset(tmp_path / "o.nc", engine="h5netcdf") as ds:
+        assert np.isnan(ds.psd.values).all()
+        assert np.isnan(ds.exceedance_level.values).all()
+
+
+def test_early_refusals_are_one_line(tmp_path):
+    sf.write(tmp_path / "t.wav", _tone(2, 700, 0.1), FS, subtype="FLOAT")
+    with pytest.raises(BadOption) as info:
+        SpectrumParams(interval=1e-7)
+    assert info.value.option == "interval"
+    with pytest.raises(InputError):  # no whole frame: refused before any band is made
+        compute_levels(tmp_path / "t.wav", params=SpectrumParams(interval=10, nfft=1 << 40),
+                       cache=False)
+    with pytest.raises(InputError):  # a bad window is the run's error, not each file's
+        compute_levels(tmp_path / "t.wav", params=SpectrumParams(window="hannn"), cache=False)
+    # a response from 0 Hz covers the hybrid bands (the DC band's lower edge is below 0)
+    cal = Calibration(sensitivity_db=-170, response=((0.0, FS / 2), (0.0, 0.0)))
+    lv = compute_levels(tmp_path / "t.wav", calibration=cal, cache=False,
+                        params=SpectrumParams(interval=1, nfft=FS))
+    assert lv.power.shape[0] == 2
+
+
+def test_response_tables_with_semicolons_and_decimal_commas(tmp_path):
+    (tmp_path / "r.csv").write_text("Hz;dB\n100;-165,5\n2000;-166,25\n")
+    assert load_calibration(tmp_path / "r.csv").response == ((100.0, 2000.0),
+                                                            (-165.5, -166.25))
+    (tmp_path / "bad.csv").write_text("100,-165,5\n")
+    with pytest.raises(CalibrationError) as info:
+        load_calibration(tmp_path / "bad.csv")
+    assert info.value.field == "response"
+
+
+def test_the_median_statistic_is_welchs_median(tmp_path):
+    import scipy.signal
+
+    x = np.random.default_rng(8).normal(0, 0.1, FS * 10).astype(np.float32)
+    sf.write(tmp_path / "n.wav", x, FS, subtype="FLOAT")
+    p = SpectrumParams(interval=10, nfft=1024, statistic="median")
+    with open_recording(tmp_path / "n.wav") as rec:
+        ours, n = interval_spectrum(rec, Interval(0, FS * 10, 0.0), p)
+    _, ref = scipy.signal.welch(x.astype(np.float64), FS, window="hann", nperseg=1024,
+                                noverlap=512, detrend=False, average="median")
+    assert n == 155
+    np.testing.assert_allclose(ours, ref, rtol=2e-5)

@@ -118,7 +118,7 @@ class Futures:
             except Exception as exc:  # noqa: BLE001 - a dead worker fails its task only
                 res = {"ok": False, "error": f"worker failed: {self._one_line(exc)}",
                        "seconds": 0.0}
-            yield self._specs[fut], res
+            yield self._specs.pop(fut), res  # the future and its result are let go
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)

@@ -46,9 +46,11 @@ def write_levels(source: Any, out: str | os.PathLike[str], *,
     from .spectra import recording_start as _start
 
     with input_scope():
+        open_options = options.pop("open_options", None) or {}
         rec = source if hasattr(source, "sample_rate") else open_recording(
-            source, **options.pop("open_options", None) or {})
+            source, **open_options)
         note_inputs(*recording_files(rec))
         with netcdf_sink(out, calibration, _start(rec) is not None) as sink:
-            compute_levels(rec, calibration=calibration, sink=sink, **options)
+            compute_levels(rec, calibration=calibration, sink=sink,
+                           open_options=open_options, **options)
         return sink.failed

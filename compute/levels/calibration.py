@@ -21,8 +21,8 @@ import numpy as np
 from ..errors import InputError, shown
 from ..types import CalibrationKind, choices
 
-__all__ = ["KINDS", "UNITS", "Calibration", "CalibrationError", "load_calibration",
-           "read_response_csv"]
+__all__ = ["KINDS", "MAX_TABLE_BYTES", "UNITS", "Calibration", "CalibrationError",
+           "load_calibration", "read_response_csv"]
 
 Kind = CalibrationKind
 #: the sensitivity unit of each kind of sensor, as a calibration file states it
@@ -210,13 +210,21 @@ class Calibration:
             raise
 
 
+#: the largest response table read
+MAX_TABLE_BYTES = 4 << 20
+
+
 def read_response_csv(path: Any) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """The (frequencies, dB) of a CSV table of rows ``frequency, dB`` (a header is skipped).
+
+    Fields are separated by commas, or by semicolons with a decimal comma (``100;-165,5``);
+    tabs and spaces around them are ignored.
 
     Raises
     ------
     CalibrationError
-        The file cannot be read or a line is not two numbers.
+        The file cannot be read, is larger than :data:`MAX_TABLE_BYTES`, or a line is not
+        two numbers.
     """
     from ..files import note_inputs
 
@@ -224,16 +232,25 @@ def read_response_csv(path: Any) -> tuple[tuple[float, ...], tuple[float, ...]]:
     rows: list[tuple[float, float]] = []
     try:
         with open(path, encoding="utf-8-sig") as fh:
-            text = fh.read(1 << 20)
+            text = fh.read(MAX_TABLE_BYTES + 1)
     except (OSError, UnicodeDecodeError) as exc:
         raise CalibrationError("response", str(path), f"cannot be read ({exc})") from None
+    if len(text) > MAX_TABLE_BYTES:
+        raise CalibrationError("response", str(path), f"is larger than "
+                               f"{MAX_TABLE_BYTES >> 20} MiB; a response table is a few "
+                               "hundred rows", path=path)
     for n, line in enumerate(text.splitlines(), 1):
-        parts = [p.strip() for p in line.replace(";", ",").split(",")]
         if not line.strip() or line.lstrip().startswith("#"):
             continue
+        if ";" in line:
+            parts = [p.strip().replace(",", ".") for p in line.split(";")]
+        else:
+            parts = [p.strip() for p in line.split(",")]
         try:
+            if len(parts) != 2:
+                raise ValueError(line)
             rows.append((float(parts[0]), float(parts[1])))
-        except (ValueError, IndexError):
+        except ValueError:
             if not rows and n == 1:  # a header
                 continue
             raise CalibrationError("response", line.strip(),

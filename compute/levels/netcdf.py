@@ -29,8 +29,8 @@ from .products import EXCEEDANCE_PERCENTS, Levels, exceedance_levels, global_att
 
 __all__ = ["NetCDFSink", "netcdf_sink", "to_dataset", "write_netcdf"]
 
-#: band columns read back at a time for the statistics
-_COLUMNS = 256
+#: values (rows x bands) read back at a time for the statistics (8 bytes each)
+_READ_VALUES = 1 << 22
 
 
 def _time_attrs(absolute: bool) -> dict[str, str]:
@@ -96,15 +96,18 @@ class NetCDFSink:
         pc = nc.create_variable("percent", ("percent",), "f8",
                                 data=np.asarray(EXCEEDANCE_PERCENTS, dtype=np.float64))
         pc.attrs.update({"units": "%", "long_name": "percent of the time a level is exceeded"})
-        x = nc.create_variable("exceedance_level", ("percent", "frequency"), "f4")
+        x = nc.create_variable("exceedance_level", ("percent", "frequency"), "f4",
+                               fillvalue=np.float32(np.nan))
         x.attrs.update({"units": nc.variables["psd"].attrs["units"],
                         "long_name": "level exceeded the given percent of the time (L_N)"})
         psd = nc.variables["psd"]
         n_bands = psd.shape[1]
-        for j in range(0, n_bands, _COLUMNS):
-            cols = np.asarray(psd[:, j:j + _COLUMNS], dtype=np.float64)
+        # columns read back a block at a time: about _READ_VALUES values
+        step = max(1, min(n_bands, _READ_VALUES // max(1, self._n)))
+        for j in range(0, n_bands, step):
+            cols = np.asarray(psd[:, j:j + step], dtype=np.float64)
             if self._n and np.isfinite(cols).any():
-                x[:, j:j + _COLUMNS] = exceedance_levels(cols).astype(np.float32)
+                x[:, j:j + step] = exceedance_levels(cols).astype(np.float32)
         attrs = dict(self._attrs, failed_files=json.dumps(self.failed),
                      intervals=self._n)
         for k, v in attrs.items():

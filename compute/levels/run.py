@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import os
+import pickle
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -29,6 +30,7 @@ from ..errors import Cancelled, InputError, SpecscopeError
 from ..files import atomic_write_bytes
 from ..io import open_recording
 from ..paths import cache_dir
+from ..spectral import get_window
 from ..types import BandKind
 from .bands import Bands, band_power, make_bands
 from .calibration import Calibration
@@ -77,13 +79,30 @@ class MemorySink:
                              self._absolute, self._attrs, failed)
 
 
-def _source_key(rec: Any) -> str:
+#: changes when what a cached task holds changes (older entries are then not read)
+CACHE_FORMAT = "levels/2"
+
+
+def _source_key(rec: Any, options: dict[str, Any]) -> str | None:
+    """What identifies the samples a run reads: the files, their sizes and times and the
+    reader's options; None where nothing does (a recording held in memory, a URL)."""
     fingerprint = getattr(rec, "fingerprint", None)
     if callable(fingerprint):
         return str(fingerprint())
-    p = Path(rec.path).resolve()
-    st = p.stat()
-    return f"{p}\0{st.st_size}\0{st.st_mtime_ns}"
+    p = Path(str(rec.path))
+    if "://" in str(rec.path) or not p.is_file():
+        return None
+    st = p.resolve().stat()
+    return json.dumps([CACHE_FORMAT, str(p.resolve()), st.st_size, st.st_mtime_ns,
+                       sorted((k, repr(v)) for k, v in options.items())])
+
+
+def _pickles(rec: Any) -> bool:
+    try:
+        pickle.dumps(rec)
+    except Exception:  # noqa: BLE001 - a reader that holds a handle: reopened by path
+        return False
+    return True
 
 
 def _file_bounds(rec: Any) -> list[int]:
@@ -218,8 +237,9 @@ def compute_levels(source: Any, *, bands: BandKind = "hmd", params: SpectrumPara
         The levels (None when a ``sink`` was given).
     """
     params = params or SpectrumParams()
-    rec = source if hasattr(source, "sample_rate") else open_recording(
-        source, **(open_options or {}))
+    options = dict(open_options or {})
+    given = hasattr(source, "sample_rate")
+    rec = source if given else open_recording(source, **options)
     if rec.dtype.kind == "c":
         raise InputError(f"{rec.path}: sound levels need a real signal; this recording "
                          "is complex (IQ)")
@@ -227,13 +247,15 @@ def compute_levels(source: Any, *, bands: BandKind = "hmd", params: SpectrumPara
         raise InputError(f"channel={channel} must be one of 0..{rec.n_channels - 1}")
     fs = float(rec.sample_rate)
     nfft, _ = params.frame(fs)
-    band_set = make_bands(bands, fs, nfft, low, high)
-    if calibration is not None:
-        calibration.check_covers(float(band_set.edges[0]), float(band_set.edges[-1]))
     tasks = plan_tasks(rec, params, start, stop)
     if not tasks:
         raise InputError(f"{rec.path}: no interval holds a whole frame of {nfft} samples "
                          "(a shorter nfft or a longer recording is needed)")
+    get_window(params.window, 16)  # a bad window is the run's error, not each task's
+    band_set = make_bands(bands, fs, nfft, low, high)
+    if calibration is not None:
+        above = band_set.centres[band_set.centres > 0]
+        calibration.check_covers(float(above.min()), float(above.max()))
     absolute = recording_start(rec) is not None
     own = sink is None
     sink = sink or MemorySink(calibration, absolute)
@@ -244,9 +266,13 @@ def compute_levels(source: Any, *, bands: BandKind = "hmd", params: SpectrumPara
     n_times = sum(len(t) for t in tasks)
     sink.begin(n_times, band_set, attrs)
     is_dep = callable(getattr(rec, "segments", None))
-    source_key = _source_key(rec)
-    base = {"path": str(rec.path), "options": dict(open_options or {}),
-            "recording": rec if is_dep else None, "params": params.to_dict(),
+    # a task opens the path with the options, or takes the recording itself: a deployment
+    # (it pickles by its source), one opened by the caller, or any run in this process
+    inline = workers == 1 and dask is None
+    send = rec if is_dep or inline or (given and _pickles(rec)) else None
+    source_key = _source_key(rec, options) if cache else None
+    base = {"path": str(rec.path), "options": options,
+            "recording": send, "params": params.to_dict(),
             "bands": (bands, float(low), None if high is None else float(high)),
             "channel": int(channel)}
     specs = []
@@ -254,25 +280,32 @@ def compute_levels(source: Any, *, bands: BandKind = "hmd", params: SpectrumPara
     for t in tasks:
         spec = dict(base, intervals=[(iv.start, iv.stop, iv.time) for iv in t], first=first,
                     file=_task_file(rec, t[0]))
-        spec["cache"] = str(_cache_file(_task_key(source_key, spec))) if cache else None
+        spec["cache"] = None if source_key is None else str(
+            _cache_file(_task_key(source_key, spec)))
         specs.append(spec)
         first += len(t)
     failed: list[str] = []
     pool = make_pool(workers, "processes", dask, None, levels_task, one_line)
+    done = 0
+    # a few tasks per worker in flight: finished results are not held until the run ends
+    window = max(1, 4 * max(1, workers))
     try:
-        handles = [pool.submit(s) for s in specs]
-        for done, (spec, res) in enumerate(pool.results(handles), 1):
-            if cancelled is not None and cancelled():
-                raise Cancelled()
-            if res.get("ok"):
-                sink.rows(spec["first"], res["time"], res["effort"], res["power"])
-            else:  # the intervals stay, with no signal counted and no level
-                failed.append(f"{spec['file']}: {res.get('error', 'failed')}")
-                n = len(spec["intervals"])
-                sink.rows(spec["first"], np.array([iv[2] for iv in spec["intervals"]]),
-                          np.zeros(n), np.full((n, len(band_set)), np.nan))
-            if progress is not None:
-                progress(done, len(specs))
+        for w0 in range(0, len(specs), window):
+            handles = [pool.submit(s) for s in specs[w0:w0 + window]]
+            for spec, res in pool.results(handles):
+                if cancelled is not None and cancelled():
+                    raise Cancelled()
+                if res.get("ok"):
+                    sink.rows(spec["first"], res["time"], res["effort"], res["power"])
+                else:  # the intervals stay, with no signal counted and no level
+                    failed.append(f"{spec['file']}: {res.get('error', 'failed')}")
+                    n = len(spec["intervals"])
+                    sink.rows(spec["first"], np.array([iv[2] for iv in spec["intervals"]]),
+                              np.zeros(n), np.full((n, len(band_set)), np.nan))
+                done += 1
+                if progress is not None:
+                    progress(done, len(specs))
+            del handles
     finally:
         cancel = getattr(pool, "cancel", None)
         if callable(cancel) and cancelled is not None and cancelled():

@@ -21,8 +21,8 @@ from ..errors import BadOption
 from ..operators.dispatch import call
 from ..types import Statistic, choices
 
-__all__ = ["STATISTICS", "Interval", "SpectrumParams", "interval_spectrum", "plan_intervals",
-           "recording_start"]
+__all__ = ["STATISTICS", "Interval", "SpectrumParams", "interval_spectrum", "median_bias",
+           "plan_intervals", "recording_start"]
 
 STATISTICS: tuple[str, ...] = choices(Statistic)
 #: frames read and transformed at a time inside one interval
@@ -55,8 +55,9 @@ class SpectrumParams:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.interval, int | float) and math.isfinite(self.interval)
-                and self.interval > 0):
-            raise BadOption("interval", self.interval, "must be a number of seconds above 0")
+                and self.interval >= 1e-6):
+            raise BadOption("interval", self.interval,
+                            "must be a number of seconds, a microsecond or more")
         if self.nfft is not None and (isinstance(self.nfft, bool) or not isinstance(
                 self.nfft, int) or self.nfft < 16):
             raise BadOption("nfft", self.nfft, "must be a whole number of samples, 16 or more")
@@ -164,4 +165,17 @@ def interval_spectrum(rec: Any, iv: Interval, params: SpectrumParams,
             keep.append(p)
     if params.statistic == "mean":
         return total / count, count
-    return np.median(np.concatenate(keep), axis=0).astype(np.float64), count
+    # the median of exponentially distributed periodogram values is below their mean:
+    # divided by the bias of a median of ``count`` of them (as scipy's Welch median)
+    med = np.median(np.concatenate(keep), axis=0).astype(np.float64)
+    return med / median_bias(count), count
+
+
+def median_bias(n: int) -> float:
+    """The ratio of the median of ``n`` periodogram values of noise to their mean.
+
+    ``1 + sum over k = 1 .. (n - 1) // 2 of (1 / (2k + 1) - 1 / (2k))``: the expected
+    median of ``n`` exponential values (n odd; even ``n`` takes the odd one below).
+    """
+    k = 2.0 * np.arange(1, (n - 1) // 2 + 1)
+    return float(1.0 + np.sum(1.0 / (k + 1.0) - 1.0 / k))

@@ -8,8 +8,8 @@ levels of hybrid millidecade bands (nfft = 48000, half overlap, Hann) by specsco
 (``compute_levels``, in this process, one kernel thread, no cache) and by PyPAM
 (``lifewatch-pypam`` in ``.venv-pypam``, built by ``scripts/pypam_venv``;
 ``AcuFile.hybrid_millidecade_bands``, one thread), the same files in the same run.
-Printed: hours of audio per core-minute of each (compute only: PyPAM's time excludes
-its imports) and their ratio (the target: >= 10x PyPAM's), and the largest difference of
+Printed: hours of audio per core-minute of each, the fastest of three runs (compute
+only: PyPAM's time excludes its imports) and their ratio (the target: >= 10x PyPAM's), and the largest difference of
 their levels in the bands above 10 Hz.
 
 Part 2, memory: ``--files`` one-minute sparse files (a header, then a hole the file
@@ -42,6 +42,9 @@ from bench_deployment_pyramid import RATE, _wav  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+#: runs of each tool; the fastest counts (the machine is shared)
+REPEATS = 3
+
 CHILD = """
 import json, resource, sys
 from specscope.compute.levels import SpectrumParams, write_levels
@@ -69,11 +72,15 @@ def ours(paths: list[Path]) -> tuple[float, list[np.ndarray]]:
     from specscope.compute.levels import SpectrumParams, compute_levels
 
     compute_levels(paths[0], cache=False)  # imports and the first call's set-up
-    levels = []
-    t0 = time.perf_counter()
-    for p in paths:
-        levels.append(compute_levels(p, cache=False, params=SpectrumParams(interval=60)).db())
-    return time.perf_counter() - t0, levels
+    best = float("inf")
+    for _ in range(REPEATS):
+        levels = []
+        t0 = time.perf_counter()
+        for p in paths:
+            levels.append(compute_levels(p, cache=False,
+                                         params=SpectrumParams(interval=60)).db())
+        best = min(best, time.perf_counter() - t0)
+    return best, levels
 
 
 def pypam(paths: list[Path], work: Path) -> tuple[float, list[np.ndarray]] | None:
@@ -82,10 +89,14 @@ def pypam(paths: list[Path], work: Path) -> tuple[float, list[np.ndarray]] | Non
     if skip_reason() is not None:
         print(f"PyPAM: {skip_reason()}")
         return None
-    res = run_pypam({"files": [str(p) for p in paths], "sample_rate": RATE, "nfft": RATE,
-                     "overlap": 0.5, "window": "hann", "binsize": 60, "bands": "hmd"}, work)
+    best = float("inf")
+    for k in range(REPEATS):
+        res = run_pypam({"files": [str(p) for p in paths], "sample_rate": RATE, "nfft": RATE,
+                         "overlap": 0.5, "window": "hann", "binsize": 60, "bands": "hmd"},
+                        work / str(k))
+        best = min(best, float(res["elapsed_s"]))
     rows = res["band_db"]
-    return float(res["elapsed_s"]), [rows[i:i + 1] for i in range(len(paths))]
+    return best, [rows[i:i + 1] for i in range(len(paths))]
 
 
 def peak_rss(folder: Path, out: Path) -> dict:
@@ -162,7 +173,7 @@ def main() -> None:
     self_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if args.json is not None:
         notes = [f"{minutes} one-minute 16-bit WAV files of 48 kHz noise; one thread each; "
-                 "PyPAM's time excludes its imports"]
+                 f"the fastest of {REPEATS} runs of each; PyPAM's time excludes its imports"]
         if diff is not None:
             notes.append(f"largest level difference above 10 Hz: {diff:.2e} dB")
         notes.append(f"memory: levels of a deployment of sparse one-minute files written to "

@@ -14,6 +14,7 @@ straddles in proportion to the overlap.  A band level is a mean spectral density
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -125,7 +126,21 @@ def make_bands(kind: BandKind, fs: float, nfft: int, low: float = 0.0,
     Returns
     -------
     Bands
+        Its arrays are read-only: the same bands serve every call with the same values.
     """
+    return _made(str(kind), float(fs), int(nfft), float(low),
+                 None if high is None else float(high))
+
+
+@functools.lru_cache(maxsize=64)
+def _made(kind: str, fs: float, nfft: int, low: float, high: float | None) -> Bands:
+    bands = _make(kind, fs, nfft, low, high)
+    for a in (bands.edges, bands.centres):
+        a.flags.writeable = False
+    return bands
+
+
+def _make(kind: str, fs: float, nfft: int, low: float, high: float | None) -> Bands:
     nyquist = fs / 2
     high = nyquist if high is None else float(high)
     if kind not in BAND_KINDS:

@@ -1,7 +1,7 @@
 """The session's messages: a log kept as they are shown, and the dialog that lists them.
 
 The status bar shows one message at a time, for a few seconds, elided to the room it
-gets; :class:`MessageLog` keeps each of them whole with the time it was shown, and
+gets (:class:`ElidedLabel`); :class:`MessageLog` keeps each of them whole with the time it was shown, and
 :class:`MessagesDialog` (View › Messages) lists them, newest last, while it is open.
 """
 
@@ -11,19 +11,21 @@ import re
 import time
 from dataclasses import dataclass
 
-from PyQt6.QtCore import QObject, pyqtSignal
-from PyQt6.QtGui import QBrush, QColor, QGuiApplication
+from PyQt6.QtCore import QObject, QSize, Qt, pyqtSignal
+from PyQt6.QtGui import QBrush, QColor, QGuiApplication, QPainter
 from PyQt6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
-__all__ = ["KEEP", "Message", "MessageLog", "MessagesDialog"]
+__all__ = ["KEEP", "ElidedLabel", "Message", "MessageLog", "MessagesDialog"]
 
 #: the most messages a log keeps (the oldest go first)
 KEEP = 1000
@@ -189,3 +191,34 @@ class MessagesDialog(QDialog):
     def showEvent(self, event) -> None:
         self.refresh()
         super().showEvent(event)
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that shrinks to a few characters, eliding its text (in the middle,
+    or where ``elide`` says)."""
+
+    def __init__(self, text: str = "", parent=None, *,
+                 elide: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> None:
+        super().__init__(text, parent)
+        self._elide = elide
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setToolTip(text)
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(hint.width() + 4, hint.height())  # room for the whole text, never elided
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), self.fontMetrics().horizontalAdvance("M" * 5)),
+                     hint.height())
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        rect = self.contentsRect()
+        text = self.fontMetrics().elidedText(self.text(), self._elide,
+                                             rect.width())
+        painter.drawText(rect, int(self.alignment()), text)

@@ -1,14 +1,16 @@
-"""The readout of the cursor: time, frequency and level, and the Δ to a reference."""
+"""The readout of the cursor: time, frequency and level, the Δ to a reference, and the
+width its label keeps."""
 
 from __future__ import annotations
 
 import math
 
+from PyQt6.QtWidgets import QLabel
 from specscope.compute.deployment.timeline import offset_text
 from specscope.compute.freqfmt import format_frequency
 from specscope.compute.timefmt import format_time
 
-__all__ = ["readout"]
+__all__ = ["READOUT_REFERENCE", "READOUT_TEMPLATE", "readout", "reserve_readout"]
 
 
 def readout(t: float, f: float, level: float, *, channel: int | None = None,
@@ -75,3 +77,19 @@ def readout(t: float, f: float, level: float, *, channel: int | None = None,
         if abs(dt) >= seconds_per_pixel > 0:  # a pixel or more apart: 1/Δt means something
             text += f"  (1/Δt = {format_frequency(1 / abs(dt), seconds_per_pixel / dt ** 2)})"
     return text
+
+
+#: the longest readout of the cursor alone, and what a reference cursor adds to it (an IQ
+#: capture's frequencies to the Hz a pixel tells at a deep zoom: ``-100.053000 MHz``)
+READOUT_TEMPLATE = "ch 00  t = 00:00:00.000  f = -000.000000 MHz  -000.0 dB"
+READOUT_REFERENCE = ("  |  Δt = -0000.000 s  Δf = -000.000000 MHz  ΔL = -000.0 dB"
+                     "  (1/Δt = 0.0001234 Hz)")
+
+
+def reserve_readout(label: QLabel, reference: bool) -> None:
+    """Keep ``label`` as wide as the longest readout of its kind (the cursor alone, or
+    with the Δ to a reference): never cut, never jumping with the text."""
+    text = READOUT_TEMPLATE + (READOUT_REFERENCE if reference else "")
+    width = label.fontMetrics().horizontalAdvance(text) + 8
+    if label.minimumWidth() != width:
+        label.setMinimumWidth(width)

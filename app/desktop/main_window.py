@@ -38,7 +38,6 @@ from specscope.app.desktop.controllers.processing import ProcessingController
 from specscope.app.desktop.controllers.profiler import ProfilerController
 from specscope.app.desktop.display_undo import DisplayUndo
 from specscope.app.desktop.exports import Exports
-from specscope.app.desktop.status_labels import ElidedLabel, reserve_readout
 from specscope.app.desktop.unsaved import ANNOTATIONS, REVIEW, UnsavedWork
 from specscope.app.qt.shell import SettingsChange
 from specscope.app.qt.view_controller import BACKGROUND_KINDS, ViewController
@@ -63,9 +62,10 @@ from specscope.compute.errors import InputError, MissingOption, RecordingError, 
 from specscope.compute.io import Recording, open_recording, readers
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.spectral import StftParams
-from specscope.compute.view.scales import freq_scale_problem
+from specscope.compute.view.scales import freq_scale_problem, usable_freq_scale
 from specscope.widgets.detect_panel import FittingScroll
-from specscope.widgets.messages import MessageLog, MessagesDialog
+from specscope.widgets.messages import ElidedLabel, MessageLog, MessagesDialog
+from specscope.widgets.readout import reserve_readout
 from specscope.widgets.recording_options import RecordingOptionsDialog, option_message
 from specscope.widgets.shortcuts_dialog import ShortcutsDialog
 from specscope.widgets.spectrogram_controls import SpectrogramControls
@@ -528,8 +528,9 @@ class MainWindow(QMainWindow):
         self.levels.document_opened(rec)
         if not self.views.document_opened():
             return
-        if self.engine.two_sided and self.settings.freq_scale != "linear":
-            self.set_frequency_scale("linear")
+        scale = usable_freq_scale(self.settings.freq_scale, two_sided=self.engine.two_sided)
+        if scale != self.settings.freq_scale:
+            self.set_frequency_scale(scale)
         self._apply_pending_session()
 
     # -- settings --------------------------------------------------------------------
@@ -540,16 +541,14 @@ class MainWindow(QMainWindow):
 
     def _on_params_changed(self, p: dict) -> None:
         try:
-            if p["nfft"] < 0:
-                raise InputError("FFT size must be a whole number of samples")
             stft = StftParams(p["nfft"], p["hop"], p["window"], p["scaling"])
         except InputError as exc:
             self.show_error(str(exc), dialog=False)
             return
         new = self.settings.with_changes(stft=stft, channel=p["channel"], reduce=p["reduce"])
-        if new.channel < 0 and new.freq_scale != "linear":
-            new = new.with_changes(freq_scale="linear")  # stacked bands are linear
-        self.change_settings(new)
+        scale = usable_freq_scale(new.freq_scale, two_sided=self.engine.two_sided,
+                                  stacked=new.channel < 0)
+        self.change_settings(new.with_changes(freq_scale=scale))
 
     def change_settings(self, new: ViewSettings, *, undoable: bool = True) -> None:
         """Make ``new`` the settings, as one undoable step (nothing when unchanged), or

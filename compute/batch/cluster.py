@@ -40,6 +40,16 @@ from typing import Any
 from ..errors import BadOption, InputError, RecordingError
 from ..types import WriteOn
 from .fetch import WorkerLost, check_write_on, fetch_outputs, workers_see, write_here
+from .tasks import (
+    Task,
+    TaskFailure,
+    TaskFunction,
+    TaskLost,
+    TaskOutcome,
+    TaskResult,
+    execute,
+    one_line,
+)
 
 __all__ = ["DaskPool", "bundle_folder", "dask_setup", "install_plugin_folders", "plugin_copy",
            "still_wanted", "warm", "worker_name"]
@@ -362,10 +372,8 @@ class DaskPool:
     options : dict
         Extra ``LocalCluster`` arguments; ``timeout`` (seconds, default 10) is the
         time allowed to reach a scheduler.
-    task : callable
-        The module-level function ``task(spec) -> dict`` each task runs.
-    one_line : callable
-        ``one_line(exc) -> str``: words a failure outside the task.
+    function : callable
+        The module-level function ``function(spec) -> dict`` each task runs.
 
     Raises
     ------
@@ -375,17 +383,15 @@ class DaskPool:
     """
 
     def __init__(self, address: str, workers: int, options: dict[str, Any],
-                 task: Callable[[dict[str, Any]], dict[str, Any]],
-                 one_line: Callable[[BaseException], str]) -> None:
+                 function: TaskFunction) -> None:
         try:
             import distributed
         except ImportError:
             raise BadOption("dask", address, "needs dask.distributed: pip install "
                             "'specscope[dask]'") from None
         self._distributed = distributed
-        self._task = task
-        self._task_bytes = pickle.dumps(task)
-        self._one_line = one_line
+        self._function = function
+        self._task_bytes = pickle.dumps(functools.partial(execute, function, worker=worker_name))
         self.cluster = None
         options = dict(options)
         timeout = options.pop("timeout", 10)
@@ -419,10 +425,10 @@ class DaskPool:
         self.plugin_folders = self._ship_plugins()
         self.timings["plugins_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        self.warmup = self.client.run(warm, task.__module__)
+        self.warmup = self.client.run(warm, function.__module__)
         self.timings["warm_s"] = time.perf_counter() - t0
         self.name = where
-        self._specs: dict[str, dict[str, Any]] = {}
+        self._tasks: dict[str, Task] = {}
         self._futures: list[Any] = []
         self._retried: dict[str, int] = {}
         self._names = sorted(str(w.get("name", a)) for a, w in info.items())
@@ -474,52 +480,57 @@ class DaskPool:
                 "largest_task_bytes": self._spec_bytes,
                 "largest_result_bytes": self._result_bytes}
 
-    def submit(self, spec: dict[str, Any]) -> Any:
+    def submit(self, task: Task) -> Any:
+        spec = task.spec
         sent = _absolute(spec)
         named = spec.get("part_path") or spec.get("out") or spec.get("file") or "task"
         key = (f"specscope-{Path(named).name}"
                f"-{len(self._futures)}-{os.getpid()}-{id(self)}")
-        task = self._task_bytes
+        function = self._task_bytes
         if self.write_on == "client":  # written in the worker's own folder, fetched back
             sent["fetch_key"] = key
-            task = pickle.dumps(functools.partial(write_here, self._task))
-        self._spec_bytes = max(self._spec_bytes, len(pickle.dumps(sent)))
-        # the function and its spec travel as bytes, unpickled on the worker only: the
+            function = pickle.dumps(functools.partial(
+                execute, functools.partial(write_here, self._function), worker=worker_name))
+        shipped = pickle.dumps(Task(task.input, sent, task.part))
+        self._spec_bytes = max(self._spec_bytes, len(shipped))
+        # the function and its task travel as bytes, unpickled on the worker only: the
         # scheduler never imports this library (it need not have it; a cold import there
         # cost seconds in the first run)
-        graph = {key: (operator.call, (pickle.loads, task),
-                       (pickle.loads, pickle.dumps(sent)))}
+        graph = {key: (operator.call, (pickle.loads, function), (pickle.loads, shipped))}
         fut = self.client.get(graph, [key], sync=False)[0]
-        self._specs[fut.key] = spec
+        self._tasks[fut.key] = task
         self._futures.append(fut)
         return fut
 
-    def _lost(self, watchdog: _Watchdog) -> str | None:
+    def _lost(self, watchdog: _Watchdog) -> TaskLost | None:
         """Why the scheduler counts as gone, or None while it answers."""
         if self.client.status in ("connecting", "closing", "closed", "failed"):
-            return f"unfinished: the connection to the scheduler {self.address} was lost"
+            return TaskLost(f"unfinished: the connection to the scheduler {self.address} "
+                            "was lost", "scheduler")
         if watchdog.silent is not None:
-            return (f"unfinished: the connection to the scheduler {self.address} was lost "
-                    f"(no answer for {watchdog.silent:.1f} s)")
+            return TaskLost(f"unfinished: the connection to the scheduler {self.address} was "
+                            f"lost (no answer for {watchdog.silent:.1f} s)", "scheduler")
         return None
 
-    def _outcome(self, fut: Any) -> dict[str, Any]:
+    def _outcome(self, fut: Any) -> TaskOutcome:
         try:
             return fut.result()
         except Exception as exc:  # noqa: BLE001 - a lost worker or scheduler fails the task
             # distributed's cancellation says why in a field (``reason``), a code
             reason = str(getattr(exc, "reason", "") or "")
             if reason == "scheduler-connection-lost" or self.client.status != "running":
-                error = f"unfinished: the connection to the scheduler {self.address} was lost"
+                error = TaskLost(f"unfinished: the connection to the scheduler {self.address} "
+                                 "was lost", "scheduler")
             elif fut.status == "cancelled" or isinstance(exc, (asyncio.CancelledError,
                                                                futures.CancelledError)):
-                error = f"unfinished: cancelled on the cluster ({reason or 'no reason given'})"
+                error = TaskLost("unfinished: cancelled on the cluster "
+                                 f"({reason or 'no reason given'})", "cancelled")
             else:
-                error = f"worker failed: {self._one_line(exc)}"
-            return {"ok": False, "error": error, "seconds": 0.0}
+                error = TaskLost(f"worker failed: {one_line(exc)}", "worker")
+            return TaskFailure(error)
 
-    def results(self, handles: list[Any]) -> Iterator[tuple[Any, dict[str, Any]]]:
-        """``(spec, result)`` as tasks end; every unfinished task at once when the scheduler goes.
+    def results(self, handles: list[Any]) -> Iterator[tuple[Task, TaskOutcome]]:
+        """``(task, outcome)`` as tasks end; every unfinished task at once when the scheduler goes.
 
         Futures are polled (every ``POLL_S``) rather than awaited, and a watchdog
         thread asks the scheduler for a sign of life every ``HEARTBEAT_S``: a
@@ -535,8 +546,7 @@ class DaskPool:
                 lost = self._lost(watchdog)
                 if lost is not None:
                     for fut in pending:
-                        yield self._specs[fut.key], {"ok": False, "error": lost,
-                                                     "seconds": 0.0}
+                        yield self._tasks[fut.key], TaskFailure(lost)
                     return
                 done = [f for f in pending if f.done()]
                 if not done:
@@ -552,7 +562,7 @@ class DaskPool:
                     if again is not None:
                         pending.append(again)
                         continue
-                    yield self._specs[fut.key], res
+                    yield self._tasks[fut.key], res
         finally:
             watchdog.stop()
 
@@ -585,11 +595,12 @@ class DaskPool:
             raise box["error"]
         return box["value"]
 
-    def _use(self, fut: Any, res: dict[str, Any]) -> tuple[dict[str, Any], Any]:
-        """The result, its files fetched from the worker; or a resubmitted future for it."""
-        spec = self._specs[fut.key]
+    def _use(self, fut: Any, res: TaskOutcome) -> tuple[TaskOutcome, Any]:
+        """The outcome, its files fetched from the worker; or a resubmitted future for it."""
+        task = self._tasks[fut.key]
+        spec = task.spec
         self._result_bytes = max(self._result_bytes, len(pickle.dumps(res)))
-        fetch = res.pop("fetch", None)
+        fetch = res.value.pop("fetch", None) if isinstance(res, TaskResult) else None
         if fetch is not None:
             try:
                 fetch_outputs(self.client, spec, fetch, stop=self._stopping.is_set)
@@ -599,16 +610,15 @@ class DaskPool:
                         and self.client.status == "running"):
                     # the worker went away with the files: the task runs once more
                     self._again.add(key)
-                    self._retried[spec["path"]] = self._retried.get(spec["path"], 0) + 1
+                    self._retried[task.input] = self._retried.get(task.input, 0) + 1
                     fut.release()
-                    return res, self.submit(spec)
-                res = {"ok": False, "error": str(exc), "seconds": res.get("seconds", 0.0),
-                       "worker": res.get("worker")}
+                    return res, self.submit(task)
+                res = TaskFailure(exc, res.seconds, res.worker)
         if self.client.status == "running":
             with contextlib.suppress(Exception):  # the scheduler may be gone
                 # the scheduler's own log of the task (no code of ours runs there)
                 if _runs(self.client.story(fut.key, on_error="ignore")) > 1:
-                    self._retried[spec["path"]] = self._retried.get(spec["path"], 0) + 1
+                    self._retried[task.input] = self._retried.get(task.input, 0) + 1
         # released at once: a result the scheduler no longer holds is never computed
         # again (a lost worker held it), so nothing is rewritten after it was used
         fut.release()

@@ -24,7 +24,6 @@ import json
 import os
 import shutil
 import time
-import traceback
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -36,16 +35,15 @@ import numpy as np
 
 from .. import extensions
 from ..detect import Events
-from ..errors import Cancelled, InputError, RecordingError, SpecscopeError
+from ..errors import InputError, RecordingError, SpecscopeError
 from ..files import atomic_write_text, os_error_cause, refuse_overwriting_inputs
 from ..io import open_recording, split_member
 from ..io.remote import is_url
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, Pipeline
 from ..types import Executor, TableFormat, WriteOn
-from .cluster import plugin_copy, still_wanted, worker_name
+from .cluster import plugin_copy, still_wanted
 from .heap import roomy_heap
 from .parts import DEFAULT_PART_SAMPLES, part_events, plan_parts
-from .pool import make_pool
 from .process import (
     EXECUTORS,
     RESUME_FOLDER,
@@ -54,7 +52,8 @@ from .process import (
     refuse_writing_into_folders,
     resume_key,
 )
-from .tasks import one_line
+from .runner import run_tasks
+from .tasks import Task, TaskFailure, TaskOutcome, TaskResult, one_line
 
 __all__ = ["ABSOLUTE_COLUMNS", "DEFAULT_PART_SAMPLES", "SUMMARY_NAME", "TABLE_FORMATS",
            "DetectResult", "DetectSummary", "absolute_path", "detect_task", "run_detect",
@@ -193,55 +192,45 @@ def detect_task(spec: dict[str, Any]) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``ok``, ``seconds`` and ``worker``; on success ``detections`` and
-        ``labels`` (a part: ``events`` and ``pushed``), on failure ``error`` (one
-        line; ``"cancelled"`` when the run stopped it).
+        ``detections`` and ``labels`` (a part: ``events`` and ``pushed``).
+
+    Raises
+    ------
+    Cancelled
+        The run stopped the task.
     """
     with roomy_heap():  # a Dask worker's lean heap maps and faults every block otherwise
         return _detect_body(spec)
 
 
 def _detect_body(spec: dict[str, Any]) -> dict[str, Any]:
-    t0 = time.perf_counter()
-    try:
-        known = {str(p) for p in extensions.search_paths()}
-        missing = [c for c in (plugin_copy(p) for p in spec.get("plugin_paths", ()))
-                   if c not in known]
-        if missing:
-            extensions.add_search_path(*missing)
-        pipeline = Pipeline.from_dict(spec["pipeline"])
-        part = spec.get("part")
-        with _open_spec(spec) as rec:
-            if part is not None and part.get("whole"):  # a deployment's segment, whole
-                events = pipeline.detect(rec, spec["start"], spec["stop"],
-                                         chunk_samples=spec["chunk_samples"],
-                                         channels=spec["channels"],
-                                         cancelled=lambda: not still_wanted())
-                return {"ok": True, "seconds": time.perf_counter() - t0,
-                        "worker": worker_name(), "events": events,
-                        "pushed": [spec["start"], spec["stop"]]}
-            if part is not None:
-                events, pushed = part_events(
-                    pipeline, rec, spec["start"], spec["stop"], spec["channels"],
-                    tuple(part["own"]), chunk_samples=spec["chunk_samples"],
-                    last=part.get("last", part["index"] == part["count"] - 1),
-                    cancelled=lambda: not still_wanted())
-                return {"ok": True, "seconds": time.perf_counter() - t0,
-                        "worker": worker_name(), "events": events, "pushed": list(pushed)}
+    known = {str(p) for p in extensions.search_paths()}
+    missing = [c for c in (plugin_copy(p) for p in spec.get("plugin_paths", ()))
+               if c not in known]
+    if missing:
+        extensions.add_search_path(*missing)
+    pipeline = Pipeline.from_dict(spec["pipeline"])
+    part = spec.get("part")
+    with _open_spec(spec) as rec:
+        if part is not None and part.get("whole"):  # a deployment's segment, whole
             events = pipeline.detect(rec, spec["start"], spec["stop"],
                                      chunk_samples=spec["chunk_samples"],
                                      channels=spec["channels"],
                                      cancelled=lambda: not still_wanted())
-            events.write(spec["out"], format=spec["format"], recording=rec)
-        return {"ok": True, "seconds": time.perf_counter() - t0, "worker": worker_name(),
-                "detections": len(events), "labels": dict(sorted(Counter(events.label).items()))}
-    except Cancelled:
-        return {"ok": False, "error": "cancelled", "seconds": time.perf_counter() - t0,
-                "worker": worker_name()}
-    except Exception as exc:  # noqa: BLE001 - reported per input, the run goes on
-        return {"ok": False, "error": one_line(exc), "seconds": time.perf_counter() - t0,
-                "traceback": None if isinstance(exc, SpecscopeError) else traceback.format_exc(),
-                "worker": worker_name()}
+            return {"events": events, "pushed": [spec["start"], spec["stop"]]}
+        if part is not None:
+            events, pushed = part_events(
+                pipeline, rec, spec["start"], spec["stop"], spec["channels"],
+                tuple(part["own"]), chunk_samples=spec["chunk_samples"],
+                last=part.get("last", part["index"] == part["count"] - 1),
+                cancelled=lambda: not still_wanted())
+            return {"events": events, "pushed": list(pushed)}
+        events = pipeline.detect(rec, spec["start"], spec["stop"],
+                                 chunk_samples=spec["chunk_samples"],
+                                 channels=spec["channels"],
+                                 cancelled=lambda: not still_wanted())
+        events.write(spec["out"], format=spec["format"], recording=rec)
+    return {"detections": len(events), "labels": dict(sorted(Counter(events.label).items()))}
 
 
 # -- the run ------------------------------------------------------------------------------
@@ -418,13 +407,17 @@ def _file_table_name(path: Any, root: Any, suffix: str, used: set[str]) -> str:
     return text
 
 
-def _result(spec: dict[str, Any], res: dict[str, Any], seconds: float, workers: list[str],
+def _result(spec: dict[str, Any], outcome: TaskOutcome, seconds: float, workers: list[str],
             parts: int = 1) -> DetectResult:
-    ok = bool(res.get("ok"))
-    return DetectResult(spec["path"], spec["out"] if ok else None, ok, res.get("error"),
-                        seconds, spec["n_samples"], len(spec["channels"]), parts,
-                        workers=workers, detections=int(res.get("detections") or 0),
-                        labels=dict(res.get("labels") or {}), duration_s=spec["duration_s"])
+    if isinstance(outcome, TaskFailure):
+        return DetectResult(spec["path"], None, False, outcome.message, seconds,
+                            spec["n_samples"], len(spec["channels"]), parts, workers=workers,
+                            duration_s=spec["duration_s"], failure=outcome.error)
+    value = outcome.value
+    return DetectResult(spec["path"], spec["out"], True, None, seconds, spec["n_samples"],
+                        len(spec["channels"]), parts, workers=workers,
+                        detections=int(value.get("detections") or 0),
+                        labels=dict(value.get("labels") or {}), duration_s=spec["duration_s"])
 
 
 class _Parts:
@@ -434,44 +427,47 @@ class _Parts:
         self.spec = spec
         self.events: list[Events | None] = [None] * n
         self.errors: list[str] = []
+        self.failure: BaseException | None = None
         self.seconds = 0.0
         self.workers: list[str] = []
         self.left = n
         self.reused = 0
 
-    def add(self, part: dict[str, Any], res: dict[str, Any]) -> DetectResult | None:
-        """Take one part's result; the input's result once every part has come."""
-        self.seconds += float(res.get("seconds") or 0.0)
-        if res.get("worker") and res["worker"] not in self.workers:
-            self.workers.append(res["worker"])
-        if res.get("ok"):
-            self.events[part["index"]] = res["events"]
-            if res.get("reused"):
+    def add(self, part: dict[str, Any], outcome: TaskOutcome) -> DetectResult | None:
+        """Take one part's outcome; the input's result once every part has come."""
+        self.seconds += outcome.seconds
+        if outcome.worker and outcome.worker not in self.workers:
+            self.workers.append(outcome.worker)
+        if isinstance(outcome, TaskResult):
+            self.events[part["index"]] = outcome.value["events"]
+            if outcome.reused:
                 self.reused += 1
             elif self.spec.get("state"):
                 try:
-                    _publish_part(self.spec, part["index"], res["events"])
+                    _publish_part(self.spec, part["index"], outcome.value["events"])
                 except SpecscopeError:
                     pass  # not kept: a later run computes it again
         else:
             p0, p1 = part["own"]
-            self.errors.append(f"{res.get('error') or 'failed'} (the part of samples "
-                               f"{p0}..{p1})")
+            self.errors.append(f"{outcome.message} (the part of samples {p0}..{p1})")
+            self.failure = self.failure or outcome.error
         self.left -= 1
         if self.left:
             return None
         n = len(self.events)
         if self.errors:
-            r = _result(self.spec, {"ok": False, "error": self.errors[0]}, self.seconds,
-                        self.workers, n)
+            failure = self.failure if self.failure is not None else RecordingError(
+                self.errors[0])
+            r = _result(self.spec, TaskFailure(failure), self.seconds, self.workers, n)
+            r.error = self.errors[0]
             r.reused = self.reused
             return r
         t = time.perf_counter()
         try:
             events = _write_merged(self.spec, [e for e in self.events if e is not None])
         except Exception as exc:  # noqa: BLE001 - this input fails, the others go on
-            r = _result(self.spec, {"ok": False, "error": one_line(exc)},
-                        self.seconds + time.perf_counter() - t, self.workers, n)
+            r = _result(self.spec, TaskFailure(exc), self.seconds + time.perf_counter() - t,
+                        self.workers, n)
             r.reused = self.reused
             return r
         if self.spec.get("state"):  # written: its parts are not needed again
@@ -481,9 +477,9 @@ class _Parts:
                 state.parent.rmdir()
             except OSError:
                 pass
-        res = {"ok": True, "detections": len(events),
-               "labels": dict(sorted(Counter(events.label).items()))}
-        r = _result(self.spec, res, self.seconds + time.perf_counter() - t, self.workers, n)
+        done = TaskResult({"detections": len(events),
+                           "labels": dict(sorted(Counter(events.label).items()))})
+        r = _result(self.spec, done, self.seconds + time.perf_counter() - t, self.workers, n)
         r.reused = self.reused
         return r
 
@@ -605,9 +601,9 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
 
     order = [str(i) for i in inputs]
     results: dict[str, InputResult] = {}
-    tasks: list[dict[str, Any]] = []
+    tasks: list[Task] = []
     split: dict[str, _Parts] = {}
-    reused: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    reused: list[tuple[Task, TaskOutcome]] = []
     for o, inp in outs.items():
         if o == summary_path:
             continue
@@ -615,7 +611,7 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
             spec, parts = _prepare(pipeline, inp, o, format, options, chunk_samples, start,
                                    stop, channels, part_samples)
         except Exception as exc:  # noqa: BLE001 - this input fails, the others go on
-            results[inp] = DetectResult(inp, None, False, one_line(exc))
+            results[inp] = DetectResult(inp, None, False, one_line(exc), failure=exc)
             continue
         if parts:
             split[inp] = _Parts(spec, len(parts))
@@ -623,63 +619,40 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
                 for p in parts:
                     old = _finished_part(spec, p["part"]["index"])
                     if old is not None:
-                        reused.append((p, {"ok": True, "seconds": 0.0, "events": old,
-                                           "reused": True}))
-                mine = {id(p) for p, _ in reused}
+                        reused.append((Task(inp, p, p["part"]["index"]),
+                                       TaskResult({"events": old}, reused=True)))
+                mine = {id(t.spec) for t, _ in reused}
                 parts = [p for p in parts if id(p) not in mine]
-        tasks += parts or ([] if inp in split else [spec])
+            tasks += [Task(inp, p, p["part"]["index"]) for p in parts]
+        else:
+            tasks.append(Task(inp, spec))
     # progress counts tasks: an input's parts one by one, the failed ones at once
-    total, done = len(tasks) + len(reused) + len(results), len(results)
-    if progress is not None:
-        for r in results.values():
+    total, done = len(tasks) + len(reused) + len(results), 0
+    for r in list(results.values()):
+        done += 1
+        if progress is not None:
             progress(done, total, r)
-    t_setup = time.perf_counter()
-    pool = make_pool(workers, executor, dask, dask_options, detect_task, one_line)
-    if hasattr(pool, "prepare_outputs"):  # a Dask pool: the workers or this process write
-        try:
-            pool.prepare_outputs(out_dir, write_on)
-        except BaseException:
-            pool.close()
-            raise
-    setup = time.perf_counter() - t_setup
-    try:
-        handles = [pool.submit(spec) for spec in tasks]
 
-        def outcomes() -> Any:
-            yield from reused
-            if handles:
-                yield from pool.results(handles)
+    def take(task: Task, outcome: TaskOutcome) -> None:
+        nonlocal done
+        if task.part is not None:
+            r = split[task.input].add(task.spec["part"], outcome)
+        else:
+            r = _result(task.spec, outcome, outcome.seconds,
+                        [outcome.worker] if outcome.worker else [])
+        if r is not None:
+            results[task.input] = r
+        done += 1
+        if progress is not None:
+            progress(done, total, r)
 
-        for spec, res in outcomes():
-            inp = spec["path"]
-            if "part" in spec:
-                r = split[inp].add(spec["part"], res)
-            else:
-                r = _result(spec, res, float(res.get("seconds") or 0.0),
-                            [res["worker"]] if res.get("worker") else [])
-            if r is not None:
-                results[inp] = r
-            done += 1
-            if progress is not None:
-                progress(done, total, r)
-    except BaseException:
-        if hasattr(pool, "cancel"):
-            pool.cancel()
-        raise
-    finally:
-        if hasattr(pool, "retried"):
-            for inp, n_again in pool.retried().items():
-                if inp in results:
-                    results[inp].retried = n_again
-        pool.close()
+    info = run_tasks(detect_task, tasks, take, workers=workers, executor=executor, dask=dask,
+                     dask_options=dask_options, outputs=out_dir, write_on=write_on,
+                     finished=reused)
+    for inp, n_again in info.retried.items():
+        if inp in results:
+            results[inp].retried = n_again
     ordered = [results[i] for i in order]
     atomic_write_text(summary_path, _summary_text(ordered), what="summary file name")
-    if dask is not None:
-        name, n_workers, n_threads, cluster = pool.name, pool.n_workers, pool.n_threads, \
-            pool.info()
-    else:
-        name = pool.name if workers > 1 else "in process"
-        n_workers = n_threads = workers
-        cluster = {}
-    return DetectSummary(ordered, time.perf_counter() - t0, n_workers, name, n_threads,
-                         setup, cluster, str(summary_path))
+    return DetectSummary(ordered, time.perf_counter() - t0, info.workers, info.executor,
+                         info.threads, info.setup_seconds, info.cluster, str(summary_path))

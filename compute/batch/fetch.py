@@ -30,6 +30,7 @@ from typing import Any
 from ..errors import InputError, RecordingError
 from ..files import atomic_file
 from ..types import WriteOn, choices
+from .tasks import renamed
 
 __all__ = ["PIECE_BYTES", "WRITE_ON", "WorkerLost", "fetch_outputs", "workers_see",
            "write_here"]
@@ -71,7 +72,7 @@ def write_here(task: Callable[[dict[str, Any]], dict[str, Any]],
     Parameters
     ----------
     task : callable
-        The batch task, ``task(spec) -> dict``.
+        The batch task function, ``task(spec) -> dict``.
     spec : dict
         The task's spec; ``spec["fetch_key"]`` names the private folder, and its
         ``out`` and ``part_path`` are redirected into it.
@@ -79,9 +80,14 @@ def write_here(task: Callable[[dict[str, Any]], dict[str, Any]],
     Returns
     -------
     dict
-        The task's result; on success with ``fetch`` (the worker's address, the key
-        and the ``(name, size)`` of each file written), on failure with the error
-        naming the client's file rather than the private copy.
+        The task's value, with ``fetch``: the worker's address, the key and the
+        ``(name, size)`` of each file written.
+
+    Raises
+    ------
+    Exception
+        What the task raised, its message naming the client's file rather than the
+        private copy.
     """
     from distributed import get_worker
 
@@ -93,16 +99,15 @@ def write_here(task: Callable[[dict[str, Any]], dict[str, Any]],
     for k in _WRITTEN:
         if here.get(k):
             here[k] = str(folder / Path(here[k]).name)
-    res = task(here)
-    if res.get("ok"):
-        res["fetch"] = {"worker": worker.address, "key": spec["fetch_key"],
-                        "files": sorted((p.name, p.stat().st_size) for p in folder.iterdir()
-                                        if p.is_file() and not p.name.endswith(".partial"))}
-    else:
+    try:
+        res = task(here)
+    except Exception as exc:  # noqa: BLE001 - raised again, renamed
         shutil.rmtree(folder, ignore_errors=True)
-        for k in _WRITTEN:  # name the client's file, not the worker's private copy
-            if here.get(k) and isinstance(res.get("error"), str):
-                res["error"] = res["error"].replace(here[k], spec[k])
+        # the client's file is named, not the worker's private copy
+        raise renamed(exc, {here[k]: spec[k] for k in _WRITTEN if here.get(k)}) from None
+    res["fetch"] = {"worker": worker.address, "key": spec["fetch_key"],
+                    "files": sorted((p.name, p.stat().st_size) for p in folder.iterdir()
+                                    if p.is_file() and not p.name.endswith(".partial"))}
     return res
 
 

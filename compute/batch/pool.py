@@ -1,14 +1,11 @@
 """The executors of the batch: this process, a local pool, or a Dask cluster.
 
-:func:`make_pool` gives the one executor both batch modes run on: the
-pipeline runs of :func:`specscope.compute.batch.process.run_batch` (one HDF5 file per
-input) and the detector runs of
-:func:`specscope.compute.batch.detect.run_detect` (one table of detections per
-input).  A pool has ``submit(spec)``, ``results(handles)`` (``(spec, result)``
-as tasks end), ``close()`` and ``name``; the Dask pool
-(:class:`~specscope.compute.batch.cluster.DaskPool`) also ``cancel()``,
-``retried()``, ``info()``, ``n_workers`` and ``n_threads``.  Tasks are
-module-level functions ``task(spec) -> dict`` so that they pickle.
+Every batch kind (pipeline runs, detector runs, long-term levels) runs its
+:class:`~specscope.compute.batch.tasks.Task` objects on a :class:`TaskPool`,
+through the one loop of :mod:`~specscope.compute.batch.runner`.  A pool runs a
+module-level task function on each task in a worker and hands back
+:class:`~specscope.compute.batch.tasks.TaskResult` or
+:class:`~specscope.compute.batch.tasks.TaskFailure` objects as tasks end.
 
 Nothing here imports Qt.
 """
@@ -16,39 +13,101 @@ Nothing here imports Qt.
 from __future__ import annotations
 
 import contextlib
+import functools
 import signal
 import threading
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
 
-from ..types import Executor
-from .cluster import DaskPool
+from ..types import Executor, WriteOn
+from .cluster import DaskPool, worker_name
+from .tasks import Task, TaskFailure, TaskFunction, TaskLost, TaskOutcome, execute, one_line
 
-__all__ = ["Futures", "Inline", "make_pool"]
-
-Task = Callable[[dict[str, Any]], dict[str, Any]]
+__all__ = ["Futures", "Inline", "TaskPool", "make_pool"]
 
 
-class Inline:
+class TaskPool(Protocol):
+    """Where the tasks of a batch run run.
+
+    Attributes
+    ----------
+    name : str
+        How a summary names it ("inline", "2 processes", "dask tcp://...").
+    n_workers, n_threads : int
+        Workers and threads over all of them.
+    """
+
+    name: str
+    n_workers: int
+    n_threads: int
+
+    def prepare_outputs(self, folder: Path, write_on: WriteOn = "auto") -> str:
+        """Choose who writes into ``folder``; ``"workers"`` or ``"client"``."""
+        ...
+
+    def submit(self, task: Task) -> Any:
+        """Start ``task``; a handle for :meth:`results`."""
+        ...
+
+    def results(self, handles: list[Any]) -> Iterator[tuple[Task, TaskOutcome]]:
+        """``(task, outcome)`` for each handle, as tasks end."""
+        ...
+
+    def retried(self) -> dict[str, int]:
+        """Per input: its tasks that ran again because their worker was lost."""
+        ...
+
+    def info(self) -> dict[str, Any]:
+        """A description of the workers and what the run cost on them (empty locally)."""
+        ...
+
+    def cancel(self) -> None:
+        """Stop every task of the run still running."""
+        ...
+
+    def close(self) -> None:
+        """Let the workers go."""
+        ...
+
+
+class _Local:
+    """What the local pools share: they write in place and retry nothing."""
+
+    name = "in process"
+    n_workers = n_threads = 1
+
+    def prepare_outputs(self, folder: Path, write_on: WriteOn = "auto") -> str:
+        return "workers"
+
+    def retried(self) -> dict[str, int]:
+        return {}
+
+    def info(self) -> dict[str, Any]:
+        return {}
+
+    def cancel(self) -> None:
+        pass
+
+
+class Inline(_Local):
     """Tasks run one after another in this process, as their results are asked for.
 
     Parameters
     ----------
-    task : callable
-        ``task(spec) -> dict``, run for each submitted spec.
+    function : callable
+        ``function(spec) -> dict``, run for each submitted task.
     """
 
-    name = "inline"
+    def __init__(self, function: TaskFunction) -> None:
+        self._function = function
 
-    def __init__(self, task: Task) -> None:
-        self._task = task
+    def submit(self, task: Task) -> Any:
+        return task
 
-    def submit(self, spec: dict[str, Any]) -> Any:
-        return spec
-
-    def results(self, handles: list[Any]) -> Iterator[tuple[Any, dict[str, Any]]]:
-        for spec in handles:
-            yield spec, self._task(spec)
+    def results(self, handles: list[Any]) -> Iterator[tuple[Task, TaskOutcome]]:
+        for task in handles:
+            yield task, execute(self._function, task, worker_name)
 
     def close(self) -> None:
         pass
@@ -72,7 +131,7 @@ def _sigint_ignored(active: bool) -> Iterator[None]:
         signal.signal(signal.SIGINT, old)
 
 
-class Futures:
+class Futures(_Local):
     """A pool of ``workers`` processes (spawned) or threads.
 
     Parameters
@@ -81,19 +140,15 @@ class Futures:
         Processes or threads in the pool.
     kind : {"processes", "threads"}
         The pool's kind; worker processes are spawned, never forked.
-    task : callable
-        The module-level function ``task(spec) -> dict`` (it pickles).
-    one_line : callable
-        ``one_line(exc) -> str``: words the failure of a worker that died.
+    function : callable
+        The module-level function ``function(spec) -> dict`` (it pickles).
     """
 
-    def __init__(self, workers: int, kind: str, task: Task,
-                 one_line: Callable[[BaseException], str]) -> None:
+    def __init__(self, workers: int, kind: Executor, function: TaskFunction) -> None:
         import concurrent.futures as cf
 
         self._cf = cf
-        self._task = task
-        self._one_line = one_line
+        self._run = functools.partial(execute, function, worker=worker_name)
         if kind == "threads":
             self.pool: Any = cf.ThreadPoolExecutor(workers)
         else:
@@ -102,32 +157,31 @@ class Futures:
             self.pool = cf.ProcessPoolExecutor(workers,
                                                mp_context=multiprocessing.get_context("spawn"))
         self.name = f"{workers} {kind}"
+        self.n_workers = self.n_threads = workers
         self._processes = kind != "threads"
-        self._specs: dict[Any, dict[str, Any]] = {}
+        self._tasks: dict[Any, Task] = {}
 
-    def submit(self, spec: dict[str, Any]) -> Any:
+    def submit(self, task: Task) -> Any:
         with _sigint_ignored(self._processes):
-            fut = self.pool.submit(self._task, spec)  # a worker process may start here
-        self._specs[fut] = spec
+            fut = self.pool.submit(self._run, task)  # a worker process may start here
+        self._tasks[fut] = task
         return fut
 
-    def results(self, handles: list[Any]) -> Iterator[tuple[Any, dict[str, Any]]]:
+    def results(self, handles: list[Any]) -> Iterator[tuple[Task, TaskOutcome]]:
         for fut in self._cf.as_completed(handles):
             try:
-                res = fut.result()
+                outcome = fut.result()
             except Exception as exc:  # noqa: BLE001 - a dead worker fails its task only
-                res = {"ok": False, "error": f"worker failed: {self._one_line(exc)}",
-                       "seconds": 0.0}
-            yield self._specs.pop(fut), res  # the future and its result are let go
+                outcome = TaskFailure(TaskLost(f"worker failed: {one_line(exc)}", "worker"))
+            yield self._tasks.pop(fut), outcome  # the future and its result are let go
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def make_pool(workers: int, executor: Executor, dask: str | None,
-              dask_options: dict[str, Any] | None, task: Task,
-              one_line: Callable[[BaseException], str]) -> Any:
-    """The executor for ``task``: Dask when ``dask`` is given, else this process
+              dask_options: dict[str, Any] | None, function: TaskFunction) -> TaskPool:
+    """The executor for ``function``: Dask when ``dask`` is given, else this process
     (``workers == 1``) or a pool of ``workers`` ``executor`` ("processes", "threads").
 
     Parameters
@@ -140,17 +194,12 @@ def make_pool(workers: int, executor: Executor, dask: str | None,
         ``"local"`` or a scheduler address; None for a local executor.
     dask_options : dict or None
         Extra ``LocalCluster`` arguments.
-    task : callable
-        The module-level function ``task(spec) -> dict`` each task runs.
-    one_line : callable
-        ``one_line(exc) -> str``: words a failure that happened outside the task
-        (a dead worker).
+    function : callable
+        The module-level function ``function(spec) -> dict`` each task runs.
 
     Returns
     -------
-    Inline, Futures or DaskPool
-        An object with ``submit(spec)``, ``results(handles)``, ``close()`` and
-        ``name``.
+    TaskPool
 
     Raises
     ------
@@ -158,7 +207,7 @@ def make_pool(workers: int, executor: Executor, dask: str | None,
         A Dask cluster cannot be used (see :class:`~specscope.compute.batch.cluster.DaskPool`).
     """
     if dask is not None:
-        return DaskPool(dask, workers, dict(dask_options or {}), task, one_line)
+        return DaskPool(dask, workers, dict(dask_options or {}), function)
     if workers == 1:
-        return Inline(task)
-    return Futures(workers, executor, task, one_line)
+        return Inline(function)
+    return Futures(workers, executor, function)

@@ -17,7 +17,6 @@ import secrets
 import shutil
 import tempfile
 import time
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +27,7 @@ import numpy as np
 from .. import extensions
 from ..deployment import DEPLOYMENT_FORMAT, segments_in
 from ..deployment.layout import utc_text, write_deployment_group
-from ..errors import InputError, RecordingError, SpecscopeError
+from ..errors import Cancelled, InputError, RecordingError, SpecscopeError
 from ..files import (
     atomic_file,
     clean_stale_partials,
@@ -47,12 +46,12 @@ from ..output import (
 )
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, BoundPipeline, Pipeline
 from ..types import Executor, WriteOn, choices
-from .cluster import plugin_copy, still_wanted, worker_name
+from .cluster import plugin_copy, still_wanted
 from .compare import RerunResult
 from .fetch import check_write_on
 from .heap import roomy_heap
-from .pool import make_pool
-from .tasks import one_line
+from .runner import run_tasks
+from .tasks import Task, TaskFailure, TaskOutcome, TaskResult, one_line, renamed
 
 __all__ = ["DEFAULT_TASK_SAMPLES", "DEPLOYMENT_FORMAT", "EXECUTORS", "RESUME_FOLDER",
            "InputResult", "RerunResult", "Summary", "clean_abandoned_parts", "output_path",
@@ -95,6 +94,8 @@ class InputResult:
     reused : int
         Parts a stopped run of the same pipeline over the same deployment had finished,
         taken as they were (not computed again).
+    failure : BaseException or None
+        The error itself, of its own type with its fields, when the input failed.
     """
 
     input: str
@@ -108,6 +109,7 @@ class InputResult:
     workers: list[str] = field(default_factory=list)
     retried: int = 0
     reused: int = 0
+    failure: BaseException | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description (``specscope run --json``)."""
@@ -362,43 +364,36 @@ def _task(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _task_body(spec: dict[str, Any]) -> dict[str, Any]:
-    t0 = time.perf_counter()
-    try:
-        _use_plugin_paths(spec.get("plugin_paths", ()))
-        pipeline = Pipeline.from_dict(spec["pipeline"])
-        with _open(spec["path"], spec["options"], spec.get("recording")) as rec:
-            meta = recording_meta(rec)
-            bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
-            chans = spec["channels"]
+    _use_plugin_paths(spec.get("plugin_paths", ()))
+    pipeline = Pipeline.from_dict(spec["pipeline"])
+    with _open(spec["path"], spec["options"], spec.get("recording")) as rec:
+        meta = recording_meta(rec)
+        bound = pipeline.bind(meta["sample_rate"], meta["is_complex"])
+        chans = spec["channels"]
 
-            def read(a: int, b: int) -> np.ndarray:
-                return rec.read(a, b, chans)
+        def read(a: int, b: int) -> np.ndarray:
+            return rec.read(a, b, chans)
 
-            part = spec.get("part")
-            if part is None:
-                if bound.stft is not None:
-                    bound.stft.check_length(bound.signal_length(spec["stop"] - spec["start"]),
-                                            Path(spec["path"]).name)
-                prov = recording_provenance(rec)
-                blocks = _watched(bound.stream(read, spec["start"], spec["stop"],
-                                               chunk_samples=spec["chunk_samples"]))
-                write_pipeline_output(Path(spec["out"]), pipeline, bound, meta, spec, blocks,
-                                      prov, annotations=rec.annotations)
-            else:
-                _write_part(Path(spec["part_path"]), bound, read, part, spec["chunk_samples"])
-        return {"ok": True, "seconds": time.perf_counter() - t0, "meta": meta,
-                "worker": worker_name()}
-    except Exception as exc:  # noqa: BLE001 - reported per input, the batch goes on
-        return {"ok": False, "error": one_line(exc), "seconds": time.perf_counter() - t0,
-                "traceback": traceback.format_exc() if not isinstance(exc, SpecscopeError)
-                else None, "worker": worker_name()}
+        part = spec.get("part")
+        if part is None:
+            if bound.stft is not None:
+                bound.stft.check_length(bound.signal_length(spec["stop"] - spec["start"]),
+                                        Path(spec["path"]).name)
+            prov = recording_provenance(rec)
+            blocks = _watched(bound.stream(read, spec["start"], spec["stop"],
+                                           chunk_samples=spec["chunk_samples"]))
+            write_pipeline_output(Path(spec["out"]), pipeline, bound, meta, spec, blocks,
+                                  prov, annotations=rec.annotations)
+        else:
+            _write_part(Path(spec["part_path"]), bound, read, part, spec["chunk_samples"])
+    return {"meta": meta}
 
 
 def _watched(blocks: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
     """The blocks, stopping (and so discarding the temporary file) once the task is cancelled."""
     for block in blocks:
         if not still_wanted():
-            raise RecordingError("cancelled")
+            raise Cancelled()
         yield block
 
 
@@ -663,7 +658,7 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
     if pipeline.event_step is not None:
         raise InputError(f"{pipeline.event_step.label}: the pipeline ends in a detector, "
                          "so its result is events, not HDF5 signal files; run it with "
-                         "'specscope detect' (run_detect)")
+                         "run_detect")
     options = {k: v for k, v in (recording_options or {}).items() if v is not None}
     if not inputs:
         raise InputError("no inputs given")
@@ -691,113 +686,96 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
             jobs[inp] = _prepare(pipeline, inp, o, options, chunk_samples, task_samples,
                                  start, stop, channels)
         except Exception as exc:  # noqa: BLE001 - this input fails, the others go on
-            results[inp] = InputResult(inp, None, False, one_line(exc))
-    total = len(order)
-    done = len(results)
-    if progress is not None:
-        for r in results.values():
-            progress(done, total, r)
-
-    t_setup = time.perf_counter()
-    pool = make_pool(workers, executor, dask, dask_options, _task, one_line)
-    if hasattr(pool, "prepare_outputs"):
-        try:
-            pool.prepare_outputs(out_dir, write_on)
-        except BaseException:
-            pool.close()
-            raise
-    setup = time.perf_counter() - t_setup
-    handles: list[Any] = []
-    unfinished = set(jobs)
+            results[inp] = InputResult(inp, None, False, one_line(exc), failure=exc)
+    collect = _Collect(jobs, results, len(order), progress)
+    for r in list(results.values()):
+        collect.report(r)
+    tasks, finished = collect.tasks()
     try:
-        _run_jobs(pool, jobs, handles, results, unfinished, total, done, progress)
-    except BaseException:
-        # Ctrl+C or a lost client: the cluster's tasks are cancelled and stop at their
-        # next block; nothing half-written stays behind
-        if hasattr(pool, "cancel"):
-            pool.cancel()
-        raise
+        info = run_tasks(_task, tasks, collect.take, workers=workers, executor=executor,
+                         dask=dask, dask_options=dask_options, outputs=out_dir,
+                         write_on=write_on, finished=finished)
     finally:
-        if hasattr(pool, "retried") and handles:
-            for inp, n_again in pool.retried().items():
-                if inp in results:
-                    results[inp].retried = n_again
-        pool.close()
-        for inp in unfinished:
+        for inp in collect.unfinished:
             for p in jobs[inp][1]:
                 if p.get("state"):
                     continue  # a deployment's finished parts wait for the next run
                 Path(p["part_path"]).unlink(missing_ok=True)
                 _ABANDONED.add(Path(p["part_path"]))
         clean_stale_partials(out_dir / ".specscope-batch")  # temporaries of killed workers
-    cluster: dict[str, Any] = {}
-    if dask is not None:
-        name, n_workers, n_threads = pool.name, pool.n_workers, pool.n_threads
-        cluster = pool.info()
-    else:
-        name = pool.name if workers > 1 else "in process"
-        n_workers = n_threads = workers
-    return Summary([results[i] for i in order], time.perf_counter() - t0, n_workers, name,
-                   n_threads, setup, cluster)
+    for inp, n_again in info.retried.items():
+        if inp in results:
+            results[inp].retried = n_again
+    return Summary([results[i] for i in order], time.perf_counter() - t0, info.workers,
+                   info.executor, info.threads, info.setup_seconds, info.cluster)
 
 
-def _run_jobs(pool: Any, jobs: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]],
-              handles: list[Any], results: dict[str, InputResult], unfinished: set[str],
-              total: int, done: int,
-              progress: Callable[[int, int, InputResult | None], None] | None) -> None:
-    """Submit every task, collect the results, assemble split inputs."""
-    pending_parts: dict[str, int] = {}
-    part_ok: dict[str, list[str]] = {}
-    spent: dict[str, float] = {}
-    where: dict[str, list[str]] = {}
-    ready: list[tuple[dict[str, Any], dict[str, Any]]] = []
-    for inp, (spec, parts) in jobs.items():
-        spent[inp] = 0.0
-        where[inp] = []
-        if parts:
-            todo = [p for p in parts if not p.get("reuse")]
-            pending_parts[inp] = len(todo)
-            part_ok[inp] = []
-            handles += [pool.submit(p) for p in todo]
-            if not todo:  # every part was finished by a stopped run
-                ready.append((parts[-1], {"ok": True, "seconds": 0.0, "reused": True}))
-        else:
-            handles.append(pool.submit(spec))
+class _Collect:
+    """The outcomes of a pipeline run's tasks, an input's result once its tasks are in."""
 
-    def outcomes() -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-        yield from ready
-        if handles:
-            yield from pool.results(handles)
+    def __init__(self, jobs: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]],
+                 results: dict[str, InputResult], total: int,
+                 progress: Callable[[int, int, InputResult | None], None] | None) -> None:
+        self.jobs, self.results, self.total, self.progress = jobs, results, total, progress
+        self.done = 0
+        self.unfinished = set(jobs)
+        self.left: dict[str, int] = {}
+        self.errors: dict[str, list[str]] = {}
+        self.spent = dict.fromkeys(jobs, 0.0)
+        self.where: dict[str, list[str]] = {inp: [] for inp in jobs}
 
-    for spec, res in outcomes():
-        inp = spec["path"]
-        whole, parts = jobs[inp]
-        n = whole["stop"] - whole["start"]
-        spent[inp] += float(res.get("seconds") or 0.0)
-        if res.get("worker") and res["worker"] not in where[inp]:
-            where[inp].append(res["worker"])
-        if "part" not in spec:
-            r = InputResult(inp, spec["out"] if res["ok"] else None, res["ok"],
-                            res.get("error"), spent[inp], n, len(whole["channels"]),
-                            workers=where[inp])
-        else:
-            if not res["ok"]:
-                # name the output, not the hidden part file it is assembled from
-                error = str(res["error"]).replace(os.path.abspath(spec["part_path"]),
-                                                  whole["out"])
-                error = error.replace(spec["part_path"], whole["out"])
-                part_ok[inp].append(f"{error} (the part from sample "
-                                    f"{spec['part']['read_start']})")
-            if not res.get("reused"):
-                pending_parts[inp] -= 1
-            if pending_parts[inp]:
+    def tasks(self) -> tuple[list[Task], list[tuple[Task, TaskOutcome]]]:
+        """The tasks to run, and the outcome standing for a split input every part of
+        which a stopped run finished."""
+        tasks: list[Task] = []
+        finished: list[tuple[Task, TaskOutcome]] = []
+        for inp, (spec, parts) in self.jobs.items():
+            if not parts:
+                tasks.append(Task(inp, spec))
                 continue
-            r = _join(whole, parts, part_ok[inp], spent[inp], n, where[inp])
-        results[inp] = r
-        unfinished.discard(inp)
-        done += 1
-        if progress is not None:
-            progress(done, total, r)
+            todo = [Task(inp, p, i) for i, p in enumerate(parts) if not p.get("reuse")]
+            self.left[inp] = len(todo)
+            self.errors[inp] = []
+            tasks += todo
+            if not todo:
+                finished.append((Task(inp, parts[-1], len(parts) - 1),
+                                 TaskResult({}, reused=True)))
+        return tasks, finished
+
+    def report(self, r: InputResult) -> None:
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done, self.total, r)
+
+    def take(self, task: Task, outcome: TaskOutcome) -> None:
+        """One task's outcome; the input's result once it is the last of its tasks."""
+        inp = task.input
+        whole, parts = self.jobs[inp]
+        n = whole["stop"] - whole["start"]
+        self.spent[inp] += outcome.seconds
+        if outcome.worker and outcome.worker not in self.where[inp]:
+            self.where[inp].append(outcome.worker)
+        if task.part is None:
+            failure = None if outcome.ok else outcome.error
+            r = InputResult(inp, whole["out"] if outcome.ok else None, outcome.ok,
+                            None if outcome.ok else outcome.message, self.spent[inp], n,
+                            len(whole["channels"]), workers=self.where[inp], failure=failure)
+        else:
+            if isinstance(outcome, TaskFailure):
+                # the output is named, not the hidden part file it is assembled from
+                part = task.spec["part_path"]
+                renamed(outcome.error, {os.path.abspath(part): whole["out"],
+                                        part: whole["out"]})
+                self.errors[inp].append(f"{outcome.message} (the part from sample "
+                                        f"{task.spec['part']['read_start']})")
+            if not (isinstance(outcome, TaskResult) and outcome.reused):
+                self.left[inp] -= 1
+            if self.left[inp]:
+                return
+            r = _join(whole, parts, self.errors[inp], self.spent[inp], n, self.where[inp])
+        self.results[inp] = r
+        self.unfinished.discard(inp)
+        self.report(r)
 
 
 def _join(whole: dict[str, Any], parts: list[dict[str, Any]], errors: list[str],
@@ -817,7 +795,7 @@ def _join(whole: dict[str, Any], parts: list[dict[str, Any]], errors: list[str],
     except Exception as exc:  # noqa: BLE001
         r = InputResult(whole["path"], None, False, one_line(exc),
                         spent + time.perf_counter() - t_join, n, len(whole["channels"]),
-                        len(parts), workers=where, reused=reused)
+                        len(parts), workers=where, reused=reused, failure=exc)
     if kept:
         if r.ok:
             _drop_state(Path(parts[0]["state"]))
@@ -876,8 +854,10 @@ def process_file(pipeline: Pipeline | dict[str, Any], path: str | os.PathLike[st
         summary = run_batch(pipeline, [path], tmpdir, **kwargs)
         r = summary.results[0]
         if not r.ok:
-            inside = str(output_path(path, tmpdir))
-            raise RecordingError((r.error or "failed").replace(inside, str(out)))
+            inside = {str(output_path(path, tmpdir)): str(out)}
+            if isinstance(r.failure, SpecscopeError):  # its own type, naming the output
+                raise renamed(r.failure, inside) from None
+            raise RecordingError(renamed(RecordingError(r.error or "failed"), inside))
         try:
             os.replace(Path(r.output or ""), out)
         except OSError as exc:

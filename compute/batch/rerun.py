@@ -60,7 +60,7 @@ def rerun(out_h5: str | os.PathLike[str], verify: bool = False) -> RerunResult:
             text = read_text_attr(a, "pipeline", where, default=None)
             if text is None:
                 raise InputError(f"{out.name}: no pipeline inside; not written by "
-                                 "'specscope run'")
+                                 "run_batch")
             source = read_text_attr(a, "source_path", where)
             digest = read_text_attr(a, "source_sha256", where)
             options = jsonsafe.loads(read_text_attr(a, "source_options", where, default="{}"),

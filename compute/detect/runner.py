@@ -103,7 +103,7 @@ def make_detector(detector: str | Operator | Detector, params: Mapping[str, Any]
         raise InputError(f"detector={name!r} is not a detector; built-in: "
                          f"{', '.join(detector_names())}, or "
                          f"{', '.join(sorted(ALIASES))}, or a plugin operator declaring "
-                         "'events' (see 'specscope ops')") from None
+                         "'events' (list_operators() lists them)") from None
     return OperatorDetector(name, params, fs=fs, center_frequency=center_frequency,
                             backend=backend)
 

@@ -6,7 +6,7 @@ stretches of about two minutes of a single recording.  Each task's band power is
 kept in the user cache under a key of the files, the parameters and the task's
 samples, so a run that was stopped, or one that asks for the same bands again,
 reads what was done.  Tasks run in this process, a process pool or on a Dask
-cluster (:func:`specscope.compute.batch.pool.make_pool`); the numbers are the same.
+cluster (:func:`specscope.compute.batch.runner.run_tasks`); the numbers are the same.
 A task whose file cannot be read leaves its intervals out and names the file.
 """
 
@@ -24,9 +24,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..batch.pool import make_pool
-from ..batch.tasks import one_line
-from ..errors import Cancelled, InputError, SpecscopeError
+from ..batch.runner import run_tasks
+from ..batch.tasks import Task, TaskOutcome, TaskResult
+from ..errors import InputError, SpecscopeError
 from ..files import atomic_write_bytes
 from ..io import open_recording
 from ..paths import cache_dir
@@ -144,7 +144,7 @@ def _cached(path: str | None) -> dict[str, Any] | None:
         return None
     try:
         with np.load(path) as z:
-            return {"ok": True, "time": z["time"], "effort": z["effort"], "power": z["power"],
+            return {"time": z["time"], "effort": z["effort"], "power": z["power"],
                     "cached": True}
     except (OSError, ValueError, KeyError):
         return None  # a damaged cache entry is computed again
@@ -155,24 +155,21 @@ def levels_task(spec: dict[str, Any]) -> dict[str, Any]:
     done = _cached(spec.get("cache"))
     if done is not None:
         return done
-    try:
-        rec = spec["recording"] if spec.get("recording") is not None else open_recording(
-            spec["path"], **spec.get("options", {}))
-        params = SpectrumParams(**spec["params"])
-        kind, low, high = spec["bands"]
-        fs = float(rec.sample_rate)
-        nfft, _ = params.frame(fs)
-        bands = make_bands(kind, fs, nfft, low, high)
-        ivs = [Interval(*iv) for iv in spec["intervals"]]
-        power = np.empty((len(ivs), len(bands)))
-        effort = np.empty(len(ivs))
-        for i, iv in enumerate(ivs):
-            psd, _ = interval_spectrum(rec, iv, params, spec["channel"])
-            power[i] = band_power(psd, fs / nfft, bands)
-            effort[i] = (iv.stop - iv.start) / fs
-        time = np.array([iv.time for iv in ivs])
-    except (SpecscopeError, OSError, ValueError, MemoryError) as exc:
-        return {"ok": False, "error": one_line(exc)}
+    rec = spec["recording"] if spec.get("recording") is not None else open_recording(
+        spec["path"], **spec.get("options", {}))
+    params = SpectrumParams(**spec["params"])
+    kind, low, high = spec["bands"]
+    fs = float(rec.sample_rate)
+    nfft, _ = params.frame(fs)
+    bands = make_bands(kind, fs, nfft, low, high)
+    ivs = [Interval(*iv) for iv in spec["intervals"]]
+    power = np.empty((len(ivs), len(bands)))
+    effort = np.empty(len(ivs))
+    for i, iv in enumerate(ivs):
+        psd, _ = interval_spectrum(rec, iv, params, spec["channel"])
+        power[i] = band_power(psd, fs / nfft, bands)
+        effort[i] = (iv.stop - iv.start) / fs
+    time = np.array([iv.time for iv in ivs])
     if spec.get("cache"):
         buf = io.BytesIO()
         np.savez(buf, time=time, effort=effort, power=power)
@@ -181,7 +178,7 @@ def levels_task(spec: dict[str, Any]) -> dict[str, Any]:
             atomic_write_bytes(spec["cache"], buf.getvalue())
         except (OSError, SpecscopeError):
             pass  # a cache that cannot be written costs a recomputation only
-    return {"ok": True, "time": time, "effort": effort, "power": power}
+    return {"time": time, "effort": effort, "power": power}
 
 
 def _task_file(rec: Any, iv: Interval) -> str:
@@ -282,34 +279,28 @@ def compute_levels(source: Any, *, bands: BandKind = "hmd", params: SpectrumPara
                     file=_task_file(rec, t[0]))
         spec["cache"] = None if source_key is None else str(
             _cache_file(_task_key(source_key, spec)))
-        specs.append(spec)
+        specs.append(Task(spec["file"], spec, len(specs)))
         first += len(t)
     failed: list[str] = []
-    pool = make_pool(workers, "processes", dask, None, levels_task, one_line)
     done = 0
+
+    def take(task: Task, outcome: TaskOutcome) -> None:
+        nonlocal done
+        spec = task.spec
+        if isinstance(outcome, TaskResult):
+            v = outcome.value
+            sink.rows(spec["first"], v["time"], v["effort"], v["power"])
+        else:  # the intervals stay, with no signal counted and no level
+            failed.append(f"{spec['file']}: {outcome.message}")
+            n = len(spec["intervals"])
+            sink.rows(spec["first"], np.array([iv[2] for iv in spec["intervals"]]),
+                      np.zeros(n), np.full((n, len(band_set)), np.nan))
+        done += 1
+        if progress is not None:
+            progress(done, len(specs))
+
     # a few tasks per worker in flight: finished results are not held until the run ends
-    window = max(1, 4 * max(1, workers))
-    try:
-        for w0 in range(0, len(specs), window):
-            handles = [pool.submit(s) for s in specs[w0:w0 + window]]
-            for spec, res in pool.results(handles):
-                if cancelled is not None and cancelled():
-                    raise Cancelled()
-                if res.get("ok"):
-                    sink.rows(spec["first"], res["time"], res["effort"], res["power"])
-                else:  # the intervals stay, with no signal counted and no level
-                    failed.append(f"{spec['file']}: {res.get('error', 'failed')}")
-                    n = len(spec["intervals"])
-                    sink.rows(spec["first"], np.array([iv[2] for iv in spec["intervals"]]),
-                              np.zeros(n), np.full((n, len(band_set)), np.nan))
-                done += 1
-                if progress is not None:
-                    progress(done, len(specs))
-            del handles
-    finally:
-        cancel = getattr(pool, "cancel", None)
-        if callable(cancel) and cancelled is not None and cancelled():
-            cancel()
-        pool.close()
+    run_tasks(levels_task, specs, take, workers=workers, dask=dask,
+              in_flight=4 * max(1, workers), cancelled=cancelled)
     sink.end(failed)
     return sink.levels if own else None  # type: ignore[attr-defined]

@@ -90,7 +90,7 @@ def get(name: str | Operator) -> Operator:
     close = difflib.get_close_matches(str(name), list(registry.declared()), n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise InputError(f"operator={name!r} is not registered{hint} "
-                     "(see 'specscope ops')")
+                     "(list_operators() lists them)")
 
 
 def list_operators(family: str | None = None) -> list[Operator]:

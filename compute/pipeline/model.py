@@ -69,7 +69,7 @@ def _resolve_operator(name: str, where: str) -> operators.Operator:
     known = [o.name for o in operators.list_operators()] + ["filter", "spectrogram"]
     close = difflib.get_close_matches(name, known, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise InputError(f"{where}: op={name!r} is not an operator{hint} (see 'specscope ops')")
+    raise InputError(f"{where}: op={name!r} is not an operator{hint} (list_operators() lists them)")
 
 
 

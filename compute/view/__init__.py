@@ -4,7 +4,13 @@ from .ahead import build_ahead, plan_ahead
 from .images import DisplayImage, RenderResult
 from .levels import auto_levels, difference_levels
 from .plugin_images import plugin_image, plugin_view
-from .scales import FREQ_SCALES, FrequencyScaleError, check_freq_scale, freq_scale_problem
+from .scales import (
+    FREQ_SCALES,
+    FrequencyScaleError,
+    check_freq_scale,
+    freq_scale_problem,
+    usable_freq_scale,
+)
 from .stacked import StackedEngine
 from .tiles import (
     DEFAULT_CACHE_BYTES,
@@ -37,4 +43,5 @@ __all__ = [
     "plugin_image",
     "plugin_view",
     "render_progressive",
+    "usable_freq_scale",
 ]

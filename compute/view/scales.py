@@ -17,7 +17,7 @@ from ..spectral import hz_to_mel, mel_to_hz
 from ..types import FreqScale, choices
 
 __all__ = ["FREQ_SCALES", "FrequencyScaleError", "check_freq_scale", "freq_scale_problem",
-           "rescale_rows"]
+           "rescale_rows", "usable_freq_scale"]
 
 #: the frequency axes a display offers: rows uniform in Hz, in log10(Hz) or in mel
 FREQ_SCALES = choices(FreqScale)
@@ -111,6 +111,31 @@ def check_freq_scale(scale: str, *, two_sided: bool = False, stacked: bool = Fal
     if problem:
         raise FrequencyScaleError(problem, scale, _reason(scale, two_sided, stacked))
     return scale
+
+
+def usable_freq_scale(scale: str, *, two_sided: bool = False, stacked: bool = False) -> str:
+    """``scale`` when it can be the frequency axis here, else ``"linear"`` (always can).
+
+    Parameters
+    ----------
+    scale : str
+        The scale wanted, one of :data:`FREQ_SCALES`.
+    two_sided : bool
+        The recording is complex (IQ).
+    stacked : bool
+        Every channel is shown, stacked on one axis.
+
+    Returns
+    -------
+    str
+        The scale the view takes.
+
+    Examples
+    --------
+    >>> usable_freq_scale("log", two_sided=True), usable_freq_scale("mel")
+    ('linear', 'mel')
+    """
+    return scale if not _reason(scale, two_sided, stacked) else "linear"
 
 
 def rescale_rows(image: np.ndarray, f: np.ndarray, df: float, scale: str, n_rows: int,

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from .. import extensions
+from ..deployment import Deployment
 from ..detect import Events
 from ..errors import InputError, RecordingError, SpecscopeError
 from ..files import atomic_write_text, os_error_cause, refuse_overwriting_inputs
@@ -164,7 +165,7 @@ def absolute_path(input_path: str | os.PathLike[str], outdir: str | os.PathLike[
 
 
 def _is_deployment(rec: Any) -> bool:
-    return callable(getattr(rec, "segments", None)) and callable(getattr(rec, "time_at", None))
+    return isinstance(rec, Deployment)
 
 
 def _open_spec(spec: dict[str, Any]) -> Any:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import extensions
-from ..deployment import DEPLOYMENT_FORMAT, segments_in
+from ..deployment import DEPLOYMENT_FORMAT, Deployment, segments_in
 from ..deployment.layout import utc_text, write_deployment_group
 from ..errors import Cancelled, InputError, RecordingError, SpecscopeError
 from ..files import (
@@ -244,7 +244,7 @@ def _open(path: str, options: dict[str, Any], recording: Any = None) -> Any:
 
 
 def _is_deployment(rec: Any) -> bool:
-    return callable(getattr(rec, "segments", None)) and callable(getattr(rec, "time_at", None))
+    return isinstance(rec, Deployment)
 
 
 def resume_key(recording: Any, pipeline: Pipeline, spec: dict[str, Any]) -> str:

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..batch.runner import run_tasks
 from ..batch.tasks import Task, TaskOutcome, TaskResult
+from ..deployment import Deployment
 from ..errors import InputError, SpecscopeError
 from ..files import atomic_write_bytes
 from ..io import open_recording
@@ -262,7 +263,7 @@ def compute_levels(source: Any, *, bands: BandKind = "hmd", params: SpectrumPara
                                                   if k != "nfft"}}
     n_times = sum(len(t) for t in tasks)
     sink.begin(n_times, band_set, attrs)
-    is_dep = callable(getattr(rec, "segments", None))
+    is_dep = isinstance(rec, Deployment)
     # a task opens the path with the options, or takes the recording itself: a deployment
     # (it pickles by its source), one opened by the caller, or any run in this process
     inline = workers == 1 and dask is None

@@ -27,6 +27,7 @@ from .._version import __version__
 from ..annotations import Annotation, clip_annotations, write_annotations
 from ..annotations.sigmf_meta import SIGMF_VERSION, declare_extension, put_annotations
 from ..deployment.layout import utc_text, write_deployment_group
+from ..deployment.recording import Deployment
 from ..errors import Cancelled, InputError, RecordingError
 from ..files import (
     atomic_file,
@@ -467,7 +468,7 @@ def _export(rec: Any, out: Path, kind: str, pipeline: Pipeline, start: int | Non
         extra = {"range_first": int(plan.first), "range_count": int(plan.count),
                  "exact_range": bool(plan.exact), "range_read_start": int(plan.read_start),
                  **calibration_attr(calibration)}
-        if not callable(getattr(rec, "segments", None)):
+        if not isinstance(rec, Deployment):
             write_pipeline_output(out, pipeline, bound, meta, spec, blocks(), prov, cancelled,
                                   first=plan.first, n_out=plan.count, progress=progress,
                                   extra=extra, annotations=rec.annotations)
@@ -496,7 +497,7 @@ def _export(rec: Any, out: Path, kind: str, pipeline: Pipeline, start: int | Non
 def _source_options(rec: Any, options: dict[str, Any] | None) -> dict[str, Any]:
     """The options to open the source again with: those given, and for a deployment the
     ones it was indexed with (its zone and name pattern place its files)."""
-    own = getattr(rec, "options", None) if callable(getattr(rec, "segments", None)) else None
+    own = rec.options if isinstance(rec, Deployment) else None
     kept = {k: v for k, v in (own or {}).items()
             if k in ("name_pattern", "tz", "tolerance_s") and v is not None}
     return {**kept, **dict(options or {})}

@@ -169,7 +169,7 @@ _suite_of() {
         xvfb|xdotool|imagemagick|x11-utils|openbox) echo "the journeys in tests/journeys" ;;
         chromium|chromium-driver) echo "the browser suite in tests/browser" ;;
         pulseaudio|pulseaudio-utils|libportaudio2|libasound2-plugins)
-            echo "the sound-server tests in tests/test_sound_server.py" ;;
+            echo "the sound-server tests in tests/compute/playback/test_sound_server.py" ;;
         hdf5-tools) echo "the h5dump checks of killed recordings" ;;
         *) echo "the tests that need $1" ;;
     esac

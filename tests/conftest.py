@@ -1,4 +1,5 @@
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,14 @@ os.environ.setdefault("SPECSCOPE_CACHE_DIR", str(Path(__file__).parent / ".cache
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "assets" / "examples" / "scene.wav"
+
+# The tests live by room (tests/compute/<room>/, tests/app/<front-end>/, tests/widgets/,
+# tests/faults/, tests/house/); the helpers they share (_gui, _faults, _dask_cluster,
+# _http_range, hostile_corpus, sound_server, reference/, scipy_swap/) stay here and are
+# imported by bare name from every folder.
+TESTS = str(Path(__file__).resolve().parent)
+if TESTS not in sys.path:
+    sys.path.insert(0, TESTS)
 
 
 @pytest.fixture(autouse=True)
@@ -77,5 +86,5 @@ def stereo_wav(tmp_path) -> tuple[Path, np.ndarray, int]:
 
 def pytest_addoption(parser):
     parser.addoption("--fuzz-cases", type=int, default=None,
-                     help="mutations tests/test_hostile.py runs (default 500; "
+                     help="mutations tests/faults/test_hostile.py runs (default 500; "
                           "SPECSCOPE_FUZZ_CASES too)")

@@ -7,7 +7,7 @@ dock must not move when the status message changes (it jumped ~80 px, so clicks
 landed on the wrong control): the designer's pixels before and after a zoom (which
 writes a new status message) are compared, and the vertical shift between them is
 measured.  What the verdict and summary say, and that they are whole, is checked on
-the real widgets in tests/test_gui_designer_dock.py.
+the real widgets in tests/app/desktop/test_gui_designer_dock.py.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import pytest
 import soundfile
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from test_notch_near_click import FS, HUM_HZ, is_voice, talk_with_hum
+from _hum_and_voice import FS, HUM_HZ, is_voice, talk_with_hum
 
 READOUT = re.compile(r"f = (-?[\d.]+) (k?Hz)")
 #: what a click in notch mode ends with: a line measured ("… 49.90 Hz, harmonics …"), or not

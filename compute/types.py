@@ -23,6 +23,7 @@ __all__ = [
     "CombKind",
     "Deemphasis",
     "Demod",
+    "EditOperation",
     "Executor",
     "FilterDesign",
     "FirDesign",
@@ -35,6 +36,7 @@ __all__ = [
     "NotchDesign",
     "OutputKind",
     "Reduction",
+    "RegionShape",
     "Scaling",
     "SpecMode",
     "Statistic",
@@ -121,6 +123,12 @@ GeneratorKind = Literal["tone", "chirp", "noise", "white", "pink", "clicks"]
 ChirpMethod = Literal["linear", "quadratic", "logarithmic", "hyperbolic"]
 #: spectrum of generated noise
 NoiseColor = Literal["white", "pink"]
+
+# -- region edits --------------------------------------------------------------------------
+#: what an edit does to the part of a recording a region covers
+EditOperation = Literal["attenuate", "gain", "remove", "isolate"]
+#: the shape of a region of time and frequency
+RegionShape = Literal["box", "lasso", "brush", "harmonics"]
 
 
 def choices(alias: Any) -> tuple[str, ...]:

@@ -20,10 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from ..edit import RegionEdit, apply_edit
 from ..errors import InputError
 from ..filters import block_filter
 from ..spectral import StftParams
 from ..stream import Chain, Map, Trim, run
+from .edit_stage import EditStage
 from .stages import (
     Designed,
     SamplewiseStage,
@@ -84,16 +86,23 @@ class BlockChain:
         ``fn(x, fs)`` applied in order to a block.
     context : tuple of int
         ``(before, after)``: samples the block needs around it.
+    placed : list of callable, optional
+        ``fn(x, fs, start)``: functions that act at a place of the recording (an edit's
+        region), given the recording's sample at ``x[0]``; run after ``fns``.
     """
 
     def __init__(self, fns: list[Callable[[np.ndarray, float], Any]],
-                 context: tuple[int, int]) -> None:
+                 context: tuple[int, int],
+                 placed: list[Callable[[np.ndarray, float, int], Any]] | None = None) -> None:
         self.fns = fns
         self.context = context
+        self.placed = list(placed or [])
 
-    def __call__(self, x: np.ndarray, fs: float) -> np.ndarray:
+    def __call__(self, x: np.ndarray, fs: float, start: int = 0) -> np.ndarray:
         for fn in self.fns:
             x = np.asarray(fn(x, fs))
+        for fn in self.placed:
+            x = np.asarray(fn(x, fs, start))
         return x
 
 
@@ -140,6 +149,13 @@ class BoundPipeline:
                 self.stages.append(stage)
             elif step.op == "spectrogram":
                 spectrogram = step
+            elif step.op == "edit":
+                edit = RegionEdit.from_dict(step.values, step.label)
+                try:
+                    edit.check(self.sample_rate, two_sided=complex_input)
+                except InputError as exc:
+                    raise step.error(str(exc)) from None
+                self.stages.append(EditStage(step, edit, self.sample_rate))
             else:
                 self.stages.append(operator_stage(step, self.sample_rate, complex_input))
         #: whether the time-domain output is complex (two-sided spectra)
@@ -151,11 +167,20 @@ class BoundPipeline:
                 self.sample_rate, self.complex_output)
         self._chain = Chain(self.stages)
 
-    def chain(self, channels: int | None = None) -> Chain:
-        """Fresh time-domain stages, at rest: for 1-D chunks, or ``(channels, n)`` ones."""
-        if channels is None:
-            return self._chain.spawn()
-        return self._chain.for_channels(channels)
+    def chain(self, channels: int | None = None, origin: int = 0) -> Chain:
+        """Fresh time-domain stages, at rest: for 1-D chunks, or ``(channels, n)`` ones,
+        the first of them the recording's sample ``origin`` (where an ``edit`` step acts)."""
+        if not any(isinstance(s, EditStage) for s in self.stages):
+            return self._chain.spawn() if channels is None else \
+                self._chain.for_channels(channels)
+        stages: list[Stage] = []
+        at = int(origin)
+        for s in self.stages:
+            fresh = s.placed(at) if isinstance(s, EditStage) else (
+                s.spawn() if channels is None else s.for_channels(channels))
+            stages.append(fresh)
+            at += s.drop
+        return Chain(stages)
 
     # -- what chunked runs need ---------------------------------------------------------
     @property
@@ -222,20 +247,27 @@ class BoundPipeline:
         history are refused with an error naming the step.
         """
         fns: list[Callable[[np.ndarray, float], Any]] = []
+        placed: list[Callable[[np.ndarray, float, int], Any]] = []
         before = after = 0
         for stage in self.stages:
             step = stage.step
-            if isinstance(stage, SamplewiseStage):
+            if isinstance(stage, SamplewiseStage) and not placed:
                 fns.append(_whole_of(stage))
-            elif step.op == "filter":
+            elif step.op == "filter" and not placed:
                 bf = block_filter(self.designed[step.index].design)
                 fns.append(bf)
                 before += bf.context[0]
                 after += bf.context[1]
+            elif isinstance(stage, EditStage):
+                placed.append(_placed_of(stage))
+                before += stage.lookback
+                after += stage.lookahead
             else:
                 raise step.error("needs history across blocks, which a block-wise view "
-                                 "cannot give it; the export applies it")
-        return BlockChain(fns, (before, after))
+                                 "cannot give it (after an edit: the export applies it)"
+                                 if not placed else "cannot follow an edit in a block-wise "
+                                 "view; put the edits last (the export applies it)")
+        return BlockChain(fns, (before, after), placed)
 
     # -- streaming ----------------------------------------------------------------------
     def stream(self, read: Callable[[int, int], np.ndarray], read_start: int, read_stop: int,
@@ -270,7 +302,7 @@ class BoundPipeline:
 
         def make(first: np.ndarray) -> Chain:
             n = first.shape[0]
-            stages = [self.chain(n) if n else Map(_no_channels), trim]
+            stages = [self.chain(n, read_start) if n else Map(_no_channels), trim]
             if self.spectrogram is not None:
                 stages.append(self.spectrogram.for_channels(n))
             return Chain(stages)
@@ -292,4 +324,10 @@ def _no_channels(x: np.ndarray) -> np.ndarray:
 def _whole_of(stage: Stage) -> Callable[[np.ndarray, float], Any]:
     def apply(x: np.ndarray, fs: float) -> Any:
         return stage.whole(x)
+    return apply
+
+
+def _placed_of(stage: EditStage) -> Callable[[np.ndarray, float, int], Any]:
+    def apply(x: np.ndarray, fs: float, start: int) -> Any:
+        return apply_edit(x, fs, stage.edit, start)
     return apply

@@ -24,6 +24,7 @@ import numpy as np
 from .. import backend as _backend
 from .. import jsonsafe, operators
 from ..deployment import segments_in
+from ..edit import RegionEdit
 from ..errors import InputError, RecordingError, operator_detail, shown
 from ..extensions import PluginError, output_kind
 from ..files import atomic_write_text
@@ -66,7 +67,7 @@ def _resolve_operator(name: str, where: str) -> operators.Operator:
         ns = name.split(".", 1)[0]
         raise InputError(f"{where}: operator {name!r} needs the plugin {ns!r}, which is "
                          "not installed") from None
-    known = [o.name for o in operators.list_operators()] + ["filter", "spectrogram"]
+    known = [o.name for o in operators.list_operators()] + ["filter", "spectrogram", "edit"]
     close = difflib.get_close_matches(name, known, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise InputError(f"{where}: op={name!r} is not an operator{hint} (list_operators() lists them)")
@@ -133,6 +134,8 @@ def _parse_step(raw: Any, index: int) -> Step:
         values = _filter_values(params, where)
     elif op == "spectrogram":
         values = _spectrogram_values(params, where)
+    elif op == "edit":
+        values = RegionEdit.from_dict(params, where).to_dict()
     else:
         operator = _resolve_operator(op, where)
         if not operator.takes_input or operator.input_kind != "array":
@@ -360,7 +363,7 @@ class Pipeline:
                     names.add("convolve")
                 elif spec.form == "sos":
                     names.add("sosfilt")
-            else:
+            elif s.op != "edit":  # an edit runs NumPy's FFT, no registry operator
                 names.add(s.op)
         return sorted(names)
 

@@ -242,7 +242,7 @@ class Renderer:
         fs = self.source_rate
         pieces: list[Stage] = []
         if self._bound is not None:
-            pieces.append(_pipeline_piece(self._bound, rec.is_complex))
+            pieces.append(_pipeline_piece(self._bound, rec.is_complex, self.start_sample))
         if rec.is_complex and o.demod is None:
             if self._offset(o):
                 pieces.append(Mixer(-self._offset(o), fs, self.start_sample, real_out=True))
@@ -526,9 +526,9 @@ def _first_row_real(y: np.ndarray) -> np.ndarray:
     return y.real if y.dtype.kind == "c" else y
 
 
-def _pipeline_piece(bound: Any, complex_input: bool) -> Chain:
-    """The pipeline's time-domain stages, as a stream of one channel."""
-    return Chain([Map(_one_row), bound.chain(1),
+def _pipeline_piece(bound: Any, complex_input: bool, origin: int = 0) -> Chain:
+    """The pipeline's time-domain stages, as a stream of one channel from sample ``origin``."""
+    return Chain([Map(_one_row), bound.chain(1, origin),
                   Map(_first_row if complex_input else _first_row_real)])
 
 

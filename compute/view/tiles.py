@@ -67,7 +67,9 @@ class TileEngine:
     channel : int
     pipeline : callable, optional
         ``pipeline(x, fs) -> y`` applied to each block of samples before the
-        STFT (e.g. :meth:`~specscope.compute.pipeline.Pipeline.block_function`).
+        STFT (e.g. :meth:`~specscope.compute.pipeline.Pipeline.block_function`);
+        ``pipeline(x, fs, start)`` when its ``placed`` is true (it edits a region: the
+        recording's sample at the block's start is given).
         It must be sample-wise or carry its own history, unless
         ``pipeline_context`` says how much it needs.
     pipeline_context : int or (int, int), optional
@@ -105,6 +107,9 @@ class TileEngine:
         self.params.check_length(recording.n_samples, recording.path.name)
         self.channel = int(channel)
         self.pipeline = pipeline
+        #: the pipeline takes the recording's sample at a block's start (``pipeline(x, fs,
+        #: start)``): it holds edits of a region
+        self.placed = bool(getattr(pipeline, "placed", None))
         ctx = getattr(pipeline, "context", 0) if pipeline_context is None else pipeline_context
         before, after = (ctx, 0) if isinstance(ctx, (int, np.integer)) else ctx
         if before < 0 or after < 0:
@@ -479,7 +484,8 @@ class TileEngine:
         lo, hi = within if within is not None else (0, self.recording.n_samples)
         a0, b1 = max(lo, a - before), min(hi, b + after)
         x = self.recording.read(a0, b1, self.channel)[:, 0]
-        y = np.asarray(self.pipeline(x, self.fs))
+        y = np.asarray(self.pipeline(x, self.fs, a0) if self.placed else
+                       self.pipeline(x, self.fs))
         return y[a - a0:a - a0 + (b - a)]
 
     # -- rendering -------------------------------------------------------------

@@ -58,6 +58,8 @@ COMMANDS: dict[str, Command] = {
                                 "input"),
     "export": Command("export", "export a time range and channels, processed, to HDF5, "
                                 "WAV/FLAC or SigMF"),
+    "edit": Command("edit", "attenuate, remove, isolate or change the gain of regions of "
+                            "time and frequency"),
     "filter": Command("filter", "design filters, export coefficients, filter recordings"),
     "live": Command("live", "stream a microphone, a file or a generator through a pipeline"),
     "plugins": Command("plugins", "list and check plugins"),

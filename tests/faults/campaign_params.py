@@ -133,6 +133,8 @@ class Bases:
             ("play",): ({"file": rec}, {**rec_opts, "--stop": "0.2", "-o": f"{o}/p.wav"}),
             ("levels",): ({"source": rec}, {**rec_opts, "-o": f"{o}/lv.nc", "--nfft": "256",
                                             "--interval": "0.1", "--no-cache": None}),
+            ("edit",): ({"file": rec}, {**rec_opts, "--attenuate": "12",
+                                        "--region": "0.01,0.1,100,1000", "-o": f"{o}/ed.wav"}),
         }
         pos, opts = table[path]
         if path in QUIET:
@@ -143,7 +145,7 @@ class Bases:
 #: commands with -q: a refusal is then the only line on stderr
 QUIET = {("spectrogram",), ("run",), ("detect",), ("export",), ("filter", "design"),
          ("filter", "notch"), ("filter", "apply"), ("annotations", "convert"), ("play",),
-         ("levels",)}
+         ("levels",), ("edit",)}
 
 
 def _argv(path: tuple[str, ...], pos: dict, opts: dict, order: list[str]) -> list[str]:

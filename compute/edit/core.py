@@ -303,23 +303,33 @@ def apply_edit(x: np.ndarray, fs: float, edit: RegionEdit, start: int = 0, *,
         return out.reshape(x.shape)
     c = edit.context_frames(fs)
     n0, n1 = edit.near(fs)
+    # the bins the region and its feather reach (every other cell keeps G = 1)
+    _, _, f_lo, f_hi = edit.region.bounds()
+    reach = edit.feather_hz + 2 * fs / nfft
+    rows_in = np.flatnonzero((an.freqs >= f_lo - reach) & (an.freqs <= f_hi + reach))
+    if not rows_in.size:
+        return out.reshape(x.shape)
+    rows_of = slice(int(rows_in[0]), int(rows_in[-1]) + 1)
     times = (np.arange(n0, n1) * hop + nfft / 2) / fs
-    near_w = edit.weight(times, an.freqs, hop / fs, fs / nfft)
+    near_w = edit.weight(times, an.freqs[rows_of], hop / fs, fs / nfft)
     before = after = None
     if c:
         lo_k, hi_k = -(nfft // hop) + 1, -(-end // hop)  # frames holding any sample
-        before = an.spectra(max(n0 - c, lo_k), max(n0, lo_k))
-        after = an.spectra(min(n1, hi_k), min(n1 + c, hi_k))
+        before = an.spectra(max(n0 - c, lo_k), max(n0, lo_k))[:, rows_of]
+        after = an.spectra(min(n1, hi_k), min(n1 + c, hi_k))[:, rows_of]
     for b0 in range(k0, k1, BLOCK_FRAMES):
         b1 = min(k1, b0 + BLOCK_FRAMES)
         spec = an.spectra(b0, b1)
-        w = np.zeros(spec.shape[-2:])
+        sub = spec[:, rows_of]
+        w = np.zeros(sub.shape[-2:])
         lo, hi = max(b0, n0), min(b1, n1)
         if hi > lo:
             w[:, lo - b0:hi - b0] = near_w[:, lo - n0:hi - n0]
         where = (np.arange(b0, b1) - n0 + 1.0) / (n1 - n0 + 1.0)
-        g = edit.gains(spec, w, before, after, where)
-        delta = an.synthesis(g * spec if isolate else (g - 1.0) * spec)
+        g = edit.gains(sub, w, before, after, where)
+        change = np.zeros_like(spec)
+        change[:, rows_of] = g * sub if isolate else (g - 1.0) * sub
+        delta = an.synthesis(change)
         a = b0 * hop
         lo, hi = max(a, start), min(a + delta.shape[-1], start + n)
         if hi > lo:

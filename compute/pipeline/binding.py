@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..edit import RegionEdit, apply_edit
+from ..edit import RegionEdit
 from ..errors import InputError
 from ..filters import block_filter
 from ..spectral import StftParams
@@ -259,7 +259,7 @@ class BoundPipeline:
                 before += bf.context[0]
                 after += bf.context[1]
             elif isinstance(stage, EditStage):
-                placed.append(_placed_of(stage))
+                placed.append(stage.block)
                 before += stage.lookback
                 after += stage.lookahead
             else:
@@ -324,10 +324,4 @@ def _no_channels(x: np.ndarray) -> np.ndarray:
 def _whole_of(stage: Stage) -> Callable[[np.ndarray, float], Any]:
     def apply(x: np.ndarray, fs: float) -> Any:
         return stage.whole(x)
-    return apply
-
-
-def _placed_of(stage: EditStage) -> Callable[[np.ndarray, float, int], Any]:
-    def apply(x: np.ndarray, fs: float, start: int) -> Any:
-        return apply_edit(x, fs, stage.edit, start)
     return apply

@@ -11,6 +11,8 @@ where its first sample is.
 from __future__ import annotations
 
 import copy
+import hashlib
+import threading
 from typing import Any
 
 import numpy as np
@@ -43,6 +45,8 @@ class EditStage(Stage):
         reach = self.r1 - self.r0
         self.lookback = self.lookahead = self.latency = reach
         self.origin = 0
+        self._lock = threading.Lock()
+        self._last: tuple[bytes, Any] | None = None  # a block's read span and its edit
         self.reset()
 
     def placed(self, origin: int) -> EditStage:
@@ -58,6 +62,34 @@ class EditStage(Stage):
         self._emitted = self.origin
         self._edited: Any = None  # the changed samples, from self._e0
         self._e0 = self.s0
+
+    def block(self, x: np.ndarray, fs: float, start: int) -> np.ndarray:
+        """``x`` (samples ``start ..`` of one channel) edited, as a view's block needs it.
+
+        A block that reaches the changed samples holds the whole read span (its context
+        is the stage's history); the span's edit is kept, so the next block of the same
+        view takes it instead of computing it again.
+        """
+        n = x.shape[-1]
+        isolate = self.edit.operation == "isolate"
+        if start >= self.s1 or start + n <= self.s0:
+            return np.zeros_like(x) if isolate else x
+        lo, hi = max(self.r0, start), min(self.r1, start + n)
+        span = np.ascontiguousarray(x[..., lo - start:hi - start])
+        key = hashlib.blake2b(span.tobytes(), digest_size=16,
+                              person=f"{lo}:{span.dtype.str}".encode()[:16]).digest()
+        with self._lock:
+            last = self._last
+        if last is not None and last[0] == key:
+            edited = last[1]
+        else:
+            edited = self._call(lambda: apply_edit(span, self.fs, self.edit, lo))
+            with self._lock:
+                self._last = (key, edited)
+        out = np.zeros_like(x) if isolate else x.copy()
+        a, b = max(self.s0, start), min(self.s1, start + n)
+        out[..., a - start:b - start] = edited[..., a - lo:b - lo]
+        return out
 
     def for_channels(self, channels: int) -> EditStage:
         return self.spawn()  # rows are edited together, each as on its own

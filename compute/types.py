@@ -126,7 +126,7 @@ NoiseColor = Literal["white", "pink"]
 
 # -- region edits --------------------------------------------------------------------------
 #: what an edit does to the part of a recording a region covers
-EditOperation = Literal["attenuate", "gain", "remove", "isolate"]
+EditOperation = Literal["attenuate", "gain", "remove", "isolate", "filter"]
 #: the shape of a region of time and frequency
 RegionShape = Literal["box", "lasso", "brush", "harmonics"]
 

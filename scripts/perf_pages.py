@@ -200,6 +200,16 @@ def _levels_headline(data: dict) -> str | None:
     return text
 
 
+def _edit_headline(data: dict) -> str | None:
+    update = _row(data, "figure", "update after an edit (s)")
+    export = _row(data, "figure", "export of the edited recording (x real time)")
+    if not update or not export:
+        return None
+    return (f"an edit shows in {update['specscope'] * 1000:.0f} ms, "
+            f"{_x(update['ratio (x)'])} a whole-signal STFT; the edited file exports at "
+            f"{_number(export['specscope'])}× real time")
+
+
 BENCHES = [
     Bench(
         "bench_engine", "The spectrogram the app computes",
@@ -347,6 +357,19 @@ BENCHES = [
         "one-minute files and as one file of the whole: `run_detect` on both in the process "
         "and on two worker processes must write the same table bytes.",
         "python scripts/bench_deployment_pyramid.py --json", _deployment_pyramid_headline),
+    Bench(
+        "bench_edit", "Region edits",
+        "how soon an edit of 3 s of an hour shows and plays; the edited hour's export",
+        "An hour of 48 kHz float32 noise and a tone in a WAV file; the edit removes a 3 s "
+        "lasso region (nfft 1024). *Update* is what the view and playback need after an "
+        "edit, the samples the region changes read and computed (the median of 5); its peer "
+        "is `scipy.signal.ShortTimeFFT` analysing and synthesising the whole recording, "
+        "what an edit costs when the whole signal is computed again. *View* is a cold render "
+        "of 10 s around the region by the tile engine with the edit in its pipeline, *play* "
+        "the first 0.5 s of playback from the region's start, *export* the edited recording "
+        "written to WAV; their peers are the same with no edit. Targets: 0.1 s to show and "
+        "play, 200× real time to export.",
+        "python scripts/bench_edit.py --json", _edit_headline),
     Bench(
         "bench_levels", "Long-term levels",
         "minute hybrid millidecade levels against PyPAM; memory over a deployment",

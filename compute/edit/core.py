@@ -13,7 +13,9 @@ Operations (:data:`EDIT_OPERATIONS`): ``attenuate`` by ``db``; ``gain`` by ``db`
 before and after the region (``context_ms``), interpolated across it, keeping the
 cell's own phase, so the background's texture stays; and ``isolate``, which keeps the
 region only: the synthesis of the region's cells, zero wherever its frames do not
-reach.  The region's edge is feathered: outside it the change fades out over
+reach; and ``filter``, which takes the region's cells from the signal run through
+``steps`` (a filter of the designer or any signal operator), so only the region
+changes.  The region's edge is feathered: outside it the change fades out over
 ``feather_ms`` in time and ``feather_hz`` in frequency (a raised cosine of the
 distance to the region).
 """
@@ -21,6 +23,7 @@ distance to the region).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +58,9 @@ class RegionEdit:
         Frame length of the analysis (a power of two >= 16; the hop is a quarter).
     context_ms : float
         How much signal before and after the region ``remove`` takes the level from.
+    steps : tuple of dict
+        ``filter``: the pipeline steps (``{"op": ..., "params": ...}``) whose output the
+        region takes; the pipeline checks them.
     """
 
     region: Region
@@ -64,7 +70,7 @@ class RegionEdit:
     feather_hz: float = 50.0
     nfft: int = 1024
     context_ms: float = 250.0
-    _checked: bool = field(default=False, repr=False, compare=False)
+    steps: tuple[dict[str, Any], ...] = field(default=(), hash=False)
 
     def __post_init__(self) -> None:
         if self.operation not in EDIT_OPERATIONS:
@@ -79,6 +85,16 @@ class RegionEdit:
         n = self.nfft
         if isinstance(n, bool) or not isinstance(n, int) or n < 16 or n & (n - 1):
             raise InputError(f"nfft={shown(n)} must be a power of two >= 16")
+        if not isinstance(self.steps, (tuple, list)) or not all(
+                isinstance(s, dict) for s in self.steps):
+            raise InputError("steps must be a list of pipeline steps ({\"op\": ..., "
+                             "\"params\": {...}})")
+        object.__setattr__(self, "steps", tuple(self.steps))
+        if (self.operation == "filter") != bool(self.steps):
+            raise InputError("steps (the processing the region takes) go with "
+                             "operation='filter', and it needs them" if self.steps else
+                             "operation='filter' needs steps: the processing the region "
+                             "takes")
 
     @property
     def hop(self) -> int:
@@ -87,9 +103,12 @@ class RegionEdit:
     # -- the JSON form ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The edit as a pipeline step's parameters."""
-        return {"region": self.region.to_dict(), "operation": self.operation, "db": self.db,
-                "feather_ms": self.feather_ms, "feather_hz": self.feather_hz,
-                "nfft": self.nfft, "context_ms": self.context_ms}
+        d = {"region": self.region.to_dict(), "operation": self.operation, "db": self.db,
+             "feather_ms": self.feather_ms, "feather_hz": self.feather_hz, "nfft": self.nfft,
+             "context_ms": self.context_ms}
+        if self.steps:
+            d["steps"] = [dict(s) for s in self.steps]
+        return d
 
     @classmethod
     def from_dict(cls, d: Any, where: str = "edit") -> RegionEdit:
@@ -97,7 +116,7 @@ class RegionEdit:
         if not isinstance(d, dict):
             raise InputError(f"{where}: must be an object, got {type(d).__name__}")
         known = {"region", "operation", "db", "feather_ms", "feather_hz", "nfft",
-                 "context_ms"}
+                 "context_ms", "steps"}
         extra = sorted(set(d) - known)
         if extra:
             raise InputError(f"{where}: unknown parameter {extra[0]!r} (an edit takes "
@@ -174,7 +193,7 @@ class RegionEdit:
         (:meth:`weight`) are ``w``; ``before`` and ``after``: the spectra of the frames
         ``remove`` takes the level from; ``where``: each frame's place between them (0 to
         1)."""
-        if self.operation == "isolate":
+        if self.operation in ("isolate", "filter"):  # of the region's own cells
             return np.broadcast_to(w, spectra.shape)
         if self.operation in ("attenuate", "gain"):
             g = 10.0 ** ((-self.db if self.operation == "attenuate" else self.db) / 20.0)
@@ -257,7 +276,9 @@ class _Frames:
 
 
 def apply_edit(x: np.ndarray, fs: float, edit: RegionEdit, start: int = 0, *,
-               center_frequency: float = 0.0, n_total: int | None = None) -> np.ndarray:
+               center_frequency: float = 0.0, n_total: int | None = None,
+               transform: Callable[[np.ndarray], np.ndarray] | None = None,
+               reach: tuple[int, int] = (0, 0)) -> np.ndarray:
     """``x`` (samples ``start .. start + n`` of a recording) with ``edit`` applied.
 
     Samples of the recording outside ``x`` count as zeros; so that the result equals
@@ -278,6 +299,12 @@ def apply_edit(x: np.ndarray, fs: float, edit: RegionEdit, start: int = 0, *,
     n_total : int, optional
         Samples in the recording (default: up to the end of ``x``); frames past it read
         zeros.
+    transform : callable, optional
+        ``filter``: ``transform(rows) -> rows`` (same shape), the steps run from rest over
+        the samples from ``reach[0]`` before the edit's read span to ``reach[1]`` after it
+        (the steps' history), so the result does not depend on where ``x`` starts.
+    reach : tuple of int
+        ``(before, after)``: the history of ``transform``.
 
     Returns
     -------
@@ -290,6 +317,24 @@ def apply_edit(x: np.ndarray, fs: float, edit: RegionEdit, start: int = 0, *,
     end = start + n if n_total is None else int(n_total)
     out = rows.copy()
     an = _Frames(rows, start, end, edit, fs, center_frequency)
+    taken = None
+    if edit.operation == "filter":
+        if transform is None:
+            raise InputError("operation='filter' needs the steps' transform")
+        _, _, r0, r1 = edit.span(fs)
+        lo, hi = max(start, r0 - reach[0], 0), min(start + n, r1 + reach[1], end)
+        if hi > lo:
+            seg = np.ascontiguousarray(rows[:, lo - start:hi - start])
+            y = np.asarray(transform(seg))
+            if y.shape != seg.shape:
+                raise InputError(f"the steps of a filter edit gave {y.shape[-1]} samples for "
+                                 f"{seg.shape[-1]}; they must keep the length")
+            if y.dtype.kind == "c" and seg.dtype.kind != "c":
+                raise InputError("the steps of a filter edit made the real signal complex; "
+                                 "they must keep it real")
+            whole = np.zeros(rows.shape, y.dtype if y.dtype.kind == "c" else np.float64)
+            whole[:, lo - start:hi - start] = y
+            taken = _Frames(whole, start, end, edit, fs, center_frequency)
     nfft, hop = edit.nfft, edit.hop
     isolate = edit.operation == "isolate"
     if isolate:
@@ -328,7 +373,10 @@ def apply_edit(x: np.ndarray, fs: float, edit: RegionEdit, start: int = 0, *,
         where = (np.arange(b0, b1) - n0 + 1.0) / (n1 - n0 + 1.0)
         g = edit.gains(sub, w, before, after, where)
         change = np.zeros_like(spec)
-        change[:, rows_of] = g * sub if isolate else (g - 1.0) * sub
+        if taken is not None:  # the steps' output inside the region, weighted
+            change[:, rows_of] = g * (taken.spectra(b0, b1)[:, rows_of] - sub)
+        else:
+            change[:, rows_of] = g * sub if isolate else (g - 1.0) * sub
         delta = an.synthesis(change)
         a = b0 * hop
         lo, hi = max(a, start), min(a + delta.shape[-1], start + n)

@@ -75,6 +75,15 @@ class PipelineResult:
     events: Any = None
 
 
+class _Steps:
+    """The steps of an edit's processing, as :class:`BoundPipeline` takes a pipeline."""
+
+    event_step = None
+
+    def __init__(self, steps: list[Any]) -> None:
+        self.steps = steps
+
+
 class BlockChain:
     """Functions applied in turn to a block; ``context`` samples needed around it.
 
@@ -155,7 +164,17 @@ class BoundPipeline:
                     edit.check(self.sample_rate, two_sided=complex_input)
                 except InputError as exc:
                     raise step.error(str(exc)) from None
-                self.stages.append(EditStage(step, edit, self.sample_rate))
+                inner = None
+                if step.inner:
+                    try:
+                        inner = BoundPipeline(_Steps(list(step.inner)), self.sample_rate,
+                                              complex_input)
+                    except InputError as exc:
+                        raise step.error(f"in its steps: {exc}") from None
+                    if inner.drop or inner.complex_output != complex_input:
+                        raise step.error("its steps must keep the length and the kind "
+                                         "(real or complex) of the signal")
+                self.stages.append(EditStage(step, edit, self.sample_rate, inner))
             else:
                 self.stages.append(operator_stage(step, self.sample_rate, complex_input))
         #: whether the time-domain output is complex (two-sided spectra)

@@ -36,12 +36,20 @@ class EditStage(Stage):
         capture's in Hz from its centre frequency).
     fs : float
         Sample rate.
+    inner : BoundPipeline, optional
+        ``filter``: the edit's steps, bound; the region takes their output.
     """
 
-    def __init__(self, step: Step, edit: RegionEdit, fs: float) -> None:
+    def __init__(self, step: Step, edit: RegionEdit, fs: float, inner: Any = None) -> None:
         super().__init__(step)
-        self.edit, self.fs = edit, float(fs)
+        self.edit, self.fs, self.inner = edit, float(fs), inner
         self.s0, self.s1, self.r0, self.r1 = edit.span(self.fs)
+        # what the steps of a filter edit need around the span: their history
+        self.reach = (0, 0) if inner is None else (int(inner.lookback), int(inner.lookahead))
+        self.r0 -= self.reach[0]
+        self.r1 += self.reach[1]
+        if inner is not None:
+            self.exact_split = bool(inner.exact_split)
         reach = self.r1 - self.r0
         self.lookback = self.lookahead = self.latency = reach
         self.origin = 0
@@ -83,7 +91,7 @@ class EditStage(Stage):
         if last is not None and last[0] == key:
             edited = last[1]
         else:
-            edited = self._call(lambda: apply_edit(span, self.fs, self.edit, lo))
+            edited = self._call(lambda: self._apply(span, lo))
             with self._lock:
                 self._last = (key, edited)
         out = np.zeros_like(x) if isolate else x.copy()
@@ -94,8 +102,18 @@ class EditStage(Stage):
     def for_channels(self, channels: int) -> EditStage:
         return self.spawn()  # rows are edited together, each as on its own
 
+    def _transform(self, rows: np.ndarray) -> np.ndarray:
+        """The edit's steps over ``rows`` (channels, samples), from rest."""
+        chain = self.inner.chain(rows.shape[0])
+        return chain.push(rows, True)
+
+    def _apply(self, x: Any, start: int) -> Any:
+        return apply_edit(x, self.fs, self.edit, start,
+                          transform=None if self.inner is None else self._transform,
+                          reach=self.reach)
+
     def whole(self, x):
-        return self._call(lambda: apply_edit(x, self.fs, self.edit, self.origin))
+        return self._call(lambda: self._apply(x, self.origin))
 
     def _piece(self, buf: Any, a: int, b: int) -> Any:
         """Output samples ``a .. b`` (absolute)."""
@@ -112,7 +130,7 @@ class EditStage(Stage):
         end = self._b0 + buf.shape[-1]
         touches = end > self.s0 and self._b0 < self.s1
         if self._edited is None and touches and (end >= self.r1 or final):
-            y = self._call(lambda: apply_edit(buf, self.fs, self.edit, self._b0))
+            y = self._call(lambda: self._apply(buf, self._b0))
             lo, hi = max(self.s0, self._b0), min(self.s1, end)
             self._edited, self._e0 = y[..., lo - self._b0:hi - self._b0], lo
         ready = self._edited is not None or final or not touches or end <= self.s0

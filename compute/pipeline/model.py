@@ -35,7 +35,7 @@ from .binding import DEFAULT_CHUNK_SAMPLES, BoundPipeline, PipelineResult
 from .events import is_event_operator, run_events
 from .step import Step
 
-__all__ = ["MAX_FILE_BYTES", "SCHEMA", "Pipeline", "load"]
+__all__ = ["MAX_FILE_BYTES", "SCHEMA", "Pipeline", "edit_steps", "load"]
 
 #: value of the ``"specscope"`` field of a pipeline file
 SCHEMA = "pipeline/1"
@@ -109,6 +109,35 @@ def _filter_values(params: dict[str, Any], where: str) -> dict[str, Any]:
         raise InputError(f"{where}: {exc}") from None
 
 
+def edit_steps(values: dict[str, Any], where: str) -> list[Step]:
+    """The steps of a ``filter`` edit (its ``steps``), each validated.
+
+    Parameters
+    ----------
+    values : dict
+        The edit's parameters (:meth:`~specscope.compute.edit.RegionEdit.to_dict`).
+    where : str
+        How messages name the edit step.
+
+    Returns
+    -------
+    list of Step
+
+    Raises
+    ------
+    InputError
+        A bad step, or one that does not map a signal to a signal (a spectrogram, a
+        detector, another edit).
+    """
+    inner = [_parse_step(raw, i) for i, raw in enumerate(values.get("steps", []))]
+    for s in inner:
+        if s.op in ("edit", "spectrogram") or is_event_operator(s.op):
+            raise InputError(f"{where}: {s.label.replace('steps[', 'steps.steps[')} "
+                             "cannot be a step of an edit: it must map the signal to a "
+                             "signal of the same length")
+    return inner
+
+
 def _parse_step(raw: Any, index: int) -> Step:
     where = f"steps[{index}]"
     if not isinstance(raw, dict):
@@ -136,6 +165,8 @@ def _parse_step(raw: Any, index: int) -> Step:
         values = _spectrogram_values(params, where)
     elif op == "edit":
         values = RegionEdit.from_dict(params, where).to_dict()
+        inner = tuple(edit_steps(values, where))
+        return Step(op, json_types(copy.deepcopy(params)), values, index, inner)
     else:
         operator = _resolve_operator(op, where)
         if not operator.takes_input or operator.input_kind != "array":

@@ -24,12 +24,15 @@ class Step:
         The parameters validated and completed with their defaults.
     index : int
         Position in the pipeline (``steps[index]`` in messages).
+    inner : tuple of Step
+        An ``edit`` step's own steps (operation ``filter``), validated.
     """
 
     op: str
     params: dict[str, Any]
     values: dict[str, Any] = field(repr=False, compare=False)
     index: int = 0
+    inner: tuple[Step, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def label(self) -> str:

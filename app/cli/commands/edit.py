@@ -1,7 +1,7 @@
 """CLI subcommand ``edit``: attenuate, remove, isolate or change the gain of regions of time
 and frequency, and write the result.
 
-``specscope edit IN (--attenuate DB | --gain DB | --remove | --isolate)
+``specscope edit IN (--attenuate DB | --gain DB | --remove | --isolate | --apply P.json)
 --region T0,T1,F0,F1 [--region-file R.json] -o OUT`` makes one pipeline step per region
 (:class:`~specscope.compute.edit.RegionEdit`) and writes OUT through
 :func:`specscope.compute.output.export_range` (``.wav``, ``.flac``, ``.h5`` with the
@@ -43,9 +43,14 @@ def _edits(args: argparse.Namespace) -> list[Any]:
     from specscope.compute import jsonsafe
     from specscope.compute.edit import RegionEdit, region_from_dict
 
-    common = {"operation": args.operation, "db": args.db, "feather_ms": args.feather_ms,
-              "feather_hz": args.feather_hz, "nfft": args.nfft,
-              "context_ms": args.context_ms}
+    common: dict[str, Any] = {"operation": args.operation, "db": args.db,
+                              "feather_ms": args.feather_ms, "feather_hz": args.feather_hz,
+                              "nfft": args.nfft, "context_ms": args.context_ms}
+    if args.apply:
+        from specscope.compute.pipeline import Pipeline
+
+        steps = Pipeline.load(args.apply).steps
+        common["steps"] = [{"op": s.op, "params": s.params} for s in steps]
     edits = [RegionEdit.from_dict({"region": r, **common}, f"--region {i + 1}")
              for i, r in enumerate(args.region or [])]
     if args.region_file:
@@ -73,7 +78,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     output_kind(args.output)  # a bad suffix fails before the input is opened
     targets = export_targets(args.output) + ([args.save_pipeline] if args.save_pipeline
                                              else [])
-    refuse_overwriting_inputs(targets, [args.file, args.region_file])
+    refuse_overwriting_inputs(targets, [args.file, args.region_file, args.apply])
     edits = _edits(args)
     options = recording_options(args)
     with open_recording(args.file, **options) as rec:
@@ -122,6 +127,9 @@ def add_parser(subparsers: Any) -> None:
                       help="lower each region to the level just before and after it")
     what.add_argument("--isolate", action="store_true",
                       help="keep the regions only (the rest becomes silence)")
+    what.add_argument("--apply", metavar="P.json",
+                      help="run the steps of pipeline P.json (a filter, any signal operator) "
+                           "inside each region only")
     p.add_argument("--region", type=region_box, action="append", metavar="T0,T1,F0,F1",
                    help="a box from T0 to T1 seconds and F0 to F1 Hz (repeatable)")
     p.add_argument("--region-file", metavar="R.json", help=f"regions: {REGION_FILE}")
@@ -150,6 +158,8 @@ def _run(args: argparse.Namespace) -> int:
         args.operation, args.db = "attenuate", args.attenuate
     elif args.gain is not None:
         args.operation, args.db = "gain", args.gain
+    elif args.apply:
+        args.operation, args.db = "filter", 0.0
     else:
         args.operation, args.db = ("remove" if args.remove else "isolate"), 0.0
     return cmd_edit(args)

@@ -92,3 +92,25 @@ def test_the_output_may_not_be_the_input(scene, capsys):
                  "-o", str(scene)]) == 2
     assert "scene.wav" in capsys.readouterr().err
     assert scene.read_bytes() == before
+
+
+def test_a_pipelines_steps_applied_inside_the_region_only(scene, tmp_path):
+    lowpass = tmp_path / "lp.json"
+    lowpass.write_text(json.dumps({"specscope": "pipeline/1", "steps": [
+        {"op": "filter", "params": {"design": "butter", "btype": "lowpass", "order": 6,
+                                    "cutoff": 2000.0}}]}))
+    out = tmp_path / "out.wav"
+    assert main(["edit", str(scene), "--apply", str(lowpass), "--region", "1.0,2.0,0,8000",
+                 "-o", str(out), "-q"]) == 0
+    x, y = _read(scene), _read(out)
+    import scipy.signal as ss
+
+    def band(z, t0, t1):
+        sos = ss.butter(6, [2700, 3300], "bandpass", fs=FS, output="sos")
+        return 10 * np.log10(np.mean(ss.sosfiltfilt(sos, z[0])[int(t0 * FS):int(t1 * FS)] ** 2))
+
+    # inside the region the whistle's band is the low-passed signal's, outside it is not
+    lowpassed = ss.sosfilt(ss.butter(6, 2000.0, fs=FS, output="sos"), x)
+    assert abs(band(y, 1.2, 1.8) - band(lowpassed, 1.2, 1.8)) < 1.0
+    assert band(y, 1.2, 1.8) - band(x, 1.2, 1.8) < -20
+    assert np.array_equal(y[:, int(2.5 * FS):], x[:, int(2.5 * FS):])

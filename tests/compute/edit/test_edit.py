@@ -233,3 +233,40 @@ def test_a_region_outside_the_recording_is_named():
     edit = RegionEdit(Box(10.0, 11.0, 100, 200))
     with pytest.raises(InputError, match="10 to 11 s lie outside the recording"):
         edit.check(FS, n_samples=2 * FS)
+
+
+FIR = {"op": "filter", "params": {"design": "firwin", "numtaps": 101, "cutoff": 1500.0,
+                                  "btype": "lowpass"}}
+
+
+def test_a_filter_in_the_region_equals_the_filtered_signals_cells_taken_by_hand():
+    """The region's cells come from the filtered signal: X + w (Y - X), synthesised."""
+    x = _noise_and_tone(3 * FS)
+    edit = RegionEdit(Box(1.0, 1.8, 1000, 6000), "filter", feather_ms=20, feather_hz=100,
+                      nfft=512, steps=(FIR,))
+    pipe = Pipeline.from_steps([{"op": "edit", "params": edit.to_dict()}])
+    y = pipe(x, FS)
+    taps = ss.firwin(101, 1500.0, fs=FS)
+    filtered = ss.lfilter(taps, 1.0, x)
+    sft = ss.ShortTimeFFT(ss.get_window("hann", 512), 128, FS)
+    sx, sy = sft.stft(x), sft.stft(filtered)
+    w = edit.weight(sft.t(x.size), sft.f, 128 / FS, FS / 512)
+    ref = sft.istft(sx + w * (sy - sx), k1=x.size)
+    assert np.abs(y - ref).max() < 1e-9
+    # chunked, the same bytes
+    rec = ArrayRecording(x.astype(np.float32), FS)
+    whole = np.asarray(pipe.run(rec, chunk_samples=x.size).data)
+    assert np.array_equal(np.asarray(pipe.run(rec, chunk_samples=1111).data), whole)
+
+
+def test_the_steps_of_a_filter_edit_must_keep_the_signal():
+    box = {"shape": "box", "t0": 0, "t1": 1, "f0": 0, "f1": 4000}
+    with pytest.raises(InputError, match=r"steps\[0\] \(edit\): in its steps: .*decimate"):
+        Pipeline.from_steps([{"op": "edit", "params": {
+            "region": box, "operation": "filter",
+            "steps": [{"op": "decimate", "params": {"q": 2}}]}}]).bind(FS, False)
+    with pytest.raises(InputError, match="cannot be a step of an edit"):
+        Pipeline.from_steps([{"op": "edit", "params": {
+            "region": box, "operation": "filter", "steps": [{"op": "spectrogram"}]}}])
+    with pytest.raises(InputError, match="operation='filter' needs steps"):
+        Pipeline.from_steps([{"op": "edit", "params": {"region": box, "operation": "filter"}}])

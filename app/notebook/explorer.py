@@ -403,6 +403,42 @@ class Explorer(ipywidgets.VBox):
         self._draw_boxes()
         self._changed()
 
+    def edit(self, operation: str = "attenuate", region: Any = None, **params: Any) -> None:
+        """Add a region edit to the processing shown (see :mod:`specscope.compute.edit`).
+
+        Parameters
+        ----------
+        operation : {"attenuate", "gain", "remove", "isolate", "filter"}
+        region : Region, dict or None
+            Where; None takes the selection (its box, the whole band when it has none).
+        **params
+            The edit's other fields (``db``, ``feather_ms``, ``feather_hz``, ``nfft``...).
+
+        Raises
+        ------
+        SpecscopeError
+            No region and no selection, or an edit that cannot run on this recording.
+        """
+        from specscope.compute.edit import Box, RegionEdit, region_from_dict
+
+        if region is None:
+            sel = self._selection
+            if sel is None:
+                raise InputError("edit: give a region or select a box first")
+            fs = self.recording.sample_rate
+            low = sel.freq_low_hz if sel.freq_low_hz is not None else 0.0
+            high = sel.freq_high_hz if sel.freq_high_hz is not None else fs / 2
+            cf = (self.recording.center_frequency or 0.0) if self.recording.is_complex else 0.0
+            region = Box(sel.start_s, sel.stop_s, low - cf, high - cf)
+        elif isinstance(region, dict):
+            region = region_from_dict(region)
+        edit = RegionEdit(region, operation, **params)
+        edit.check(self.recording.sample_rate, two_sided=self.recording.is_complex,
+                   n_samples=self.recording.n_samples)
+        steps = self.pipeline.signal_part().to_dict()["steps"]
+        self.pipeline = Pipeline.from_steps(steps + [{"op": "edit",
+                                                      "params": edit.to_dict()}])
+
     @property
     def annotations(self) -> list[Annotation]:
         """Annotations drawn over the view (a copy; set a list to change them)."""

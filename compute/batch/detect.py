@@ -37,7 +37,7 @@ from .. import extensions
 from ..deployment import Deployment
 from ..detect import Events
 from ..errors import InputError, RecordingError, SpecscopeError
-from ..files import atomic_write_text, os_error_cause, refuse_overwriting_inputs
+from ..files import atomic_write_text, os_error_cause
 from ..io import open_recording, split_member
 from ..io.remote import is_url
 from ..pipeline import DEFAULT_CHUNK_SAMPLES, Pipeline
@@ -46,11 +46,11 @@ from .cluster import plugin_copy, still_wanted
 from .heap import roomy_heap
 from .parts import DEFAULT_PART_SAMPLES, part_events, plan_parts
 from .process import (
-    EXECUTORS,
     RESUME_FOLDER,
     InputResult,
     Summary,
-    refuse_writing_into_folders,
+    check_run_args,
+    plan_outputs,
     resume_key,
 )
 from .runner import run_tasks
@@ -63,7 +63,7 @@ __all__ = ["ABSOLUTE_COLUMNS", "DEFAULT_PART_SAMPLES", "SUMMARY_NAME", "TABLE_FO
 #: the tables a detect run writes, by format name: the file name's ending
 TABLE_FORMATS: dict[TableFormat, str] = {
     "raven": ".selections.txt", "audacity": ".labels.txt", "csv": ".csv",
-    "sigmf": ".sigmf-meta", "hdf5": ".h5"}
+    "sigmf": ".sigmf-meta", "hdf5": ".h5", "textgrid": ".TextGrid", "eaf": ".eaf"}
 #: the run's summary, in the output folder
 SUMMARY_NAME = "summary.csv"
 #: the columns of a deployment's table of absolute times (``<stem>.absolute.csv``)
@@ -567,33 +567,12 @@ def run_detect(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
                          "must be an event step such as detect.energy")
     if format not in TABLE_FORMATS:
         raise InputError(f"format={format!r} must be one of {', '.join(TABLE_FORMATS)}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InputError(f"workers={workers!r} must be a whole number >= 1")
-    if isinstance(chunk_samples, bool) or not isinstance(chunk_samples, int) or \
-            chunk_samples < 1:
-        raise InputError(f"chunk_samples={chunk_samples!r} must be a whole number >= 1")
-    if part_samples is not None and (isinstance(part_samples, bool) or not isinstance(
-            part_samples, int) or part_samples < 0):
-        raise InputError(f"part_samples={part_samples!r} must be a whole number >= 0 "
-                         "(0: never split an input)")
-    if executor not in EXECUTORS:
-        raise InputError(f"executor={executor!r} must be one of {', '.join(EXECUTORS)}")
-    if not inputs:
-        raise InputError("no inputs given")
+    check_run_args(workers, chunk_samples, ("part_samples", part_samples), executor)
     options = {k: v for k, v in (recording_options or {}).items() if v is not None}
     out_dir = Path(outdir)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InputError(f"{out_dir}: the output folder is a file")
     summary_path = out_dir / SUMMARY_NAME
-    outs: dict[Path, str] = {summary_path: "the summary"}
-    for inp in inputs:
-        o = table_path(inp, out_dir, format)
-        if o in outs:
-            raise InputError(f"{outs[o]} and {inp} would both write {o.name}; give inputs "
-                             "with different names or run them separately")
-        outs[o] = str(inp)
-    refuse_overwriting_inputs(outs, list(inputs) + [pipeline_path])
-    refuse_writing_into_folders(out_dir, inputs)
+    outs = plan_outputs(inputs, out_dir, lambda i: table_path(i, out_dir, format),
+                        [pipeline_path], {summary_path: "the summary"})
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

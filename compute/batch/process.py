@@ -54,8 +54,8 @@ from .runner import run_tasks
 from .tasks import Task, TaskFailure, TaskOutcome, TaskResult, one_line, renamed
 
 __all__ = ["DEFAULT_TASK_SAMPLES", "DEPLOYMENT_FORMAT", "EXECUTORS", "RESUME_FOLDER",
-           "InputResult", "RerunResult", "Summary", "clean_abandoned_parts", "output_path",
-           "process_file", "resume_key", "run_batch"]
+           "InputResult", "RerunResult", "Summary", "check_run_args", "clean_abandoned_parts",
+           "output_path", "plan_outputs", "process_file", "resume_key", "run_batch"]
 
 #: recordings longer than this (samples) are split into part tasks
 DEFAULT_TASK_SAMPLES = 1 << 26
@@ -578,18 +578,71 @@ def _make_folder(folder: Path) -> None:
                              f"({os_error_cause(exc)})") from None
 
 
-def _check_args(workers: int, chunk_samples: int, task_samples: int | None,
-                executor: str) -> None:
+def check_run_args(workers: int, chunk_samples: int, split: tuple[str, int | None],
+                   executor: str) -> None:
+    """Refuse a bad argument of a batch run, naming it.
+
+    Parameters
+    ----------
+    workers, chunk_samples : int
+        Each a whole number >= 1.
+    split : (str, int or None)
+        The name and value of the part size (``task_samples``, ``part_samples``): None or
+        a whole number >= 0 (0: never split).
+    executor : str
+        One of :data:`EXECUTORS`.
+    """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers={workers!r} must be a whole number >= 1")
     if isinstance(chunk_samples, bool) or not isinstance(chunk_samples, int) or \
             chunk_samples < 1:
         raise InputError(f"chunk_samples={chunk_samples!r} must be a whole number >= 1")
-    if task_samples is not None and (not isinstance(task_samples, int) or task_samples < 0):
-        raise InputError(f"task_samples={task_samples!r} must be a whole number >= 0 "
-                         "(0: never split)")
+    name, value = split
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                              or value < 0):
+        raise InputError(f"{name}={value!r} must be a whole number >= 0 (0: never split)")
     if executor not in EXECUTORS:
         raise InputError(f"executor={executor!r} must be one of {', '.join(EXECUTORS)}")
+
+
+def plan_outputs(inputs: Sequence[Any], out_dir: Path, output_of: Callable[[Any], Path],
+                 read: Sequence[Any], taken: dict[Path, str] | None = None
+                 ) -> dict[Path, str]:
+    """Each input's output file, refused before anything is read when two inputs would
+    write one file, an output is an input (or any file in ``read``), the output folder is
+    a file or lies inside an input folder.
+
+    Parameters
+    ----------
+    inputs : sequence of paths
+    out_dir : Path
+    output_of : callable
+        ``output_of(input) -> Path``.
+    read : sequence
+        Other files the run reads (the pipeline file).
+    taken : dict, optional
+        Outputs of the run itself (a summary) and what they are called.
+
+    Returns
+    -------
+    dict
+        Output path -> its input (and the ``taken`` entries first).
+    """
+    if not inputs:
+        raise InputError("no inputs given")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"{out_dir}: the output folder is a file")
+    outs: dict[Path, str] = dict(taken or {})
+    for inp in inputs:
+        o = output_of(inp)
+        if o in outs:
+            raise InputError(f"{outs[o]} and {inp} would both write {o.name}; give inputs "
+                             "with different names or run them separately")
+        outs[o] = str(inp)
+    # an output folder holding the inputs under the output names: refused before any read
+    refuse_overwriting_inputs(outs, list(inputs) + list(read))
+    refuse_writing_into_folders(out_dir, inputs)
+    return outs
 
 
 def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
@@ -653,28 +706,15 @@ def run_batch(pipeline: Pipeline | dict[str, Any] | str | os.PathLike[str],
     if not isinstance(pipeline, Pipeline):
         pipeline = (Pipeline.from_dict(pipeline) if isinstance(pipeline, dict)
                     else Pipeline.load(pipeline))
-    _check_args(workers, chunk_samples, task_samples, executor)
+    check_run_args(workers, chunk_samples, ("task_samples", task_samples), executor)
     check_write_on(write_on)
     if pipeline.event_step is not None:
         raise InputError(f"{pipeline.event_step.label}: the pipeline ends in a detector, "
                          "so its result is events, not HDF5 signal files; run it with "
                          "run_detect")
     options = {k: v for k, v in (recording_options or {}).items() if v is not None}
-    if not inputs:
-        raise InputError("no inputs given")
     out_dir = Path(outdir)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InputError(f"{out_dir}: the output folder is a file")
-    outs: dict[Path, str] = {}
-    for inp in inputs:
-        o = output_path(inp, out_dir)
-        if o in outs:
-            raise InputError(f"{outs[o]} and {inp} would both write {o.name}; give inputs "
-                             "with different names or run them separately")
-        outs[o] = str(inp)
-    # an output folder holding the inputs under the output names: refused before any read
-    refuse_overwriting_inputs(outs, list(inputs) + [pipeline_path])
-    refuse_writing_into_folders(out_dir, inputs)
+    outs = plan_outputs(inputs, out_dir, lambda i: output_path(i, out_dir), [pipeline_path])
     _make_folder(out_dir)
     clean_abandoned_parts()
 

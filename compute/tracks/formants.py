@@ -12,7 +12,7 @@ from scipy.signal import resample_poly
 from .model import Track
 from .pitch_praat import frame_times
 
-__all__ = ["burg_lpc", "formants_burg", "resample_sinc"]
+__all__ = ["burg_lpc", "formant_track", "formants_burg", "resample_sinc"]
 
 
 def burg_lpc(frames: np.ndarray, order: int) -> np.ndarray:
@@ -199,3 +199,29 @@ def _ratio(new_fs: float, fs: float) -> tuple[int, int]:
     from fractions import Fraction
     r = Fraction(new_fs / fs).limit_denominator(1000)
     return r.numerator, r.denominator
+
+
+def formant_track(source: Any, channel: int = 0, *, sr: float | None = None,
+                  time_step: float = 0.0, max_number_of_formants: float = 5.0,
+                  formant_ceiling: float = 5500.0, window_length: float = 0.025,
+                  pre_emphasis_from: float = 50.0, block_frames: int = 0) -> Track:
+    """:func:`formants_burg` in the form of the kind table: ``(source, channel, *,
+    sr=...)``; ``block_frames`` is accepted and unused (the signal is read whole).
+
+    Parameters
+    ----------
+    source : Recording or array_like
+        With ``sr`` for an array.
+    channel : int
+    sr : float, optional
+        Samples per second of an array.
+
+    Returns
+    -------
+    Track
+    """
+    del block_frames
+    return formants_burg(source, sr, time_step=time_step,
+                         max_number_of_formants=max_number_of_formants,
+                         formant_ceiling=formant_ceiling, window_length=window_length,
+                         pre_emphasis_from=pre_emphasis_from, channel=channel)

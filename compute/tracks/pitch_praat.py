@@ -11,7 +11,8 @@ import numpy as np
 
 from .model import Track
 
-__all__ = ["PitchCandidates", "frame_times", "pitch_ac", "pitch_candidates"]
+__all__ = ["PitchCandidates", "frame_times", "pitch_ac", "pitch_candidates", "pitch_path",
+           "pitch_track"]
 
 
 def frame_times(n_samples: int, fs: float, window: float,
@@ -394,3 +395,33 @@ def pitch_ac(x: Any, fs: float | None = None, *, time_step: float = 0.0,
                   "voiced_unvoiced_cost": voiced_unvoiced_cost, "pitch_ceiling": pitch_ceiling,
                   "method": "ac"}
     return Track("pitch", c.times, f0[:, None], ("f0",), ("Hz",), params)
+
+
+def pitch_track(source: Any, channel: int = 0, *, sr: float | None = None,
+                time_step: float = 0.0, pitch_floor: float = 75.0,
+                max_number_of_candidates: int = 15, very_accurate: bool = False,
+                silence_threshold: float = 0.03, voicing_threshold: float = 0.45,
+                octave_cost: float = 0.01, octave_jump_cost: float = 0.35,
+                voiced_unvoiced_cost: float = 0.14, pitch_ceiling: float = 600.0,
+                block_frames: int = 4096) -> Track:
+    """:func:`pitch_ac` in the form of the kind table: ``(source, channel, *, sr=...)``.
+
+    Parameters
+    ----------
+    source : Recording or array_like
+        With ``sr`` for an array.
+    channel : int
+    sr : float, optional
+        Samples per second of an array.
+
+    Returns
+    -------
+    Track
+    """
+    return pitch_ac(source, sr, time_step=time_step, pitch_floor=pitch_floor,
+                    max_number_of_candidates=max_number_of_candidates,
+                    very_accurate=very_accurate, silence_threshold=silence_threshold,
+                    voicing_threshold=voicing_threshold, octave_cost=octave_cost,
+                    octave_jump_cost=octave_jump_cost,
+                    voiced_unvoiced_cost=voiced_unvoiced_cost, pitch_ceiling=pitch_ceiling,
+                    channel=channel, block_frames=block_frames)

@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 from scipy.io import wavfile
 from specscope.compute.io.memory import ArrayRecording
-from specscope.compute.tracks.formants import burg_lpc, formants_burg, resample_sinc
+from specscope.compute.tracks.formants import (
+    burg_lpc,
+    formant_track,
+    formants_burg,
+    resample_sinc,
+)
 
 parselmouth = pytest.importorskip("parselmouth", reason="Praat reference (parselmouth) absent")
 
@@ -72,3 +77,13 @@ def test_resampling_keeps_a_tone():
 def test_silence_has_no_formants():
     tr = formants_burg(np.zeros(16000), 16000)
     assert tr.times.size > 0 and np.isnan(tr.values).all()
+
+
+def test_the_kind_table_form(speech_file):
+    """``formant_track(source, channel, sr=...)`` is ``formants_burg`` of that channel."""
+    x, fs = _read(speech_file)
+    stereo = np.stack([np.zeros_like(x), x], axis=1)
+    a = formants_burg(x, fs, formant_ceiling=5000.0)
+    b = formant_track(stereo, 1, sr=fs, formant_ceiling=5000.0)
+    np.testing.assert_array_equal(a.values, b.values)
+    assert a.params == b.params

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.io import wavfile
 from specscope.compute.io.memory import ArrayRecording
-from specscope.compute.tracks.pitch_praat import pitch_ac, pitch_candidates
+from specscope.compute.tracks.pitch_praat import pitch_ac, pitch_candidates, pitch_track
 
 parselmouth = pytest.importorskip("parselmouth", reason="Praat reference (parselmouth) absent")
 
@@ -102,3 +102,16 @@ def test_chunked_equals_whole():
 def test_silence_and_short_input():
     assert np.isnan(pitch_ac(np.zeros(48000), 48000).values).all()
     assert pitch_ac(np.zeros(100), 48000).times.size == 0
+
+
+def test_the_kind_table_form():
+    """``pitch_track(source, channel, sr=...)`` is ``pitch_ac`` of that channel."""
+    path = ALSA / VOICES[0]
+    if not path.exists():
+        pytest.skip(f"{path} absent (Debian's alsa-utils)")
+    x, fs = _read(path)
+    stereo = np.stack([np.zeros_like(x), x], axis=1)
+    a = pitch_ac(x, fs, pitch_floor=100.0)
+    b = pitch_track(stereo, 1, sr=fs, pitch_floor=100.0)
+    np.testing.assert_array_equal(a.values, b.values)
+    assert a.params == b.params

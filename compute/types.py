@@ -42,6 +42,7 @@ __all__ = [
     "Statistic",
     "TableFormat",
     "TemplateScale",
+    "TrackKind",
     "TuneDtype",
     "WriteOn",
     "choices",
@@ -129,6 +130,11 @@ NoiseColor = Literal["white", "pink"]
 EditOperation = Literal["attenuate", "gain", "remove", "isolate", "filter"]
 #: the shape of a region of time and frequency
 RegionShape = Literal["box", "lasso", "brush", "harmonics"]
+
+# -- measured tracks -----------------------------------------------------------------------
+#: what a track measures (``specscope track KIND``; keys of compute.tracks.TRACKS)
+TrackKind = Literal["intensity", "pyin", "centroid", "bandwidth", "rolloff", "flatness",
+                    "flux"]
 
 
 def choices(alias: Any) -> tuple[str, ...]:

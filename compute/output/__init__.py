@@ -42,6 +42,7 @@ from .spectrogram import (
     read_spectrogram,
     write_display_image,
 )
+from .track import TRACK_FORMAT_TAG, TRACK_SUFFIXES, write_track
 
 __all__ = [
     "AUDIO_SUFFIXES",
@@ -52,6 +53,8 @@ __all__ = [
     "SIGMF_SUFFIXES",
     "SIGNAL_FORMAT",
     "STALE_PARTIAL_S",
+    "TRACK_FORMAT_TAG",
+    "TRACK_SUFFIXES",
     "VIEW_FORMAT_TAG",
     "RangePlan",
     "atomic_file",
@@ -80,4 +83,5 @@ __all__ = [
     "write_display_image",
     "write_pipeline_output",
     "write_provenance",
+    "write_track",
 ]

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from scipy.special import i0
 
+from ..errors import InputError
 from .frames import BLOCK_FRAMES, as_recording, check_positive, read_padded
 from .model import Track
 
@@ -48,11 +49,14 @@ def intensity(source: Any, channel: int = 0, *, sr: float | None = None,
     minimum_pitch = check_positive("minimum_pitch", minimum_pitch)
     step = float(time_step)
     if not math.isfinite(step) or step < 0:
-        from ..errors import InputError
         raise InputError(f"time_step={time_step!r} must be 0 (automatic) or above 0")
     if step == 0:
         step = 0.8 / minimum_pitch
     dx = 1.0 / rec.sample_rate
+    if step < dx:
+        name = f"time_step={time_step!r}" if time_step else \
+            f"minimum_pitch={minimum_pitch:g} (time step 0.8 / minimum_pitch)"
+        raise InputError(f"{name}: frames closer than one sample ({dx:g} s)")
     n = rec.n_samples
     window_duration = 6.4 / minimum_pitch
     half = math.floor(0.5 * window_duration / dx)
@@ -60,7 +64,6 @@ def intensity(source: Any, channel: int = 0, *, sr: float | None = None,
     params = {"minimum_pitch": minimum_pitch, "time_step": float(time_step),
               "subtract_mean": bool(subtract_mean)}
     if window_duration > duration:
-        from ..errors import InputError
         raise InputError(f"minimum_pitch={minimum_pitch:g}: the sound ({duration:g} s) is "
                          f"shorter than the window (6.4 / minimum_pitch = "
                          f"{window_duration:g} s)")

@@ -15,12 +15,16 @@ from ..errors import InputError
 from .frames import BLOCK_FRAMES, as_recording, check_positive, read_padded
 from .model import Track
 
-__all__ = ["C2_HZ", "C7_HZ", "pyin", "pyin_observations", "pyin_transition"]
+__all__ = ["C2_HZ", "C7_HZ", "MAX_STATES", "MAX_THRESHOLDS", "pyin", "pyin_observations", "pyin_transition"]
 
 #: librosa's recommended pitch range: C2 and C7 (Hz)
 C2_HZ = 440.0 * 2 ** ((36 - 69) / 12)
 C7_HZ = 440.0 * 2 ** ((96 - 69) / 12)
 _TINY = np.finfo(np.float64).tiny
+#: the most pitch x voicing states decoded (the transition matrix is dense)
+MAX_STATES = 4096
+#: the most voicing thresholds
+MAX_THRESHOLDS = 10_000
 
 
 def _cmndf(frames: np.ndarray, min_period: int, max_period: int) -> np.ndarray:
@@ -155,8 +159,8 @@ def pyin(source: Any, channel: int = 0, *, sr: float | None = None, fmin: float 
     for name, p in (("switch_prob", switch_prob), ("no_trough_prob", no_trough_prob)):
         if not 0 <= float(p) <= 1:
             raise InputError(f"{name}={p!r} must be between 0 and 1")
-    if int(n_thresholds) < 1:
-        raise InputError(f"n_thresholds={n_thresholds} must be 1 or more")
+    if not 1 <= int(n_thresholds) <= MAX_THRESHOLDS:
+        raise InputError(f"n_thresholds={n_thresholds} must be in 1..{MAX_THRESHOLDS}")
     a, b = (check_positive("beta_parameters", v) for v in beta_parameters)
     resolution = check_positive("resolution", resolution)
     boltzmann_parameter = check_positive("boltzmann_parameter", boltzmann_parameter)
@@ -168,7 +172,12 @@ def pyin(source: Any, channel: int = 0, *, sr: float | None = None, fmin: float 
     beta_probs = np.diff(betainc(a, b, thresholds))
     per_semitone = int(np.ceil(1.0 / resolution))
     n_bins = int(np.floor(12 * per_semitone * np.log2(fmax / fmin))) + 1
-    width = round(max_transition_rate * 12 * hop / fs) * per_semitone + 1
+    if 2 * n_bins > MAX_STATES:
+        raise InputError(f"resolution={resolution:g} from fmin={fmin:g} to fmax={fmax:g} Hz "
+                         f"makes {2 * n_bins} pitch x voicing states, more than "
+                         f"{MAX_STATES}: a coarser resolution or a narrower range")
+    semitones = max_transition_rate * 12 * hop / fs  # per frame
+    width = (round(semitones) if semitones < n_bins else n_bins) * per_semitone + 1
     log_trans = np.log(pyin_transition(n_bins, width, float(switch_prob)) + _TINY)
     n_states = 2 * n_bins
     log_init = np.full(n_states, np.log(1.0 / n_states + _TINY))

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-from scipy.signal import get_window
 
 from ..errors import InputError
+from ..spectral import get_window
 from .frames import BLOCK_FRAMES, as_recording, check_positive, read_padded
 from .model import Track
 
@@ -32,10 +32,7 @@ def _window(window: str, n_fft: int, win_length: int | None) -> np.ndarray:
     wl = n_fft if win_length is None else int(win_length)
     if not 0 < wl <= n_fft:
         raise InputError(f"win_length={win_length} must be in 1..n_fft ({n_fft})")
-    try:
-        w = get_window(window, wl, fftbins=True)
-    except (ValueError, TypeError) as e:
-        raise InputError(f"window={window!r}: {e}") from None
+    w = get_window(window, wl)
     full = np.zeros(n_fft)
     lpad = (n_fft - wl) // 2
     full[lpad:lpad + wl] = w
@@ -77,7 +74,8 @@ def magnitude_blocks(source: Any, channel: int = 0, *, sr: float | None = None,
         frames = np.lib.stride_tricks.sliding_window_view(x, n_fft)[::hop_length]
         mag = np.abs(np.fft.rfft(frames * w, axis=1))
         if power != 1.0:
-            mag = mag ** power
+            with np.errstate(over="ignore"):
+                mag = mag ** power
         yield (centre + np.arange(f0, f1) * hop_length) / rec.sample_rate, mag
 
 
@@ -156,7 +154,8 @@ def spectral_bandwidth(source: Any, channel: int = 0, *, sr: float | None = None
     def per_block(S: np.ndarray, freq: np.ndarray) -> np.ndarray:
         c = _centroid(S, freq)
         dev = np.abs(freq[None, :] - c[:, None])
-        return ((_normalized(S) * dev ** p).sum(axis=1)) ** (1.0 / p)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return ((_normalized(S) * dev ** p).sum(axis=1)) ** (1.0 / p)
 
     stft = _stft(n_fft, hop_length, win_length, window, center, block_frames)
     return _run("bandwidth", ("bandwidth",), ("Hz",), source, channel, sr, stft, {"p": p},
@@ -208,7 +207,8 @@ def spectral_flatness(source: Any, channel: int = 0, *, sr: float | None = None,
 
     def per_block(S: np.ndarray, freq: np.ndarray) -> np.ndarray:
         S = np.maximum(amin, S)
-        return np.exp(np.mean(np.log(S), axis=1)) / np.mean(S, axis=1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.exp(np.mean(np.log(S), axis=1)) / np.mean(S, axis=1)
 
     stft = {**_stft(n_fft, hop_length, win_length, window, center, block_frames),
             "power": power}

@@ -32,6 +32,7 @@ from specscope.compute.operators.autotune import tune_operators
 from specscope.compute.pipeline import Pipeline
 from specscope.compute.playback import PlaybackOptions
 from specscope.compute.playback.renderer import channel_layout
+from specscope.compute.tracks import TRACKS, compute_track
 from specscope.compute.types import choices
 from specscope.compute.view.scales import check_freq_scale
 from specscope.compute.view.tiles import TileEngine
@@ -234,6 +235,7 @@ CASES: dict[str, tuple[Callable[..., Any], str, bool]] = {
     "GeneratorKind": (lambda v: GeneratorSource(v), "generator", True),
     "ChirpMethod": (lambda v: GeneratorSource("chirp", method=v), "method", True),
     "NoiseColor": (lambda v: GeneratorSource("noise", color=v), "color", True),
+    "TrackKind": (lambda v: compute_track(v, np.ones(4096), sr=_FS), "kind", True),
 }
 
 
@@ -270,6 +272,7 @@ def test_compute_takes_each_choice_and_names_the_option_for_another(
 def test_tables_keyed_by_an_option_type_have_its_keys() -> None:
     assert tuple(DESIGNS) == choices(option_types.FilterDesign)
     assert tuple(ANNOTATION_FORMATS) == choices(option_types.TableFormat)
+    assert tuple(TRACKS) == choices(option_types.TrackKind)
     assert sorted(TABLE_FORMATS) == sorted(choices(option_types.TableFormat))
     assert set(GeneratorSource.OPTIONS) | {"white", "pink"} == set(
         choices(option_types.GeneratorKind))

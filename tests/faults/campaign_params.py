@@ -135,6 +135,8 @@ class Bases:
                                             "--interval": "0.1", "--no-cache": None}),
             ("edit",): ({"file": rec}, {**rec_opts, "--attenuate": "12",
                                         "--region": "0.01,0.1,100,1000", "-o": f"{o}/ed.wav"}),
+            ("track",): ({"kind": "centroid", "file": rec}, {**rec_opts, "-o": f"{o}/tr.csv",
+                                                             "--n-fft": "256"}),
         }
         pos, opts = table[path]
         if path in QUIET:
@@ -145,7 +147,7 @@ class Bases:
 #: commands with -q: a refusal is then the only line on stderr
 QUIET = {("spectrogram",), ("run",), ("detect",), ("export",), ("filter", "design"),
          ("filter", "notch"), ("filter", "apply"), ("annotations", "convert"), ("play",),
-         ("levels",), ("edit",)}
+         ("levels",), ("edit",), ("track",)}
 
 
 def _argv(path: tuple[str, ...], pos: dict, opts: dict, order: list[str]) -> list[str]:

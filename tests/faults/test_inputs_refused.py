@@ -71,6 +71,8 @@ COMMANDS = {
         ("play", "rec.sigmf-meta", "--stop", 1, "-o", "rec.sigmf-data"),
     "export into the meta file from the data file":
         ("export", "rec.sigmf-data", "-o", "rec.sigmf-meta.wav", "--stop", 1),
+    "track into the data file":
+        ("track", "intensity", "rec.sigmf-meta", "-o", "rec.sigmf-data"),
     "live records over its pipeline":
         ("live", "--no-gui", "--source", "generator:chirp", "--duration", 0.2,
          "--pipeline", "pipe.json", "--record", "pipe.json"),

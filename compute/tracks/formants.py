@@ -67,18 +67,34 @@ def resample_sinc(x: np.ndarray, fs: float, new_fs: float, depth: int = 50) -> n
     x = np.asarray(x, float)
     n = x.size
     if new_fs < fs:
-        n_fft = 1 << math.ceil(math.log2(n + 2 * 1000))
-        spec = np.fft.rfft(x, n_fft)
-        freqs = np.fft.rfftfreq(n_fft, 1.0 / fs)
-        spec[freqs >= 0.5 * new_fs] = 0.0
-        x = np.fft.irfft(spec, n_fft)[:n]
+        x = _lowpass(x, fs, new_fs)
     n_new = round(n / fs * new_fs)
-    # sample k of the old signal lies at (k + 0.5) / fs; new samples centred the same way
-    t_new = 0.5 * (n / fs - (n_new - 1) / new_fs) + np.arange(n_new) / new_fs
-    pos = t_new * fs - 0.5
-    out = np.empty(n_new)
+    return _interp(x, 0, n, _new_positions(n, fs, new_fs, 0, n_new), depth)
+
+
+def _new_positions(n: int, fs: float, new_fs: float, j0: int, j1: int) -> np.ndarray:
+    """Positions in old samples of new samples ``j0:j1``: sample k of a signal lies at
+    ``(k + 0.5) / fs``, and the new samples are centred on the same span."""
+    n_new = round(n / fs * new_fs)
+    t_new = 0.5 * (n / fs - (n_new - 1) / new_fs) + np.arange(j0, j1) / new_fs
+    return t_new * fs - 0.5
+
+
+def _lowpass(x: np.ndarray, fs: float, new_fs: float) -> np.ndarray:
+    """``x`` without the frequencies at and above ``new_fs / 2`` (FFT, zero-padded)."""
+    n = x.size
+    n_fft = 1 << math.ceil(math.log2(n + 2 * 1000))
+    spec = np.fft.rfft(x, n_fft)
+    spec[np.fft.rfftfreq(n_fft, 1.0 / fs) >= 0.5 * new_fs] = 0.0
+    return np.fft.irfft(spec, n_fft)[:n]
+
+
+def _interp(x: np.ndarray, offset: int, n: int, pos: np.ndarray, depth: int) -> np.ndarray:
+    """Windowed-sinc values at positions ``pos`` of a signal of ``n`` samples of which
+    ``x`` holds samples ``offset:offset + x.size`` (the depth shrinks at its ends)."""
+    out = np.empty(pos.size)
     k = np.arange(1 - depth, depth + 1)
-    for c0 in range(0, n_new, 1 << 14):  # bounded memory: 16384 new samples at a time
+    for c0 in range(0, pos.size, 1 << 14):  # bounded memory: 16384 new samples at a time
         p = pos[c0:c0 + (1 << 14)]
         left = np.floor(p).astype(np.int64)
         frac = p - left
@@ -91,9 +107,10 @@ def resample_sinc(x: np.ndarray, fs: float, new_fs: float, depth: int = 50) -> n
                         (d_eff + 1 - frac)[:, None])
         with np.errstate(divide="ignore", invalid="ignore"):
             w = 0.5 + 0.5 * np.cos(np.pi * d / span)
-        o = np.sum(np.where(use, x[np.clip(idx, 0, n - 1)] * np.sinc(d) * w, 0.0), axis=1)
+        vals = x[np.clip(idx - offset, 0, x.size - 1)]
+        o = np.sum(np.where(use, vals * np.sinc(d) * w, 0.0), axis=1)
         exact = frac == 0
-        o[exact] = x[np.clip(left[exact], 0, n - 1)]
+        o[exact] = x[np.clip(left[exact] - offset, 0, x.size - 1)]
         out[c0:c0 + p.size] = o
     return out
 
@@ -101,13 +118,14 @@ def resample_sinc(x: np.ndarray, fs: float, new_fs: float, depth: int = 50) -> n
 def formants_burg(x: Any, fs: float | None = None, *, time_step: float = 0.0,
                   max_number_of_formants: float = 5.0, formant_ceiling: float = 5500.0,
                   window_length: float = 0.025, pre_emphasis_from: float = 50.0,
-                  channel: int = 0, resampler: str = "sinc") -> Track:
+                  channel: int = 0, resampler: str = "sinc",
+                  block_frames: int = 2000) -> Track:
     """Formants per frame by Burg's linear prediction, Praat's "To Formant (burg)".
 
     Parameters
     ----------
     x : array_like or Recording
-        Samples, or a recording (read whole: the resampling is over the whole signal).
+        Samples, or a recording.
     fs : float
         Samples per second (taken from a recording).
     time_step : float
@@ -125,6 +143,10 @@ def formants_burg(x: Any, fs: float | None = None, *, time_step: float = 0.0,
     resampler : str
         ``"sinc"`` (FFT low-pass and windowed sinc, as Praat) or ``"poly"``
         (``scipy.signal.resample_poly``).
+    block_frames : int
+        Frames per block read (sinc resampler), each block low-passed with 32768
+        samples of context each side; a signal within one block and its context is
+        low-passed whole, as Praat does; 0 reads any signal whole.
 
     Returns
     -------
@@ -133,66 +155,115 @@ def formants_burg(x: Any, fs: float | None = None, *, time_step: float = 0.0,
         has fewer formants.
     """
     if hasattr(x, "read") and hasattr(x, "sample_rate"):
-        fs = float(x.sample_rate)
-        sig = np.asarray(x.read(0, None, channel)[:, 0], float)
+        rec = x
+        fs = float(rec.sample_rate)
+        n = int(rec.n_samples)
+
+        def read(a: int, b: int) -> np.ndarray:
+            out = np.zeros(b - a)
+            a0, b0 = max(a, 0), min(b, n)
+            if b0 > a0:
+                out[a0 - a:b0 - a] = rec.read(a0, b0, channel)[:, 0]
+            return out
     else:
         if fs is None:
             raise ValueError("a sample array needs its sample rate fs")
         sig = np.asarray(x, float)
         if sig.ndim == 2:
             sig = sig[:, channel]
+        n = sig.size
+
+        def read(a: int, b: int) -> np.ndarray:
+            out = np.zeros(b - a)
+            a0, b0 = max(a, 0), min(b, n)
+            out[a0 - a:b0 - a] = sig[a0:b0]
+            return out
     fs = float(fs)
     n_formants = math.floor(max_number_of_formants)
     order = round(2 * max_number_of_formants)
     dt = time_step if time_step > 0 else window_length / 4.0
     new_fs = 2.0 * formant_ceiling
-    if abs(fs - new_fs) > 1e-6 * fs:
-        if resampler == "poly":
-            frac = _ratio(new_fs, fs)
-            y = resample_poly(sig, *frac)
-        else:
-            y = resample_sinc(sig, fs, new_fs)
-    else:
-        y = sig.copy()
+    same_rate = abs(fs - new_fs) <= 1e-6 * fs
+    if same_rate:
         new_fs = fs
+    n_new = n if same_rate else round(n / fs * new_fs)
     dx = 1.0 / new_fs
-    # pre-emphasis: y[i] - a y[i-1], a = exp(-2 pi F dx)
-    a = math.exp(-2.0 * math.pi * pre_emphasis_from * dx)
-    y[1:] = y[1:] - a * y[:-1]
     win_dur = 2.0 * window_length
     half = math.floor(win_dur / dx) // 2
     n_win = 2 * half
-    duration = y.size * dx
-    times = frame_times(y.size, new_fs, win_dur, dt) + 0.5 * (sig.size / fs - duration)
+    offset = 0.5 * (n / fs - n_new * dx)  # the new samples' span is centred on the old
+    times = frame_times(n_new, new_fs, win_dur, dt) + offset
     cols = [f"F{i + 1}" for i in range(n_formants)] + [f"B{i + 1}" for i in range(n_formants)]
     values = np.full((times.size, 2 * n_formants), np.nan)
     params = {"time_step": dt, "max_number_of_formants": max_number_of_formants,
               "formant_ceiling": formant_ceiling, "window_length": window_length,
               "pre_emphasis_from": pre_emphasis_from, "method": "burg"}
-    if times.size and n_win > order:
-        i = np.arange(1, n_win + 1)
-        mid = 0.5 * (n_win + 1)
-        edge = math.exp(-12.0)
-        window = (np.exp(-48.0 * (i - mid) ** 2 / (n_win + 1) ** 2) - edge) / (1 - edge)
-        left = np.floor((times - 0.5 * (sig.size / fs - duration)) * new_fs - 0.5 + 1e-9)
-        start = left.astype(np.int64) + 1 - half
-        idx = start[:, None] + np.arange(n_win)[None, :]
-        padded = np.concatenate([np.zeros(n_win), y, np.zeros(n_win)])
+    if not times.size or n_win <= order:
+        return Track("formants", times, values, tuple(cols), tuple("Hz" for _ in cols),
+                     params)
+    emphasis = math.exp(-2.0 * math.pi * pre_emphasis_from * dx)
+    i = np.arange(1, n_win + 1)
+    mid = 0.5 * (n_win + 1)
+    edge = math.exp(-12.0)
+    window = (np.exp(-48.0 * (i - mid) ** 2 / (n_win + 1) ** 2) - edge) / (1 - edge)
+    left = np.floor((times - offset) * new_fs - 0.5 + 1e-9).astype(np.int64)
+    start = left + 1 - half
+
+    def resampled(j0: int, j1: int) -> np.ndarray:
+        """New samples ``j0:j1`` (inside the signal), before pre-emphasis."""
+        if same_rate:
+            return read(j0, j1)
+        if resampler == "poly":
+            return resample_poly(read(0, n), *_ratio(new_fs, fs))[j0:j1]
+        pos = _new_positions(n, fs, new_fs, j0, j1)
+        reach = 50 + (_CONTEXT if new_fs < fs else 0)
+        a = max(math.floor(pos[0]) - reach, 0)
+        b = min(math.floor(pos[-1]) + reach + 2, n)
+        seg = read(a, b)
+        if new_fs < fs:
+            seg = _lowpass(seg, fs, new_fs)
+        return _interp(seg, a, n, pos, 50)
+
+    whole = block_frames <= 0 or resampler == "poly"
+    step = times.size if whole else block_frames
+    for b0 in range(0, times.size, step):
+        b1 = min(b0 + step, times.size)
+        j0 = 0 if whole else max(int(start[b0]) - 1, 0)
+        j1 = n_new if whole else min(int(start[b1 - 1]) + n_win, n_new)
+        y = resampled(j0, j1)
+        pre = y.copy()
+        pre[1:] = y[1:] - emphasis * y[:-1]  # the first sample of the signal stays
+        if j0 > 0:
+            pre = pre[1:]
+            j0 += 1
+        padded = np.concatenate([np.zeros(n_win), pre, np.zeros(n_win)])
+        idx = (start[b0:b1] - j0)[:, None] + np.arange(n_win)[None, :]
         frames = padded[idx + n_win] * window[None, :]
-        coeffs = burg_lpc(frames, order)
-        live = np.any(frames != 0, axis=1)
-        for j in np.nonzero(live)[0]:
-            roots = np.roots(np.concatenate([[1.0], -coeffs[j]]))
-            roots = roots[roots.imag >= 0]
-            f = np.abs(np.angle(roots)) * new_fs / (2 * np.pi)
-            bw = -np.log(np.abs(roots)) * new_fs / np.pi
-            keep = (f >= 50.0) & (f <= 0.5 * new_fs - 50.0)
-            order_f = np.argsort(f[keep])[:n_formants]
-            ff, bb = f[keep][order_f], bw[keep][order_f]
-            values[j, :ff.size] = ff
-            values[j, n_formants:n_formants + bb.size] = bb
-    return Track("formants", times, values, tuple(cols),
-                 tuple("Hz" for _ in cols), params)
+        values[b0:b1] = _frame_formants(frames, order, n_formants, new_fs)
+    return Track("formants", times, values, tuple(cols), tuple("Hz" for _ in cols),
+                 params)
+
+
+#: old samples of context each side of a block for its FFT low-pass
+_CONTEXT = 1 << 15
+
+
+def _frame_formants(frames: np.ndarray, order: int, n_formants: int,
+                    fs: float) -> np.ndarray:
+    """F1..Fn then B1..Bn of each windowed frame (NaN where fewer)."""
+    out = np.full((frames.shape[0], 2 * n_formants), np.nan)
+    coeffs = burg_lpc(frames, order)
+    for j in np.nonzero(np.any(frames != 0, axis=1))[0]:
+        roots = np.roots(np.concatenate([[1.0], -coeffs[j]]))
+        roots = roots[roots.imag >= 0]
+        f = np.abs(np.angle(roots)) * fs / (2 * np.pi)
+        bw = -np.log(np.abs(roots)) * fs / np.pi
+        keep = (f >= 50.0) & (f <= 0.5 * fs - 50.0)
+        by_f = np.argsort(f[keep])[:n_formants]
+        ff, bb = f[keep][by_f], bw[keep][by_f]
+        out[j, :ff.size] = ff
+        out[j, n_formants:n_formants + bb.size] = bb
+    return out
 
 
 def _ratio(new_fs: float, fs: float) -> tuple[int, int]:
@@ -204,9 +275,9 @@ def _ratio(new_fs: float, fs: float) -> tuple[int, int]:
 def formant_track(source: Any, channel: int = 0, *, sr: float | None = None,
                   time_step: float = 0.0, max_number_of_formants: float = 5.0,
                   formant_ceiling: float = 5500.0, window_length: float = 0.025,
-                  pre_emphasis_from: float = 50.0, block_frames: int = 0) -> Track:
+                  pre_emphasis_from: float = 50.0, block_frames: int = 2000) -> Track:
     """:func:`formants_burg` in the form of the kind table: ``(source, channel, *,
-    sr=...)``; ``block_frames`` is accepted and unused (the signal is read whole).
+    sr=...)``.
 
     Parameters
     ----------
@@ -220,8 +291,8 @@ def formant_track(source: Any, channel: int = 0, *, sr: float | None = None,
     -------
     Track
     """
-    del block_frames
     return formants_burg(source, sr, time_step=time_step,
                          max_number_of_formants=max_number_of_formants,
                          formant_ceiling=formant_ceiling, window_length=window_length,
-                         pre_emphasis_from=pre_emphasis_from, channel=channel)
+                         pre_emphasis_from=pre_emphasis_from, channel=channel,
+                         block_frames=block_frames)

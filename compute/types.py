@@ -87,7 +87,7 @@ Executor = Literal["processes", "threads"]
 #: who writes a Dask run's outputs: decided per run, this machine, or the workers
 WriteOn = Literal["auto", "client", "workers"]
 #: annotation table formats (read, written, and written per input by detection)
-TableFormat = Literal["sigmf", "raven", "audacity", "csv", "hdf5"]
+TableFormat = Literal["sigmf", "raven", "audacity", "csv", "hdf5", "textgrid", "eaf"]
 #: what the template detector correlates: dB or power spectrograms
 TemplateScale = Literal["db", "power"]
 

@@ -64,7 +64,7 @@ COMMANDS: dict[str, Command] = {
     "live": Command("live", "stream a microphone, a file or a generator through a pipeline"),
     "plugins": Command("plugins", "list and check plugins"),
     "annotations": Command("annotations", "list or convert annotations (SigMF, Raven, "
-                                          "Audacity, CSV, HDF5)"),
+                                          "Audacity, CSV, HDF5, TextGrid, ELAN)"),
     "measure": Command("measure", "measure a box: band power, peak, RMS, SNR"),
     "play": Command("play", "listen to a range of a recording (or write it to a WAV file)"),
     "levels": Command("levels", "long-term band levels (hybrid millidecade, decidecade, "

@@ -2,8 +2,9 @@
 
 :class:`Annotation` is the model (a box in time and, optionally, frequency,
 with a label).  :func:`read_annotations` / :func:`write_annotations` read and
-write SigMF metadata, Raven selection tables, Audacity label files, CSV and
-the ``/annotations`` table of specscope's HDF5 exports (:data:`FORMATS`);
+write SigMF metadata, Raven selection tables, Audacity label files, CSV,
+the ``/annotations`` table of specscope's HDF5 exports, Praat TextGrids and
+ELAN ``.eaf`` files (:data:`FORMATS`);
 :func:`clip_annotations` cuts them to a range of a recording (what an export
 of that range carries); :func:`measure` measures a box of a recording.  Nothing
 here imports Qt, nor the readers of recordings (which use this package).

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import InputError, RecordingError, shown
 
-__all__ = ["Timebase", "cell_number", "clean_cell", "read_head", "read_text",
+__all__ = ["Timebase", "cell_number", "clean_cell", "read_bytes", "read_head", "read_text",
            "text_lines"]
 
 #: files larger than this are not annotation files (a guard against opening samples)
@@ -65,6 +65,13 @@ class Timebase:
                    is_complex=bool(recording.is_complex),
                    n_samples=int(recording.n_samples), n_channels=int(recording.n_channels))
 
+    @property
+    def duration_s(self) -> float | None:
+        """The recording's length in seconds, when its length and sample rate are known."""
+        if self.n_samples is None or not self.sample_rate:
+            return None
+        return self.n_samples / self.sample_rate
+
     def band(self) -> tuple[float, float] | None:
         """Lowest and highest frequency of the spectrum in absolute Hz, if known.
 
@@ -78,6 +85,46 @@ class Timebase:
             fc = self.center_frequency or 0.0
             return fc - half, fc + half
         return 0.0, half
+
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of an annotation file, with the guards of :func:`read_text`.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+
+    Returns
+    -------
+    bytes
+        The file's content.
+
+    Raises
+    ------
+    RecordingError
+        The file is missing, unreadable, not a regular file, or too large to be
+        an annotation file.
+    """
+    if path.is_dir():
+        raise RecordingError(f"{path}: is a folder, not an annotation file")
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        mode = stat.S_IFREG  # named below, where it is read
+    if not stat.S_ISREG(mode):  # a FIFO would block, a device never end
+        raise RecordingError(f"{path}: is not a regular file (a device, FIFO or socket); "
+                             "give an annotation file")
+    try:
+        size = path.stat().st_size
+        raw = path.read_bytes() if size <= MAX_TEXT_BYTES else b""
+    except FileNotFoundError:
+        raise RecordingError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise RecordingError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if size > MAX_TEXT_BYTES:
+        raise RecordingError(f"{path}: {size} bytes is too large for an annotation file")
+    return raw
 
 
 def read_text(path: Path) -> str:
@@ -98,24 +145,7 @@ def read_text(path: Path) -> str:
     RecordingError
         The file is missing, unreadable, or too large to be an annotation file.
     """
-    if path.is_dir():
-        raise RecordingError(f"{path}: is a folder, not an annotation file")
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        mode = stat.S_IFREG  # named below, where it is read
-    if not stat.S_ISREG(mode):  # a FIFO would block, a device never end
-        raise RecordingError(f"{path}: is not a regular file (a device, FIFO or socket); "
-                             "give an annotation file")
-    try:
-        size = path.stat().st_size
-        raw = path.read_bytes() if size <= MAX_TEXT_BYTES else b""
-    except FileNotFoundError:
-        raise RecordingError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise RecordingError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if size > MAX_TEXT_BYTES:
-        raise RecordingError(f"{path}: {size} bytes is too large for an annotation file")
+    raw = read_bytes(path)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:

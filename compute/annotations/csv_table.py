@@ -2,9 +2,9 @@
 
 The columns are :data:`~specscope.compute.annotations.model.FIELDS`
 (``start_s, stop_s, freq_low_hz, freq_high_hz, label, comment, uuid,
-generator, channel``).  Numbers are written in Python's shortest round-trip
+generator, channel, tier``).  Numbers are written in Python's shortest round-trip
 form and texts are quoted as the :mod:`csv` module does, so a CSV round trip
-is exact, field for field.  An empty frequency or channel cell is ``None``.
+is exact, field for field.  An empty frequency, channel or tier cell is ``None``.
 
 Reading needs ``start_s`` and ``stop_s``; missing optional columns take the
 model's defaults (a missing uuid one derived from the row); other columns are
@@ -106,7 +106,8 @@ def _annotation(cells: dict[str, str], where: str, index: int) -> Annotation:
     try:
         return Annotation(start, stop, lo, hi, label=label, comment=cells.get("comment", ""),
                           uuid=uid, generator=cells.get("generator", "person"),
-                          channel=None if channel is None else int(channel), extra=extra)
+                          channel=None if channel is None else int(channel),
+                          tier=cells.get("tier", "") or None, extra=extra)
     except InputError as exc:
         raise InputError(f"{where}: {str(exc).removeprefix('Annotation: ')}") from None
 

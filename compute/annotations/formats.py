@@ -1,7 +1,7 @@
 """Reading and writing annotation files: one entry point, the format found from the file.
 
 :data:`FORMATS` names the formats (``sigmf``, ``raven``, ``audacity``, ``csv``,
-``hdf5``);
+``hdf5``, ``textgrid``, ``eaf``);
 :func:`read_annotations` and :func:`write_annotations` pick one from the
 ``format`` argument, else from the file name, else (reading) from the content:
 
@@ -15,6 +15,9 @@ audacity   ``.txt`` (``.labels.txt``)           ``start<TAB>end...`` lines
 csv        ``.csv``                             a header with ``start_s,stop_s``
 hdf5       ``.h5`` ``.hdf5`` ``.he5`` ``.nc``       the HDF5 signature; the
                                                 ``/annotations`` table of exports
+textgrid   ``.TextGrid``                        ``File type = "ooTextFile"`` and
+                                                ``"TextGrid"`` (UTF-8 or UTF-16)
+eaf        ``.eaf``                             an ``ANNOTATION_DOCUMENT`` element
 ========== ==================================== =====================================
 
 A ``.txt`` file is read as Raven when its first line is a Raven header, else as
@@ -37,10 +40,12 @@ from ..types import TableFormat
 from .audacity import is_audacity_line, read_audacity, write_audacity
 from .common import Timebase, read_head
 from .csv_table import is_csv_header, read_csv, write_csv
+from .elan import is_eaf, read_eaf, write_eaf
 from .hdf5_table import is_hdf5, read_hdf5, write_hdf5
 from .model import Annotation
 from .raven import is_raven_header, read_raven, write_raven
 from .sigmf_meta import meta_path, read_sigmf, write_sigmf
+from .textgrid import is_textgrid, read_textgrid, write_textgrid
 
 __all__ = ["FORMATS", "AnnotationFormat", "annotations_of_recording", "detect_format",
            "read_annotations", "write_annotations"]
@@ -83,6 +88,10 @@ FORMATS: MappingProxyType[TableFormat, AnnotationFormat] = MappingProxyType({
                             read_csv, write_csv),
     "hdf5": AnnotationFormat("hdf5", "the /annotations table of a specscope HDF5 export",
                              (".h5", ".hdf5", ".he5", ".nc"), read_hdf5, write_hdf5),
+    "textgrid": AnnotationFormat("textgrid", "Praat TextGrid (interval and point tiers)",
+                                 (".textgrid",), read_textgrid, write_textgrid),
+    "eaf": AnnotationFormat("eaf", "ELAN annotation file (time-aligned tiers)", (".eaf",),
+                            read_eaf, write_eaf),
 })
 
 
@@ -108,7 +117,12 @@ def _by_suffix(path: Path) -> str | None:
 def _by_content(path: Path) -> str | None:
     if is_hdf5(path):
         return "hdf5"
-    first = next((line for line in read_head(path).splitlines() if line.strip()), None)
+    if is_textgrid(path):
+        return "textgrid"
+    head = read_head(path)
+    if is_eaf(head):
+        return "eaf"
+    first = next((line for line in head.splitlines() if line.strip()), None)
     if first is None:
         return None
     if first.lstrip().startswith("{"):
@@ -167,7 +181,7 @@ def read_annotations(path: str | os.PathLike[str], *, format: TableFormat | None
     ----------
     path : str or PathLike
         The annotation file (for SigMF the ``.sigmf-meta`` or ``.sigmf-data``).
-    format : {"sigmf", "raven", "audacity", "csv", "hdf5"}, optional
+    format : {"sigmf", "raven", "audacity", "csv", "hdf5", "textgrid", "eaf"}, optional
         Found from the file name and content when omitted.
     recording : Recording, optional
         The annotated recording: its sample rate converts SigMF samples to
@@ -207,7 +221,7 @@ def write_annotations(path: str | os.PathLike[str], annotations: Sequence[Annota
         Destination.  An existing ``.sigmf-meta`` keeps everything but its
         ``annotations`` array; other formats replace the file.
     annotations : sequence of Annotation
-    format : {"sigmf", "raven", "audacity", "csv", "hdf5"}, optional
+    format : {"sigmf", "raven", "audacity", "csv", "hdf5", "textgrid", "eaf"}, optional
         Found from the file name when omitted.
     recording : Recording, optional
         Needed for a new SigMF meta (sample rate, sample type) and for time-only

@@ -33,7 +33,7 @@ GROUP = "annotations"
 #: the datasets of the table, one per :data:`FIELDS`, in that order
 COLUMNS = FIELDS
 _SCALE = "annotation"
-_TEXT = ("label", "comment", "uuid", "generator")
+_TEXT = ("label", "comment", "uuid", "generator", "tier")
 _SIGNATURE = b"\x89HDF\r\n\x1a\n"
 _DESCRIPTIONS = {
     "start_s": ("s", "start, seconds from the output's first sample"),
@@ -45,6 +45,7 @@ _DESCRIPTIONS = {
     "uuid": (None, "identity of the annotation"),
     "generator": (None, "who made it: person or a detector's name"),
     "channel": (None, "0-based channel; -1: all channels"),
+    "tier": (None, "the tier (layer) it belongs to; empty: none"),
 }
 
 
@@ -137,7 +138,7 @@ def write_table(parent: Any, annotations: Sequence[Annotation], *, time_offset: 
         if field in _TEXT:
             ds = g.create_dataset(field, shape=(n,), dtype=text)
             if n:
-                ds[...] = np.array(values, dtype=object)
+                ds[...] = np.array(["" if v is None else v for v in values], dtype=object)
         elif field == "channel":
             ds = g.create_dataset(field, data=np.array(
                 [-1 if v is None else v for v in values], dtype=np.int64).reshape(n))

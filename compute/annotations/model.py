@@ -27,7 +27,7 @@ __all__ = ["FIELDS", "Annotation", "clip_annotations", "new_uuid", "stable_uuid"
 
 #: the model's field names, in the order of :meth:`Annotation.to_dict`
 FIELDS = ("start_s", "stop_s", "freq_low_hz", "freq_high_hz", "label", "comment", "uuid",
-          "generator", "channel")
+          "generator", "channel", "tier")
 
 # namespace of the uuids given to annotations read from files that carry none
 _NAMESPACE = _uuid.UUID("5d3e0f4a-5b7e-4c55-9d0e-2a1f6c7b8e90")
@@ -114,6 +114,9 @@ class Annotation:
     channel : int or None
         0-based channel the annotation belongs to; ``None`` for all channels
         or unknown.
+    tier : str or None
+        The layer the annotation belongs to (a Praat tier, an ELAN tier):
+        ``None`` (``""`` is taken as ``None``) when it belongs to none.
     extra : mapping of str to object
         Fields a file carried that the model has no name for (Raven
         measurement columns, SigMF keys of other namespaces).  Kept for
@@ -136,6 +139,7 @@ class Annotation:
     uuid: str = field(default_factory=new_uuid)
     generator: str = "person"
     channel: int | None = None
+    tier: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -161,6 +165,7 @@ class Annotation:
                 raise InputError(f"Annotation: channel={channel!r} must be a whole number "
                                  ">= 0 or None")
             channel = int(channel)
+        tier = None if self.tier is None else (_text("tier", self.tier) or None)
         uid = _text("uuid", self.uuid)
         if not uid:
             raise InputError("Annotation: uuid must not be empty")
@@ -169,7 +174,7 @@ class Annotation:
                   "label": _text("label", self.label),
                   "comment": _text("comment", self.comment), "uuid": uid,
                   "generator": _text("generator", self.generator), "channel": channel,
-                  "extra": MappingProxyType(dict(self.extra or {}))}
+                  "tier": tier, "extra": MappingProxyType(dict(self.extra or {}))}
         for name, value in values.items():
             object.__setattr__(self, name, value)
 

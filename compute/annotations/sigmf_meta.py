@@ -24,7 +24,7 @@ from ..timefmt import time_to_sample
 from .common import MAX_TEXT_BYTES, Timebase, read_text
 from .model import Annotation, stable_uuid
 
-__all__ = ["CHANNEL_KEY", "SIGMF_VERSION", "annotation_objects", "annotation_of_segment",
+__all__ = ["CHANNEL_KEY", "SIGMF_VERSION", "TIER_KEY", "annotation_objects", "annotation_of_segment",
            "declare_extension",
            "meta_path", "put_annotations", "read_sigmf", "write_sigmf"]
 
@@ -34,6 +34,8 @@ DATA = ".sigmf-data"
 SIGMF_VERSION = "1.2.0"
 #: the key holding :attr:`Annotation.channel` (SigMF has no core key for it)
 CHANNEL_KEY = "specscope:channel"
+#: the key holding :attr:`Annotation.tier`
+TIER_KEY = "specscope:tier"
 CORE_KEYS = ("core:sample_start", "core:sample_count", "core:freq_lower_edge",
              "core:freq_upper_edge", "core:label", "core:comment", "core:generator",
              "core:uuid")
@@ -190,16 +192,20 @@ def annotation_of_segment(obj: Any, index: int, sample_rate: float,
     channel = obj.get(CHANNEL_KEY)
     if channel is not None and (not _is_int(channel) or channel < 0):
         raise InputError(f"{where}: {CHANNEL_KEY}={shown(channel)} must be a whole number >= 0")
+    tier = obj.get(TIER_KEY)
+    if tier is not None and not isinstance(tier, str):
+        raise InputError(f"{where}: {TIER_KEY}={shown(tier)} must be a string")
     uid = texts["core:uuid"] or stable_uuid("sigmf", index, start, count, lo, hi,
                                             texts["core:label"])
-    extra = {k: v for k, v in obj.items() if k not in CORE_KEYS and k != CHANNEL_KEY}
+    extra = {k: v for k, v in obj.items() if k not in CORE_KEYS
+             and k not in (CHANNEL_KEY, TIER_KEY)}
     try:
         return Annotation(
             start / sample_rate, (start + count) / sample_rate,
             None if lo is None else float(lo), None if hi is None else float(hi),
             label=texts["core:label"] or "", comment=texts["core:comment"] or "",
             uuid=uid, generator=texts["core:generator"] or "", channel=channel,
-            extra=extra)
+            tier=tier, extra=extra)
     except InputError as exc:
         raise InputError(f"{where}: {str(exc).removeprefix('Annotation: ')}") from None
 
@@ -247,6 +253,8 @@ def annotation_objects(annotations: Sequence[Annotation], sample_rate: float
         obj["core:uuid"] = a.uuid
         if a.channel is not None:
             obj[CHANNEL_KEY] = a.channel
+        if a.tier is not None:
+            obj[TIER_KEY] = a.tier
         for key, value in a.extra.items():
             # keys of other SigMF namespaces go back; table columns (no namespace) do not
             if ":" in str(key) and key not in obj and key not in CORE_KEYS:

@@ -350,14 +350,15 @@ class Events:
         """Write the events as an annotation file (Raven, Audacity, CSV, SigMF, HDF5).
 
         Through :func:`specscope.compute.annotations.write_annotations`; the
-        format is found from the name when omitted.  Audacity labels carry no
-        comment, so there the label is written as ``label (score=...)``.
+        format is found from the name when omitted.  Audacity labels, TextGrids
+        and ELAN files carry no comment, so there the label is written as
+        ``label (score=...)``.
         """
         from ..annotations import detect_format
 
         notes = self.to_annotations(with_params=with_params)
         name = format or detect_format(path, reading=False)
-        if str(name).lower() == "audacity":
+        if str(name).lower() in ("audacity", "textgrid", "eaf"):
             notes = [a.replace(label=f"{a.label} (score={a.extra['score']!r})".lstrip())
                      for a in notes]
         sample_rate = None if recording is not None else self.fs
@@ -376,7 +377,7 @@ def read_events(path: str | os.PathLike[str], fs: float | None = None, *,
         The annotation file.
     fs : float, optional
         Sample rate (Hz) converting times to samples; default: the recording's.
-    format : {"sigmf", "raven", "audacity", "csv", "hdf5"}, optional
+    format : {"sigmf", "raven", "audacity", "csv", "hdf5", "textgrid", "eaf"}, optional
         Found from the file name and content when omitted.
     recording : Recording, optional
         The annotated recording (its sample rate and band).

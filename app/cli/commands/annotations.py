@@ -76,6 +76,8 @@ def _text_line(a: Any) -> str:
     parts = [f"{a.start_s:.6f}-{a.stop_s:.6f} s", band]
     if a.channel is not None:
         parts.append(f"channel {a.channel}")
+    if a.tier is not None:
+        parts.append(f"tier {a.tier!r}")
     if a.label:
         parts.append(repr(a.label))
     if a.comment:
@@ -190,10 +192,11 @@ def add_parser(subparsers: Any) -> None:
     """
     formats = choices(TableFormat)
     p = subparsers.add_parser(
-        "annotations", help="list or convert annotations (SigMF, Raven, Audacity, CSV, HDF5)",
+        "annotations", help="list or convert annotations (SigMF, Raven, Audacity, CSV, HDF5, "
+                            "TextGrid, ELAN)",
         description="Annotation files: SigMF metadata, Raven selection tables, Audacity "
                     "label files, CSV with the model's field names, the /annotations "
-                    "table of specscope's HDF5 exports.")
+                    "table of specscope's HDF5 exports, Praat TextGrids, ELAN .eaf files.")
     sub = p.add_subparsers(dest="annotations_command", metavar="ACTION", required=True)
 
     q = sub.add_parser("list", help="print the annotations of a file or recording")

@@ -65,8 +65,11 @@ EXPORT_FILTERS = (
     ("CSV (*.csv)", "csv"),
     ("SigMF metadata (*.sigmf-meta)", "sigmf"),
     ("HDF5 annotation table (*.h5 *.hdf5)", "hdf5"),
+    ("Praat TextGrid (*.TextGrid)", "textgrid"),
+    ("ELAN annotations (*.eaf)", "eaf"),
 )
-IMPORT_FILTER = ("Annotations (*.txt *.tsv *.csv *.sigmf-meta *.h5 *.hdf5);;All files (*)")
+IMPORT_FILTER = ("Annotations (*.txt *.tsv *.csv *.sigmf-meta *.h5 *.hdf5 *.TextGrid *.textgrid "
+                 "*.eaf);;All files (*)")
 _NAV_KEYS = {Qt.Key.Key_N.value: 1, Qt.Key.Key_P.value: -1}
 
 

@@ -171,7 +171,7 @@ def test_format_detection_by_name_and_content(tmp_path):
     with pytest.raises(InputError) as info:
         detect_format(tmp_path / "out.xyz", reading=False)
     one_line_error(info.value, "out.xyz", "sigmf", "raven", "audacity", "csv")
-    assert set(FORMATS) == {"sigmf", "raven", "audacity", "csv", "hdf5"}
+    assert set(FORMATS) == {"sigmf", "raven", "audacity", "csv", "hdf5", "textgrid", "eaf"}
 
 
 # -- round trips -------------------------------------------------------------------------

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from specscope.compute.annotations import (
     Annotation,
     detect_format,
@@ -236,3 +238,37 @@ def test_convert_keeps_other_formats_working(tmp_path):
     assert [a.tier for a in read_annotations(csv)] == [a.tier for a in items]
     back = write_annotations(tmp_path / "b.TextGrid", read_annotations(csv))
     assert spans(read_annotations(back)) == spans(items)
+
+
+LABELS = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\0"),
+                 min_size=1, max_size=12)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.floats(0, 100, allow_nan=False), st.floats(0, 5),
+                          LABELS), min_size=1, max_size=6),
+       st.booleans(), st.sampled_from(["utf-8", "utf-16"]))
+def test_any_labels_and_times_round_trip(tmp_path, rows, short, encoding):
+    items, at = [], 0.0
+    for gap, length, label in rows:  # one tier: each interval after the one before
+        start = at + gap
+        items.append(Annotation(start, start + length, label=label, tier="t"))
+        at = start + length
+    items = [a for a in items if a.duration_s > 0] or [Annotation(0, 1, label="x", tier="t")]
+    path = write_textgrid(tmp_path / "h.TextGrid", items, short=short, encoding=encoding)
+    back = read_textgrid(path)
+    assert spans(back) == spans(items)
+    assert praat_items(path) == spans(items)
+
+
+@pytest.mark.parametrize("name", ["t.csv", "t.h5", "t.sigmf-meta"])
+def test_the_tier_is_kept_by_csv_hdf5_and_sigmf(tmp_path, name):
+    items = [Annotation(0.5, 1.0, label="a", tier="words"), Annotation(1.0, 1.5, label="b")]
+    path = write_annotations(tmp_path / name, items, sample_rate=1000.0)
+    back = read_annotations(path, sample_rate=1000.0)
+    assert [a.tier for a in back] == ["words", None]
+    assert back == items
+    assert Annotation(0, 1, tier="").tier is None
+    with pytest.raises(InputError, match="tier"):
+        Annotation(0, 1, tier=3)

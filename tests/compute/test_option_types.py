@@ -18,6 +18,7 @@ from specscope.compute.annotations import FORMATS as ANNOTATION_FORMATS
 from specscope.compute.annotations import write_annotations
 from specscope.compute.batch import TABLE_FORMATS, run_batch, run_detect
 from specscope.compute.batch.fetch import check_write_on
+from specscope.compute.edit import Box, RegionEdit, region_from_dict
 from specscope.compute.errors import InputError, RegistrationError
 from specscope.compute.extensions.discovery import _folder_plugins
 from specscope.compute.filters import DESIGNS, FilterSpec, design, export_coefficients
@@ -236,6 +237,12 @@ CASES: dict[str, tuple[Callable[..., Any], str, bool]] = {
     "ChirpMethod": (lambda v: GeneratorSource("chirp", method=v), "method", True),
     "NoiseColor": (lambda v: GeneratorSource("noise", color=v), "color", True),
     "TrackKind": (lambda v: compute_track(v, np.ones(4096), sr=_FS), "kind", True),
+    "EditOperation": (lambda v: RegionEdit(Box(0.0, 1.0, 100.0, 200.0), v, steps=(
+        {"op": "gain", "params": {"db": 0}},) if v == "filter" else ()), "operation", True),
+    "RegionShape": (lambda v: region_from_dict({
+        "shape": v, "t0": 0.0, "t1": 1.0, "f0": 100.0, "f1": 200.0, "radius_s": 0.1,
+        "radius_hz": 10.0, "points": [[0.0, 100.0], [1.0, 100.0], [1.0, 200.0]]}), "shape",
+        True),
 }
 
 

@@ -126,8 +126,14 @@ class ViewSettings:
 
     @property
     def steps(self) -> list[dict]:
-        """Processing steps, then the designer's enabled filters in order when it is on."""
-        return [*json.loads(self.processing), *self.chain_steps]
+        """Processing steps, then the designer's enabled filters in order when it is on;
+        the region edits that end the processing stay at the end (they act on what the
+        view showed when they were drawn, and a block-wise view applies edits last)."""
+        base = json.loads(self.processing)
+        k = len(base)
+        while k and base[k - 1].get("op") == "edit":
+            k -= 1
+        return [*base[:k], *self.chain_steps, *base[k:]]
 
     @property
     def base_steps(self) -> list[dict]:
@@ -135,9 +141,28 @@ class ViewSettings:
         return json.loads(self.processing)
 
     @property
+    def has_edits(self) -> bool:
+        """Whether the processing holds region edits (``edit`` steps)."""
+        return any(s.get("op") == "edit" for s in self.base_steps)
+
+    @property
+    def compares(self) -> bool:
+        """Whether there is something to show before and after: the designer's filters
+        while they are applied, else the region edits."""
+        return bool(self.chain_steps) or self.has_edits
+
+    @property
+    def before_steps(self) -> list[dict]:
+        """The steps of the "before" view: without the designer's filters while they are
+        applied, else without the region edits."""
+        if self.chain_steps:
+            return self.base_steps
+        return [s for s in self.base_steps if s.get("op") != "edit"]
+
+    @property
     def shows_difference(self) -> bool:
-        """Whether the view shows the designer's filters as after minus before, in dB."""
-        return bool(self.chain_steps) and self.compare == "difference"
+        """Whether the view shows after minus before (:attr:`before_steps`), in dB."""
+        return self.compares and self.compare == "difference"
 
     def pipeline_dict(self) -> dict:
         """The processing and the spectrogram as one pipeline (``pipeline/1`` JSON)."""
@@ -265,13 +290,14 @@ def describe_change(old: ViewSettings, new: ViewSettings) -> str:
     if old.freq_scale != new.freq_scale:
         parts.append(f"{new.freq_scale} frequency axis")
     if old.processing != new.processing:
-        parts.append("processing steps")
+        parts.append(_describe_steps_change(old.base_steps, new.base_steps))
     if old.chain != new.chain:
         parts.append(describe_chain_change(old.filters, new.filters))
     elif old.chain_on != new.chain_on:
         parts.append("filters on" if new.chain_on else "filters off")
     if old.compare != new.compare:
-        parts.append(f"show {new.compare} filter")
+        what = "filter" if new.chain_steps or not new.has_edits else "region edits"
+        parts.append(f"show {new.compare} {what}")
     if old.representation != new.representation:
         parts.append("STFT view" if new.representation == "stft" else new.representation)
     elif old.view_params != new.view_params:
@@ -279,6 +305,18 @@ def describe_change(old: ViewSettings, new: ViewSettings) -> str:
     if old.calibration != new.calibration:
         parts.append("calibration" if new.calibration else "no calibration")
     return ", ".join(parts) if parts else "settings"
+
+
+def _describe_steps_change(old: list[dict], new: list[dict]) -> str:
+    """A region edit added at the end: its operation and shape ("remove lasso region"); any
+    other change of the processing: "processing steps"."""
+    step = new[-1] if len(new) == len(old) + 1 and new[:-1] == old else {}
+    if step.get("op") != "edit" or not isinstance(step.get("params"), dict):
+        return "processing steps"
+    params = step["params"]
+    region = params.get("region")
+    shape = region.get("shape", "box") if isinstance(region, dict) else "box"
+    return f"{params.get('operation', 'edit')} {shape} region"
 
 
 _BTYPES = {"lowpass": "low-pass", "highpass": "high-pass", "bandpass": "band-pass",

@@ -31,6 +31,7 @@ from specscope.compute.filters import FilterSpec
 from .filter_designer import FilterForm
 from .list_buttons import ListButtons
 from .param_form import ParamForm
+from .region_shapes import edit_text
 
 #: a new filter step: the designer's first filter
 NEW_FILTER = {"design": "butter", "btype": "bandpass", "order": 4, "cutoff": [300.0, 3000.0]}
@@ -156,8 +157,7 @@ class PipelineEditor(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for s in self._steps:
-            args = ", ".join(f"{k}={_short(v)}" for k, v in s["params"].items())
-            self.list.addItem(f"{s['op']}({args})")
+            self.list.addItem(_row_text(s))
         self.list.blockSignals(False)
         if self._steps:
             self.list.setCurrentRow(min(max(row, 0), len(self._steps) - 1))
@@ -172,6 +172,10 @@ class PipelineEditor(QWidget):
         if not 0 <= i < len(self._steps):
             return
         step = self._steps[i]
+        if step["op"] == "edit":  # drawn on the spectrogram: no form
+            self.summary.setText("A region edit (Edit › Region): "
+                                 f"{edit_text(step['params'])}. Remove drops it")
+            return
         try:
             if step["op"] == "filter":
                 form = FilterForm(FilterSpec.from_params(step["params"]), self.fs)
@@ -218,12 +222,19 @@ class PipelineEditor(QWidget):
         self._show_row(i)
 
     def _show_row(self, i: int) -> None:
-        args = ", ".join(f"{k}={_short(v)}" for k, v in self._steps[i]["params"].items())
-        self.list.item(i).setText(f"{self._steps[i]['op']}({args})")
+        self.list.item(i).setText(_row_text(self._steps[i]))
 
     def _apply(self) -> None:
         self.error.setText("")
         self.stepsChanged.emit(self.steps())
+
+
+def _row_text(step: dict[str, Any]) -> str:
+    """A step's row: ``op(name=value, ...)``; a region edit in words."""
+    if step["op"] == "edit":
+        return f"edit: {edit_text(step['params'])}"
+    args = ", ".join(f"{k}={_short(v)}" for k, v in step["params"].items())
+    return f"{step['op']}({args})"
 
 
 def _short(v: Any) -> str:

@@ -77,6 +77,9 @@ class ActionSpec:
         Disabled until a recording is open.
     separator_before : bool
         A separator line above the entry.
+    submenu : str
+        Title of the submenu of ``menu`` the entry is in (with its ``&`` mnemonic); ""
+        for the menu itself.  The entries of a submenu follow each other in the table.
     """
 
     id: str
@@ -89,9 +92,12 @@ class ActionSpec:
     checkable: bool = False
     needs_document: bool = False
     separator_before: bool = False
+    submenu: str = ""
 
 
 FILE, EDIT, VIEW, DETECT, HELP = "&File", "&Edit", "&View", "&Detect", "&Help"
+#: the Edit menu's submenus of region tools and of operations on the current region
+REGION_TOOL, REGION = "Region &tool", "Re&gion"
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("open", FILE, "&Open…", "open_dialog", (Std.Open,), "Open a recording"),
@@ -151,6 +157,38 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("delete_annotation", EDIT, "&Delete annotation", "annotations.delete_current",
                ("Delete",), "Delete the annotation chosen in the list or the view",
                needs_document=True),
+    ActionSpec("region_pan", EDIT, "&Pan (no region tool)", "regions.set_pan",
+               help="Drags on the spectrogram pan again", checkable=True,
+               separator_before=True, submenu=REGION_TOOL),
+    ActionSpec("region_box", EDIT, "&Box (the selection)", "regions.set_box",
+               help="Drags select a box, which is the region (the same as Select box, S)",
+               checkable=True, submenu=REGION_TOOL),
+    ActionSpec("region_lasso", EDIT, "&Lasso", "regions.set_lasso", ("O",),
+               "Drag around a region of time and frequency; the release closes it",
+               checkable=True, submenu=REGION_TOOL),
+    ActionSpec("region_brush", EDIT, "B&rush", "regions.set_brush", ("B",),
+               "Drag to paint a region (the radius is set in the Regions panel); Shift+drag "
+               "erases", checkable=True, submenu=REGION_TOOL),
+    ActionSpec("region_harmonics", EDIT, "Box with &harmonics", "regions.set_harmonics",
+               ("Shift+H",), "Drag a box around a fundamental; the region takes its harmonics "
+               "too (how many: the Regions panel)", checkable=True, submenu=REGION_TOOL),
+    ActionSpec("region_attenuate", EDIT, "&Attenuate…", "regions.attenuate_dialog",
+               help="Lower the current region by some dB (a processing step: undoable, "
+               "saved in sessions and pipelines, heard in playback and exports)",
+               needs_document=True, submenu=REGION),
+    ActionSpec("region_gain", EDIT, "&Gain…", "regions.gain_dialog",
+               help="Raise the current region by some dB (a processing step)",
+               needs_document=True, submenu=REGION),
+    ActionSpec("region_remove", EDIT, "&Remove", "regions.remove",
+               help="Lower the current region to the level around it, keeping the "
+               "background (a processing step)", needs_document=True, submenu=REGION),
+    ActionSpec("region_isolate", EDIT, "&Isolate", "regions.isolate",
+               help="Keep only the current region; the rest becomes silence (a processing "
+               "step)", needs_document=True, submenu=REGION),
+    ActionSpec("region_from_annotation", EDIT, "Region from a&nnotation",
+               "regions.from_annotation", help="The current annotation's box (time and "
+               "band) becomes the current region", needs_document=True,
+               separator_before=True, submenu=REGION),
     ActionSpec("home", VIEW, "&Home (whole recording)", "view.reset_view",
                ("Home", "Ctrl+0"), "Show the whole recording"),
     ActionSpec("auto_levels", VIEW, "&Auto levels", "views.auto_levels", ("Ctrl+L",),
@@ -175,6 +213,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
                help="Show / hide the list of annotations", kind="dock"),
     ActionSpec("measurement_dock", VIEW, "Selection", "measurement_dock",
                help="Show / hide the measurements of the selection", kind="dock"),
+    ActionSpec("regions_dock", VIEW, "Regions", "regions_dock",
+               help="Show / hide the regions: tools, the regions drawn with their areas, "
+               "attenuate, gain, remove, isolate", kind="dock"),
     ActionSpec("profiler_dock", VIEW, "Profiler", "profiler_dock",
                help="Show / hide time per operator and backend of the last jobs",
                kind="dock"),
@@ -254,6 +295,9 @@ VIEW_GESTURES: tuple[ShortcutRow, ...] = (
                 "it is measured in the Selection panel", "Spectrogram view"),
     ShortcutRow("Ctrl+Alt+drag", "Select a time range over the whole band", "Spectrogram view"),
     ShortcutRow("Drag an annotation's edge", "Move that edge (undoable)", "Spectrogram view"),
+    ShortcutRow("Drag (a region tool)", "Draw a lasso, paint with the brush or draw a box with "
+                "harmonics (Edit › Region tool); Ctrl+drag still selects", "Spectrogram view"),
+    ShortcutRow("Shift+drag", "Erase from the brush region (Brush, B)", "Spectrogram view"),
     ShortcutRow("N / P", "Next / previous annotation: the view centres on it (while there "
                 "are annotations)", "Spectrogram view, annotation list"),
     ShortcutRow("Click / double-click a row", "Jump to the annotation / edit its label (F2)",
@@ -343,7 +387,16 @@ def build_menus(window: QMainWindow, menubar: QMenuBar,
         menu = menus.get(spec.menu)
         if menu is None:
             menu = menus[spec.menu] = menubar.addMenu(spec.menu)
-        if spec.separator_before:
+        if spec.submenu:
+            key = f"{spec.menu} › {spec.submenu}"
+            if key not in menus:  # a separator before its first entry goes above it
+                if spec.separator_before:
+                    menu.addSeparator()
+                menus[key] = menu.addMenu(spec.submenu)
+            elif spec.separator_before:
+                menus[key].addSeparator()
+            menu = menus[key]
+        elif spec.separator_before:
             menu.addSeparator()
         if spec.kind == "submenu":
             sub = menu.addMenu(spec.text)

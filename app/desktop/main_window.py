@@ -36,6 +36,7 @@ from specscope.app.desktop.controllers.levels import LevelsController
 from specscope.app.desktop.controllers.playback import PlaybackController
 from specscope.app.desktop.controllers.processing import ProcessingController
 from specscope.app.desktop.controllers.profiler import ProfilerController
+from specscope.app.desktop.controllers.regions import RegionsController
 from specscope.app.desktop.display_undo import DisplayUndo
 from specscope.app.desktop.exports import Exports
 from specscope.app.desktop.unsaved import ANNOTATIONS, REVIEW, UnsavedWork
@@ -157,6 +158,8 @@ class MainWindow(QMainWindow):
         self.annotations = AnnotationsController(self, self.exports.export_range_dialog, self,
                                                  interactive=interactive)
         self.exports.selection_span = self.annotations.selection_span
+        #: region tools over the view and the edits made with them (Edit › Region)
+        self.regions = RegionsController(self, self.annotations, self, interactive=interactive)
         self.playback = PlaybackController(self, self)
         self.profiler = ProfilerController(self.worker, self)
         self.transport_bar = self.playback.transport
@@ -191,6 +194,7 @@ class MainWindow(QMainWindow):
 
         self.menu_actions = build_menus(self, self.menuBar())
         self.playback.bind_actions(self.menu_actions)
+        self.regions.bind_actions(self.menu_actions)
         self.shortcut_guard = ShortcutGuard(self)
         self.processing.set_menu(self.representation_menu)
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
@@ -235,6 +239,9 @@ class MainWindow(QMainWindow):
         # the panels scroll their values themselves, their buttons always in view
         self.measurement_dock = self._add_dock("Selection", "selection",
                                                self.annotations.panel, right)
+        self.regions_dock = self._add_dock("Regions", "regions", self.regions.panel, right)
+        self.tabifyDockWidget(self.measurement_dock, self.regions_dock)
+        self.measurement_dock.raise_()
         # its summary line grows with the jobs: beside the designer on a small screen it
         # scrolls sideways rather than making the window wider than the screen
         profiler = FittingScroll(self.profiler.panel,
@@ -517,6 +524,7 @@ class MainWindow(QMainWindow):
         self.undo_stack.clear()
         self.last_error = None
         self.annotations.document_opened(rec)
+        self.regions.document_opened(rec)
         self.detection.document_opened()
         self.unsaved.opened()
         # nothing of the previous recording stays in the readout
@@ -571,6 +579,7 @@ class MainWindow(QMainWindow):
         if (settings.chain, settings.chain_on, settings.chain_index, settings.compare) != (
                 old.chain, old.chain_on, old.chain_index, old.compare):
             self.designer_panel.sync()
+            self.regions.settings_changed()
         if settings.representation != old.representation:
             self.view.clear_background()
             self.views.levels_set = False
@@ -658,6 +667,7 @@ class MainWindow(QMainWindow):
         self.processing.editor.set_steps(self.settings.base_steps)
         self.processing.representation_changed()
         self.designer_panel.sync()
+        self.regions.settings_changed()
         self.controls.set_params(a)
         self.controls.set_freq_scale(a["freq_scale"])
         self.view.set_frequency_scale(a["freq_scale"])

@@ -302,7 +302,8 @@ class ViewController(QObject):
         self.shell = shell
         self.view = shell.view
         self.engine: TileEngine | StackedEngine | None = None
-        #: the engine without the designer's filter ("before" and "difference")
+        #: the engine of the "before" view and the difference: without the designer's
+        #: filters while they are applied, else without the region edits
         self.base_engine: TileEngine | StackedEngine | None = None
         #: the engine of a filter being dragged: only the visible span is re-filtered
         self.preview_engine: TileEngine | StackedEngine | None = None
@@ -356,14 +357,14 @@ class ViewController(QObject):
         return StackedEngine(engines) if s.channel < 0 else engines[0]
 
     def _make_engines(self) -> bool:
-        """The engines of the document's settings: with all processing, and without the
-        designer's filter (for before/difference)."""
+        """The engines of the document's settings: with all processing, and for
+        before/difference without the designer's filters (else without the region edits)."""
         s = self.shell.document.settings
         self.view_note = ""
         self.error = None
         try:
             self.engine = self.engine_for(s.steps)
-            self.base_engine = self.engine_for(s.base_steps) if s.chain_steps else self.engine
+            self.base_engine = self.engine_for(s.before_steps) if s.compares else self.engine
         except InputError as exc:
             self.engine = None
             self.error = exc
@@ -493,7 +494,7 @@ class ViewController(QObject):
 
     def _detail_request(self, common: dict) -> DetailRequest:
         s = self.shell.settings
-        compare = s.compare if s.chain_steps else "after"
+        compare = s.compare if s.compares else "after"
         source, subtract = self.preview_engine or self.engine, None
         if compare == "before":
             source = self.base_engine

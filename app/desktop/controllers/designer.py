@@ -301,8 +301,7 @@ class DesignerController(QObject):
             return
         filters, i = self._with_designed()
         filters[i] = {**filters[i], "params": params}
-        steps = [*s.base_steps, *({"op": "filter", "params": f["params"]} for f in filters
-                                  if f["enabled"])]
+        steps = s.with_changes(chain=json.dumps(filters)).steps
         try:
             self.views.preview(steps)
         except SpecscopeError as exc:

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtCore import QSize, Qt, pyqtSignal
 from PyQt6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
-    QFormLayout,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -26,19 +24,30 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from .detect_panel import FittingScroll, narrow
+from .detect_panel import narrow
+from .messages import ElidedLabel
 
-__all__ = ["DEFAULT_DB", "DEFAULT_FEATHER_HZ", "DEFAULT_FEATHER_MS", "FIELDS_MIN_HEIGHT",
-           "OPERATIONS", "TOOLS", "RegionPanel"]
+__all__ = [
+    "COMPARE",
+    "DEFAULT_DB",
+    "DEFAULT_FEATHER_HZ",
+    "DEFAULT_FEATHER_MS",
+    "LIST_MIN_HEIGHT",
+    "OPERATIONS",
+    "TOOLS",
+    "RegionPanel",
+]
 
 #: the tools and their buttons' text, in order
 TOOLS = (("box", "Box"), ("lasso", "Lasso"), ("brush", "Brush"), ("harmonics", "Harmonics"))
 #: the operations and their buttons' text, in order
 OPERATIONS = (("attenuate", "Attenuate"), ("gain", "Gain"), ("remove", "Remove"),
               ("isolate", "Isolate"))
-#: least height of the list and fields (pixels): below their own height they scroll, while
-#: the buttons under them stay in view
-FIELDS_MIN_HEIGHT = 60
+#: least height of the list of regions (pixels): it gives way to the fields and buttons,
+#: which keep their height
+LIST_MIN_HEIGHT = 30
+#: what the view can show of the edits, in the Show list's order
+COMPARE = ("after", "before", "difference")
 #: a new edit's dB (attenuate lowers, gain raises by it) and feather
 DEFAULT_DB = 20.0
 DEFAULT_FEATHER_MS = 10.0
@@ -94,8 +103,8 @@ class RegionPanel(QWidget):
         super().__init__(parent)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        self.status = QLabel(_HINT)
-        self.status.setWordWrap(True)
+        # one line (the whole of it in the tool tip): the list gives way, never the fields
+        self.status = ElidedLabel(_HINT, elide=Qt.TextElideMode.ElideRight)
         lay.addWidget(self.status)
         tools = QHBoxLayout()
         #: the tool buttons, by tool
@@ -108,78 +117,80 @@ class RegionPanel(QWidget):
             self.tool_buttons[tool] = b
             tools.addWidget(b)
         lay.addLayout(tools)
-        # the list and the fields scroll in what the dock leaves; the buttons acting on
-        # the region stay below them, in view
-        middle = QWidget()
-        inner = QVBoxLayout(middle)
-        inner.setContentsMargins(0, 0, 0, 0)
+        # the list takes what the dock leaves (it scrolls itself); the fields and the
+        # buttons acting on the region keep their height, in view
+        listed = QHBoxLayout()
         self.list = QListWidget()
-        self.list.setMinimumHeight(40)
-        self.list.setMaximumHeight(66)
+        self.list.setMinimumHeight(LIST_MIN_HEIGHT)
         self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentRowChanged.connect(self._row_chosen)
-        inner.addWidget(self.list)
-        form = QFormLayout()
-        form.setContentsMargins(0, 0, 0, 0)
+        listed.addWidget(self.list, 1)
+        side = QVBoxLayout()
+        self.forget = QPushButton("Forget")
+        self.forget.setToolTip("Take the chosen region off the list (the edits made with it "
+                               "stay)")
+        self.forget.clicked.connect(self._forget)
+        side.addWidget(self.forget)
+        self.compare = QComboBox()
+        for mode in COMPARE:
+            self.compare.addItem(f"Show {mode}", mode)
+        self.compare.setToolTip("Show the recording after the region edits, before them, or "
+                                "the difference in dB (while the filter designer's filters "
+                                "are applied: before and after them)")
+        self.compare.currentIndexChanged.connect(
+            lambda i: self.compareChanged.emit(self.compare.itemData(i)))
+        side.addWidget(self.compare)
+        side.addStretch(1)
+        listed.addLayout(side)
+        lay.addLayout(listed, 1)
         self.db = _spin(-200.0, 200.0, DEFAULT_DB, " dB", 1)
         self.db.setToolTip("How much Attenuate lowers and Gain raises the region")
         self.feather_ms = _spin(0.0, 10000.0, DEFAULT_FEATHER_MS, " ms", 1)
-        self.feather_hz = _spin(0.0, 1e9, DEFAULT_FEATHER_HZ, " Hz", 1)
+        self.feather_hz = _spin(0.0, 1e6, DEFAULT_FEATHER_HZ, " Hz", 1)
         for w in (self.feather_ms, self.feather_hz):
             w.setToolTip("How far outside the region the change fades out (the dashed "
                          "outline)")
             w.valueChanged.connect(self._feather_edited)
-        feather = QHBoxLayout()
-        feather.addWidget(self.feather_ms)
-        feather.addWidget(self.feather_hz)
         self.harmonics = QSpinBox()
         self.harmonics.setRange(1, 64)
         self.harmonics.setValue(4)
+        self.harmonics.setAlignment(Qt.AlignmentFlag.AlignRight)
         self.harmonics.setToolTip("How many harmonics a Harmonics box takes (the box is the "
                                   "first)")
         self.harmonics.valueChanged.connect(self.harmonicsChanged)
         self.brush = _spin(2.0, 200.0, 12.0, " px", 0)
         self.brush.setToolTip("The brush's radius on the screen")
         self.brush.valueChanged.connect(self.brushChanged)
-        shapes = QHBoxLayout()
-        shapes.addWidget(self.harmonics)
-        shapes.addWidget(self.brush)
-        form.addRow("Attenuate, gain", self.db)
-        form.addRow("Feather", feather)
-        form.addRow("Harmonics, brush", shapes)
-        inner.addLayout(form)
-        self.fields_scroll = FittingScroll(middle, FIELDS_MIN_HEIGHT, grow=True)
-        lay.addWidget(self.fields_scroll, 1)
-        grid = QGridLayout()
+        # a row each, so the dock stays as narrow as its neighbours
+        for cells in ((("Attenuate, gain by", self.db),),
+                      (("Feather", self.feather_ms), (None, self.feather_hz)),
+                      (("Harmonics", self.harmonics), ("Brush", self.brush))):
+            row = QHBoxLayout()
+            for caption, w in cells:
+                if caption:
+                    label = QLabel(caption)
+                    label.setBuddy(w)
+                    row.addWidget(label)
+                row.addWidget(w, 1)
+            lay.addLayout(row)
+        ops = QHBoxLayout()
         #: the operation buttons, by operation
         self.operation_buttons: dict[str, QPushButton] = {}
-        for k, (op, text) in enumerate(OPERATIONS):
+        for op, text in OPERATIONS:
             b = QPushButton(text)
             narrow(b)
             b.setToolTip(_OPERATION_TIPS[op])
             b.clicked.connect(lambda _=False, o=op: self.operationRequested.emit(o))
             self.operation_buttons[op] = b
-            grid.addWidget(b, k // 2, k % 2)
-        lay.addLayout(grid)
-        row = QHBoxLayout()
-        self.forget = QPushButton("Forget")
-        narrow(self.forget)
-        self.forget.setToolTip("Take the chosen region off the list (the edits made with it "
-                               "stay)")
-        self.forget.clicked.connect(self._forget)
-        row.addWidget(self.forget)
-        row.addStretch(1)
-        row.addWidget(QLabel("Show"))
-        self.compare = QComboBox()
-        self.compare.addItems(["after", "before", "difference"])
-        self.compare.setToolTip("Show the recording after the region edits, before them, or "
-                                "the difference in dB (while the filter designer's filters "
-                                "are applied: before and after them)")
-        self.compare.currentTextChanged.connect(self.compareChanged)
-        row.addWidget(self.compare)
-        lay.addLayout(row)
+            ops.addWidget(b)
+        lay.addLayout(ops)
         self.set_regions([], None)
+
+    def sizeHint(self) -> QSize:
+        """As wide as it can be at least (its status line and fields would ask for their
+        whole text): the docks beside it set the column's width."""
+        return QSize(self.minimumSizeHint().width(), super().sizeHint().height())
 
     # -- what is shown ---------------------------------------------------------------------
     def set_tool(self, tool: str) -> None:
@@ -208,7 +219,7 @@ class RegionPanel(QWidget):
     def set_compare(self, mode: str) -> None:
         """Show ``mode`` as what the view shows of the edits; no signal."""
         self.compare.blockSignals(True)
-        self.compare.setCurrentText(mode)
+        self.compare.setCurrentIndex(max(self.compare.findData(mode), 0))
         self.compare.blockSignals(False)
 
     def values(self) -> dict[str, float]:

@@ -297,6 +297,12 @@ def test_selection_and_annotation_are_regions_and_nyquist_is_refused(qtbot, wind
     assert w.settings.processing == "[]" and w.undo_stack.count() == 0  # nothing applied
 
 
+def show(w, mode):
+    """The Regions panel's Show list: after, before or difference of the edits."""
+    box = w.regions.panel.compare
+    box.setCurrentIndex(box.findData(mode))
+
+
 def test_before_after_and_difference_of_an_edit(qtbot, window):
     w = window
     before = whistle_level(w.last_image)
@@ -307,19 +313,19 @@ def test_before_after_and_difference_of_an_edit(qtbot, window):
     settle(w)
     assert before - whistle_level(w.last_image) >= 40.0
     w.regions_dock.raise_()
-    w.regions.panel.compare.setCurrentText("before")
+    show(w, "before")
     settle(w)
     assert abs(whistle_level(w.last_image) - before) <= 0.1
     assert w.designer_panel.compare.currentText() == "before"  # one setting, both panels
-    w.regions.panel.compare.setCurrentText("difference")
+    show(w, "difference")
     settle(w)
     assert w.view.quantity == "difference"
     assert whistle_level(w.last_image) <= -40.0
     assert abs(speech_level(w.last_image)) <= 0.1
     w.undo_stack.undo()  # back to "before", named so
-    assert w.regions.panel.compare.currentText() == "before"
+    assert w.regions.panel.compare.currentData() == "before"
     w.undo_stack.undo()
-    assert w.regions.panel.compare.currentText() == "after"
+    assert w.regions.panel.compare.currentData() == "after"
     # the designer's filter applied too: the view shows both (the edit after the filter)
     w.designer_dock.setVisible(True)
     qtbot.mouseClick(w.designer_panel.apply_box, LEFT)

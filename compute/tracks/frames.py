@@ -9,10 +9,13 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["BLOCK_FRAMES", "SampleArray", "as_recording", "check_positive", "read_padded"]
+__all__ = ["BLOCK_FRAMES", "MAX_COUNT", "SampleArray", "as_recording", "check_count",
+           "check_positive", "read_padded"]
 
 #: frames computed per block read: bounds memory on recordings of any length
 BLOCK_FRAMES = 512
+#: the largest frame length, step or count a track takes
+MAX_COUNT = 2**31 - 1
 
 
 class SampleArray:
@@ -73,6 +76,17 @@ def check_positive(name: str, value: float) -> float:
         raise InputError(f"{name}={value!r} must be a number") from None
     if not math.isfinite(v) or v <= 0:
         raise InputError(f"{name}={value!r} must be a finite number above 0")
+    return v
+
+
+def check_count(name: str, value: Any, minimum: int = 1) -> int:
+    """``value`` as an int in ``minimum..MAX_COUNT``, else an InputError naming ``name``."""
+    try:
+        v = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name}={value!r} must be a whole number") from None
+    if v != value or not minimum <= v <= MAX_COUNT:
+        raise InputError(f"{name}={value!r} must be a whole number in {minimum}..{MAX_COUNT}")
     return v
 
 

@@ -12,7 +12,7 @@ from scipy.fft import irfft, next_fast_len, rfft
 from scipy.special import betainc
 
 from ..errors import InputError
-from .frames import BLOCK_FRAMES, as_recording, check_positive, read_padded
+from .frames import BLOCK_FRAMES, as_recording, check_count, check_positive, read_padded
 from .model import Track
 
 __all__ = ["C2_HZ", "C7_HZ", "MAX_STATES", "MAX_THRESHOLDS", "pyin", "pyin_observations", "pyin_transition"]
@@ -149,17 +149,16 @@ def pyin(source: Any, channel: int = 0, *, sr: float | None = None, fmin: float 
         raise InputError(f"fmax={fmax:g} cannot exceed half the sample rate ({fs / 2:g})")
     if fmin >= fmax:
         raise InputError(f"fmin={fmin:g} must be below fmax={fmax:g}")
-    frame_length = int(frame_length)
-    hop = frame_length // 4 if hop_length is None else int(hop_length)
-    if hop < 1 or frame_length < 4:
-        raise InputError(f"frame_length={frame_length} and hop_length={hop} are too small")
+    frame_length = check_count("frame_length", frame_length, 4)
+    hop = frame_length // 4 if hop_length is None else check_count("hop_length", hop_length)
     if fs / fmin >= frame_length - 1:
         raise InputError(f"fmin={fmin:g}: a period ({fs / fmin:g} samples) must fit in "
                          f"frame_length={frame_length}")
     for name, p in (("switch_prob", switch_prob), ("no_trough_prob", no_trough_prob)):
         if not 0 <= float(p) <= 1:
             raise InputError(f"{name}={p!r} must be between 0 and 1")
-    if not 1 <= int(n_thresholds) <= MAX_THRESHOLDS:
+    n_thresholds = check_count("n_thresholds", n_thresholds)
+    if n_thresholds > MAX_THRESHOLDS:
         raise InputError(f"n_thresholds={n_thresholds} must be in 1..{MAX_THRESHOLDS}")
     a, b = (check_positive("beta_parameters", v) for v in beta_parameters)
     resolution = check_positive("resolution", resolution)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..spectral import get_window
-from .frames import BLOCK_FRAMES, as_recording, check_positive, read_padded
+from .frames import BLOCK_FRAMES, as_recording, check_count, check_positive, read_padded
 from .model import Track
 
 __all__ = ["SPECTRAL_KINDS", "magnitude_blocks", "spectral_bandwidth", "spectral_centroid",
@@ -29,7 +29,7 @@ def _frame_plan(rec: Any, n_fft: int, hop_length: int, center: bool
 
 
 def _window(window: str, n_fft: int, win_length: int | None) -> np.ndarray:
-    wl = n_fft if win_length is None else int(win_length)
+    wl = n_fft if win_length is None else check_count("win_length", win_length)
     if not 0 < wl <= n_fft:
         raise InputError(f"win_length={win_length} must be in 1..n_fft ({n_fft})")
     w = get_window(window, wl)
@@ -58,10 +58,7 @@ def magnitude_blocks(source: Any, channel: int = 0, *, sr: float | None = None,
         Shape (frames, 1 + n_fft // 2).
     """
     rec = as_recording(source, sr)
-    n_fft, hop_length = int(n_fft), int(hop_length)
-    if n_fft < 2 or hop_length < 1:
-        raise InputError(f"n_fft={n_fft} must be 2 or more and hop_length={hop_length} "
-                         "1 or more")
+    n_fft, hop_length = check_count("n_fft", n_fft, 2), check_count("hop_length", hop_length)
     power = check_positive("power", power)
     w = _window(window, n_fft, win_length)
     n_frames, first = _frame_plan(rec, n_fft, hop_length, center)
@@ -83,7 +80,7 @@ def _run(kind: str, columns: tuple[str, ...], units: tuple[str, ...], source: An
          channel: int, sr: float | None, stft: dict[str, Any], params: dict[str, Any],
          per_block: Any) -> Track:
     rec = as_recording(source, sr)
-    freq = np.fft.rfftfreq(int(stft["n_fft"]), 1.0 / rec.sample_rate)
+    freq = np.fft.rfftfreq(check_count("n_fft", stft["n_fft"], 2), 1.0 / rec.sample_rate)
     times, values = [], []
     for t, S in magnitude_blocks(rec, channel, **stft):
         times.append(t)

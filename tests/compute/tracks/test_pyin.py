@@ -56,6 +56,9 @@ def test_bad_parameters_are_named() -> None:
     for bad, name in [({"fmax": 5000.0}, "fmax"), ({"fmin": 900.0, "fmax": 800.0}, "fmin"),
                       ({"fmin": 3.0}, "fmin"), ({"switch_prob": 2.0}, "switch_prob"),
                       ({"resolution": 0.0}, "resolution"),
-                      ({"n_thresholds": 0}, "n_thresholds")]:
+                      ({"n_thresholds": 0}, "n_thresholds"),
+                      ({"frame_length": 10**30}, "frame_length"),
+                      ({"hop_length": 10**30}, "hop_length"),
+                      ({"resolution": 1e-6}, "resolution")]:
         with pytest.raises(InputError, match=name):
             pyin(x, sr=8000, **{"fmin": 80.0, "fmax": 800.0, **bad})

@@ -87,3 +87,8 @@ def test_silence_and_bad_parameters() -> None:
         spectral_centroid(np.zeros(100), sr=8000, center=False)
     with pytest.raises(InputError, match="p="):
         spectral_bandwidth(z, sr=8000, p=0)
+    for bad in (0, 10**30, 2.5):
+        with pytest.raises(InputError, match="n_fft"):
+            spectral_flux(z, sr=8000, n_fft=bad)
+    with pytest.raises(InputError, match="hop_length"):
+        spectral_centroid(z, sr=8000, hop_length=10**30)

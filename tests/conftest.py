@@ -20,6 +20,95 @@ TESTS = str(Path(__file__).resolve().parent)
 if TESTS not in sys.path:
     sys.path.insert(0, TESTS)
 
+# -- markers by suite --------------------------------------------------------------------
+#: Folders (ending in "/") and modules under tests/ marked as a whole: ``slow`` (left out of
+#: the quick loop, ``./scripts/test -m "not slow"``) and ``real`` (drives a real external
+#: component: a sound server, a Dask scheduler, a browser, Xvfb, a tmpfs, a process tree
+#: killed or stressed).  A module of quick tests with a few slow ones marks those itself
+#: (``@pytest.mark.slow``); every room keeps its unit tests in the quick loop.
+SUITES: dict[str, tuple[str, ...]] = {
+    # the app, the notebook and the site driven from outside
+    "browser/": ("slow", "real"),
+    "journeys/": ("slow", "real"),
+    "docs/test_site.py": ("slow",),
+    "docs/test_site_browser.py": ("slow", "real"),
+    # fault campaigns: hostile files, full and read-only disks, kills
+    "faults/test_campaign.py": ("slow", "real"),
+    "faults/test_hostile.py": ("slow",),
+    "faults/test_malformed.py": ("slow",),
+    "faults/test_nothing_lost.py": ("slow", "real"),
+    "faults/test_crash_safety.py": ("slow", "real"),
+    "faults/test_full_disk_messages.py": ("slow", "real"),
+    "faults/test_inputs_refused.py": ("slow",),
+    "faults/test_special_files_read.py": ("slow",),
+    "compute/test_hdf5_full_disk.py": ("slow",),
+    "compute/live/test_live_faults.py": ("slow", "real"),
+    "compute/live/test_live_kill.py": ("slow", "real"),
+    "compute/deployment/test_deployment_resume.py": ("slow", "real"),
+    # a real sound server, real Dask clusters, PyPAM in its own venv, a bare venv
+    "compute/playback/test_sound_server.py": ("slow", "real"),
+    "compute/batch/test_dask_cluster.py": ("slow", "real"),
+    "compute/deployment/test_deployment_dask.py": ("slow", "real"),
+    "compute/levels/test_levels_dask.py": ("slow", "real"),
+    "compute/edit/test_edit_dask.py": ("slow", "real"),
+    "compute/levels/test_levels_pypam.py": ("slow", "real"),
+    "compute/levels/test_pypam_reference.py": ("slow", "real"),
+    "house/test_gpu_check_bare.py": ("slow", "real"),
+    "app/notebook/test_notebook_threads.py": ("slow", "real"),
+    # long runs: scipy's own suite, processes and clusters against whole runs, races,
+    # URLs through a local server, plugins that hang, the command line end to end
+    "compute/ops/test_scipy_suite.py": ("slow",),
+    "compute/detect/test_detect_parts.py": ("slow",),
+    "compute/deployment/test_deployment_batch.py": ("slow",),
+    "compute/output/test_paired_outputs.py": ("slow",),
+    "compute/io/test_urls.py": ("slow",),
+    "compute/operators/test_long_ops.py": ("slow",),
+    "app/cli/test_cli.py": ("slow",),
+    "app/cli/test_detect_cli.py": ("slow",),
+    "app/notebook/test_notebook_pump.py": ("slow",),
+    # the desktop's workflows through the real widgets (test_gui.py, the fixtures, the
+    # deployment, channels, export choices, status bar, menus and docks stay quick)
+    "app/desktop/test_first_hour_exports.py": ("slow",),
+    "app/desktop/test_first_hour_readouts.py": ("slow",),
+    "app/desktop/test_gui_annotations.py": ("slow",),
+    "app/desktop/test_gui_calibration.py": ("slow",),
+    "app/desktop/test_gui_chain.py": ("slow",),
+    "app/desktop/test_gui_deployment_review.py": ("slow",),
+    "app/desktop/test_gui_detect.py": ("slow",),
+    "app/desktop/test_gui_exports.py": ("slow",),
+    "app/desktop/test_gui_filters.py": ("slow",),
+    "app/desktop/test_gui_levels.py": ("slow",),
+    "app/desktop/test_gui_levels_panel.py": ("slow",),
+    "app/desktop/test_gui_playback.py": ("slow",),
+    "app/desktop/test_gui_processing.py": ("slow",),
+    "app/desktop/test_gui_progress.py": ("slow",),
+    "app/desktop/test_gui_pyramid.py": ("slow",),
+    "app/desktop/test_gui_representations.py": ("slow",),
+    "app/desktop/test_gui_review_paint.py": ("slow",),
+    "app/desktop/test_gui_stalls.py": ("slow",),
+    "app/desktop/test_gui_undo.py": ("slow",),
+    "app/desktop/test_gui_unsaved_state.py": ("slow",),
+    "app/desktop/test_transport_band.py": ("slow",),
+    "app/desktop/test_unsaved_annotations.py": ("slow",),
+}
+
+
+def _suite_markers(path: Path) -> set[str]:
+    try:
+        rel = path.resolve().relative_to(TESTS).as_posix()
+    except ValueError:
+        return set()
+    return {m for where, marks in SUITES.items()
+            if rel == where or (where.endswith("/") and rel.startswith(where)) for m in marks}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark the suites of :data:`SUITES` (before ``-m`` selects)."""
+    for item in items:
+        for name in sorted(_suite_markers(Path(str(item.path)))):
+            item.add_marker(getattr(pytest.mark, name))
+
 
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path_factory, monkeypatch):

@@ -32,6 +32,7 @@ def test_numpy_always_available() -> None:
         assert cp["reason"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(HAS_CUPY, reason="checks the CPU-only start")
 def test_cpu_only_start_never_imports_cupy() -> None:
     code = ("import sys, numpy as np\n"

@@ -107,6 +107,7 @@ def wav(tmp_path):
     return path, x, fs
 
 
+@pytest.mark.slow
 def test_export_start_as_a_clock_equals_plain_seconds(wav, tmp_path):
     path, x, fs = wav
     outs = []
@@ -128,6 +129,7 @@ def test_export_start_as_a_clock_equals_plain_seconds(wav, tmp_path):
     (["filter", "notch", "{wav}", "--near", "50"], "--start"),
     (["live", "--source", "generator:tone", "--no-gui"], "--duration"),
 ])
+@pytest.mark.slow
 def test_bad_time_is_one_line_naming_the_option_and_the_forms(command, option, wav, tmp_path):
     subs = {"wav": wav[0], "out": tmp_path / "o.wav"}
     args = [a.format(**subs) for a in command]
@@ -150,6 +152,7 @@ def test_negative_times_are_refused_after_parsing(wav, tmp_path):
     assert "argument --start" in r.stderr and ">= 0" in r.stderr, r.stderr
 
 
+@pytest.mark.slow
 def test_other_seconds_options_take_a_clock(wav, tmp_path):
     path = wav[0]
     r = _cli("measure", path, "--start", "0:00.5", "--stop", "0:00:02.25", "--json")

@@ -205,6 +205,7 @@ def scale(x, *, factor, xp):
 '''
 
 
+@pytest.mark.slow
 def test_run_with_workers_finds_plugins_given_with_the_option(plugin_dir, tmp_path):
     import json
     import os

@@ -187,6 +187,7 @@ def _error_lines(stderr: str) -> list[str]:
     return lines
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("key", "words"), [(c[0], c[2]) for c in CASES],
                          ids=[c[0] for c in CASES])
 def test_bad_input_is_one_line_and_exit_2(campaign, key, words):

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -41,6 +43,7 @@ def _cli_imports(argv: list[str]) -> tuple[list[str], list[str]]:
     return [m for m in gui.split(",") if m], [m for m in cmds.split(",") if m]
 
 
+@pytest.mark.slow
 def test_cli_help_and_every_commands_help_import_no_qt_and_one_command_module():
     from specscope.app.cli import COMMANDS
 

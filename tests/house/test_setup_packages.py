@@ -174,6 +174,7 @@ def test_ci_run_leaves_it_to_scripts_test():
     assert "apt-get" not in ci
 
 
+@pytest.mark.slow
 def test_waits_for_another_apts_lock(fresh):
     """Another apt holds the package lists: ``apt-get update`` is tried again until it
     lets go (the install then runs with DPkg::Lock::Timeout for the dpkg lock)."""
@@ -201,6 +202,7 @@ def test_waits_for_another_apts_lock(fresh):
     assert "installing the packages the tests start" in rest
 
 
+@pytest.mark.slow
 def test_lock_wait_is_bounded(fresh):
     """A lock that never goes: after SPECSCOPE_APT_LOCK_WAIT_S the update gives up with
     one line and the install still runs on the lists there are."""

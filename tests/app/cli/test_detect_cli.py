@@ -174,6 +174,7 @@ def _rows(folder: Path) -> list[tuple]:
     return [tuple(r[k] for k in keep) for r in _summary(folder / "summary.csv")]
 
 
+@pytest.mark.real
 def test_every_executor_writes_the_same_detections(corpus, tmp_path):
     pytest.importorskip("distributed", reason="dask.distributed is not installed")
     from _dask_cluster import Cluster

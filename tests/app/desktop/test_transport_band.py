@@ -149,6 +149,7 @@ def _noise_wav(tmp_path, seconds: float = 3.0, fs: int = 48000):
     return path
 
 
+@pytest.mark.real
 def test_the_typed_band_is_what_the_sound_card_hears(qtbot, make_window, monkeypatch,
                                                      tmp_path):
     """Type, tick, Space, on a real sound server's null sink: of white noise, the sound

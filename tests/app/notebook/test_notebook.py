@@ -246,6 +246,8 @@ def test_designer_sets_an_explorers_pipeline_and_refuses_bad_specs(explorer):
                                        "cutoff": 900.0})
 
 
+@pytest.mark.slow
+@pytest.mark.real
 def test_example_notebook_runs_in_a_kernel_without_display(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")

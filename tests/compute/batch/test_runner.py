@@ -175,6 +175,7 @@ def _cli(*args):
                           timeout=120)
 
 
+@pytest.mark.slow
 def test_cli_run_and_rerun_end_to_end(wavs, tmp_path):
     paths, bad = wavs
     out = tmp_path / "out"

@@ -234,6 +234,7 @@ def test_a_failing_part_fails_its_input_alone(long_inputs, tmp_path):
     assert [r["status"] for r in rows] == ["failed", "ok"]
 
 
+@pytest.mark.real
 def test_two_processes_and_a_dask_cluster_write_the_same_bytes(long_inputs, tmp_path):
     pytest.importorskip("distributed", reason="dask.distributed is not installed")
     from _dask_cluster import Cluster

@@ -92,6 +92,7 @@ def test_folder_plugin_is_listed_without_import_and_loads_on_first_use(pdir) -> 
         operators.get("good.nope")
 
 
+@pytest.mark.slow
 def test_specscope_ops_and_plugins_list_show_a_folder_plugin(pdir, tmp_path) -> None:
     write(pdir, "good.py", GOOD)
     env = env_with(pdir, tmp_path)

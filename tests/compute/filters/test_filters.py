@@ -425,6 +425,7 @@ def _cli(*args):
                           check=False, capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.slow
 def test_cli_design_prints_scipy_sos_and_rejects_bad_input(tmp_path):
     r = _cli("design", "--design", "butter", "--btype", "bandpass", "--order", 4,
              "--cutoff", 300, 3000, "--fs", 48000)

@@ -107,6 +107,7 @@ def test_notch_for_line_comb_cap_and_single():
 
 # -- the command line ------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_cli_notch_then_apply_removes_the_hum_and_keeps_the_band(hum_wav, tmp_path):
     spec_path = tmp_path / "spec.json"
     r = cli("filter", "notch", hum_wav, "--near", 48, "--harmonics", "all", "-o", spec_path)

@@ -78,6 +78,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_an_input_truncated_while_read_is_one_line_and_no_output(tmp_path, case):
     make, name, argv = CASES[case]

@@ -282,6 +282,7 @@ def test_session_counts_drops_when_the_consumer_stalls(monkeypatch):
     assert st.ring_high_water == 8
 
 
+@pytest.mark.slow
 def test_a_backlog_is_processed_in_one_go_and_gives_the_same_numbers(monkeypatch):
     """After a stall the blocks waiting in the ring are joined: fewer calls, same frames."""
     x = _signal(20000)
@@ -433,6 +434,8 @@ _WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
+@pytest.mark.real
 def test_killed_recording_is_readable(tmp_path):
     import h5py
     from specscope.compute.io import open_recording
@@ -516,6 +519,7 @@ def _cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
                           check=False)
 
 
+@pytest.mark.slow
 def test_cli_file_stats_no_drops():
     # --rate 0: as fast as the processing goes, lossless (the source waits for room in
     # the ring), so no block is dropped however busy the machine is; a paced rate
@@ -531,6 +535,7 @@ def test_cli_file_stats_no_drops():
     assert d["frames"] == (20 * 48000 - 1024) // 256 + 1
 
 
+@pytest.mark.slow
 def test_cli_bad_input_and_missing_gui(tmp_path):
     r = _cli("--source", "generator:tone", "--no-gui", "--block", "0")
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--block 0" in r.stderr
@@ -613,6 +618,7 @@ def test_monitor_without_a_device_is_one_line(monkeypatch):
     session.close()
 
 
+@pytest.mark.slow
 def test_cli_live_monitor_plays_on_the_fake_output():
     env_cli = dict(os.environ, PYTHONPATH="", SPECSCOPE_AUDIO_OUTPUT="fake")
     r = subprocess.run([sys.executable, "-m", "specscope.app", "live", "--source",

@@ -198,6 +198,7 @@ def test_out_of_memory_on_the_device_falls_back(monkeypatch) -> None:
     assert len(messages) == 1 and "OutOfMemoryError" in messages[0]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(HAS_GPU, reason="checks the report of a machine without a GPU")
 def test_gpu_check_says_why_and_exits_3_without_a_gpu(tmp_path) -> None:
     from pathlib import Path

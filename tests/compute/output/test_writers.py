@@ -220,6 +220,7 @@ def test_stale_partials_are_cleaned_only_for_their_destination(tmp_path, wav):
     assert clean_stale_partials(dest, max_age_s=0) == [fresh]
 
 
+@pytest.mark.slow
 def test_cli_export(tmp_path, wav):
     path, _ = wav
     pipe = tmp_path / "p.json"

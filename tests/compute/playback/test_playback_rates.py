@@ -70,6 +70,7 @@ def test_a_tuning_outside_the_band_is_still_one_error_line():
         Renderer(rec, tune=CF + 130e3, demod="fm")
 
 
+@pytest.mark.slow
 def test_cli_plays_fm_at_240_khz_with_a_note(tmp_path):
     fs = 240e3
     z = signal("fm", fs, 0.2).astype(np.complex64)

@@ -92,3 +92,16 @@ def test_silence_and_bad_parameters() -> None:
             spectral_flux(z, sr=8000, n_fft=bad)
     with pytest.raises(InputError, match="hop_length"):
         spectral_centroid(z, sr=8000, hop_length=10**30)
+
+
+def test_a_channel_of_a_recording_equals_that_channel_alone(speech_file) -> None:
+    from specscope.compute.io import ArrayRecording
+    from specscope.compute.tracks import compute_track
+
+    x, fs = sf.read(speech_file, dtype="float32")
+    stereo = ArrayRecording(np.stack([x[::-1], x], axis=1), fs)
+    for kind in TRACKS:
+        params = {"fmin": 80.0, "fmax": 800.0} if kind == "pyin" else {}
+        one = compute_track(kind, stereo, 1, **params)
+        alone = compute_track(kind, x, sr=fs, **params)
+        np.testing.assert_array_equal(one.values, alone.values)

@@ -95,6 +95,7 @@ class RegionsController(QObject):
         self.layer = RegionLayer(shell.view, self)
         self.panel = RegionPanel()
         self.db_dialog: QInputDialog | None = None
+        self._texts: dict[Region, str] = {}
         self._actions: dict[str, QAction] = {}
         self._syncing = False
         self.layer.regionDrawn.connect(self._drawn)
@@ -119,6 +120,7 @@ class RegionsController(QObject):
         at the end of the list."""
         self.regions.append(region)
         del self.regions[:-MAX_REGIONS]
+        self._texts = {r: t for r, t in self._texts.items() if r in self.regions}
         self.current = len(self.regions) - 1
         self._show()
 
@@ -138,8 +140,14 @@ class RegionsController(QObject):
 
     def _show(self) -> None:
         self.layer.set_region(self.region())
-        self.panel.set_regions([region_text(r, self.offset_hz) for r in self.regions],
-                               self.current)
+        self.panel.set_regions([self._text(r) for r in self.regions], self.current)
+
+    def _text(self, region: Region) -> str:
+        """The region's line in the list, made once (a brush's area is sampled)."""
+        text = self._texts.get(region)
+        if text is None:
+            text = self._texts[region] = region_text(region, self.offset_hz)
+        return text
 
     def _drawn(self, region: Region) -> None:
         old = self.region()
@@ -351,6 +359,7 @@ class RegionsController(QObject):
         self.offset_hz = float(rec.center_frequency or 0.0) if rec.is_complex else 0.0
         self.layer.set_offset(self.offset_hz)
         self.regions, self.current = [], None
+        self._texts.clear()
         self._show()
 
     def settings_changed(self) -> None:

@@ -133,8 +133,8 @@ RegionShape = Literal["box", "lasso", "brush", "harmonics"]
 
 # -- measured tracks -----------------------------------------------------------------------
 #: what a track measures (``specscope track KIND``; keys of compute.tracks.TRACKS)
-TrackKind = Literal["intensity", "pyin", "centroid", "bandwidth", "rolloff", "flatness",
-                    "flux"]
+TrackKind = Literal["pitch", "formants", "intensity", "pyin", "centroid", "bandwidth",
+                    "rolloff", "flatness", "flux"]
 
 
 def choices(alias: Any) -> tuple[str, ...]:

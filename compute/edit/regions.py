@@ -1,8 +1,8 @@
 """Regions of time and frequency: a box, a lasso, brush strokes, a box with its harmonics.
 
-A region lives in the recording's own axes, seconds from its start and Hz (an IQ
-capture's frequencies include its centre frequency), so it stays right under every
-zoom, frequency scale and representation.  :meth:`contains` says which cells of a
+A region lives in the recording's own axes, seconds from its start and Hz (for an IQ
+capture, Hz from its centre frequency: the view adds the centre frequency when it
+draws one), so it stays right under every zoom, frequency scale and representation.  :meth:`contains` says which cells of a
 time-frequency grid it covers; :func:`region_from_dict` reads the JSON form that
 pipelines, sessions and region files keep.
 """

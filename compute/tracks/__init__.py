@@ -8,8 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InputError
+from .formants import formant_track
 from .intensity import intensity
 from .model import Track
+from .pitch_praat import pitch_track
 from .pyin import pyin
 from .spectral import (
     SPECTRAL_KINDS,
@@ -22,10 +24,12 @@ from .spectral import (
 
 #: the track function of each kind (``specscope track KIND``), in the order of
 #: :data:`~specscope.compute.types.TrackKind`: kind -> function(source, channel, **params)
-TRACKS: dict[str, Callable[..., Track]] = {"intensity": intensity, "pyin": pyin,
+TRACKS: dict[str, Callable[..., Track]] = {"pitch": pitch_track, "formants": formant_track,
+                                           "intensity": intensity, "pyin": pyin,
                                            **SPECTRAL_KINDS}
 
-__all__ = ["TRACKS", "Track", "compute_track", "intensity", "pyin", "spectral_bandwidth",
+__all__ = ["TRACKS", "Track", "compute_track", "formant_track", "intensity", "pitch_track",
+           "pyin", "spectral_bandwidth",
            "spectral_centroid", "spectral_flatness", "spectral_flux", "spectral_rolloff",
            "track_parameters"]
 

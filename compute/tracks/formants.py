@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 from scipy.signal import resample_poly
 
+from ..errors import InputError
+from .frames import check_positive
 from .model import Track
 from .pitch_praat import frame_times
 
@@ -154,6 +156,12 @@ def formants_burg(x: Any, fs: float | None = None, *, time_step: float = 0.0,
         Kind ``"formants"``, columns ``F1..Fn`` then ``B1..Bn`` in Hz, NaN where a frame
         has fewer formants.
     """
+    check_positive("formant_ceiling", formant_ceiling)
+    check_positive("window_length", window_length)
+    check_positive("max_number_of_formants", max_number_of_formants)
+    if time_step < 0:
+        raise InputError(f"time_step={time_step:g} must be >= 0 (0: a quarter of "
+                         "window_length)")
     if hasattr(x, "read") and hasattr(x, "sample_rate"):
         rec = x
         fs = float(rec.sample_rate)
@@ -179,6 +187,9 @@ def formants_burg(x: Any, fs: float | None = None, *, time_step: float = 0.0,
             out[a0 - a:b0 - a] = sig[a0:b0]
             return out
     fs = float(fs)
+    if formant_ceiling > fs / 2 * (1 + 1e-9):
+        raise InputError(f"formant_ceiling={formant_ceiling:g} Hz lies above the Nyquist "
+                         f"frequency, {fs / 2:g} Hz at {fs:g} Hz")
     n_formants = math.floor(max_number_of_formants)
     order = round(2 * max_number_of_formants)
     dt = time_step if time_step > 0 else window_length / 4.0

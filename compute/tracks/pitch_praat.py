@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InputError
+from .frames import check_count, check_positive
 from .model import Track
 
 __all__ = ["PitchCandidates", "frame_times", "pitch_ac", "pitch_candidates", "pitch_path",
@@ -375,6 +377,14 @@ def pitch_ac(x: Any, fs: float | None = None, *, time_step: float = 0.0,
     Track
         Kind ``"pitch"``, column ``f0`` in Hz, NaN unvoiced.
     """
+    pitch_floor = check_positive("pitch_floor", pitch_floor)
+    pitch_ceiling = check_positive("pitch_ceiling", pitch_ceiling)
+    if pitch_floor >= pitch_ceiling:
+        raise InputError(f"pitch_floor={pitch_floor:g} must be below pitch_ceiling="
+                         f"{pitch_ceiling:g} Hz")
+    check_count("max_number_of_candidates", max_number_of_candidates, 2)
+    if time_step < 0:
+        raise InputError(f"time_step={time_step:g} must be >= 0 (0: 0.75 / pitch_floor)")
     dt = time_step if time_step > 0 else 0.75 / pitch_floor
     c = pitch_candidates(x, fs, time_step=dt, pitch_floor=pitch_floor,
                          max_number_of_candidates=max_number_of_candidates,

@@ -16,10 +16,27 @@ from specscope.compute.types import TrackKind, choices
 
 #: option dest -> what it is, for the help (the dest is the parameter's name)
 OPTIONS: dict[str, tuple[Any, str, str]] = {
+    # pitch by autocorrelation (Praat)
+    "pitch_floor": (float, "HZ", "pitch: lowest pitch (default 75)"),
+    "pitch_ceiling": (float, "HZ", "pitch: highest pitch (default 600)"),
+    "max_number_of_candidates": (int, "N", "pitch: candidates per frame (default 15)"),
+    "silence_threshold": (float, "X", "pitch: frames below this share of the peak are "
+                                      "silent (default 0.03)"),
+    "voicing_threshold": (float, "X", "pitch: strength of the unvoiced candidate "
+                                      "(default 0.45)"),
+    "octave_cost": (float, "X", "pitch: favours higher candidates (default 0.01)"),
+    "octave_jump_cost": (float, "X", "pitch: cost of a jump of an octave (default 0.35)"),
+    "voiced_unvoiced_cost": (float, "X", "pitch: cost of a voicing change (default 0.14)"),
+    # formants by Burg (Praat)
+    "max_number_of_formants": (float, "N", "formants: formants sought (default 5)"),
+    "formant_ceiling": (float, "HZ", "formants: the highest formant's limit (default 5500)"),
+    "window_length": (float, "S", "formants: effective window length (default 0.025)"),
+    "pre_emphasis_from": (float, "HZ", "formants: pre-emphasis above (default 50)"),
     # intensity (Praat)
     "minimum_pitch": (float, "HZ", "intensity: lowest periodicity smoothed out (default 100)"),
-    "time_step": (float, "S", "intensity: seconds between frames (default 0: 0.8 / "
-                             "minimum pitch)"),
+    "time_step": (float, "S", "intensity, pitch, formants: seconds between frames (default "
+                             "0: Praat's: 0.8 / minimum pitch, 0.75 / pitch floor, a quarter "
+                             "of the window)"),
     # the STFT of the spectral shapes (librosa)
     "n_fft": (int, "N", "spectral: FFT length (default 2048)"),
     "hop_length": (int, "N", "spectral, pyin: frame step in samples (default 512; pyin: "
@@ -60,7 +77,7 @@ def cmd_track(args: argparse.Namespace) -> int:
     track_format(args.output)  # a bad suffix fails before the input is read
     takes = track_parameters(args.kind)
     params = {d: getattr(args, d) for d in (*OPTIONS, "subtract_mean", "center",
-                                           "beta_parameters")
+                                           "beta_parameters", "very_accurate")
               if getattr(args, d) is not None}
     stray = [_flag(d) for d in params if d not in takes]
     if stray:
@@ -76,9 +93,11 @@ def cmd_track(args: argparse.Namespace) -> int:
 def add_parser(subparsers: Any) -> None:
     """Add ``track`` to the main CLI's subparsers."""
     p = subparsers.add_parser(
-        "track", help="measure a track (intensity, pyin pitch, spectral shape) to CSV or HDF5",
-        description="Measure a track of IN, equal to its reference (intensity: Praat's To "
-                    "Intensity; pyin and the spectral shapes: librosa's), and write time "
+        "track", help="measure a track (pitch, formants, intensity, spectral shape) to CSV "
+                      "or HDF5",
+        description="Measure a track of IN, equal to its reference (pitch, formants and "
+                    "intensity: Praat's To Pitch (ac), To Formant (burg) and To Intensity; "
+                    "pyin and the spectral shapes: librosa's), and write time "
                     "and values to OUT.csv or OUT.h5.  Options apply to the kinds named "
                     "in their help; defaults are the reference's.")
     p.add_argument("kind", choices=choices(TrackKind), metavar="KIND",
@@ -96,6 +115,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--center", action=argparse.BooleanOptionalAction, default=None,
                    help="spectral, pyin: frames centred on their times, zeros outside the "
                         "recording (default yes)")
+    p.add_argument("--very-accurate", action=argparse.BooleanOptionalAction, default=None,
+                   help="pitch: 6 periods and a Gaussian window (default no)")
     p.add_argument("--beta-parameters", type=float, nargs=2, default=None,
                    metavar=("A", "B"), help="pyin: beta prior over thresholds (default 2 18)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")

@@ -9,11 +9,11 @@ import soundfile
 
 pytest.importorskip("distributed", reason="dask.distributed is not installed")
 
-from _dask_cluster import Cluster  # noqa: E402
-from specscope.compute import open_recording  # noqa: E402
-from specscope.compute.batch import run_batch  # noqa: E402
-from specscope.compute.edit import Box, Lasso, RegionEdit, apply_edit  # noqa: E402
-from specscope.compute.pipeline import Pipeline  # noqa: E402
+from _dask_cluster import Cluster
+from specscope.compute import open_recording
+from specscope.compute.batch import run_batch
+from specscope.compute.edit import Box, Lasso, RegionEdit, apply_edit
+from specscope.compute.pipeline import Pipeline
 
 FS = 16000
 

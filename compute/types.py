@@ -37,6 +37,7 @@ __all__ = [
     "OutputKind",
     "Reduction",
     "RegionShape",
+    "RemoveFill",
     "Scaling",
     "SpecMode",
     "Statistic",
@@ -130,6 +131,9 @@ NoiseColor = Literal["white", "pink"]
 EditOperation = Literal["attenuate", "gain", "remove", "isolate", "filter"]
 #: the shape of a region of time and frequency
 RegionShape = Literal["box", "lasso", "brush", "harmonics"]
+#: where ``remove`` takes the level it lowers a region to: the frames before and after it,
+#: the bins below and above it, or (auto) along the region's shorter side
+RemoveFill = Literal["auto", "time", "frequency"]
 
 # -- measured tracks -----------------------------------------------------------------------
 #: what a track measures (``specscope track KIND``; keys of compute.tracks.TRACKS)

@@ -270,6 +270,15 @@ class RegionLayer(QObject):
             return
         step = LASSO_STEP_PX if stroke.tool == "lasso" else max(self.brush_px / 2, 1.0)
         last = stroke.last
+        if stroke.tool == "brush" and last is not None:
+            # a quick drag's pointer jumps: the stroke is painted along the way, without gaps
+            dist = math.hypot(pos.x() - last.x(), pos.y() - last.y())
+            for k in range(1, int(dist // step) + 1):
+                q = last + (pos - last) * (k * step / dist)
+                v, _ = self._to_view(q)
+                stroke.points.append((float(v.x()), self._hz(float(v.y()))))
+                stroke.last = QPointF(q)
+            return
         if last is None or math.hypot(pos.x() - last.x(), pos.y() - last.y()) >= step or (
                 final and stroke.tool == "lasso" and _far(last, pos)):
             stroke.points.append((t, f))

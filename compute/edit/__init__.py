@@ -7,8 +7,8 @@ bit for bit).  A pipeline step ``{"op": "edit", "params": RegionEdit.to_dict()}`
 it in exports, batch runs and on Dask.  Nothing here imports Qt.
 """
 
-from .core import EDIT_OPERATIONS, RegionEdit, apply_edit
+from .core import EDIT_OPERATIONS, REMOVE_FILLS, RegionEdit, apply_edit
 from .regions import REGION_SHAPES, Box, Brush, Harmonics, Lasso, Region, region_from_dict
 
-__all__ = ["EDIT_OPERATIONS", "REGION_SHAPES", "Box", "Brush", "Harmonics", "Lasso", "Region",
+__all__ = ["EDIT_OPERATIONS", "REGION_SHAPES", "REMOVE_FILLS", "Box", "Brush", "Harmonics", "Lasso", "Region",
            "RegionEdit", "apply_edit", "region_from_dict"]

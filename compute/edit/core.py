@@ -9,9 +9,12 @@ synthesis of ``(G - 1) X``: zero wherever ``G`` is 1, so a sample that no edited
 touches is returned bit for bit, and a 0 dB edit is the identity.
 
 Operations (:data:`EDIT_OPERATIONS`): ``attenuate`` by ``db``; ``gain`` by ``db``;
-``remove``, which lowers each cell to the level of its frequency in the frames just
-before and after the region (``context_ms``), interpolated across it, keeping the
-cell's own phase, so the background's texture stays; and ``isolate``, which keeps the
+``remove``, which lowers each cell to the level of the region's surroundings, keeping
+the cell's own phase, so the background's texture stays: the level of its frequency in
+the frames just before and after the region (``context_ms``; ``fill="time"``), or of
+its frame in the bins just below and above it (``context_hz``; ``fill="frequency"``),
+interpolated across it; ``fill="auto"`` takes the side along which the region is
+longer (a whistle: its frames; a click: the frequencies around it); and ``isolate``, which keeps the
 region only: the synthesis of the region's cells, zero wherever its frames do not
 reach; and ``filter``, which takes the region's cells from the signal run through
 ``steps`` (a filter of the designer or any signal operator), so only the region
@@ -30,13 +33,15 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, shown
-from ..types import EditOperation, choices
+from ..types import EditOperation, RemoveFill, choices
 from .regions import Region, region_from_dict
 
-__all__ = ["EDIT_OPERATIONS", "RegionEdit", "apply_edit"]
+__all__ = ["EDIT_OPERATIONS", "REMOVE_FILLS", "RegionEdit", "apply_edit"]
 
 #: what an edit does to its region
 EDIT_OPERATIONS = choices(EditOperation)
+#: where ``remove`` takes its level from
+REMOVE_FILLS = choices(RemoveFill)
 #: the sum of the squared periodic Hann window over shifts of a quarter of its length
 _WSUM = 1.5
 
@@ -56,8 +61,11 @@ class RegionEdit:
         How far outside the region the change fades out.
     nfft : int
         Frame length of the analysis (a power of two >= 16; the hop is a quarter).
-    context_ms : float
-        How much signal before and after the region ``remove`` takes the level from.
+    context_ms, context_hz : float
+        How much signal before and after the region, or below and above it, ``remove``
+        takes the level from.
+    fill : {"auto", "time", "frequency"}
+        Where ``remove`` takes the level from (see the module's description).
     steps : tuple of dict
         ``filter``: the pipeline steps (``{"op": ..., "params": ...}``) whose output the
         region takes; the pipeline checks them.
@@ -71,12 +79,16 @@ class RegionEdit:
     nfft: int = 1024
     context_ms: float = 250.0
     steps: tuple[dict[str, Any], ...] = field(default=(), hash=False)
+    context_hz: float = 200.0
+    fill: RemoveFill = "auto"
 
     def __post_init__(self) -> None:
         if self.operation not in EDIT_OPERATIONS:
             raise InputError(f"operation={shown(self.operation)} must be one of "
                              f"{', '.join(EDIT_OPERATIONS)}")
-        for name in ("db", "feather_ms", "feather_hz", "context_ms"):
+        if self.fill not in REMOVE_FILLS:
+            raise InputError(f"fill={shown(self.fill)} must be one of {', '.join(REMOVE_FILLS)}")
+        for name in ("db", "feather_ms", "feather_hz", "context_ms", "context_hz"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise InputError(f"{name}={shown(v)} must be a finite number")
@@ -105,7 +117,7 @@ class RegionEdit:
         """The edit as a pipeline step's parameters."""
         d = {"region": self.region.to_dict(), "operation": self.operation, "db": self.db,
              "feather_ms": self.feather_ms, "feather_hz": self.feather_hz, "nfft": self.nfft,
-             "context_ms": self.context_ms}
+             "context_ms": self.context_ms, "context_hz": self.context_hz, "fill": self.fill}
         if self.steps:
             d["steps"] = [dict(s) for s in self.steps]
         return d
@@ -116,7 +128,7 @@ class RegionEdit:
         if not isinstance(d, dict):
             raise InputError(f"{where}: must be an object, got {type(d).__name__}")
         known = {"region", "operation", "db", "feather_ms", "feather_hz", "nfft",
-                 "context_ms", "steps"}
+                 "context_ms", "steps", "context_hz", "fill"}
         extra = sorted(set(d) - known)
         if extra:
             raise InputError(f"{where}: unknown parameter {extra[0]!r} (an edit takes "
@@ -154,11 +166,26 @@ class RegionEdit:
         k1 = math.ceil(((t1 + pad) * fs - self.nfft / 2) / self.hop) + 1
         return k0, k1
 
+    def fills_along(self, fs: float) -> str:
+        """``"time"`` or ``"frequency"``: where ``remove`` takes its level from here."""
+        if self.fill != "auto":
+            return self.fill
+        t0, t1, f0, f1 = self.region.bounds()
+        frames = (t1 - t0) * fs / self.hop
+        bins = (f1 - f0) / (fs / self.nfft)
+        return "frequency" if frames > bins else "time"
+
     def context_frames(self, fs: float) -> int:
         """Frames before and after the region whose level ``remove`` takes."""
-        if self.operation != "remove":
+        if self.operation != "remove" or self.fills_along(fs) != "time":
             return 0
         return max(1, math.ceil(self.context_ms / 1000.0 * fs / self.hop))
+
+    def context_bins(self, fs: float) -> int:
+        """Bins below and above the region (and its feather) whose level ``remove`` takes."""
+        if self.operation != "remove" or self.fills_along(fs) != "frequency":
+            return 0
+        return max(1, math.ceil(self.context_hz / (fs / self.nfft)))
 
     def span(self, fs: float) -> tuple[int, int, int, int]:
         """``(s0, s1, r0, r1)``: the samples it changes (``isolate``: it keeps; every other
@@ -187,29 +214,42 @@ class RegionEdit:
         return np.where(d < 1.0, 0.5 * (1.0 + np.cos(np.pi * np.minimum(d, 1.0))), 0.0)
 
     def gains(self, spectra: np.ndarray, w: np.ndarray, before: np.ndarray | None = None,
-              after: np.ndarray | None = None, where: np.ndarray | None = None
+              after: np.ndarray | None = None, where: np.ndarray | None = None,
+              below: np.ndarray | None = None, above: np.ndarray | None = None
               ) -> np.ndarray:
         """``G`` for each cell of ``spectra`` (shaped ``(..., bins, frames)``) whose weights
-        (:meth:`weight`) are ``w``; ``before`` and ``after``: the spectra of the frames
-        ``remove`` takes the level from; ``where``: each frame's place between them (0 to
-        1)."""
+        (:meth:`weight`) are ``w``.  ``remove`` takes its level from ``before`` and
+        ``after`` (the spectra of the frames around it; ``where``: each frame's place
+        between them, 0 to 1), or from ``below`` and ``above`` (the spectra of the bins
+        around it, in the same frames)."""
         if self.operation in ("isolate", "filter"):  # of the region's own cells
             return np.broadcast_to(w, spectra.shape)
         if self.operation in ("attenuate", "gain"):
             g = 10.0 ** ((-self.db if self.operation == "attenuate" else self.db) / 20.0)
             return 1.0 + w * (g - 1.0)
-        n = spectra.shape[-1]
-        if where is None:
-            where = (np.arange(n) + 1.0) / (n + 1.0)
-        levels = [np.median(np.abs(s), axis=-1) for s in (before, after)
-                  if s is not None and s.shape[-1]]
-        if not levels:
-            raise InputError("remove needs signal before or after the region to take the "
-                             "level from; the region covers the whole recording")
-        if len(levels) == 1:
-            est = np.repeat(levels[0][..., None], n, axis=-1)
+        if below is not None or above is not None:  # along frequency, frame by frame
+            m = spectra.shape[-2]
+            sides = [np.median(np.abs(s), axis=-2) for s in (below, above)
+                     if s is not None and s.shape[-2]]
+            if not sides:
+                raise InputError("remove needs bins below or above the region to take the "
+                                 "level from; the region covers every frequency")
+            x = ((np.arange(m) + 1.0) / (m + 1.0))[:, None]
+            est = sides[0][..., None, :] if len(sides) == 1 else \
+                sides[0][..., None, :] * (1 - x) + sides[1][..., None, :] * x
         else:
-            est = levels[0][..., None] * (1 - where) + levels[1][..., None] * where
+            n = spectra.shape[-1]
+            if where is None:
+                where = (np.arange(n) + 1.0) / (n + 1.0)
+            levels = [np.median(np.abs(s), axis=-1) for s in (before, after)
+                      if s is not None and s.shape[-1]]
+            if not levels:
+                raise InputError("remove needs signal before or after the region to take "
+                                 "the level from; the region covers the whole recording")
+            if len(levels) == 1:
+                est = np.repeat(levels[0][..., None], n, axis=-1)
+            else:
+                est = levels[0][..., None] * (1 - where) + levels[1][..., None] * where
         mag = np.abs(spectra)
         with np.errstate(divide="ignore", invalid="ignore"):
             factor = np.where(mag > est, est / mag, 1.0)
@@ -357,6 +397,9 @@ def apply_edit(x: np.ndarray, fs: float, edit: RegionEdit, start: int = 0, *,
     rows_of = slice(int(rows_in[0]), int(rows_in[-1]) + 1)
     times = (np.arange(n0, n1) * hop + nfft / 2) / fs
     near_w = edit.weight(times, an.freqs[rows_of], hop / fs, fs / nfft)
+    nb = edit.context_bins(fs)
+    below_rows = slice(max(0, rows_of.start - nb), rows_of.start)
+    above_rows = slice(rows_of.stop, min(len(an.freqs), rows_of.stop + nb))
     before = after = None
     if c:
         lo_k, hi_k = -(nfft // hop) + 1, -(-end // hop)  # frames holding any sample
@@ -371,7 +414,10 @@ def apply_edit(x: np.ndarray, fs: float, edit: RegionEdit, start: int = 0, *,
         if hi > lo:
             w[:, lo - b0:hi - b0] = near_w[:, lo - n0:hi - n0]
         where = (np.arange(b0, b1) - n0 + 1.0) / (n1 - n0 + 1.0)
-        g = edit.gains(sub, w, before, after, where)
+        if nb:
+            g = edit.gains(sub, w, below=spec[:, below_rows], above=spec[:, above_rows])
+        else:
+            g = edit.gains(sub, w, before, after, where)
         change = np.zeros_like(spec)
         if taken is not None:  # the steps' output inside the region, weighted
             change[:, rows_of] = g * (taken.spectra(b0, b1)[:, rows_of] - sub)

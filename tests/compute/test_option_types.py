@@ -239,6 +239,8 @@ CASES: dict[str, tuple[Callable[..., Any], str, bool]] = {
     "TrackKind": (lambda v: compute_track(v, np.ones(4096), sr=_FS), "kind", True),
     "EditOperation": (lambda v: RegionEdit(Box(0.0, 1.0, 100.0, 200.0), v, steps=(
         {"op": "gain", "params": {"db": 0}},) if v == "filter" else ()), "operation", True),
+    "RemoveFill": (lambda v: RegionEdit(Box(0.0, 1.0, 100.0, 200.0), "remove", fill=v),
+                   "fill", True),
     "RegionShape": (lambda v: region_from_dict({
         "shape": v, "t0": 0.0, "t1": 1.0, "f0": 100.0, "f1": 200.0, "radius_s": 0.1,
         "radius_hz": 10.0, "points": [[0.0, 100.0], [1.0, 100.0], [1.0, 200.0]]}), "shape",

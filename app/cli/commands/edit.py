@@ -45,7 +45,8 @@ def _edits(args: argparse.Namespace) -> list[Any]:
 
     common: dict[str, Any] = {"operation": args.operation, "db": args.db,
                               "feather_ms": args.feather_ms, "feather_hz": args.feather_hz,
-                              "nfft": args.nfft, "context_ms": args.context_ms}
+                              "nfft": args.nfft, "context_ms": args.context_ms,
+                              "context_hz": args.context_hz, "fill": args.fill}
     if args.apply:
         from specscope.compute.pipeline import Pipeline
 
@@ -104,7 +105,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers: Any) -> None:
     """Add ``edit`` to an argparse subparsers object."""
-    from specscope.compute.edit import RegionEdit
+    from specscope.compute.edit import REMOVE_FILLS, RegionEdit
 
     d = RegionEdit.__dataclass_fields__
     p = subparsers.add_parser(
@@ -144,6 +145,13 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--context-ms", type=float, default=d["context_ms"].default, metavar="MS",
                    help="--remove: signal before and after a region its level is taken from "
                         f"(default {d['context_ms'].default:g} ms)")
+    p.add_argument("--context-hz", type=float, default=d["context_hz"].default, metavar="HZ",
+                   help="--remove: bins below and above a region its level is taken from "
+                        f"(default {d['context_hz'].default:g} Hz)")
+    p.add_argument("--fill", choices=REMOVE_FILLS, default=d["fill"].default,
+                   help="--remove: take the level from the frames around a region (time), "
+                        "the bins around it (frequency), or along its longer side (auto, "
+                        "the default)")
     p.add_argument("--save-pipeline", metavar="P.json",
                    help="also write the edits as a pipeline (for run, export --pipeline)")
     p.add_argument("--subtype", metavar="NAME",

@@ -40,7 +40,17 @@ def _reference(x: np.ndarray, fs: float, edit: RegionEdit) -> np.ndarray:
     spec = sft.stft(x)
     t, f = sft.t(x.shape[-1]), sft.f
     w = edit.weight(t, f, hop / fs, fs / nfft)
-    if edit.operation == "remove":
+    if edit.operation == "remove" and edit.fills_along(fs) == "frequency":
+        # the bins below and above the region and its feather, frame by frame
+        _, _, f_lo, f_hi = edit.region.bounds()
+        reach = edit.feather_hz + 2 * fs / nfft
+        rows = np.flatnonzero((f >= f_lo - reach) & (f <= f_hi + reach))
+        a, b = rows[0], rows[-1] + 1
+        nb = edit.context_bins(fs)
+        gains = np.ones(spec.shape)
+        gains[a:b] = edit.gains(spec[a:b], w[a:b], below=spec[max(0, a - nb):a],
+                                above=spec[b:b + nb])
+    elif edit.operation == "remove":
         k = np.round(t * fs / hop).astype(int) - nfft // (2 * hop)  # frames by their start
         n0, n1 = edit.near(fs)
         c = edit.context_frames(fs)
@@ -74,11 +84,13 @@ REGIONS = {
 
 
 @pytest.mark.parametrize("shape", sorted(REGIONS))
-@pytest.mark.parametrize("operation", ["attenuate", "gain", "remove", "isolate"])
-def test_an_edit_equals_scipys_stft_with_the_mask_applied_by_hand(shape, operation):
+@pytest.mark.parametrize(("operation", "fill"), [
+    ("attenuate", "auto"), ("gain", "auto"), ("remove", "time"), ("remove", "frequency"),
+    ("isolate", "auto")])
+def test_an_edit_equals_scipys_stft_with_the_mask_applied_by_hand(shape, operation, fill):
     x = _noise_and_tone(3 * FS)
     edit = RegionEdit(REGIONS[shape], operation, db=25, feather_ms=20, feather_hz=80,
-                      nfft=512)
+                      nfft=512, fill=fill)
     y = apply_edit(x, FS, edit)
     assert np.abs(y - _reference(x, FS, edit)).max() < 1e-9
 
@@ -219,6 +231,8 @@ def test_a_pipeline_keeps_the_edit_and_reads_it_back():
      "operation='blur'"),
     ({"region": {"shape": "box", "t0": 0, "t1": 1, "f0": 1, "f1": 2}, "speed": 2},
      "unknown parameter 'speed'"),
+    ({"region": {"shape": "box", "t0": 0, "t1": 1, "f0": 1, "f1": 2}, "fill": "space"},
+     "fill='space' must be one of auto, time, frequency"),
 ])
 def test_bad_edits_are_refused_with_one_line_naming_the_value(params, words):
     pipe = None
@@ -270,3 +284,12 @@ def test_the_steps_of_a_filter_edit_must_keep_the_signal():
             "region": box, "operation": "filter", "steps": [{"op": "spectrogram"}]}}])
     with pytest.raises(InputError, match="operation='filter' needs steps"):
         Pipeline.from_steps([{"op": "edit", "params": {"region": box, "operation": "filter"}}])
+
+
+def test_remove_fills_along_the_regions_longer_side():
+    long_band = RegionEdit(Box(0.0, 2.0, 1000, 1200), "remove", nfft=512)  # a whistle
+    short_wide = RegionEdit(Box(1.0, 1.05, 0, 8000), "remove", nfft=512)  # a click
+    assert long_band.fills_along(FS) == "frequency" and long_band.context_frames(FS) == 0
+    assert short_wide.fills_along(FS) == "time" and short_wide.context_bins(FS) == 0
+    assert RegionEdit(Box(0.0, 2.0, 1000, 1200), "remove", fill="time").fills_along(FS) == \
+        "time"

@@ -25,7 +25,8 @@ if TESTS not in sys.path:
 #: the quick loop, ``./scripts/test -m "not slow"``) and ``real`` (drives a real external
 #: component: a sound server, a Dask scheduler, a browser, Xvfb, a tmpfs, a process tree
 #: killed or stressed).  A module of quick tests with a few slow ones marks those itself
-#: (``@pytest.mark.slow``); every room keeps its unit tests in the quick loop.
+#: (``@pytest.mark.slow``), or here as ``module::test``; every room keeps its unit tests
+#: in the quick loop.
 SUITES: dict[str, tuple[str, ...]] = {
     # the app, the notebook and the site driven from outside
     "browser/": ("slow", "real"),
@@ -67,20 +68,25 @@ SUITES: dict[str, tuple[str, ...]] = {
     "app/cli/test_detect_cli.py": ("slow",),
     "app/notebook/test_notebook_pump.py": ("slow",),
     # the desktop's workflows through the real widgets (test_gui.py, the fixtures, the
-    # deployment, channels, export choices, status bar, menus and docks stay quick)
+    # live window, the status bar, menus, docks and missing libraries stay quick)
     "app/desktop/test_first_hour_exports.py": ("slow",),
     "app/desktop/test_first_hour_readouts.py": ("slow",),
     "app/desktop/test_gui_annotations.py": ("slow",),
     "app/desktop/test_gui_calibration.py": ("slow",),
     "app/desktop/test_gui_chain.py": ("slow",),
+    "app/desktop/test_gui_channels.py": ("slow",),
+    "app/desktop/test_gui_deployment.py": ("slow",),
     "app/desktop/test_gui_deployment_review.py": ("slow",),
+    "app/desktop/test_gui_deployment_times.py": ("slow",),
     "app/desktop/test_gui_detect.py": ("slow",),
+    "app/desktop/test_gui_export_choices.py": ("slow",),
     "app/desktop/test_gui_exports.py": ("slow",),
     "app/desktop/test_gui_filters.py": ("slow",),
     "app/desktop/test_gui_levels.py": ("slow",),
     "app/desktop/test_gui_levels_panel.py": ("slow",),
     "app/desktop/test_gui_playback.py": ("slow",),
     "app/desktop/test_gui_processing.py": ("slow",),
+    "app/desktop/test_gui_region_edits.py": ("slow",),
     "app/desktop/test_gui_progress.py": ("slow",),
     "app/desktop/test_gui_pyramid.py": ("slow",),
     "app/desktop/test_gui_representations.py": ("slow",),
@@ -90,23 +96,32 @@ SUITES: dict[str, tuple[str, ...]] = {
     "app/desktop/test_gui_unsaved_state.py": ("slow",),
     "app/desktop/test_transport_band.py": ("slow",),
     "app/desktop/test_unsaved_annotations.py": ("slow",),
+    # fresh interpreters timed at start-up
+    "app/cli/test_cli_startup.py": ("slow",),
+    # references computed at length (the rooms keep their other references and
+    # chunked = whole checks in the loop)
+    "compute/tracks/test_pyin.py::test_equals_librosa_on_speech": ("slow",),
+    "compute/tracks/test_spectral_shape.py::test_a_channel_of_a_recording_equals_that_channel_alone":
+        ("slow",),
 }
 
 
-def _suite_markers(path: Path) -> set[str]:
+def _suite_markers(item) -> set[str]:
     try:
-        rel = path.resolve().relative_to(TESTS).as_posix()
+        rel = Path(str(item.path)).resolve().relative_to(TESTS).as_posix()
     except ValueError:
         return set()
+    test = f"{rel}::{getattr(item, 'originalname', item.name)}"
     return {m for where, marks in SUITES.items()
-            if rel == where or (where.endswith("/") and rel.startswith(where)) for m in marks}
+            if where in (rel, test) or (where.endswith("/") and rel.startswith(where))
+            for m in marks}
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Mark the suites of :data:`SUITES` (before ``-m`` selects)."""
     for item in items:
-        for name in sorted(_suite_markers(Path(str(item.path)))):
+        for name in sorted(_suite_markers(item)):
             item.add_marker(getattr(pytest.mark, name))
 
 

@@ -48,6 +48,7 @@ def test_cpu_only_start_never_imports_cupy() -> None:
     assert out[1] == "False False"
 
 
+@pytest.mark.slow
 def test_gpu_can_be_hidden() -> None:
     code = ("import sys, specscope.compute.backend as b\n"
             "print(b.available_backends(), 'cupy' in sys.modules, b.cupy_unavailable_reason())")
@@ -121,6 +122,7 @@ def test_ops_json_says_how_each_operator_runs_on_a_gpu(capsys) -> None:
     assert items["dpss"]["gpu"] == "host" and items["butter"]["gpu"] == "host"
 
 
+@pytest.mark.slow
 def test_with_the_wheel_but_no_device_only_numpy_is_offered() -> None:
     code = ("import sys, specscope.compute.backend as b\n"
             "print(b.available_backends(), bool(b.cupy_unavailable_reason()))")

@@ -205,6 +205,7 @@ def test_bad_input_is_one_line_and_exit_2(campaign, key, words):
     assert not res["lost"], res["lost"]  # no input changed
 
 
+@pytest.mark.slow
 def test_a_bad_plugin_file_fails_alone_named_in_the_listing(campaign):
     res = campaign["plugins_list"]
     assert res["code"] == 0 and "Traceback" not in res["stderr"], res["stderr"][-2000:]
@@ -221,6 +222,7 @@ def test_a_bad_plugin_file_fails_alone_named_in_the_listing(campaign):
     assert "operators" in ops["stdout"].splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_undecodable_names_are_printed_escaped_under_a_strict_encoding(campaign):
     res = campaign["info_bad_name"]
     assert res["code"] == 0 and "Traceback" not in res["stderr"], res["stderr"][-2000:]

@@ -11,6 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_compute_imports_no_qt_in_a_fresh_interpreter():
     code = ("import sys, specscope.compute, specscope.compute.io, specscope.compute.output.spectrogram\n"
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
@@ -55,6 +56,7 @@ def test_cli_help_and_every_commands_help_import_no_qt_and_one_command_module():
         assert cmds == [f"specscope.app.cli.commands.{row.module}"], (name, cmds)
 
 
+@pytest.mark.slow
 def test_cli_info_imports_no_qt(example_path):
     gui, cmds = _cli_imports(["info", str(example_path)])
     assert gui == [] and cmds == ["specscope.app.cli.commands.info"], (gui, cmds)
@@ -216,6 +218,7 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_no_import_cycles_between_modules():
     _, edges, _ = _import_facts()
     cycles = _cycles(edges)
@@ -229,6 +232,7 @@ def test_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+@pytest.mark.slow
 def test_no_module_reaches_into_another_modules_private_names():
     _, _, reaches = _import_facts()
     assert not reaches, "private names used across modules:\n" + "\n".join(reaches)

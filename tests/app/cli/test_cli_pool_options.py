@@ -21,6 +21,7 @@ def pool_actions(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
     return {flag: a for a in parser._actions for flag in a.option_strings if flag in POOL_FLAGS}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["run", "detect"])
 def test_help_lists_the_pool_options(command):
     r = subprocess.run([sys.executable, "-m", "specscope.app", command, "--help"],

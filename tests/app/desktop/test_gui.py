@@ -195,6 +195,7 @@ def test_undo_redo_parameter_changes(qtbot, window, example_path):
     assert window.undo_stack.text(0) == "FFT size 512"
 
 
+@pytest.mark.slow
 def test_session_round_trip(qtbot, window, make_window, example_path, tmp_path):
     open_and_wait(window, example_path)
     window.controls.window.setCurrentText("kaiser,8")

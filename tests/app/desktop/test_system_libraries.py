@@ -132,6 +132,7 @@ def _broken_cursor_library(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 @LINUX
 @NEEDS_LDD
 @pytest.mark.parametrize("ldd", ["'ldd'", "None"])
@@ -148,6 +149,7 @@ def test_library_the_loader_cannot_load(tmp_path, ldd):
     assert out.count("', '") == 1, out
 
 
+@pytest.mark.slow
 @LINUX
 @NEEDS_LDD
 def test_open_says_which_package_and_exits_2(tmp_path):

@@ -290,6 +290,7 @@ def test_example_notebook_runs_in_a_kernel_without_display(tmp_path, monkeypatch
     assert result["step"]["params"]["cutoff"] == [500.0, 3000.0]
 
 
+@pytest.mark.slow
 def test_no_display_means_the_offscreen_platform():
     import subprocess
 

@@ -780,6 +780,7 @@ def test_cli_bad_input_exits_2_with_one_line(capsys, tmp_path, bird_wav, argv, w
     assert not (tmp_path / "o.csv").exists()
 
 
+@pytest.mark.slow
 def test_compute_package_imports_no_qt():
     import subprocess
     import sys

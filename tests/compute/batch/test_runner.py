@@ -193,6 +193,7 @@ def test_cli_run_and_rerun_end_to_end(wavs, tmp_path):
     assert r.stdout.strip() == f"{out / 'rec1.h5'}: identical"
 
 
+@pytest.mark.slow
 def test_cli_bad_pipeline_exits_2_with_one_line(wavs, tmp_path):
     paths, _ = wavs
     bad = tmp_path / "bad.json"
@@ -205,6 +206,7 @@ def test_cli_bad_pipeline_exits_2_with_one_line(wavs, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_runner_and_cli_do_not_import_qt(wavs, tmp_path):
     paths, _ = wavs
     code = f"""

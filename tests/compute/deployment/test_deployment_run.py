@@ -47,6 +47,7 @@ def _h5(path: Path, name: str) -> np.ndarray:
         return np.asarray(f[name])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("steps", [[HIGHPASS], [HIGHPASS, STFT]], ids=["signal", "stft"])
 @pytest.mark.parametrize("task_samples", [None, 3 * RATE + 17])
 def test_run_batch_equals_each_segment_run_alone(site, steps, task_samples):

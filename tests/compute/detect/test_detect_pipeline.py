@@ -61,6 +61,7 @@ def test_a_detector_alone_is_the_detector(calls):
         assert got.detector == name and got.params == ref.params
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["detect.energy", "detect.template", "onsets.detect"])
 def test_chunked_event_pipelines_equal_whole_runs(calls, name):
     plan, x = calls

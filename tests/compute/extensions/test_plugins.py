@@ -495,6 +495,7 @@ def test_views_lists_image_operators_without_importing() -> None:
     assert extensions.output_kind("fft") == "array"
 
 
+@pytest.mark.slow
 def test_folder_plugin_runs_in_a_pipeline_from_the_cli(pdir, tmp_path) -> None:
     import h5py
     import soundfile

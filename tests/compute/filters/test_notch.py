@@ -135,6 +135,7 @@ def test_cli_notch_then_apply_removes_the_hum_and_keeps_the_band(hum_wav, tmp_pa
         assert abs(peak_db(f, after, tone) - peak_db(f, before, tone)) < 0.2
 
 
+@pytest.mark.slow
 def test_cli_notch_errors_name_the_option(hum_wav):
     r = cli("filter", "notch", hum_wav, "--near", 48, "--start", 5, "--stop", 2)
     assert r.returncode == 2 and "--start" in r.stderr and r.stderr.count("\n") == 1

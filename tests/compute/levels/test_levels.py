@@ -232,6 +232,7 @@ def test_spectral_probability_density_integrates_to_one():
 # -- runs: split, parallel, cached and whole are equal ---------------------------------------
 
 
+@pytest.mark.slow
 def test_tasks_pool_and_cache_give_the_numbers_of_one_whole_run(tmp_path, monkeypatch):
     sf.write(tmp_path / "t.wav", _tone(50, 900, 0.1, noise=0.02), FS, subtype="FLOAT")
     p = SpectrumParams(interval=5, nfft=2048, overlap=0.5)

@@ -21,6 +21,7 @@ HAS_GPU = "cupy" in backend.available_backends()
 # -- CPU: planning and import hygiene ------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_module_imports_no_cupy() -> None:
     code = ("import sys\nimport specscope.compute.ops._cuda as c\n"
             "print('cupy' in sys.modules, c.PACK_SOURCE.count('y ='))")

@@ -7,7 +7,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.signal import resample_poly
 
 from ..errors import InputError
 from .frames import check_positive
@@ -225,6 +224,8 @@ def formants_burg(x: Any, fs: float | None = None, *, time_step: float = 0.0,
         if same_rate:
             return read(j0, j1)
         if resampler == "poly":
+            from scipy.signal import resample_poly  # only this resampler needs it
+
             return resample_poly(read(0, n), *_ratio(new_fs, fs))[j0:j1]
         pos = _new_positions(n, fs, new_fs, j0, j1)
         reach = 50 + (_CONTEXT if new_fs < fs else 0)

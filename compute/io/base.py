@@ -413,6 +413,9 @@ def open_recording(path: str | os.PathLike[str], *, format: str | None = None,
         An option is invalid or does not apply to the file's format.
     """
     options = {k: v for k, v in options.items() if v is not None}
+    if isinstance(path, (str, bytes)) and not path.strip():
+        # an empty name is no file: it would open the working folder as a deployment
+        raise InputError(f"path={path!r} is empty; give a recording's file, folder or URL")
     if is_url(path):
         p: Any = path if isinstance(path, UrlPath) else UrlPath(str(path))
         problem = p.problem()

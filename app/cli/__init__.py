@@ -69,8 +69,8 @@ COMMANDS: dict[str, Command] = {
     "play": Command("play", "listen to a range of a recording (or write it to a WAV file)"),
     "levels": Command("levels", "long-term band levels (hybrid millidecade, decidecade, "
                                 "octave) of a recording or a folder, to NetCDF"),
-    "track": Command("track", "measure a track (intensity, pyin pitch, spectral shape) to "
-                              "CSV or HDF5"),
+    "track": Command("track", "measure a track (pitch, formants, intensity, spectral shape) "
+                              "to CSV or HDF5"),
 }
 
 #: global options that take a value (so that their value is not taken for a command)

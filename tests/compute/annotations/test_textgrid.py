@@ -259,7 +259,13 @@ def test_any_labels_and_times_round_trip(tmp_path, rows, short, encoding):
     path = write_textgrid(tmp_path / "h.TextGrid", items, short=short, encoding=encoding)
     back = read_textgrid(path)
     assert spans(back) == spans(items)
-    assert praat_items(path) == spans(items)
+    # Praat reads the other line separators inside a label (a form feed...) as a line break
+    if not any(c in BREAKS for a in items for c in a.label):
+        assert praat_items(path) == spans(items)
+
+
+#: characters Python counts as line breaks, other than "\n"
+BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 @pytest.mark.parametrize("name", ["t.csv", "t.h5", "t.sigmf-meta"])
